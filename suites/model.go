@@ -97,9 +97,10 @@ type Case struct {
 	Inputs []Input
 	// Labels holds none (no label), one (applies to every input) or one per input.
 	Labels []Label
-	// Meta holds optional per-input metadata as raw JSON (CheckList test.meta);
-	// SQuAD's substitution tests keep [old, new] pairs here.
-	Meta []json.RawMessage
+	// Meta holds the case's optional metadata as raw JSON, as CheckList's
+	// test.meta[i] holds it: SQuAD's substitution tests keep one entry per
+	// input ({} for the original, then [old, new] for each perturbation).
+	Meta json.RawMessage
 	// Split is the fixed split of the case, if the suite carries one.
 	Split Split
 }
@@ -178,6 +179,11 @@ type Expectation struct {
 	// Agg is how a case's per-input results combine: "all" (MFT) or
 	// "all_except_first" (INV, DIR).
 	Agg string
+	// AllowSingleInput accepts INV/DIR cases with only the original input.
+	// CheckList counts such a case as passing (nothing is compared); the
+	// release QQP synonyms test is made of them. Hand-written suites leave it
+	// false so that a forgotten perturbation is an error.
+	AllowSingleInput bool
 }
 
 // Training is BeLUGA's training view of a functionality: the edits its

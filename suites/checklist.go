@@ -133,6 +133,9 @@ func unpickle(data []byte) (obj any, err error) {
 			obj, err = nil, fmt.Errorf("malformed pickle: %v", r)
 		}
 	}()
+	if err := scanPickle(data); err != nil {
+		return nil, err
+	}
 	u := pickle.NewUnpickler(bytes.NewReader(data))
 	u.FindClass = func(module, name string) (any, error) {
 		return &pyClass{module: module, name: name}, nil

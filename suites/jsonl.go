@@ -136,7 +136,13 @@ func Read(r io.Reader, name string) (*Suite, error) {
 				if err := json.Unmarshal(raw, &h); err != nil {
 					return nil, lerr("suite", err)
 				}
-				s.Name, s.Task, s.Labels, s.ModelLabels = h.Suite, h.Task, h.Labels, h.ModelLabels
+				s.Name, s.Task = h.Suite, h.Task
+				if len(h.Labels) > 0 {
+					s.Labels = h.Labels
+				}
+				if len(h.ModelLabels) > 0 {
+					s.ModelLabels = h.ModelLabels
+				}
 				continue
 			}
 		}
@@ -479,4 +485,19 @@ func marshalNoEscape(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// Open reads a suite from any format the project knows, by file name: the
+// native format (.jsonl, .jsonl.gz), a CheckList pickle (.pkl, .tar.gz, .tgz)
+// or HateCheck's cases (.csv).
+func Open(path string) (*Suite, error) {
+	switch {
+	case strings.HasSuffix(path, ".jsonl"), strings.HasSuffix(path, ".jsonl.gz"):
+		return Load(path)
+	case strings.HasSuffix(path, ".pkl"), strings.HasSuffix(path, ".tar.gz"), strings.HasSuffix(path, ".tgz"):
+		return ImportCheckList(path)
+	case strings.HasSuffix(path, ".csv"):
+		return ImportHateCheck(path)
+	}
+	return nil, fmt.Errorf("suite %s: unknown format (want .jsonl, .jsonl.gz, a CheckList .pkl/.tar.gz or a HateCheck .csv)", path)
 }

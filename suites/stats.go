@@ -1,0 +1,49 @@
+package suites
+
+// Stats summarises a suite per functionality.
+type Stats struct {
+	Suite           string
+	Functionalities []FunctionalityStats
+	Classes         int
+	Types           map[TestType]int // functionalities per test type
+	Cases, Inputs   int
+	Splits          map[Split]SplitSize // empty when no case carries a split
+}
+
+// FunctionalityStats counts one functionality's cases and inputs.
+type FunctionalityStats struct {
+	Name, Class   string
+	Type          TestType
+	Cases, Inputs int
+	Splits        map[Split]SplitSize
+}
+
+// SplitSize counts the cases and inputs of one split.
+type SplitSize struct{ Cases, Inputs int }
+
+// Summarise computes the statistics of s.
+func Summarise(s *Suite) Stats {
+	st := Stats{Suite: s.Name, Classes: len(s.Classes()), Types: map[TestType]int{}, Splits: map[Split]SplitSize{}}
+	for _, f := range s.Functionalities {
+		fs := FunctionalityStats{Name: f.Name, Class: f.Class, Type: f.Type, Splits: map[Split]SplitSize{}}
+		for _, c := range f.Cases {
+			fs.Cases++
+			fs.Inputs += len(c.Inputs)
+			if c.Split != "" {
+				sz := fs.Splits[c.Split]
+				sz.Cases++
+				sz.Inputs += len(c.Inputs)
+				fs.Splits[c.Split] = sz
+				tot := st.Splits[c.Split]
+				tot.Cases++
+				tot.Inputs += len(c.Inputs)
+				st.Splits[c.Split] = tot
+			}
+		}
+		st.Types[f.Type]++
+		st.Cases += fs.Cases
+		st.Inputs += fs.Inputs
+		st.Functionalities = append(st.Functionalities, fs)
+	}
+	return st
+}

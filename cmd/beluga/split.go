@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/beluga-nlp/beluga/splits"
+	"github.com/beluga-nlp/beluga/suites"
+)
+
+func init() {
+	var out string
+	var seed uint32
+	cmd := &cobra.Command{
+		Use:   "split SUITE",
+		Short: "Assign BeLUGA's per-functionality 50/25/25 split of test cases (T_train / T_val / T_test)",
+		Long: `split assigns every test case to train, validation or test exactly as BeLUGA does:
+per functionality, sklearn's train_test_split(test_size=0.5, random_state=SEED) twice over
+the sorted test-case ids, with numpy's legacy random stream. All inputs of a case stay together.`,
+		Example: `  beluga suite split sentiment.jsonl.gz -o sentiment-split.jsonl.gz
+  beluga suite split sentiment_suite.tar.gz -o sentiment.jsonl.gz --seed 7`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := suites.Open(args[0])
+			if err != nil {
+				return err
+			}
+			splits.Assign(s, seed)
+			if err := suites.Save(out, s); err != nil {
+				return err
+			}
+			st := suites.Summarise(s)
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: train %d, validation %d, test %d test cases\n", out,
+				st.Splits[suites.SplitTrain].Cases, st.Splits[suites.SplitValidation].Cases, st.Splits[suites.SplitTest].Cases)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "output suite (.jsonl or .jsonl.gz)")
+	cmd.MarkFlagRequired("out")
+	cmd.Flags().Uint32Var(&seed, "seed", splits.BeLUGASeed, "random_state of the split")
+	suiteCmd.AddCommand(cmd)
+}

@@ -1,0 +1,54 @@
+package splits
+
+import (
+	"sort"
+
+	"github.com/beluga-nlp/beluga/splits/nprand"
+	"github.com/beluga-nlp/beluga/suites"
+)
+
+// BeLUGASeed is the random_state BeLUGA's notebook passes to train_test_split.
+const BeLUGASeed = 123
+
+// Assign sets Case.Split of every case of s to BeLUGA's split with the given
+// seed. Case ids are unique within a functionality (package suites checks it).
+func Assign(s *suites.Suite, seed uint32) {
+	for _, f := range s.Functionalities {
+		ids := make([]int, len(f.Cases))
+		byID := make(map[int]*suites.Case, len(f.Cases))
+		for i, c := range f.Cases {
+			ids[i] = c.ID
+			byID[c.ID] = c
+		}
+		sort.Ints(ids)
+		train, valTest := trainTestSplit(ids, seed)
+		val, test := trainTestSplit(valTest, seed)
+		for _, part := range []struct {
+			ids   []int
+			split suites.Split
+		}{{train, suites.SplitTrain}, {val, suites.SplitValidation}, {test, suites.SplitTest}} {
+			for _, id := range part.ids {
+				byID[id].Split = part.split
+			}
+		}
+	}
+}
+
+// trainTestSplit is sklearn's train_test_split(ids, test_size=0.5,
+// random_state=seed) for a 1-d array: it returns (train, test) in
+// permutation order.
+func trainTestSplit(ids []int, seed uint32) (train, test []int) {
+	n := len(ids)
+	nTest := (n + 1) / 2
+	perm := nprand.Permutation(nprand.NewRandomState(seed), n)
+	test = make([]int, nTest)
+	train = make([]int, n-nTest)
+	for i, p := range perm {
+		if i < nTest {
+			test[i] = ids[p]
+		} else {
+			train[i-nTest] = ids[p]
+		}
+	}
+	return train, test
+}

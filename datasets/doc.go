@@ -1,4 +1,10 @@
 // Package datasets reads the i.i.d. datasets BeLUGA pairs with its suites
 // (GLUE SST-2 and QQP, SQuAD v1.1), halves their official validation sets as
-// BeLUGA does, and downloads data into a checksummed local cache.
+// BeLUGA does, and fetches data files into a checksummed local cache.
+//
+// BeLUGA trains on the official training set and splits the official
+// validation set in two with HuggingFace's train_test_split(test_size=0.5,
+// seed=42): for n rows, perm = default_rng(42).permutation(n); the first
+// ceil(n/2) positions form the i.i.d. test half and the rest the validation
+// half (HuggingFace calls them test and train). SST-2: 872 → 436 / 436.
 package datasets

@@ -85,6 +85,46 @@ func NewRandomState(seed uint32) *RandomState {
 	return r
 }
 
+// NewPythonRandom returns the MT19937 state of CPython's random.Random(seed)
+// for a seed in [0, 2^32): init_by_array with the one-word key [seed]. BeLUGA's
+// randomisation test draws its swaps from random.Random(42).getrandbits(1).
+func NewPythonRandom(seed uint32) *RandomState {
+	r := NewRandomState(19650218)
+	key := []uint32{seed}
+	i, j := 1, 0
+	k := 624
+	if len(key) > k {
+		k = len(key)
+	}
+	for ; k > 0; k-- {
+		r.mt[i] = (r.mt[i] ^ ((r.mt[i-1] ^ (r.mt[i-1] >> 30)) * 1664525)) + key[j] + uint32(j)
+		i++
+		j++
+		if i >= 624 {
+			r.mt[0] = r.mt[623]
+			i = 1
+		}
+		if j >= len(key) {
+			j = 0
+		}
+	}
+	for k = 623; k > 0; k-- {
+		r.mt[i] = (r.mt[i] ^ ((r.mt[i-1] ^ (r.mt[i-1] >> 30)) * 1566083941)) - uint32(i)
+		i++
+		if i >= 624 {
+			r.mt[0] = r.mt[623]
+			i = 1
+		}
+	}
+	r.mt[0] = 0x80000000
+	return r
+}
+
+// GetRandBits returns CPython's random.getrandbits(k) for 1 <= k <= 32.
+func (r *RandomState) GetRandBits(k uint) uint32 {
+	return r.Uint32() >> (32 - k)
+}
+
 // Uint32 returns the next tempered MT19937 output.
 func (r *RandomState) Uint32() uint32 {
 	if r.pos >= 624 {

@@ -83,3 +83,29 @@ func TestIntervalStaysInRange(t *testing.T) {
 		}
 	}
 }
+
+func TestPythonRandomMatchesCPython(t *testing.T) {
+	b, err := os.ReadFile("testdata/python_random.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want struct {
+		Bits1  []uint32 `json:"seed42_bits1"`
+		Bits32 []uint32 `json:"seed7_bits32"`
+	}
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	r := NewPythonRandom(42)
+	for i, w := range want.Bits1 {
+		if got := r.GetRandBits(1); got != w {
+			t.Fatalf("Random(42).getrandbits(1) #%d = %d, want %d", i, got, w)
+		}
+	}
+	r = NewPythonRandom(7)
+	for i, w := range want.Bits32 {
+		if got := r.GetRandBits(32); got != w {
+			t.Fatalf("Random(7).getrandbits(32) #%d = %d, want %d", i, got, w)
+		}
+	}
+}

@@ -1,5 +1,5 @@
-// Package nprand ports the two numpy random streams that BeLUGA's splits
-// depend on, bit for bit:
+// Package nprand ports the random streams that BeLUGA's splits and tests
+// depend on, bit for bit (and CPython's random.Random, see NewPythonRandom):
 //
 //   - RandomState, numpy's legacy generator: MT19937 seeded with init_genrand,
 //     used by sklearn's train_test_split (BeLUGA's suite split, random_state=123)

@@ -1,0 +1,171 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/beluga-nlp/beluga/suites"
+)
+
+// UnscorableSentiment lists the two sentiment DIR tests BeLUGA leaves out of
+// its scores: with a confident model, CheckList filters all their cases
+// (monotonic decreasing returns None when the original confidence is ≥ 0.9),
+// so they have no pass rate. They are still used for training.
+var UnscorableSentiment = []string{"reducers", `"used to" should reduce`}
+
+// FunctionalityResult is the score of one functionality.
+type FunctionalityResult struct {
+	Name     string          `json:"functionality"`
+	Class    string          `json:"class"`
+	Type     suites.TestType `json:"type"`
+	Cases    int             `json:"cases"`
+	Filtered int             `json:"filtered"`
+	Failed   int             `json:"failed"`
+	// PassRate is 100·(1 − failed/(cases − filtered)), or nil when every
+	// case was filtered.
+	PassRate *float64 `json:"pass_rate"`
+	// Tolerance is the tolerance the expectation used (INV, DIR).
+	Tolerance float64 `json:"tolerance,omitempty"`
+	// Excluded is true for functionalities left out of the suite score.
+	Excluded bool `json:"excluded,omitempty"`
+}
+
+// CaseVerdict is the verdict of one test case.
+type CaseVerdict struct {
+	Functionality string  `json:"functionality"`
+	Case          int     `json:"case"`
+	Verdict       Verdict `json:"verdict"`
+}
+
+// Result is a suite scored from one set of predictions.
+type Result struct {
+	Suite           string                `json:"suite"`
+	Task            string                `json:"task"`
+	Split           suites.Split          `json:"split,omitempty"`
+	Options         Options               `json:"options"`
+	Functionalities []FunctionalityResult `json:"functionalities"`
+	// Score is the mean pass rate over the functionalities that are not
+	// excluded and have a pass rate (BeLUGA's suite score, in %); nil when
+	// no functionality has one.
+	Score *float64 `json:"score"`
+	// Cases holds every verdict in suite order.
+	Cases []CaseVerdict `json:"-"`
+}
+
+// ScoreOptions configures Score.
+type ScoreOptions struct {
+	Options
+	// Split, when set, scores only the cases of that split.
+	Split suites.Split
+	// Exclude names functionalities left out of the suite score. Nil means
+	// BeLUGA's choice: UnscorableSentiment for sentiment suites, none otherwise.
+	Exclude []string
+}
+
+// ScoredInputs counts the inputs Score expects predictions for.
+func ScoredInputs(s *suites.Suite, split suites.Split) int {
+	n := 0
+	for _, f := range s.Functionalities {
+		for _, c := range f.Cases {
+			if split == "" || c.Split == split {
+				n += len(c.Inputs)
+			}
+		}
+	}
+	return n
+}
+
+// Score evaluates preds — one per input of the scored cases, in suite order —
+// against s. Predictions of a 2-way model on a suite with three labels (CheckList's
+// sentiment) are squashed first.
+func Score(s *suites.Suite, preds []Prediction, opt ScoreOptions) (*Result, error) {
+	if want := ScoredInputs(s, opt.Split); len(preds) != want {
+		return nil, fmt.Errorf("%d predictions for %d scored inputs", len(preds), want)
+	}
+	exclude := opt.Exclude
+	if exclude == nil && s.Task == "sentiment" {
+		exclude = UnscorableSentiment
+	}
+	excluded := map[string]bool{}
+	for _, n := range exclude {
+		excluded[n] = true
+	}
+	squash := len(s.Labels) == 3 && len(s.ModelLabels) == 2
+	res := &Result{Suite: s.Name, Task: s.Task, Split: opt.Split, Options: opt.Options}
+	next := 0
+	sum, n := 0.0, 0
+	for _, f := range s.Functionalities {
+		fr := FunctionalityResult{Name: f.Name, Class: f.Class, Type: f.Type, Excluded: excluded[f.Name]}
+		if f.Type != suites.MFT {
+			fr.Tolerance = opt.tolerance(f.Expect)
+		}
+		for _, c := range f.Cases {
+			if opt.Split != "" && c.Split != opt.Split {
+				continue
+			}
+			cp := preds[next : next+len(c.Inputs)]
+			next += len(c.Inputs)
+			if squash {
+				cp = squashAll(cp, opt.Squash)
+			}
+			v, err := Evaluate(f, c, cp, opt.Options)
+			if err != nil {
+				return nil, err
+			}
+			fr.Cases++
+			switch v {
+			case Fail:
+				fr.Failed++
+			case Filtered:
+				fr.Filtered++
+			}
+			res.Cases = append(res.Cases, CaseVerdict{Functionality: f.Name, Case: c.ID, Verdict: v})
+		}
+		if fr.Cases == 0 {
+			continue
+		}
+		if scored := fr.Cases - fr.Filtered; scored > 0 {
+			r := 100 * (1 - float64(fr.Failed)/float64(scored))
+			fr.PassRate = &r
+			if !fr.Excluded {
+				sum += r
+				n++
+			}
+		}
+		res.Functionalities = append(res.Functionalities, fr)
+	}
+	if n > 0 {
+		mean := sum / float64(n)
+		res.Score = &mean
+	}
+	return res, nil
+}
+
+func squashAll(ps []Prediction, mode SquashMode) []Prediction {
+	out := make([]Prediction, len(ps))
+	for i, p := range ps {
+		if len(p.Probs) == 2 {
+			out[i] = Squash(p.Probs[1], mode)
+		} else {
+			out[i] = p
+		}
+	}
+	return out
+}
+
+// Hits returns, per functionality, the per-case outcomes BeLUGA's
+// significance tests swap: 1 pass, 0 fail, NaN filtered.
+func (r *Result) Hits() map[string][]float64 {
+	h := map[string][]float64{}
+	for _, c := range r.Cases {
+		v := math.NaN()
+		switch c.Verdict {
+		case Pass:
+			v = 1
+		case Fail:
+			v = 0
+		}
+		h[c.Functionality] = append(h[c.Functionality], v)
+	}
+	return h
+}

@@ -1,0 +1,320 @@
+package metrics
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+
+	"github.com/beluga-nlp/beluga/suites"
+)
+
+// Verdict is the outcome of one test case.
+type Verdict int
+
+// A case passes, fails, or is filtered (its expectation did not apply).
+const (
+	Pass Verdict = iota
+	Fail
+	Filtered
+)
+
+func (v Verdict) String() string {
+	return [...]string{"pass", "fail", "filtered"}[v]
+}
+
+// MarshalText writes pass, fail or filtered.
+func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
+// result is an expectation's outcome for one input: CheckList's True /
+// positive (pass), False / non-positive (fail), or None (not applicable).
+type result int8
+
+const (
+	rNone result = iota
+	rPass
+	rFail
+)
+
+func passIf(ok bool) result {
+	if ok {
+		return rPass
+	}
+	return rFail
+}
+
+// TripletMode selects the rule of QQP's "Testing implications".
+type TripletMode int
+
+const (
+	// TripletCheckList reproduces CheckList's notebook: (x,a),(x,b) both
+	// duplicates requires (a,b) duplicate; (x,a) not and (x,b) duplicate
+	// always fails; everything else is filtered.
+	TripletCheckList TripletMode = iota
+	// TripletCorrected requires (a,b) to be a non-duplicate whenever exactly
+	// one of (x,a), (x,b) is a duplicate.
+	TripletCorrected
+)
+
+// Options are the evaluation parameters recorded with every result.
+type Options struct {
+	Squash  SquashMode  `json:"squash"`
+	Triplet TripletMode `json:"triplet"`
+	// Tolerance, when set, replaces the tolerance of every INV, monotonic and
+	// positive_change expectation (CheckList's release suites use 0.1).
+	Tolerance *float64 `json:"tolerance,omitempty"`
+}
+
+func (o Options) tolerance(e suites.Expectation) float64 {
+	if o.Tolerance != nil {
+		return *o.Tolerance
+	}
+	return e.Tolerance
+}
+
+// Evaluate returns the verdict of case c of functionality f given one
+// prediction per input.
+func Evaluate(f *suites.Functionality, c *suites.Case, preds []Prediction, opt Options) (Verdict, error) {
+	if len(preds) != len(c.Inputs) {
+		return Fail, fmt.Errorf("functionality %q case %d: %d predictions for %d inputs", f.Name, c.ID, len(preds), len(c.Inputs))
+	}
+	e := f.Expect
+	rs, err := inputResults(f, c, preds, opt)
+	if err != nil {
+		return Fail, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
+	}
+	if e.Slice != "" {
+		keep, err := sliceKeeps(e, preds)
+		if err != nil {
+			return Fail, fmt.Errorf("functionality %q: %w", f.Name, err)
+		}
+		if !keep {
+			return Filtered, nil
+		}
+	}
+	return aggregate(rs, e.Agg), nil
+}
+
+// aggregate is CheckList's aggregate_testcase: drop the inputs the
+// expectation does not apply to; nothing left means filtered; otherwise
+// every remaining result (after the first, for all_except_first) must pass.
+func aggregate(rs []result, agg string) Verdict {
+	kept := rs[:0:0]
+	for _, r := range rs {
+		if r != rNone {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) == 0 {
+		return Filtered
+	}
+	if agg == suites.AggAllExceptFirst {
+		kept = kept[1:]
+	}
+	for _, r := range kept {
+		if r != rPass {
+			return Fail
+		}
+	}
+	return Pass
+}
+
+// sliceKeeps evaluates the slice on the original prediction, aggregated over
+// the case's inputs as CheckList's wrap_slice does.
+func sliceKeeps(e suites.Expectation, preds []Prediction) (bool, error) {
+	var keep bool
+	switch e.Slice {
+	case "orig_pred != 1":
+		keep = preds[0].Class != 1
+	case "orig_pred == 1":
+		keep = preds[0].Class == 1
+	default:
+		return false, fmt.Errorf("unknown slice %q", e.Slice)
+	}
+	rs := make([]result, len(preds))
+	for i := range rs {
+		rs[i] = passIf(keep)
+	}
+	agg := e.SliceAgg
+	if agg == "" {
+		agg = suites.AggAll
+	}
+	return aggregate(rs, agg) == Pass, nil
+}
+
+func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, opt Options) ([]result, error) {
+	e := f.Expect
+	rs := make([]result, len(preds))
+	orig := preds[0]
+	switch e.Kind {
+	case suites.ExpectEq:
+		for j, p := range preds {
+			if e.Value != nil {
+				rs[j] = passIf(!p.IsAnswer && p.Class == *e.Value)
+				continue
+			}
+			l, ok := c.LabelFor(j)
+			rs[j] = passIf(ok && samePrediction(p, l))
+		}
+	case suites.ExpectPredNot:
+		if e.Value == nil {
+			return nil, fmt.Errorf("pred_not expectation without a value")
+		}
+		for j, p := range preds {
+			rs[j] = passIf(p.Class != *e.Value)
+		}
+	case suites.ExpectAllowForNeutral:
+		for j, p := range preds {
+			l, ok := c.LabelFor(j)
+			switch {
+			case !ok:
+				rs[j] = rFail
+			case !l.IsAnswer && l.Class == 1:
+				rs[j] = passIf(p.Class != 0)
+			default:
+				rs[j] = passIf(samePrediction(p, l))
+			}
+		}
+	case suites.ExpectSquadCleanEq:
+		for j, p := range preds {
+			l, ok := c.LabelFor(j)
+			rs[j] = passIf(ok && squadClean(p.Answer) == squadClean(l.Answer))
+		}
+	case suites.ExpectInv:
+		tol := opt.tolerance(e)
+		for j, p := range preds {
+			rs[j] = invResult(orig, p, tol)
+		}
+	case suites.ExpectSquadInvSubstitution:
+		var meta []json.RawMessage
+		if len(c.Meta) > 0 {
+			if err := json.Unmarshal(c.Meta, &meta); err != nil || len(meta) != len(preds) {
+				return nil, fmt.Errorf("substitution test needs one meta entry per input")
+			}
+		}
+		for j, p := range preds {
+			want := orig.Answer
+			if j < len(meta) {
+				var sub []string
+				if json.Unmarshal(meta[j], &sub) == nil && len(sub) == 2 {
+					want = regexp.MustCompile(`\b` + regexp.QuoteMeta(sub[0]) + `\b`).ReplaceAllLiteralString(orig.Answer, sub[1])
+				}
+			}
+			rs[j] = passIf(p.Answer == want)
+		}
+	case suites.ExpectMonotonic:
+		tol := opt.tolerance(e)
+		for j, p := range preds {
+			r, err := monotonicResult(orig, p, e, tol)
+			if err != nil {
+				return nil, err
+			}
+			rs[j] = r
+		}
+	case suites.ExpectPositiveChange:
+		tol := opt.tolerance(e)
+		for j, p := range preds {
+			if len(orig.Probs) != 3 || len(p.Probs) != 3 {
+				return nil, fmt.Errorf("positive_change needs 3-class probabilities (negative, neutral, positive)")
+			}
+			change := (orig.Probs[0] - p.Probs[0]) + (p.Probs[2] - orig.Probs[2])
+			switch e.Direction {
+			case "not_more_negative":
+				rs[j] = passIf(change+tol >= 0)
+			case "not_more_positive":
+				rs[j] = passIf(change-tol <= 0)
+			default:
+				return nil, fmt.Errorf("positive_change with direction %q (want not_more_negative or not_more_positive)", e.Direction)
+			}
+		}
+	case suites.ExpectImplicationTriplet:
+		if len(preds) != 3 {
+			return nil, fmt.Errorf("implication triplet needs 3 inputs, has %d", len(preds))
+		}
+		return tripletResults(preds[0].Class, preds[1].Class, preds[2].Class, opt.Triplet), nil
+	default:
+		return nil, fmt.Errorf("unknown expectation kind %q", e.Kind)
+	}
+	return rs, nil
+}
+
+func samePrediction(p Prediction, l suites.Label) bool {
+	if l.IsAnswer {
+		return p.IsAnswer && p.Answer == l.Answer
+	}
+	return !p.IsAnswer && p.Class == l.Class
+}
+
+// invResult is CheckList's Expect.inv for one input against the original.
+func invResult(orig, p Prediction, tol float64) result {
+	if orig.IsAnswer || p.IsAnswer {
+		if p.Answer == orig.Answer {
+			return rPass
+		}
+	} else if p.Class == orig.Class {
+		return rPass
+	}
+	if orig.Probs != nil && p.Probs != nil && !orig.IsAnswer {
+		o := orig.Class
+		return passIf(math.Abs(p.Probs[o]-orig.Probs[o]) <= tol)
+	}
+	return passIf(p.Conf+orig.Conf <= tol)
+}
+
+// monotonicResult is CheckList's Expect.monotonic with label = the original
+// prediction.
+func monotonicResult(orig, p Prediction, e suites.Expectation, tol float64) (result, error) {
+	label := orig.Class
+	if e.Value != nil {
+		label = *e.Value
+	}
+	var origConf, diff float64
+	if orig.Probs != nil {
+		if label >= len(orig.Probs) || label >= len(p.Probs) {
+			return rNone, fmt.Errorf("monotonic on class %d of %d probabilities", label, len(orig.Probs))
+		}
+		origConf = orig.Probs[label]
+		diff = p.Probs[label] - origConf
+	} else {
+		if e.Value != nil {
+			return rNone, fmt.Errorf("monotonic with a fixed label needs probabilities")
+		}
+		origConf = orig.Conf
+		if p.Class == orig.Class {
+			diff = p.Conf - orig.Conf
+		} else {
+			diff = -(orig.Conf + p.Conf)
+		}
+	}
+	if e.Increasing && origConf <= tol {
+		return rNone, nil
+	}
+	if !e.Increasing && origConf >= 1-tol {
+		return rNone, nil
+	}
+	if e.Increasing {
+		return passIf(diff+tol >= 0), nil
+	}
+	return passIf(diff-tol <= 0), nil
+}
+
+func tripletResults(p0, p1, p2 int, mode TripletMode) []result {
+	switch {
+	case p0+p1 == 2:
+		return []result{rPass, rPass, passIf(p2 == 1)}
+	case mode == TripletCheckList && p0+p1 == 1 && p1 != 0:
+		return []result{rFail, rFail, rFail}
+	case mode == TripletCorrected && p0+p1 == 1:
+		return []result{rPass, rPass, passIf(p2 == 0)}
+	}
+	return []result{rNone, rNone, rNone}
+}
+
+// squadClean is the normalisation of CheckList's SQuAD tests:
+// s.lstrip('[a,the,an,in,at] ').rstrip('.') — a character-set lstrip, so it
+// removes any leading run of the characters "[a,thenis] ".
+func squadClean(s string) string {
+	s = strings.TrimLeft(s, "[a,the,an,in,at] ")
+	return strings.TrimRight(s, ".")
+}

@@ -76,10 +76,10 @@ func TestSquadStoredResults(t *testing.T) {
 		}
 	}
 	failRates := map[string]float64{
-		"A is COMP than B. Who is more / less COMP?": 20.0,
+		"A is COMP than B. Who is more / less COMP?":                                 20.0,
 		"Intensifiers (very, super, extremely) and reducers (somewhat, kinda, etc)?": 91.3,
-		"Profession vs nationality": 49.4,
-		"Question typo":             11.6,
+		"Profession vs nationality":                                                  49.4,
+		"Question typo":                                                              11.6,
 	}
 	found := 0
 	for _, fr := range res.Functionalities {

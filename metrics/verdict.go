@@ -198,7 +198,7 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 			if j < len(meta) {
 				var sub []string
 				if json.Unmarshal(meta[j], &sub) == nil && len(sub) == 2 {
-					want = regexp.MustCompile(`\b` + regexp.QuoteMeta(sub[0]) + `\b`).ReplaceAllLiteralString(orig.Answer, sub[1])
+					want = regexp.MustCompile(`\b`+regexp.QuoteMeta(sub[0])+`\b`).ReplaceAllLiteralString(orig.Answer, sub[1])
 				}
 			}
 			rs[j] = passIf(p.Answer == want)

@@ -192,7 +192,9 @@ const (
 // Squash maps the probability p of the positive class of a 2-way sentiment
 // model to CheckList's three classes (negative, neutral, positive).
 func Squash(p float64, mode SquashMode) Prediction {
-	const margin = 1 / 3.
+	// Variables, not constants: Go folds constant expressions exactly, while
+	// the band edges must be the float64 values numpy computes.
+	margin := 1 / 3.
 	mn := margin / 2
 	lo, hi := 0.5-mn, 0.5+mn
 	pp := make([]float64, 3)

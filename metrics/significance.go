@@ -1,0 +1,226 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/beluga-nlp/beluga/splits/nprand"
+)
+
+// BinomTest is the exact two-sided binomial test of k successes in n trials
+// with success probability p (scipy.stats.binomtest): the probability of
+// every outcome no more likely than k.
+func BinomTest(k, n int, p float64) float64 {
+	if n == 0 {
+		return 1
+	}
+	d := binomPMF(k, n, p)
+	// scipy's relative tolerance for "as likely as the observed outcome".
+	const rerr = 1 + 1e-7
+	total := 0.0
+	for i := 0; i <= n; i++ {
+		if v := binomPMF(i, n, p); v <= d*rerr {
+			total += v
+		}
+	}
+	return math.Min(1, total)
+}
+
+func binomPMF(k, n int, p float64) float64 {
+	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+	return math.Exp(lg(n) - lg(k) - lg(n-k) + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
+}
+
+// McNemarExact compares two models' correctness on the same items (1
+// correct, 0 wrong) as BeLUGA does: an exact binomial test (p = ½) of the
+// items the second model gets right among those where they disagree.
+func McNemarExact(a, b []float64) (float64, error) {
+	if len(a) != len(b) {
+		return 0, fmt.Errorf("mcnemar: %d and %d items", len(a), len(b))
+	}
+	wins, trials := 0, 0
+	for i := range a {
+		if d := b[i] - a[i]; d != 0 {
+			trials++
+			if d == 1 {
+				wins++
+			}
+		}
+	}
+	return BinomTest(wins, trials, 0.5), nil
+}
+
+// Scores are one model's per-item outcomes for a randomisation test: per
+// task, its i.i.d. hits (1 correct, 0 wrong) and, per score name (seen,
+// func, class, type), the per-case suite hits of each functionality
+// (1 pass, 0 fail, NaN filtered).
+type Scores struct {
+	IID   map[string][]float64
+	Suite map[string]map[string]map[string][]float64
+}
+
+// RandomisationOptions fixes the items a randomisation test visits, in
+// BeLUGA's order: the i.i.d. items of every task first, then the suite items
+// by task, score, functionality and case.
+type RandomisationOptions struct {
+	Tasks           []string
+	ScoreNames      []string
+	Functionalities map[string][]string // per task, in suite order
+	Trials          int                 // BeLUGA: 10,000
+	Seed            uint32              // BeLUGA: 42
+}
+
+// RandomisationResult holds the p-values of an approximate randomisation test.
+type RandomisationResult struct {
+	// Avg is the p-value of the difference of the mean of all G scores.
+	Avg float64
+	// G holds the p-value of each task's G score per score name.
+	G map[string]map[string]float64
+}
+
+// component is one (task, score, functionality) or one task's i.i.d. set,
+// with the running sums of both models.
+type component struct {
+	sum, n [2]float64
+}
+
+func (c *component) mean(m int) float64 {
+	if c.n[m] == 0 {
+		return math.NaN()
+	}
+	return c.sum[m] / c.n[m]
+}
+
+// Randomisation is BeLUGA's approximate randomisation test of G differences
+// between models a and b: every item on which the two differ (NaN counts as
+// differing from everything, itself included, as in Python) is swapped
+// between them with probability ½ — one bit of CPython's
+// random.Random(seed).getrandbits(1) per item, in the order of opt — and
+// the p-value of each statistic is (count+1)/(trials+1), count being the
+// trials whose |ΔG| reaches the observed one. G is the harmonic mean of the
+// i.i.d. accuracy and the suite score (mean of functionalities' pass rates).
+func Randomisation(a, b Scores, opt RandomisationOptions) (RandomisationResult, error) {
+	type item struct {
+		comp   int
+		va, vb float64
+	}
+	var comps []*component
+	var items []item // swappable items, in visiting order
+	iidComp := map[string]int{}
+	suiteComp := map[string]map[string][]int{}
+	add := func(va, vb []float64, where string) (int, error) {
+		if len(va) != len(vb) {
+			return 0, fmt.Errorf("randomisation: %s has %d items for one model and %d for the other", where, len(va), len(vb))
+		}
+		c := &component{}
+		idx := len(comps)
+		comps = append(comps, c)
+		for i := range va {
+			for m, v := range [2]float64{va[i], vb[i]} {
+				if !math.IsNaN(v) {
+					c.sum[m] += v
+					c.n[m]++
+				}
+			}
+			if va[i] != vb[i] || math.IsNaN(va[i]) {
+				items = append(items, item{idx, va[i], vb[i]})
+			}
+		}
+		return idx, nil
+	}
+	for _, t := range opt.Tasks {
+		i, err := add(a.IID[t], b.IID[t], t+" i.i.d.")
+		if err != nil {
+			return RandomisationResult{}, err
+		}
+		iidComp[t] = i
+	}
+	for _, t := range opt.Tasks {
+		suiteComp[t] = map[string][]int{}
+		for _, s := range opt.ScoreNames {
+			for _, f := range opt.Functionalities[t] {
+				i, err := add(a.Suite[t][s][f], b.Suite[t][s][f], fmt.Sprintf("%s %s %q", t, s, f))
+				if err != nil {
+					return RandomisationResult{}, err
+				}
+				suiteComp[t][s] = append(suiteComp[t][s], i)
+			}
+		}
+	}
+	// stats returns, for model m, every G in task/score order and their mean.
+	stats := func(m int) []float64 {
+		var gs []float64
+		for _, t := range opt.Tasks {
+			iid := comps[iidComp[t]].mean(m)
+			for _, s := range opt.ScoreNames {
+				var rates []float64
+				for _, ci := range suiteComp[t][s] {
+					if r := comps[ci].mean(m); !math.IsNaN(r) {
+						rates = append(rates, r)
+					}
+				}
+				gs = append(gs, HarmonicMean(iid, Mean(rates)))
+			}
+		}
+		return append(gs, Mean(gs))
+	}
+	diff := func() []float64 {
+		ga, gb := stats(0), stats(1)
+		d := make([]float64, len(ga))
+		for i := range d {
+			d[i] = math.Abs(ga[i] - gb[i])
+		}
+		return d
+	}
+	observed := diff()
+	counts := make([]int, len(observed))
+	rng := nprand.NewPythonRandom(opt.Seed)
+	swap := func(it item) {
+		c := comps[it.comp]
+		for m, v := range [2]float64{it.va, it.vb} {
+			if !math.IsNaN(v) {
+				c.sum[m] -= v
+				c.n[m]--
+			}
+		}
+		for m, v := range [2]float64{it.vb, it.va} {
+			if !math.IsNaN(v) {
+				c.sum[m] += v
+				c.n[m]++
+			}
+		}
+	}
+	swapped := make([]bool, len(items))
+	for trial := 0; trial < opt.Trials; trial++ {
+		for i, it := range items {
+			if rng.GetRandBits(1) == 1 {
+				swap(it)
+				swapped[i] = true
+			}
+		}
+		for i, d := range diff() {
+			if d >= observed[i] {
+				counts[i]++
+			}
+		}
+		for i, it := range items {
+			if swapped[i] {
+				// Swapping back restores the trial's starting sums.
+				swap(item{it.comp, it.vb, it.va})
+				swapped[i] = false
+			}
+		}
+	}
+	p := func(c int) float64 { return float64(c+1) / float64(opt.Trials+1) }
+	res := RandomisationResult{G: map[string]map[string]float64{}}
+	k := 0
+	for _, t := range opt.Tasks {
+		res.G[t] = map[string]float64{}
+		for _, s := range opt.ScoreNames {
+			res.G[t][s] = p(counts[k])
+			k++
+		}
+	}
+	res.Avg = p(counts[k])
+	return res, nil
+}

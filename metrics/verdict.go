@@ -318,3 +318,13 @@ func squadClean(s string) string {
 	s = strings.TrimLeft(s, "[a,the,an,in,at] ")
 	return strings.TrimRight(s, ".")
 }
+
+// MarshalText names the mode in results: checklist or corrected.
+func (m TripletMode) MarshalText() ([]byte, error) {
+	return []byte([...]string{"checklist", "corrected"}[m]), nil
+}
+
+// MarshalText names the mode in results: checklist or corrected.
+func (m SquashMode) MarshalText() ([]byte, error) {
+	return []byte([...]string{"checklist", "corrected"}[m]), nil
+}

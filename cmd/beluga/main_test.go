@@ -94,3 +94,41 @@ func TestSuiteImportAndStats(t *testing.T) {
 		t.Errorf("stats csv =\n%s\nwant prefix\n%s", msg, want)
 	}
 }
+
+func TestEvalTinySuite(t *testing.T) {
+	dir := t.TempDir()
+	// testdata/tiny.jsonl: 2 + 1 + 2 + 2 + 1 + 2 = 10 inputs in suite order.
+	preds := "0.1 0.9\n0.2 0.8\n0.4 0.6\n0.1 0.9\n0.12 0.88\n0.1 0.9\n0.05 0.95\n0.3 0.7\n0.5 0.5\n0.5 0.5\n"
+	good := filepath.Join(dir, "preds.txt")
+	os.WriteFile(good, []byte(preds), 0o644)
+	out := filepath.Join(dir, "results.json")
+	code, msg := beluga(t, "eval", "--suite", "../../suites/testdata/tiny.jsonl", "--predictions", good, "--format", "softmax", "-o", out)
+	if code != 0 {
+		t.Fatalf("eval failed (%d): %s", code, msg)
+	}
+	for _, want := range []string{"single positive words", "100.0%", "suite score"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("table lacks %q:\n%s", want, msg)
+		}
+	}
+	tests := []struct{ name, text, want string }{
+		{"too few lines", "0.1 0.9\n", "1 predictions for 10 scored inputs"},
+		{"not a number", strings.Replace(preds, "0.4 0.6", "0.4 abc", 1), "line 3 field probability 1"},
+		{"bad sum", strings.Replace(preds, "0.4 0.6", "0.4 0.7", 1), "line 3 field probabilities: sum to 1.1"},
+		{"too many lines", preds + "0.5 0.5\n", "line 11: more predictions"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".txt")
+			os.WriteFile(bad, []byte(tc.text), 0o644)
+			res := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+			code, msg := beluga(t, "eval", "--suite", "../../suites/testdata/tiny.jsonl", "--predictions", bad, "--format", "softmax", "-o", res)
+			if code != 1 || !strings.Contains(msg, tc.want) || !strings.Contains(msg, bad) {
+				t.Errorf("exit %d, message %q; want 1 naming %s and %q", code, msg, bad, tc.want)
+			}
+			if _, err := os.Stat(res); !os.IsNotExist(err) {
+				t.Errorf("results written despite the error")
+			}
+		})
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	"github.com/beluga-nlp/beluga/metrics"
+	"github.com/beluga-nlp/beluga/splits"
+	"github.com/beluga-nlp/beluga/suites"
+)
+
+func init() {
+	var (
+		suitePath, predPath, format, split, output, casesPath string
+		squash, triplet                                       string
+		tolerance                                             float64
+		exclude                                               []string
+	)
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Score predictions made anywhere on a suite, with CheckList's exact semantics",
+		Long: `eval reads one prediction line per input of the scored cases, in suite order (all
+cases, or those of --split), in one of CheckList's formats:
+
+  pred_and_softmax  "pred p0 p1 ..."      softmax  "p0 p1 ..."
+  binary_conf       "p" (of class 1)      pred_only "label" or an answer text
+
+Two-way sentiment probabilities are squashed to CheckList's three classes. It writes the
+per-functionality results (and optionally one verdict per case) and prints a table.`,
+		Example: `  beluga eval --suite sentiment.jsonl.gz --predictions preds.txt --format pred_and_softmax --split test --output results.json
+  beluga eval --suite squad_suite.tar.gz --predictions answers.txt --format pred_only --output results.json --cases cases.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := metrics.ParseFormat(format)
+			if err != nil {
+				return err
+			}
+			s, err := suites.Open(suitePath)
+			if err != nil {
+				return err
+			}
+			opt := metrics.ScoreOptions{Split: suites.Split(split), Exclude: exclude}
+			switch suites.Split(split) {
+			case "", suites.SplitTrain, suites.SplitValidation, suites.SplitTest:
+			default:
+				return fmt.Errorf("unknown --split %q (want train, validation or test)", split)
+			}
+			if split != "" && suites.Summarise(s).Splits[suites.Split(split)].Cases == 0 {
+				slog.Info("suite carries no split; assigning BeLUGA's", "seed", splits.BeLUGASeed)
+				splits.Assign(s, splits.BeLUGASeed)
+			}
+			if opt.Squash, err = parseMode(squash, "squash", metrics.SquashCheckList, metrics.SquashCorrected); err != nil {
+				return err
+			}
+			if opt.Triplet, err = parseMode(triplet, "triplet", metrics.TripletCheckList, metrics.TripletCorrected); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("tolerance") {
+				opt.Tolerance = &tolerance
+			}
+			preds, err := metrics.ReadPredictions(predPath, f, metrics.ScoredInputs(s, opt.Split), len(s.Labels) == 0)
+			if err != nil {
+				return err
+			}
+			res, err := metrics.Score(s, preds, opt)
+			if err != nil {
+				return err
+			}
+			if err := res.WriteJSON(output); err != nil {
+				return err
+			}
+			if casesPath != "" {
+				if err := res.WriteCases(casesPath); err != nil {
+					return err
+				}
+			}
+			return res.WriteTable(cmd.OutOrStdout())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&suitePath, "suite", "", "suite (.jsonl[.gz], CheckList .pkl/.tar.gz, HateCheck .csv)")
+	fl.StringVar(&predPath, "predictions", "", "prediction file, one line per scored input")
+	fl.StringVar(&format, "format", string(metrics.PredAndSoftmax), "pred_and_softmax, softmax, binary_conf or pred_only")
+	fl.StringVar(&split, "split", "", "score only this split (train, validation, test)")
+	fl.StringVarP(&output, "output", "o", "", "results JSON to write")
+	fl.StringVar(&casesPath, "cases", "", "also write one verdict per test case (JSON lines)")
+	fl.StringVar(&squash, "squash", "checklist", "sentiment 3-class squash at p = 0.5 ± 1/6: checklist (class 0, as CheckList) or corrected")
+	fl.StringVar(&triplet, "triplet", "checklist", "QQP implication rule: checklist (its notebook's always-failing branch) or corrected")
+	fl.Float64Var(&tolerance, "tolerance", 0.1, "override the INV / DIR tolerance of every expectation")
+	fl.StringSliceVar(&exclude, "exclude", nil, "functionalities left out of the suite score (default: BeLUGA's two unscorable sentiment DIR tests)")
+	for _, req := range []string{"suite", "predictions", "output"} {
+		cmd.MarkFlagRequired(req)
+	}
+	rootCmd.AddCommand(cmd)
+}
+
+// parseMode maps "checklist" / "corrected" to a faithful or corrected mode.
+func parseMode[M any](s, flag string, faithful, corrected M) (M, error) {
+	switch s {
+	case "checklist":
+		return faithful, nil
+	case "corrected":
+		return corrected, nil
+	}
+	var zero M
+	return zero, fmt.Errorf("unknown --%s %q (want checklist or corrected)", flag, s)
+}

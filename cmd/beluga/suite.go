@@ -105,7 +105,7 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 		cw.Flush()
 		return cw.Error()
 	case "table":
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		head := "class\tfunctionality\ttype\tcases\tinputs\t"
 		if hasSplits {
 			head += "train\tvalidation\ttest\t"

@@ -1,0 +1,133 @@
+package checkpoint
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/beluga-nlp/beluga/internal/fixture"
+	"github.com/beluga-nlp/beluga/internal/shareddata"
+)
+
+func TestFixtureFormatsAgree(t *testing.T) {
+	dir := fixture.Dir(t)
+	st, err := ReadSafetensors(filepath.Join(dir, "model.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, err := ReadPyTorch(filepath.Join(dir, "pytorch_model.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st) == 0 {
+		t.Fatal("no tensors")
+	}
+	for name, a := range st {
+		b, ok := pt[name]
+		if !ok {
+			// tied or non-persistent buffers may be saved in one format only
+			t.Logf("%s only in model.safetensors", name)
+			continue
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s differs between the formats", name)
+		}
+	}
+	if w := st["bert.encoder.layer.0.attention.self.query.weight"]; w == nil || !reflect.DeepEqual(w.Shape, []int{32, 32}) {
+		t.Errorf("query weight: %+v", w)
+	}
+	ck, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.Config.HiddenSize != 32 || ck.Config.Labels() != 2 || !strings.HasSuffix(ck.Source, "model.safetensors") {
+		t.Errorf("config %+v from %s", ck.Config, ck.Source)
+	}
+}
+
+func TestSafetensorsRoundTrip(t *testing.T) {
+	ts := Tensors{
+		"a":   {Shape: []int{2, 3}, Data: []float32{1, -2, 3.5, 0, 1e-30, -7}},
+		"b.c": {Shape: []int{1}, Data: []float32{42}},
+	}
+	path := filepath.Join(t.TempDir(), "m.safetensors")
+	if err := WriteSafetensors(path, ts); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSafetensors(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ts, back) {
+		t.Errorf("round trip: %+v, want %+v", back, ts)
+	}
+	first, _ := os.ReadFile(path)
+	WriteSafetensors(path, ts)
+	second, _ := os.ReadFile(path)
+	if string(first) != string(second) {
+		t.Error("two writes of the same tensors differ")
+	}
+}
+
+func TestSafetensorsErrors(t *testing.T) {
+	good := filepath.Join(t.TempDir(), "good.safetensors")
+	WriteSafetensors(good, Tensors{"w": {Shape: []int{4}, Data: []float32{1, 2, 3, 4}}})
+	b, _ := os.ReadFile(good)
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "truncated"},
+		{"huge header", append([]byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}, b[8:]...), "does not fit"},
+		{"truncated data", b[:len(b)-3], `tensor "w"`},
+		{"bad json", append(append([]byte{}, b[:8]...), []byte("{not json   ")...), "header"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "bad.safetensors")
+			os.WriteFile(path, tc.data, 0o644)
+			_, err := ReadSafetensors(path)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("error %v, want it to name the file and contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzDecodeSafetensors(f *testing.F) {
+	path := filepath.Join(f.TempDir(), "seed.safetensors")
+	WriteSafetensors(path, Tensors{"w": {Shape: []int{2, 2}, Data: []float32{1, 2, 3, 4}}})
+	b, _ := os.ReadFile(path)
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ts, err := decodeSafetensors(data)
+		if err != nil {
+			return
+		}
+		for n, x := range ts {
+			if NumElements(x.Shape) != len(x.Data) {
+				t.Fatalf("%s: %d values for shape %v", n, len(x.Data), x.Shape)
+			}
+		}
+	})
+}
+
+func TestMLMCheckpointReads(t *testing.T) {
+	path := shareddata.Path(t, "fixtures/bert-tiny-mlm.tar.gz")
+	ck, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(filepath.Dir(ck.Dir))
+	hasMLM, hasPooler := false, false
+	for n := range ck.Weights {
+		hasMLM = hasMLM || strings.HasPrefix(n, "cls.predictions.")
+		hasPooler = hasPooler || strings.HasPrefix(n, "bert.pooler.")
+	}
+	if !hasMLM || hasPooler || ck.Config.HiddenSize != 128 {
+		t.Errorf("MLM checkpoint: mlm head %v, pooler %v, hidden %d", hasMLM, hasPooler, ck.Config.HiddenSize)
+	}
+}

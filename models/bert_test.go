@@ -139,3 +139,36 @@ func TestBERTRefusesMismatchedShapes(t *testing.T) {
 		t.Errorf("error %v, want the key and both shapes", err)
 	}
 }
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	dir := fixture.Dir(t)
+	m, _, err := LoadBERT(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Perturb the weights so the round trip is not of the fixture's files.
+	for _, p := range m.Params() {
+		for i := range p.Value {
+			p.Value[i] += float32(i%7) * 1e-3
+		}
+	}
+	out := t.TempDir()
+	if err := m.Save(out, filepath.Join(dir, "vocab.txt")); err != nil {
+		t.Fatal(err)
+	}
+	back, rep, err := LoadBERT(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Initialised)+len(rep.Ignored) > 0 {
+		t.Errorf("reload report %+v, want nothing ignored or initialised", rep)
+	}
+	b := NewBatch([]Encoding{{IDs: []int{101, 7592, 2088, 102}, TypeIDs: []int{0, 0, 0, 0}}, {IDs: []int{101, 102}, TypeIDs: []int{0, 0}}})
+	x, _ := m.Infer(b)
+	y, _ := back.Infer(b)
+	for i := range x.Logits {
+		if math.Float32bits(x.Logits[i]) != math.Float32bits(y.Logits[i]) {
+			t.Fatalf("logit %d: %v before saving, %v after", i, x.Logits[i], y.Logits[i])
+		}
+	}
+}

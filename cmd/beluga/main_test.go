@@ -2,11 +2,17 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/beluga-nlp/beluga/internal/fixture"
+	"github.com/beluga-nlp/beluga/internal/shareddata"
 )
 
 // The test binary doubles as the beluga command: with BELUGA_RUN_MAIN set it
@@ -130,5 +136,63 @@ func TestEvalTinySuite(t *testing.T) {
 				t.Errorf("results written despite the error")
 			}
 		})
+	}
+}
+
+func TestPredictFixture(t *testing.T) {
+	exp := fixture.Load(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	var lines []string
+	for _, p := range exp.Pairs[:5] {
+		b, _ := json.Marshal(map[string]string{"text": p.A, "text_pair": p.B})
+		lines = append(lines, string(b))
+	}
+	os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	out := filepath.Join(dir, "out.jsonl")
+	code, msg := beluga(t, "predict", "--model", fixture.Dir(t), "--input", in, "--output", out, "--max-length", strconv.Itoa(exp.MaxLength))
+	if code != 0 {
+		t.Fatalf("predict failed (%d): %s", code, msg)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(got) != 5 {
+		t.Fatalf("%d output lines, want 5", len(got))
+	}
+	for i, line := range got {
+		var o struct {
+			InputIDs []int     `json:"input_ids"`
+			Logits   []float64 `json:"logits"`
+		}
+		if err := json.Unmarshal([]byte(line), &o); err != nil {
+			t.Fatal(err)
+		}
+		for k, w := range exp.Pairs[i].Logits {
+			if math.Abs(o.Logits[k]-w) > 1e-4 {
+				t.Errorf("pair %d logit %d = %g, HuggingFace %g", i, k, o.Logits[k], w)
+			}
+		}
+		if len(o.InputIDs) != len(exp.Pairs[i].InputIDs) {
+			t.Errorf("pair %d: %d input ids, want %d", i, len(o.InputIDs), len(exp.Pairs[i].InputIDs))
+		}
+	}
+}
+
+func TestPredictMLMCheckpointReportsKeys(t *testing.T) {
+	mlm := shareddata.Path(t, "fixtures/bert-tiny-mlm.tar.gz")
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(`{"text": "a fine film"}`+"\n"), 0o644)
+	code, msg := beluga(t, "predict", "--model", mlm, "--input", in, "--output", filepath.Join(dir, "out.jsonl"))
+	if code != 0 {
+		t.Fatalf("predict failed (%d): %s", code, msg)
+	}
+	for _, want := range []string{"ignored", "cls.predictions", "newly initialised", "bert.pooler.dense.weight", "classifier.weight"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("log lacks %q:\n%s", want, msg)
+		}
 	}
 }

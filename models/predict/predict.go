@@ -1,0 +1,150 @@
+// Package predict runs a classifier over many inputs: it tokenizes them,
+// groups them into batches of similar length (so short inputs do not pay for
+// long ones), and returns logits and probabilities in input order. It also
+// reads and writes the JSON-lines files of beluga predict.
+package predict
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/models"
+)
+
+// Input is one text or text pair.
+type Input struct {
+	Text     string  `json:"text"`
+	TextPair *string `json:"text_pair,omitempty"`
+}
+
+// Output is a model's answer for one input.
+type Output struct {
+	InputIDs []int     `json:"input_ids"`
+	Logits   []float32 `json:"logits"`
+	Probs    []float32 `json:"probs"`
+}
+
+// Tokenizer encodes inputs for a model.
+type Tokenizer interface {
+	Encode(text, pair string, isPair bool) (models.Encoding, error)
+}
+
+// Model computes logits in evaluation mode.
+type Model interface {
+	Infer(b models.Batch) (models.Output, error)
+}
+
+// Run predicts every input with batches of at most batchSize inputs of
+// similar length.
+func Run(m Model, tk Tokenizer, inputs []Input, batchSize int) ([]Output, error) {
+	if batchSize <= 0 {
+		return nil, fmt.Errorf("batch size %d", batchSize)
+	}
+	encs := make([]models.Encoding, len(inputs))
+	for i, in := range inputs {
+		pair := ""
+		if in.TextPair != nil {
+			pair = *in.TextPair
+		}
+		e, err := tk.Encode(in.Text, pair, in.TextPair != nil)
+		if err != nil {
+			return nil, fmt.Errorf("input %d: %w", i+1, err)
+		}
+		encs[i] = e
+	}
+	order := make([]int, len(encs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(encs[order[a]].IDs) < len(encs[order[b]].IDs) })
+	out := make([]Output, len(encs))
+	for start := 0; start < len(order); start += batchSize {
+		idx := order[start:min(start+batchSize, len(order))]
+		batch := make([]models.Encoding, len(idx))
+		for j, i := range idx {
+			batch[j] = encs[i]
+		}
+		res, err := m.Infer(models.NewBatch(batch))
+		if err != nil {
+			return nil, err
+		}
+		k := len(res.Logits) / len(idx)
+		for j, i := range idx {
+			logits := append([]float32(nil), res.Logits[j*k:(j+1)*k]...)
+			out[i] = Output{InputIDs: encs[i].IDs, Logits: logits, Probs: softmax(logits)}
+		}
+	}
+	return out, nil
+}
+
+func softmax(z []float32) []float32 {
+	mx := z[0]
+	for _, v := range z {
+		mx = max(mx, v)
+	}
+	p := make([]float32, len(z))
+	var sum float64
+	for i, v := range z {
+		e := math.Exp(float64(v - mx))
+		p[i] = float32(e)
+		sum += e
+	}
+	for i := range p {
+		p[i] = float32(float64(p[i]) / sum)
+	}
+	return p
+}
+
+// ReadInputs reads a JSON-lines file of {"text": …} or {"text": …,
+// "text_pair": …} objects.
+func ReadInputs(path string) ([]Input, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("inputs %s: %w", path, err)
+	}
+	defer f.Close()
+	var out []Input
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for line := 1; sc.Scan(); line++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
+			return nil, fmt.Errorf("inputs %s line %d: not a JSON object: %v", path, line, err)
+		}
+		var in Input
+		if err := json.Unmarshal(sc.Bytes(), &in); err != nil {
+			return nil, fmt.Errorf("inputs %s line %d: %v", path, line, err)
+		}
+		if _, ok := raw["text"]; !ok {
+			return nil, fmt.Errorf("inputs %s line %d field \"text\": missing", path, line)
+		}
+		out = append(out, in)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("inputs %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// WriteOutputs writes one JSON line per output, atomically.
+func WriteOutputs(path string, outs []Output) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		enc := json.NewEncoder(bw)
+		for _, o := range outs {
+			if err := enc.Encode(o); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	})
+}

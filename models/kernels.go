@@ -1,0 +1,244 @@
+package models
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// The encoder's layers as fused kernels with hand-written backward passes.
+// They are generic over float32 (training) and float64 (finite-difference
+// gradient checks of the very same code).
+
+// Float is the element type of the kernels.
+type Float interface{ ~float32 | ~float64 }
+
+// gemm computes C = alpha·op(A)·op(B) + beta·C for row-major A (m×k after
+// op), B (k×n after op) and C (m×n) with the given leading strides.
+func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	ta, tb := blas.NoTrans, blas.NoTrans
+	ar, ac := m, k
+	if transA {
+		ta, ar, ac = blas.Trans, k, m
+	}
+	br, bc := k, n
+	if transB {
+		tb, br, bc = blas.Trans, n, k
+	}
+	switch a := any(a).(type) {
+	case []float32:
+		blas32.Gemm(ta, tb, float32(alpha),
+			blas32.General{Rows: ar, Cols: ac, Stride: lda, Data: a},
+			blas32.General{Rows: br, Cols: bc, Stride: ldb, Data: any(b).([]float32)},
+			float32(beta), blas32.General{Rows: m, Cols: n, Stride: ldc, Data: any(c).([]float32)})
+	case []float64:
+		blas64.Gemm(ta, tb, float64(alpha),
+			blas64.General{Rows: ar, Cols: ac, Stride: lda, Data: a},
+			blas64.General{Rows: br, Cols: bc, Stride: ldb, Data: any(b).([]float64)},
+			float64(beta), blas64.General{Rows: m, Cols: n, Stride: ldc, Data: any(c).([]float64)})
+	}
+}
+
+// linearForward sets y (n×out) = x (n×in) · wᵀ + b, w being [out, in].
+func linearForward[T Float](y, x, w, b []T, n, in, out int) {
+	for r := 0; r < n; r++ {
+		copy(y[r*out:(r+1)*out], b)
+	}
+	gemm(false, true, n, out, in, 1, x, in, w, in, 1, y, out)
+}
+
+// linearBackward accumulates dw += dyᵀ·x and db += Σ dy, and sets
+// dx = dy·w when dx is not nil.
+func linearBackward[T Float](dx, dw, db, dy, x, w []T, n, in, out int) {
+	if dw != nil {
+		gemm(true, false, out, in, n, 1, dy, out, x, in, 1, dw, in)
+		for r := 0; r < n; r++ {
+			row := dy[r*out : (r+1)*out]
+			for j, v := range row {
+				db[j] += v
+			}
+		}
+	}
+	if dx != nil {
+		gemm(false, false, n, in, out, 1, dy, out, w, in, 0, dx, in)
+	}
+}
+
+// layerNormForward normalises each row of width h: y = x̂·γ + β with
+// x̂ = (x−μ)/√(σ²+eps). It keeps x̂ and 1/√(σ²+eps) for the backward pass.
+func layerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps float64) {
+	for r := 0; r*h < len(x); r++ {
+		row := x[r*h : (r+1)*h]
+		var mean float64
+		for _, v := range row {
+			mean += float64(v)
+		}
+		mean /= float64(h)
+		var variance float64
+		for _, v := range row {
+			d := float64(v) - mean
+			variance += d * d
+		}
+		variance /= float64(h)
+		inv := 1 / math.Sqrt(variance+eps)
+		rstd[r] = T(inv)
+		for k, v := range row {
+			xh := T((float64(v) - mean) * inv)
+			xhat[r*h+k] = xh
+			y[r*h+k] = xh*gamma[k] + beta[k]
+		}
+	}
+}
+
+// layerNormBackward accumulates dγ, dβ and sets dx:
+// dx = rstd·(g − mean(g) − x̂·mean(g·x̂)) with g = dy·γ.
+func layerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h int) {
+	for r := 0; r*h < len(dy); r++ {
+		dyr, xr := dy[r*h:(r+1)*h], xhat[r*h:(r+1)*h]
+		var mg, mgx float64
+		for k := range dyr {
+			if dgamma != nil {
+				dgamma[k] += dyr[k] * xr[k]
+				dbeta[k] += dyr[k]
+			}
+			g := float64(dyr[k] * gamma[k])
+			mg += g
+			mgx += g * float64(xr[k])
+		}
+		mg /= float64(h)
+		mgx /= float64(h)
+		if dx == nil {
+			continue
+		}
+		inv := float64(rstd[r])
+		for k := range dyr {
+			g := float64(dyr[k] * gamma[k])
+			dx[r*h+k] = T(inv * (g - mg - float64(xr[k])*mgx))
+		}
+	}
+}
+
+// geluForward is the exact GELU ½x(1 + erf(x/√2)).
+func geluForward[T Float](y, x []T) {
+	for i, v := range x {
+		y[i] = T(0.5 * float64(v) * (1 + math.Erf(float64(v)/math.Sqrt2)))
+	}
+}
+
+// geluBackward sets dx = dy·(Φ(x) + x·φ(x)).
+func geluBackward[T Float](dx, dy, x []T) {
+	const invSqrt2Pi = 0.3989422804014327
+	for i, v := range x {
+		xv := float64(v)
+		cdf := 0.5 * (1 + math.Erf(xv/math.Sqrt2))
+		pdf := invSqrt2Pi * math.Exp(-0.5*xv*xv)
+		dx[i] = T(float64(dy[i]) * (cdf + xv*pdf))
+	}
+}
+
+// attentionForward is multi-head scaled dot-product attention over q, k, v
+// (each batch·seq × hidden, heads side by side), adding the float32 minimum
+// to the scores of padding keys as HuggingFace does. probs (batch·heads·seq·seq)
+// receives the softmax probabilities; keep (same size, or nil for no
+// dropout) holds each probability's dropout multiplier (0 or 1/(1−rate)).
+func attentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, keep []T, batch, seq, heads, d int) {
+	h := heads * d
+	scale := T(1 / math.Sqrt(float64(d)))
+	var dropped []T
+	if keep != nil {
+		dropped = make([]T, seq*seq)
+	}
+	for b := 0; b < batch; b++ {
+		for hd := 0; hd < heads; hd++ {
+			off := b*seq*h + hd*d
+			base := (b*heads + hd) * seq * seq
+			p := probs[base : base+seq*seq]
+			gemm(false, true, seq, seq, d, scale, q[off:], h, k[off:], h, 0, p, seq)
+			for i := 0; i < seq; i++ {
+				row := p[i*seq : (i+1)*seq]
+				for j := range row {
+					if mask[b*seq+j] == 0 {
+						row[j] += -math.MaxFloat32
+					}
+				}
+				softmaxRow(row)
+			}
+			use := p
+			if keep != nil {
+				for i := range dropped {
+					dropped[i] = p[i] * keep[base+i]
+				}
+				use = dropped
+			}
+			gemm(false, false, seq, d, seq, 1, use, seq, v[off:], h, 0, ctx[off:], h)
+		}
+	}
+}
+
+// attentionBackward sets dq, dk, dv from dctx, given the forward pass's
+// softmax probabilities and dropout multipliers.
+func attentionBackward[T Float](dq, dk, dv, dctx, probs, keep, q, k, v []T, batch, seq, heads, d int) {
+	h := heads * d
+	scale := T(1 / math.Sqrt(float64(d)))
+	dp := make([]T, seq*seq)
+	var dropped []T
+	if keep != nil {
+		dropped = make([]T, seq*seq)
+	}
+	for b := 0; b < batch; b++ {
+		for hd := 0; hd < heads; hd++ {
+			off := b*seq*h + hd*d
+			base := (b*heads + hd) * seq * seq
+			p := probs[base : base+seq*seq]
+			use := p
+			if keep != nil {
+				for i := range dropped {
+					dropped[i] = p[i] * keep[base+i]
+				}
+				use = dropped
+			}
+			// ctx = use·v ⇒ dv = useᵀ·dctx, d(use) = dctx·vᵀ
+			gemm(true, false, seq, d, seq, 1, use, seq, dctx[off:], h, 0, dv[off:], h)
+			gemm(false, true, seq, seq, d, 1, dctx[off:], h, v[off:], h, 0, dp, seq)
+			for i := 0; i < seq; i++ {
+				dr, pr := dp[i*seq:(i+1)*seq], p[i*seq:(i+1)*seq]
+				if keep != nil {
+					kr := keep[base+i*seq:]
+					for j := range dr {
+						dr[j] *= kr[j]
+					}
+				}
+				// softmax backward, with the score scale folded in:
+				// ds = scale · p ⊙ (dp − Σ p·dp)
+				var dot T
+				for j := range dr {
+					dot += dr[j] * pr[j]
+				}
+				for j := range dr {
+					dr[j] = pr[j] * (dr[j] - dot) * scale
+				}
+			}
+			// scores = scale·q·kᵀ ⇒ dq = ds·k, dk = dsᵀ·q
+			gemm(false, false, seq, d, seq, 1, dp, seq, k[off:], h, 0, dq[off:], h)
+			gemm(true, false, seq, d, seq, 1, dp, seq, q[off:], h, 0, dk[off:], h)
+		}
+	}
+}
+
+func softmaxRow[T Float](row []T) {
+	mx := row[0]
+	for _, v := range row {
+		mx = max(mx, v)
+	}
+	var sum float64
+	for i, v := range row {
+		e := math.Exp(float64(v - mx))
+		row[i] = T(e)
+		sum += e
+	}
+	for i := range row {
+		row[i] = T(float64(row[i]) / sum)
+	}
+}

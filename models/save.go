@@ -19,7 +19,7 @@ func (m *BERT) Save(dir, vocabFile string) error {
 		return err
 	}
 	cfg := m.Config
-	cfg.NumLabels = m.NumLabels
+	cfg.NumLabels = m.numLabels
 	cfg.Architectures = []string{"BertForSequenceClassification"}
 	cfg.ModelType = "bert"
 	cfg.ID2Label = nil

@@ -1,0 +1,158 @@
+package models
+
+import (
+	"math"
+	"testing"
+
+	"github.com/beluga-nlp/beluga/internal/fixture"
+)
+
+var _ Classifier = (*BERT)(nil)
+
+func fixtureBatch() Batch {
+	return NewBatch([]Encoding{
+		{IDs: []int{101, 2023, 3185, 2003, 2307, 102}, TypeIDs: []int{0, 0, 0, 0, 0, 0}},
+		{IDs: []int{101, 2129, 2214, 102, 2054, 2287, 102}, TypeIDs: []int{0, 0, 0, 0, 1, 1, 1}},
+		{IDs: []int{101, 2919, 102}, TypeIDs: []int{0, 0, 0}},
+	})
+}
+
+func loadFixtureBERT(t *testing.T) *BERT {
+	t.Helper()
+	m, _, err := LoadBERT(fixture.Dir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestBERTGradientDirectional checks the whole model's backward pass: for
+// L = Σ r⊙logits and a random direction u over all parameters,
+// (L(θ+εu) − L(θ−εu))/2ε must equal Σ ∇L·u.
+func TestBERTGradientDirectional(t *testing.T) {
+	m := loadFixtureBERT(t)
+	m.HiddenDropout, m.AttentionDropout = 0, 0
+	b := fixtureBatch()
+	r := &rng{9}
+	weights := randVec(r, b.Size*m.NumLabels())
+	loss := func() float64 {
+		out, err := m.Infer(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := 0.0
+		for i, v := range out.Logits {
+			s += float64(v) * weights[i]
+		}
+		return s
+	}
+	pass, err := m.Forward(b, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dl := make([]float32, len(weights))
+	for i, w := range weights {
+		dl[i] = float32(w)
+	}
+	if err := pass.Backward(dl); err != nil {
+		t.Fatal(err)
+	}
+	// One direction per parameter tensor, so a wrong gradient anywhere shows.
+	for _, p := range m.Params() {
+		u := randVec(r, len(p.Value))
+		analytic := 0.0
+		for i := range u {
+			analytic += float64(p.Grad[i]) * u[i]
+		}
+		orig := append([]float32(nil), p.Value...)
+		// A step small against the tensor's own scale keeps the
+		// difference quotient in the linear regime (embeddings are ~0.02).
+		var rms float64
+		for _, v := range orig {
+			rms += float64(v) * float64(v)
+		}
+		rms = math.Sqrt(rms / float64(len(orig)))
+		eps := math.Min(1e-2, 0.05*rms)
+		for i := range p.Value {
+			p.Value[i] = orig[i] + float32(eps*u[i])
+		}
+		up := loss()
+		for i := range p.Value {
+			p.Value[i] = orig[i] - float32(eps*u[i])
+		}
+		down := loss()
+		copy(p.Value, orig)
+		numeric := (up - down) / (2 * eps)
+		if math.Abs(numeric-analytic) > 2e-3*math.Max(1, math.Abs(numeric)) {
+			t.Errorf("%s: directional derivative %.6g, backward gives %.6g", p.Name, numeric, analytic)
+		}
+	}
+}
+
+func TestBERTFrozenEncoderGetsNoGradient(t *testing.T) {
+	m := loadFixtureBERT(t)
+	m.SetFrozenEncoder(true)
+	pass, err := m.Forward(fixtureBatch(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pass.Backward(make([]float32, 3*m.NumLabels())); err != nil {
+		t.Fatal(err)
+	}
+	ones := []float32{1, -1, 0.5, 2, -3, 1}
+	pass, _ = m.Forward(fixtureBatch(), true)
+	pass.Backward(ones)
+	for _, p := range m.Params() {
+		nonzero := false
+		for _, g := range p.Grad {
+			nonzero = nonzero || g != 0
+		}
+		if p.Encoder && nonzero {
+			t.Errorf("frozen encoder parameter %s got a gradient", p.Name)
+		}
+		if !p.Encoder && !nonzero {
+			t.Errorf("classifier parameter %s got no gradient", p.Name)
+		}
+	}
+}
+
+func TestBERTDropout(t *testing.T) {
+	m := loadFixtureBERT(t)
+	b := fixtureBatch()
+	eval, _ := m.Infer(b)
+	evalPass, _ := m.Forward(b, false)
+	for i, v := range evalPass.Logits() {
+		if v != eval.Logits[i] {
+			t.Fatal("Forward without training differs from Infer")
+		}
+	}
+	m.HiddenDropout, m.AttentionDropout = 0.3, 0.3
+	again, _ := m.Infer(b)
+	for i, v := range again.Logits {
+		if v != eval.Logits[i] {
+			t.Fatal("dropout changed an evaluation pass")
+		}
+	}
+	trainPass, _ := m.Forward(b, true)
+	same := true
+	for i, v := range trainPass.Logits() {
+		same = same && v == eval.Logits[i]
+	}
+	if same {
+		t.Error("dropout at 0.3 left the training logits unchanged")
+	}
+	// The kept fraction of a large mask is close to 1 − rate.
+	keep := m.keepMask(100000, 0.3)
+	kept := 0
+	for _, k := range keep {
+		if k != 0 {
+			kept++
+			if math.Abs(float64(k)-1/0.7) > 1e-6 {
+				t.Fatalf("kept value %g, want 1/0.7", k)
+			}
+		}
+	}
+	if frac := float64(kept) / 1e5; math.Abs(frac-0.7) > 0.01 {
+		t.Errorf("kept %.3f of the units, want 0.7", frac)
+	}
+}

@@ -1,0 +1,259 @@
+package losses
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/beluga-nlp/beluga/internal/fixture"
+	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/tokenize"
+)
+
+type fixtureLosses struct {
+	MFT struct {
+		Texts      []string
+		SoftLabels [][]float64 `json:"soft_labels"`
+		Logits     [][]float32
+		BCE        float64 `json:"bce_with_logits"`
+		CE         float64 `json:"softmax_ce"`
+	}
+	INV struct {
+		Orig, Pert []string
+		Loss       float64
+	}
+	DIR struct {
+		Orig, Pert []string
+		Directions []string
+		Eps        []float64
+		Loss       float64
+	}
+	Total float64
+	Grad  struct {
+		ClassifierWeight [][]float64        `json:"classifier.weight"`
+		ClassifierBias   []float64          `json:"classifier.bias"`
+		EmbLNWeight      []float64          `json:"bert.embeddings.LayerNorm.weight"`
+		Norms            map[string]float64 `json:"norms"`
+	}
+}
+
+func flat(xs [][]float32) []float32 {
+	var out []float32
+	for _, x := range xs {
+		out = append(out, x...)
+	}
+	return out
+}
+
+// TestFixtureLosses computes BeLUGA's three losses on the fixture batch with
+// the fixture BERT, back-propagates their sum, and compares values and
+// gradients with HuggingFace + PyTorch.
+func TestFixtureLosses(t *testing.T) {
+	exp := fixture.Load(t)
+	var fl fixtureLosses
+	if err := json.Unmarshal(exp.Losses, &fl); err != nil {
+		t.Fatal(err)
+	}
+	dir := fixture.Dir(t)
+	m, _, err := models.LoadBERT(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.HiddenDropout, m.AttentionDropout = 0, 0
+	tk, err := tokenize.NewWordPieceFromVocab(filepath.Join(dir, "vocab.txt"), exp.MaxLength)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := func(texts []string) models.Batch {
+		encs := make([]models.Encoding, len(texts))
+		for i, s := range texts {
+			if encs[i], err = tk.Encode(s, "", false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return models.NewBatch(encs)
+	}
+	ev := NewEvaluator()
+
+	// MFT: both forms from the given logits, then the BCE through the model.
+	var targets []float64
+	for _, y := range fl.MFT.SoftLabels {
+		targets = append(targets, y...)
+	}
+	z := flat(fl.MFT.Logits)
+	bce, _, err := ev.MFT(z, 8, 2, targets, SigmoidBCE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce, _, err := ev.MFT(z, 8, 2, targets, SoftmaxCE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(bce-fl.MFT.BCE) > 1e-5 || math.Abs(ce-fl.MFT.CE) > 1e-5 {
+		t.Errorf("MFT: BCE %.7f CE %.7f, want %.7f %.7f", bce, ce, fl.MFT.BCE, fl.MFT.CE)
+	}
+
+	total := 0.0
+	step := func(name string, texts []string, loss func(z []float32, rows int) (float64, []float32, error), want float64) {
+		pass, err := m.Forward(batch(texts), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, dz, err := loss(pass.Logits(), len(texts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(l-want) > 1e-5 {
+			t.Errorf("%s loss %.7f, want %.7f", name, l, want)
+		}
+		total += l
+		if err := pass.Backward(dz); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step("MFT", fl.MFT.Texts, func(z []float32, rows int) (float64, []float32, error) {
+		return ev.MFT(z, rows, 2, targets, SigmoidBCE)
+	}, fl.MFT.BCE)
+	step("INV", append(append([]string{}, fl.INV.Orig...), fl.INV.Pert...), func(z []float32, rows int) (float64, []float32, error) {
+		return ev.INV(z, rows, 2, false)
+	}, fl.INV.Loss)
+	dirs := make([]Direction, len(fl.DIR.Directions))
+	for i, s := range fl.DIR.Directions {
+		if dirs[i], err = ParseDirection(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step("DIR", append(append([]string{}, fl.DIR.Orig...), fl.DIR.Pert...), func(z []float32, rows int) (float64, []float32, error) {
+		return ev.DIR(z, rows, dirs)
+	}, fl.DIR.Loss)
+	if math.Abs(total-fl.Total) > 3e-5 {
+		t.Errorf("total %.7f, want %.7f", total, fl.Total)
+	}
+
+	relClose := func(name string, got []float32, want []float64) {
+		num, den := 0.0, 0.0
+		for i := range want {
+			d := float64(got[i]) - want[i]
+			num += d * d
+			den += want[i] * want[i]
+		}
+		if math.Sqrt(num) > 1e-4*math.Sqrt(den)+1e-7 {
+			t.Errorf("%s: relative error %.2g", name, math.Sqrt(num/den))
+		}
+	}
+	var cw []float64
+	for _, row := range fl.Grad.ClassifierWeight {
+		cw = append(cw, row...)
+	}
+	relClose("classifier.weight gradient", m.Param("classifier.weight").Grad, cw)
+	relClose("classifier.bias gradient", m.Param("classifier.bias").Grad, fl.Grad.ClassifierBias)
+	relClose("embeddings LayerNorm gradient", m.Param("bert.embeddings.LayerNorm.weight").Grad, fl.Grad.EmbLNWeight)
+	for _, p := range m.Params() {
+		want, ok := fl.Grad.Norms[p.Name]
+		if !ok {
+			continue
+		}
+		var sq float64
+		for _, g := range p.Grad {
+			sq += float64(g) * float64(g)
+		}
+		// Norms below 1e-6 are rounding noise in both frameworks (the key
+		// biases get no gradient through softmax).
+		if got := math.Sqrt(sq); math.Abs(got-want) > 1e-3*want && math.Abs(got-want) > 1e-6 {
+			t.Errorf("%s: gradient norm %.6g, want %.6g", p.Name, got, want)
+		}
+	}
+}
+
+func TestSoftLabels(t *testing.T) {
+	for label, want := range map[string][2]float64{"0": {1, 0}, "1": {.5, .5}, "2": {0, 1}, "not_0": {1. / 3, 2. / 3}} {
+		if got, err := SoftLabel(label); err != nil || got != want {
+			t.Errorf("SoftLabel(%q) = %v, %v", label, got, err)
+		}
+	}
+	if _, err := SoftLabel("3"); err == nil {
+		t.Error("no error for an unknown label")
+	}
+}
+
+// TestLossGradients checks every loss's d/dz against finite differences.
+func TestLossGradients(t *testing.T) {
+	ev := NewEvaluator()
+	z := []float32{0.3, -1.2, 2.0, 0.1, -0.4, 0.9, 1.5, -2.2}
+	cases := []struct {
+		name string
+		f    func(z []float32) (float64, []float32, error)
+	}{
+		{"MFT BCE", func(z []float32) (float64, []float32, error) {
+			return ev.MFT(z, 4, 2, []float64{1, 0, .5, .5, 0, 1, 1. / 3, 2. / 3}, SigmoidBCE)
+		}},
+		{"MFT CE", func(z []float32) (float64, []float32, error) {
+			return ev.MFT(z, 4, 2, []float64{1, 0, .5, .5, 0, 1, 1. / 3, 2. / 3}, SoftmaxCE)
+		}},
+		{"CE", func(z []float32) (float64, []float32, error) { return ev.CE(z, 4, 2, []int{0, 1, 1, 0}) }},
+		{"INV", func(z []float32) (float64, []float32, error) { return ev.INV(z, 4, 2, false) }},
+		{"INV detached", func(z []float32) (float64, []float32, error) { return ev.INV(z, 4, 2, true) }},
+		{"DIR", func(z []float32) (float64, []float32, error) {
+			return ev.DIR(z, 4, []Direction{NotLessConf, NotMoreConf})
+		}},
+		{"DIR fixed classes", func(z []float32) (float64, []float32, error) {
+			return ev.DIR(z, 4, []Direction{NotLess0, NotLess2})
+		}},
+	}
+	for _, tc := range cases {
+		_, dz, err := tc.f(z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range z {
+			const h = 1e-3
+			orig := z[i]
+			z[i] = orig + h
+			up, _, _ := tc.f(z)
+			z[i] = orig - h
+			down, _, _ := tc.f(z)
+			z[i] = orig
+			num := (up - down) / (2 * h)
+			if tc.name == "INV detached" && i < 4 {
+				// the originals are constants: no gradient flows to them
+				if dz[i] != 0 {
+					t.Errorf("%s: gradient %g on a detached original", tc.name, dz[i])
+				}
+				continue
+			}
+			if math.Abs(num-float64(dz[i])) > 1e-3*math.Max(1, math.Abs(num)) {
+				t.Errorf("%s: d/dz[%d] = %g, finite difference %g", tc.name, i, dz[i], num)
+			}
+		}
+	}
+}
+
+func TestNonFiniteLoss(t *testing.T) {
+	ev := NewEvaluator()
+	nan := float32(math.NaN())
+	_, _, err := ev.MFT([]float32{nan, 0}, 1, 2, []float64{1, 0}, SigmoidBCE)
+	if !errors.Is(err, ErrNotFinite) {
+		t.Errorf("NaN logits: error %v, want ErrNotFinite", err)
+	}
+}
+
+func TestDIRClamp(t *testing.T) {
+	// A certain negative original that becomes certainly positive makes
+	// ε = 1 for not_less_0: torch clamps log(1−ε) at −100.
+	ev := NewEvaluator()
+	l, dz, err := ev.DIR([]float32{100, -100, -100, 100}, 2, []Direction{NotLess0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l != 100 {
+		t.Errorf("clamped loss %g, want 100", l)
+	}
+	for _, g := range dz {
+		if g != 0 {
+			t.Errorf("clamped pair has gradient %v", dz)
+			break
+		}
+	}
+}

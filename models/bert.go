@@ -191,3 +191,12 @@ func (m *BERT) Weights() checkpoint.Tensors {
 	}
 	return ts
 }
+
+// TinyConfig is the BERT-tiny shape (google/bert_uncased_L-2_H-128_A-2):
+// 2 layers, hidden 128, 2 heads, FFN 512, with HuggingFace's defaults.
+func TinyConfig(vocabSize int) *checkpoint.Config {
+	return &checkpoint.Config{ModelType: "bert", VocabSize: vocabSize, HiddenSize: 128, NumHiddenLayers: 2,
+		NumAttentionHeads: 2, IntermediateSize: 512, MaxPositionEmbeddings: 512, TypeVocabSize: 2,
+		LayerNormEps: 1e-12, HiddenDropoutProb: 0.1, AttentionProbsDropoutProb: 0.1, HiddenAct: "gelu",
+		InitializerRange: 0.02}
+}

@@ -1,0 +1,72 @@
+// Command gostep times training steps of a BERT-tiny-shaped classifier
+// (forward, backward, AdamW) for benchmarks/compare.sh, and reports its
+// peak resident memory. Build it with -tags openblas for the OpenBLAS build.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/beluga-nlp/beluga/losses"
+	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/train"
+)
+
+func main() {
+	steps := flag.Int("steps", 10, "timed steps (after one warm-up step)")
+	batch := flag.Int("batch", 32, "batch size")
+	seq := flag.Int("seq", 64, "sequence length")
+	flag.Parse()
+	m, _, err := models.NewBERT(models.TinyConfig(30522), 2, nil, 1)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	encs := make([]models.Encoding, *batch)
+	labels := make([]int, *batch)
+	for i := range encs {
+		ids, types := make([]int, *seq), make([]int, *seq)
+		for j := range ids {
+			ids[j] = 1000 + (i*131+j*17)%29000
+		}
+		encs[i] = models.Encoding{IDs: ids, TypeIDs: types}
+		labels[i] = i % 2
+	}
+	b := models.NewBatch(encs)
+	ev := losses.NewEvaluator()
+	loss := func(z []float32) (float64, []float32, error) { return ev.CE(z, *batch, 2, labels) }
+	opt := train.NewAdamW(0)
+	var times []float64
+	for s := 0; s <= *steps; s++ {
+		start := time.Now()
+		if _, err := train.Update(m, b, loss, opt, 1e-4, 1.0, false); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if s > 0 {
+			times = append(times, time.Since(start).Seconds())
+		}
+	}
+	sort.Float64s(times)
+	fmt.Printf("go-%s step_time=%.4f peak_rss_mb=%.1f\n", models.BLAS, times[len(times)/2], peakRSSMB())
+}
+
+// peakRSSMB reads the process's peak resident set size (VmHWM) from /proc.
+func peakRSSMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			var kb float64
+			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:")), "%f", &kb)
+			return kb / 1024
+		}
+	}
+	return 0
+}

@@ -1,0 +1,7 @@
+//go:build !openblas
+
+package models
+
+// BLAS names the BLAS implementation the build uses: gonum's pure Go one,
+// unless built with -tags openblas.
+const BLAS = "gonum"

@@ -43,6 +43,31 @@ func (m *BERT) Save(dir, vocabFile string) error {
 	return checkpoint.WriteConfig(filepath.Join(dir, "config.json"), &cfg)
 }
 
+// Model is a classifier that can also run inference.
+type Model interface {
+	Classifier
+	Infer(b Batch) (Output, error)
+}
+
+// Load reads a model directory (or .tar.gz) of either kind — a BERT
+// (HuggingFace layout) or a word-vector model (model_type "wordvec") — and
+// the directory it was read from.
+func Load(path string) (Model, LoadReport, *checkpoint.Checkpoint, error) {
+	ck, err := checkpoint.Load(path)
+	if err != nil {
+		return nil, LoadReport{}, nil, err
+	}
+	if ck.Config.ModelType == "wordvec" {
+		m, err := loadWordVec(ck)
+		return m, LoadReport{}, ck, err
+	}
+	m, rep, err := NewBERT(ck.Config, ck.Config.Labels(), ck.Weights, 0)
+	if err != nil {
+		return nil, rep, nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	return m, rep, ck, nil
+}
+
 // LoadBERT reads a model directory (or .tar.gz) into a classifier, with
 // the number of labels its config gives.
 func LoadBERT(path string) (*BERT, LoadReport, error) {

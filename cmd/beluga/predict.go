@@ -28,16 +28,12 @@ tokenizer.json or vocab.txt; a .tar.gz of such a directory works too.`,
   beluga predict --model bert-fixture-a.tar.gz --input pairs.jsonl --output out.jsonl --max-length 64`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ck, err := checkpoint.Load(modelPath)
+			m, rep, ck, err := models.Load(modelPath)
 			if err != nil {
 				return err
 			}
-			m, rep, err := models.NewBERT(ck.Config, ck.Config.Labels(), ck.Weights, 0)
-			if err != nil {
-				return fmt.Errorf("model %s: %w", modelPath, err)
-			}
 			logLoadReport(rep)
-			tk, err := modelTokenizer(ck.Dir, maxLength)
+			tk, err := modelTokenizer(ck, maxLength)
 			if err != nil {
 				return err
 			}
@@ -68,9 +64,17 @@ tokenizer.json or vocab.txt; a .tar.gz of such a directory works too.`,
 	rootCmd.AddCommand(cmd)
 }
 
-// modelTokenizer rebuilds a model directory's tokenizer: tokenizer.json if
-// present, else vocab.txt.
-func modelTokenizer(dir string, maxLength int) (*tokenize.WordPiece, error) {
+// modelTokenizer rebuilds a model directory's tokenizer: for BERT
+// tokenizer.json if present, else vocab.txt; for word vectors the word list.
+func modelTokenizer(ck *checkpoint.Checkpoint, maxLength int) (predict.Tokenizer, error) {
+	dir := ck.Dir
+	if ck.Config.ModelType == "wordvec" {
+		words, err := tokenize.ReadVocab(filepath.Join(dir, "vocab.txt"))
+		if err != nil {
+			return nil, err
+		}
+		return tokenize.NewWordLevel(words, maxLength)
+	}
 	if p := filepath.Join(dir, "tokenizer.json"); fileExists(p) {
 		return tokenize.NewWordPieceFromJSON(p, maxLength)
 	}

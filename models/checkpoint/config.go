@@ -11,25 +11,27 @@ import (
 // Config is the part of a HuggingFace BERT config.json that beluga uses.
 // Unknown fields are kept in Extra and written back unchanged.
 type Config struct {
-	ModelType                 string                     `json:"model_type"`
-	Architectures             []string                   `json:"architectures,omitempty"`
-	VocabSize                 int                        `json:"vocab_size"`
-	HiddenSize                int                        `json:"hidden_size"`
-	NumHiddenLayers           int                        `json:"num_hidden_layers"`
-	NumAttentionHeads         int                        `json:"num_attention_heads"`
-	IntermediateSize          int                        `json:"intermediate_size"`
-	MaxPositionEmbeddings     int                        `json:"max_position_embeddings"`
-	TypeVocabSize             int                        `json:"type_vocab_size"`
-	LayerNormEps              float64                    `json:"layer_norm_eps"`
-	HiddenDropoutProb         float64                    `json:"hidden_dropout_prob"`
-	AttentionProbsDropoutProb float64                    `json:"attention_probs_dropout_prob"`
-	HiddenAct                 string                     `json:"hidden_act"`
-	InitializerRange          float64                    `json:"initializer_range"`
-	PadTokenID                int                        `json:"pad_token_id"`
-	ID2Label                  map[string]string          `json:"id2label,omitempty"`
-	NumLabels                 int                        `json:"num_labels,omitempty"`
-	ProblemType               string                     `json:"problem_type,omitempty"`
-	Extra                     map[string]json.RawMessage `json:"-"`
+	ModelType                 string            `json:"model_type"`
+	Architectures             []string          `json:"architectures,omitempty"`
+	VocabSize                 int               `json:"vocab_size"`
+	HiddenSize                int               `json:"hidden_size"`
+	NumHiddenLayers           int               `json:"num_hidden_layers"`
+	NumAttentionHeads         int               `json:"num_attention_heads"`
+	IntermediateSize          int               `json:"intermediate_size"`
+	MaxPositionEmbeddings     int               `json:"max_position_embeddings"`
+	TypeVocabSize             int               `json:"type_vocab_size"`
+	LayerNormEps              float64           `json:"layer_norm_eps"`
+	HiddenDropoutProb         float64           `json:"hidden_dropout_prob"`
+	AttentionProbsDropoutProb float64           `json:"attention_probs_dropout_prob"`
+	HiddenAct                 string            `json:"hidden_act"`
+	InitializerRange          float64           `json:"initializer_range"`
+	PadTokenID                int               `json:"pad_token_id"`
+	ID2Label                  map[string]string `json:"id2label,omitempty"`
+	NumLabels                 int               `json:"num_labels,omitempty"`
+	ProblemType               string            `json:"problem_type,omitempty"`
+	// EmbeddingSize is the word-vector dimension of model_type "wordvec".
+	EmbeddingSize int                        `json:"embedding_size,omitempty"`
+	Extra         map[string]json.RawMessage `json:"-"`
 }
 
 // Labels is the number of classifier outputs: num_labels, else the size of
@@ -63,8 +65,14 @@ func ReadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
-// Validate checks the sizes a BERT needs.
+// Validate checks the sizes the model type needs.
 func (c *Config) Validate() error {
+	if c.ModelType == "wordvec" {
+		if c.VocabSize < 2 || c.HiddenSize <= 0 || c.EmbeddingSize <= 0 {
+			return fmt.Errorf("wordvec config needs vocab_size ≥ 2, hidden_size and embedding_size (got %d, %d, %d)", c.VocabSize, c.HiddenSize, c.EmbeddingSize)
+		}
+		return nil
+	}
 	for _, f := range []struct {
 		name string
 		v    int

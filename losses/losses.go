@@ -245,14 +245,22 @@ func (e *Evaluator) CE(z []float32, rows, cols int, labels []int) (float64, []fl
 	return e.MFT(z, rows, cols, y, SoftmaxCE)
 }
 
-// splitHalves returns the original and perturbed halves of z as graph nodes.
+// splitHalves returns the original and perturbed halves of z as graph
+// nodes of shape half × cols (gorgonia drops a sliced dimension of size 1,
+// so the halves are reshaped back).
 func splitHalves(z *G.Node, half int) (*G.Node, *G.Node, error) {
-	zo, err := G.Slice(z, G.S(0, half))
-	if err != nil {
-		return nil, nil, err
+	cols := z.Shape()[1]
+	var out [2]*G.Node
+	for i := range out {
+		s, err := G.Slice(z, G.S(i*half, (i+1)*half))
+		if err != nil {
+			return nil, nil, err
+		}
+		if out[i], err = G.Reshape(s, tensor.Shape{half, cols}); err != nil {
+			return nil, nil, err
+		}
 	}
-	zp, err := G.Slice(z, G.S(half, 2*half))
-	return zo, zp, err
+	return out[0], out[1], nil
 }
 
 // INV is BeLUGA's invariance loss on 2B×cols logits: the first B rows are

@@ -201,13 +201,15 @@ func TestLossGradients(t *testing.T) {
 		{"DIR fixed classes", func(z []float32) (float64, []float32, error) {
 			return ev.DIR(z, 4, []Direction{NotLess0, NotLess2})
 		}},
+		{"INV one pair", func(z []float32) (float64, []float32, error) { return ev.INV(z[:4], 2, 2, false) }},
+		{"DIR one pair", func(z []float32) (float64, []float32, error) { return ev.DIR(z[:4], 2, []Direction{NotMoreConf}) }},
 	}
 	for _, tc := range cases {
 		_, dz, err := tc.f(z)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range z {
+		for i := range dz {
 			const h = 1e-3
 			orig := z[i]
 			z[i] = orig + h

@@ -289,3 +289,9 @@ func (m *BERT) layerBackward(l int, dout []float32, b Batch, a *layerActs) []flo
 	}
 	return dx
 }
+
+// SetDropout sets the training-time dropout rates of hidden states and
+// attention probabilities.
+func (m *BERT) SetDropout(hidden, attention float64) {
+	m.HiddenDropout, m.AttentionDropout = hidden, attention
+}

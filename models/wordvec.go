@@ -307,3 +307,7 @@ func loadWordVec(ck *checkpoint.Checkpoint) (*WordVec, error) {
 	}
 	return m, nil
 }
+
+// SetDropout sets the training-time dropout rate of the pooled features
+// (the model has no attention).
+func (m *WordVec) SetDropout(hidden, _ float64) { m.Dropout = hidden }

@@ -1,0 +1,148 @@
+package train
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/beluga-nlp/beluga/losses"
+	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/splits"
+	"github.com/beluga-nlp/beluga/suites"
+)
+
+// Tokenizer encodes inputs for a model.
+type Tokenizer interface {
+	Encode(text, pair string, isPair bool) (models.Encoding, error)
+}
+
+// Row is one labelled training input: an MFT input or an i.i.d. example,
+// with its 2-class soft target (BeLUGA's sentiment training labels).
+type Row struct {
+	Enc    models.Encoding
+	Target [2]float64
+	Env    string // environment: "MFT/<functionality>" or "iid"
+}
+
+// Perturbed is one INV or DIR training case: the original and its
+// perturbations, of which each visit trains on one drawn at random.
+type Perturbed struct {
+	Orig      models.Encoding
+	Perts     []models.Encoding
+	Direction losses.Direction // DIR only
+	Env       string
+}
+
+// SuiteData is the training view of a suite split, by test type.
+type SuiteData struct {
+	MFT      []Row
+	INV, DIR []Perturbed
+}
+
+// encodeCached tokenizes with a cache: suites repeat texts heavily.
+type encodeCached struct {
+	tk    Tokenizer
+	cache map[[3]string]models.Encoding
+}
+
+func (e *encodeCached) encode(in suites.Input) (models.Encoding, error) {
+	pair := ""
+	if in.IsPair {
+		pair = "1"
+	}
+	k := [3]string{in.Text, in.Pair, pair}
+	if enc, ok := e.cache[k]; ok {
+		return enc, nil
+	}
+	enc, err := e.tk.Encode(in.Text, in.Pair, in.IsPair)
+	if err != nil {
+		return enc, err
+	}
+	e.cache[k] = enc
+	return enc, nil
+}
+
+// BuildSuiteData turns the cases of split (skipping the functionalities a
+// held-out fold removes, when fold is not nil) into training data, with
+// BeLUGA's training view: sentiment soft labels (not_0 = [⅓,⅔]), DIR
+// directions, and the type a functionality is trained as.
+func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk Tokenizer) (*SuiteData, error) {
+	if s.Task != "sentiment" {
+		return nil, fmt.Errorf("suite %s: training on task %q is not supported yet (sentiment is)", s.Name, s.Task)
+	}
+	enc := &encodeCached{tk: tk, cache: map[[3]string]models.Encoding{}}
+	d := &SuiteData{}
+	for _, f := range s.Functionalities {
+		if fold != nil && fold.Remove(f) {
+			continue
+		}
+		tt := f.TrainType()
+		var dir losses.Direction
+		if tt == suites.DIR {
+			var err error
+			if dir, err = losses.ParseDirection(f.Train.Direction); err != nil {
+				return nil, fmt.Errorf("functionality %q: %w", f.Name, err)
+			}
+		}
+		env := string(tt) + "/" + f.Name
+		for _, c := range f.Cases {
+			if split != "" && c.Split != split {
+				continue
+			}
+			encs := make([]models.Encoding, len(c.Inputs))
+			for i, in := range c.Inputs {
+				e, err := enc.encode(in)
+				if err != nil {
+					return nil, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
+				}
+				encs[i] = e
+			}
+			switch tt {
+			case suites.MFT:
+				for i, e := range encs {
+					label := f.Train.Label
+					if label == "" {
+						l, ok := c.LabelFor(i)
+						if !ok || l.IsAnswer {
+							return nil, fmt.Errorf("functionality %q case %d: an MFT input without a class label", f.Name, c.ID)
+						}
+						label = strconv.Itoa(l.Class)
+					}
+					y, err := losses.SoftLabel(label)
+					if err != nil {
+						return nil, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
+					}
+					d.MFT = append(d.MFT, Row{Enc: e, Target: y, Env: env})
+				}
+			case suites.INV, suites.DIR:
+				if len(encs) < 2 {
+					continue // nothing to compare the original with
+				}
+				p := Perturbed{Orig: encs[0], Perts: encs[1:], Direction: dir, Env: env}
+				if tt == suites.INV {
+					d.INV = append(d.INV, p)
+				} else {
+					d.DIR = append(d.DIR, p)
+				}
+			}
+		}
+	}
+	return d, nil
+}
+
+// IIDRows encodes labelled i.i.d. examples (class 0 or 1) as rows with
+// one-hot soft targets, as BeLUGA trains SST-2 in IID+T.
+func IIDRows(texts []string, labels []int, tk Tokenizer) ([]Row, error) {
+	rows := make([]Row, len(texts))
+	for i, t := range texts {
+		e, err := tk.Encode(t, "", false)
+		if err != nil {
+			return nil, err
+		}
+		if labels[i] != 0 && labels[i] != 1 {
+			return nil, fmt.Errorf("i.i.d. example %d: label %d (want 0 or 1)", i, labels[i])
+		}
+		rows[i] = Row{Enc: e, Env: "iid"}
+		rows[i].Target[labels[i]] = 1
+	}
+	return rows, nil
+}

@@ -1,0 +1,403 @@
+package train
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/metrics"
+	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/predict"
+	"github.com/beluga-nlp/beluga/models/tokenize"
+	"github.com/beluga-nlp/beluga/splits"
+	"github.com/beluga-nlp/beluga/suites"
+)
+
+// The four configurations of BeLUGA.
+const (
+	ConfigIID       = "iid"         // i.i.d. data only
+	ConfigIIDThenT  = "iid-t"       // IID→T: from the IID model, suite only
+	ConfigIIDPlusT  = "iid+t"       // IID+T: from the initial model, i.i.d. + suite
+	ConfigIIDThenIT = "iid-(iid+t)" // IID→(IID+T): from the IID model, i.i.d. + suite
+)
+
+// ModelSpec says which model a run starts from.
+type ModelSpec struct {
+	// Kind is "bert" (a HuggingFace or beluga model directory at Path),
+	// "bert-tiny" (the BERT-tiny shape initialised from Seed, tokenizing
+	// with the WordPiece vocabulary at Vocab) or "wordvec" (GloVe vectors
+	// at GloVe, a pooler of width Hidden).
+	Kind   string `json:"kind" yaml:"kind"`
+	Path   string `json:"path,omitempty" yaml:"path,omitempty"`
+	Vocab  string `json:"vocab,omitempty" yaml:"vocab,omitempty"`
+	GloVe  string `json:"glove,omitempty" yaml:"glove,omitempty"`
+	Hidden int    `json:"hidden,omitempty" yaml:"hidden,omitempty"`
+}
+
+// FoldSpec names a held-out fold: kind func, class or type, and the held-out
+// functionality, class or test type.
+type FoldSpec struct {
+	Kind splits.FoldKind `json:"kind" yaml:"kind"`
+	Name string          `json:"name" yaml:"name"`
+}
+
+// RunSpec is one training run.
+type RunSpec struct {
+	Task          string    `json:"task" yaml:"task"`
+	Suite         string    `json:"suite" yaml:"suite"`
+	IIDTrain      string    `json:"iid_train" yaml:"iid_train"`
+	IIDDev        string    `json:"iid_dev" yaml:"iid_dev"`
+	IIDLimit      int       `json:"iid_limit,omitempty" yaml:"iid_limit,omitempty"`
+	Model         ModelSpec `json:"model" yaml:"model"`
+	Configuration string    `json:"configuration" yaml:"configuration"`
+	Method        string    `json:"method" yaml:"method"`
+	FromIID       string    `json:"from_iid,omitempty" yaml:"from_iid,omitempty"`
+	HeldOut       *FoldSpec `json:"held_out,omitempty" yaml:"held_out,omitempty"`
+	Hyper         Hyper     `json:"hyper" yaml:"hyper"`
+	IIDHyper      Hyper     `json:"iid_hyper" yaml:"iid_hyper"`
+	MaxLength     int       `json:"max_length" yaml:"max_length"`
+	Seed          uint64    `json:"seed" yaml:"seed"`
+}
+
+// Result summarises a finished run.
+type Result struct {
+	IIDAccuracy float64  `json:"iid_accuracy"`
+	SuiteScore  *float64 `json:"suite_score"` // mean T_test pass rate, in [0, 1]
+	G           *float64 `json:"g"`
+	Steps       int      `json:"steps"`
+	Seconds     float64  `json:"seconds"`
+}
+
+func (s *RunSpec) validate() error {
+	switch s.Configuration {
+	case ConfigIID, ConfigIIDPlusT:
+	case ConfigIIDThenT, ConfigIIDThenIT:
+		if s.FromIID == "" {
+			return fmt.Errorf("configuration %s starts from the IID model: set from_iid", s.Configuration)
+		}
+	default:
+		return fmt.Errorf("unknown configuration %q (want iid, iid-t, iid+t or iid-(iid+t))", s.Configuration)
+	}
+	if s.Task != "sentiment" {
+		return fmt.Errorf("task %q: training supports sentiment so far", s.Task)
+	}
+	for _, h := range []Hyper{s.Hyper, s.IIDHyper} {
+		if h.Epochs <= 0 || h.BatchSize <= 0 || h.LR <= 0 {
+			return fmt.Errorf("hyper-parameters %+v: epochs, batch_size and lr must be positive", h)
+		}
+	}
+	if s.MaxLength <= 0 {
+		return fmt.Errorf("max_length %d must be positive", s.MaxLength)
+	}
+	return nil
+}
+
+// Run trains and evaluates one run into outDir: spec.json, the model,
+// suite and i.i.d. test predictions, per-functionality results and
+// per-case verdicts, the training curve, timing, metrics.json, and `done`
+// last. A run that fails writes failed.json with the reason and no `done`.
+func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
+	start := time.Now()
+	res, err := run(ctx, spec, outDir, start)
+	if err != nil {
+		rec, _ := json.MarshalIndent(map[string]string{"error": err.Error(), "at": time.Now().UTC().Format(time.RFC3339)}, "", "  ")
+		if werr := atomicfile.WriteFile(filepath.Join(outDir, "failed.json"), append(rec, '\n')); werr != nil {
+			return nil, errors.Join(err, werr)
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+func writeJSON(path string, v any) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
+}
+
+func run(ctx context.Context, spec RunSpec, outDir string, start time.Time) (*Result, error) {
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, err
+	}
+	os.Remove(filepath.Join(outDir, "done"))
+	if err := writeJSON(filepath.Join(outDir, "spec.json"), spec); err != nil {
+		return nil, err
+	}
+	suite, err := suites.Open(spec.Suite)
+	if err != nil {
+		return nil, err
+	}
+	if suites.Summarise(suite).Splits[suites.SplitTest].Cases == 0 {
+		splits.Assign(suite, splits.BeLUGASeed)
+	}
+	var fold *splits.Fold
+	if spec.HeldOut != nil {
+		for _, f := range splits.Folds(suite, spec.HeldOut.Kind, splits.DefaultFoldOptions) {
+			if f.Name == spec.HeldOut.Name {
+				f := f
+				fold = &f
+			}
+		}
+		if fold == nil {
+			return nil, fmt.Errorf("suite %s has no %s fold %q", suite.Name, spec.HeldOut.Kind, spec.HeldOut.Name)
+		}
+	}
+	m, tk, save, err := startModel(spec)
+	if err != nil {
+		return nil, err
+	}
+	train, err := datasets.ReadSST2(spec.IIDTrain)
+	if err != nil {
+		return nil, err
+	}
+	if spec.IIDLimit > 0 && spec.IIDLimit < len(train) {
+		train = train[:spec.IIDLimit]
+	}
+	dev, err := datasets.ReadSST2(spec.IIDDev)
+	if err != nil {
+		return nil, err
+	}
+	_, testIdx := datasets.Halve(len(dev), datasets.BeLUGAHalvingSeed)
+	iidTest := datasets.Pick(dev, testIdx)
+
+	var data Data
+	if spec.Configuration != ConfigIIDThenT {
+		texts, labels := make([]string, len(train)), make([]int, len(train))
+		for i, e := range train {
+			texts[i], labels[i] = e.Text, e.Label
+		}
+		if data.IID, err = IIDRows(texts, labels, tk); err != nil {
+			return nil, err
+		}
+	}
+	hp := spec.Hyper
+	if spec.Configuration != ConfigIID {
+		if data.Suite, err = BuildSuiteData(suite, suites.SplitTrain, fold, tk); err != nil {
+			return nil, err
+		}
+	} else {
+		hp = spec.IIDHyper
+	}
+	method, err := NewMethod(spec.Method, BeLUGADefaults)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Configuration == ConfigIID {
+		method = vanillaFamily{name: "vanilla"}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	curve, err := method.Train(m, data, hp, spec.Seed)
+	if werr := writeCurve(filepath.Join(outDir, "curve.jsonl"), curve); werr != nil && err == nil {
+		err = werr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := save(filepath.Join(outDir, "model")); err != nil {
+		return nil, err
+	}
+	eval, ok := m.(predict.Model)
+	if !ok {
+		return nil, fmt.Errorf("the model cannot run inference")
+	}
+	acc, err := evalIID(eval, tk, iidTest, filepath.Join(outDir, "iid_predictions.txt"))
+	if err != nil {
+		return nil, err
+	}
+	scored := suite
+	if fold != nil {
+		scored = subsetSuite(suite, fold.Scored)
+	}
+	sr, err := evalSuite(eval, tk, scored, outDir)
+	if err != nil {
+		return nil, err
+	}
+	out := &Result{IIDAccuracy: acc, Steps: len(curve), Seconds: time.Since(start).Seconds()}
+	if sr.Score != nil {
+		s := *sr.Score / 100
+		g := metrics.HarmonicMean(acc, s)
+		out.SuiteScore, out.G = &s, &g
+	}
+	if err := writeJSON(filepath.Join(outDir, "metrics.json"), out); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(outDir, "timing.json"), map[string]float64{"seconds": out.Seconds, "steps": float64(out.Steps)}); err != nil {
+		return nil, err
+	}
+	return out, atomicfile.WriteFile(filepath.Join(outDir, "done"), []byte(time.Now().UTC().Format(time.RFC3339)+"\n"))
+}
+
+// startModel builds the run's initial model, its tokenizer and a function
+// that saves it.
+func startModel(spec RunSpec) (models.Model, predict.Tokenizer, func(dir string) error, error) {
+	path := ""
+	switch {
+	case spec.Configuration == ConfigIIDThenT || spec.Configuration == ConfigIIDThenIT:
+		path = spec.FromIID
+	case spec.Model.Kind == "bert":
+		path = spec.Model.Path
+	}
+	if path != "" {
+		m, _, ck, err := models.Load(path)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if wv, ok := m.(*models.WordVec); ok {
+			words, err := tokenize.ReadVocab(filepath.Join(ck.Dir, "vocab.txt"))
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			tk, err := tokenize.NewWordLevel(words, spec.MaxLength)
+			return m, tk, func(dir string) error { return wv.Save(dir, words) }, err
+		}
+		vocab := filepath.Join(ck.Dir, "vocab.txt")
+		tk, err := tokenize.NewWordPieceFromVocab(vocab, spec.MaxLength)
+		bert := m.(*models.BERT)
+		return m, tk, func(dir string) error { return bert.Save(dir, vocab) }, err
+	}
+	switch spec.Model.Kind {
+	case "bert-tiny":
+		tk, err := tokenize.NewWordPieceFromVocab(spec.Model.Vocab, spec.MaxLength)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		m, _, err := models.NewBERT(models.TinyConfig(tk.VocabSize()), 2, nil, spec.Seed)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return m, tk, func(dir string) error { return m.Save(dir, spec.Model.Vocab) }, nil
+	case "wordvec":
+		words, vec, err := models.ReadGloVe(spec.Model.GloVe)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		hidden := spec.Model.Hidden
+		if hidden == 0 {
+			hidden = 128
+		}
+		m, err := models.NewWordVec(vec, hidden, 2, spec.Seed)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		tk, err := tokenize.NewWordLevel(words, spec.MaxLength)
+		return m, tk, func(dir string) error { return m.Save(dir, words) }, err
+	}
+	return nil, nil, nil, fmt.Errorf("unknown model kind %q (want bert, bert-tiny or wordvec)", spec.Model.Kind)
+}
+
+func writeCurve(path string, curve []CurvePoint) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		for _, c := range curve {
+			if math.IsNaN(c.Loss) || math.IsInf(c.Loss, 0) {
+				c.Loss = -1 // JSON has no NaN; the failure record says what happened
+			}
+			if err := enc.Encode(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// evalIID predicts the i.i.d. test half and returns the accuracy.
+func evalIID(m predict.Model, tk predict.Tokenizer, test []datasets.Example, path string) (float64, error) {
+	inputs := make([]predict.Input, len(test))
+	gold := make([]int, len(test))
+	for i, e := range test {
+		inputs[i] = predict.Input{Text: e.Text}
+		gold[i] = e.Label
+	}
+	outs, err := predict.Run(m, tk, inputs, 64)
+	if err != nil {
+		return 0, err
+	}
+	preds := make([]int, len(outs))
+	var buf bytes.Buffer
+	for i, o := range outs {
+		if o.Probs[1] > o.Probs[0] {
+			preds[i] = 1
+		}
+		fmt.Fprintf(&buf, "%d %g %g\n", preds[i], o.Probs[0], o.Probs[1])
+	}
+	if err := atomicfile.WriteFile(path, buf.Bytes()); err != nil {
+		return 0, err
+	}
+	return metrics.Accuracy(preds, gold), nil
+}
+
+// evalSuite predicts every input of the T_test cases of s in suite order,
+// writes CheckList's pred_and_softmax file (3-class squashed, as BeLUGA
+// writes it) and scores it.
+func evalSuite(m predict.Model, tk predict.Tokenizer, s *suites.Suite, outDir string) (*metrics.Result, error) {
+	var inputs []predict.Input
+	for _, f := range s.Functionalities {
+		for _, c := range f.Cases {
+			if c.Split != suites.SplitTest {
+				continue
+			}
+			for _, in := range c.Inputs {
+				pi := predict.Input{Text: in.Text}
+				if in.IsPair {
+					p := in.Pair
+					pi.TextPair = &p
+				}
+				inputs = append(inputs, pi)
+			}
+		}
+	}
+	outs, err := predict.Run(m, tk, inputs, 64)
+	if err != nil {
+		return nil, err
+	}
+	preds := make([]metrics.Prediction, len(outs))
+	var buf bytes.Buffer
+	for i, o := range outs {
+		preds[i] = metrics.Squash(float64(o.Probs[1]), metrics.SquashCheckList)
+		p := preds[i].Probs
+		fmt.Fprintf(&buf, "%d %g %g %g\n", preds[i].Class, p[0], p[1], p[2])
+	}
+	if err := atomicfile.WriteFile(filepath.Join(outDir, "suite_predictions.txt"), buf.Bytes()); err != nil {
+		return nil, err
+	}
+	r, err := metrics.Score(s, preds, metrics.ScoreOptions{Split: suites.SplitTest})
+	if err != nil {
+		return nil, err
+	}
+	if err := r.WriteJSON(filepath.Join(outDir, "results.json")); err != nil {
+		return nil, err
+	}
+	return r, r.WriteCases(filepath.Join(outDir, "cases.jsonl"))
+}
+
+// subsetSuite keeps the named functionalities of s (sharing their cases).
+func subsetSuite(s *suites.Suite, names []string) *suites.Suite {
+	keep := map[string]bool{}
+	for _, n := range names {
+		keep[n] = true
+	}
+	out := *s
+	out.Functionalities = nil
+	for _, f := range s.Functionalities {
+		if keep[f.Name] {
+			out.Functionalities = append(out.Functionalities, f)
+		}
+	}
+	return &out
+}

@@ -1,0 +1,90 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func tinySpec(config string) RunSpec {
+	return RunSpec{
+		Task: "sentiment", Suite: "testdata/tiny_suite.jsonl",
+		IIDTrain: "testdata/tiny_train.tsv", IIDDev: "testdata/tiny_dev.tsv",
+		Model:         ModelSpec{Kind: "wordvec", GloVe: "testdata/tiny_glove.txt", Hidden: 8},
+		Configuration: config, Method: "vanilla",
+		Hyper:         Hyper{Epochs: 2, BatchSize: 4, LR: 1e-2},
+		IIDHyper:      Hyper{Epochs: 2, BatchSize: 4, LR: 1e-2},
+		MaxLength:     16, Seed: 1,
+	}
+}
+
+func TestRunConfigurations(t *testing.T) {
+	dir := t.TempDir()
+	iidDir := filepath.Join(dir, "iid")
+	res, err := Run(context.Background(), tinySpec(ConfigIID), iidDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"spec.json", "model/config.json", "model/model.safetensors", "iid_predictions.txt",
+		"suite_predictions.txt", "results.json", "cases.jsonl", "curve.jsonl", "timing.json", "metrics.json", "done"} {
+		if _, err := os.Stat(filepath.Join(iidDir, f)); err != nil {
+			t.Errorf("IID run lacks %s", f)
+		}
+	}
+	if res.SuiteScore == nil || res.G == nil || res.Steps != 4 {
+		t.Errorf("IID result %+v: want a suite score, G and 2 epochs × 2 batches", res)
+	}
+	for _, config := range []string{ConfigIIDThenT, ConfigIIDThenIT, ConfigIIDPlusT} {
+		spec := tinySpec(config)
+		if config != ConfigIIDPlusT {
+			spec.FromIID = filepath.Join(iidDir, "model")
+		}
+		for _, method := range []string{"vanilla", "l2", "dropout", "lp", "lp-ft"} {
+			spec.Method = method
+			out := filepath.Join(dir, config+"-"+method)
+			if _, err := Run(context.Background(), spec, out); err != nil {
+				t.Fatalf("%s %s: %v", config, method, err)
+			}
+			if _, err := os.Stat(filepath.Join(out, "done")); err != nil {
+				t.Errorf("%s %s: no done marker", config, method)
+			}
+		}
+	}
+}
+
+func TestRunHeldOutScoresOnlyTheFold(t *testing.T) {
+	spec := tinySpec(ConfigIIDPlusT)
+	spec.HeldOut = &FoldSpec{Kind: "class", Name: "Negation"}
+	out := t.TempDir()
+	if _, err := Run(context.Background(), spec, out); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "results.json"))
+	var r struct {
+		Functionalities []struct{ Functionality string }
+	}
+	json.Unmarshal(b, &r)
+	if len(r.Functionalities) != 1 || r.Functionalities[0].Functionality != "not negative" {
+		t.Errorf("held-out run scored %+v, want only the Negation class", r.Functionalities)
+	}
+}
+
+func TestRunDivergenceIsRecorded(t *testing.T) {
+	spec := tinySpec(ConfigIID)
+	spec.IIDHyper.LR = 1e38
+	out := t.TempDir()
+	_, err := Run(context.Background(), spec, out)
+	if !errors.Is(err, ErrDiverged) {
+		t.Fatalf("error %v, want ErrDiverged", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "done")); !os.IsNotExist(err) {
+		t.Error("a diverged run has a done marker")
+	}
+	b, err := os.ReadFile(filepath.Join(out, "failed.json"))
+	if err != nil || !json.Valid(b) {
+		t.Errorf("failed.json: %s, %v", b, err)
+	}
+}

@@ -15,9 +15,9 @@ func tinySpec(config string) RunSpec {
 		IIDTrain: "testdata/tiny_train.tsv", IIDDev: "testdata/tiny_dev.tsv",
 		Model:         ModelSpec{Kind: "wordvec", GloVe: "testdata/tiny_glove.txt", Hidden: 8},
 		Configuration: config, Method: "vanilla",
-		Hyper:         Hyper{Epochs: 2, BatchSize: 4, LR: 1e-2},
-		IIDHyper:      Hyper{Epochs: 2, BatchSize: 4, LR: 1e-2},
-		MaxLength:     16, Seed: 1,
+		Hyper:     Hyper{Epochs: 2, BatchSize: 4, LR: 1e-2},
+		IIDHyper:  Hyper{Epochs: 2, BatchSize: 4, LR: 1e-2},
+		MaxLength: 16, Seed: 1,
 	}
 }
 

@@ -119,8 +119,8 @@ func (mx *Mixer) chunks(n, size int) [][]int {
 
 // LossOptions selects the loss forms.
 type LossOptions struct {
-	MFT       losses.MFTForm // default: BeLUGA's sigmoid BCE
-	DetachINV bool           // default: gradient through both INV branches
+	MFT       losses.MFTForm `json:"mft" yaml:"mft"`               // default: BeLUGA's sigmoid BCE
+	DetachINV bool           `json:"detach_inv" yaml:"detach_inv"` // default: gradient through both INV branches
 }
 
 // batchLoss returns the loss function of b.

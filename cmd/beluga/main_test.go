@@ -196,3 +196,37 @@ func TestPredictMLMCheckpointReportsKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestTrainFromYAMLWithFlagOverride(t *testing.T) {
+	dir := t.TempDir()
+	spec := `task: sentiment
+suite: ../../train/testdata/tiny_suite.jsonl
+iid_train: ../../train/testdata/tiny_train.tsv
+iid_dev: ../../train/testdata/tiny_dev.tsv
+model: {kind: wordvec, glove: ../../train/testdata/tiny_glove.txt, hidden: 8}
+configuration: iid
+method: vanilla
+hyper: {epochs: 1, batch_size: 4, lr: 0.01}
+iid_hyper: {epochs: 1, batch_size: 4, lr: 0.01}
+max_length: 16
+seed: 3
+`
+	path := filepath.Join(dir, "run.yaml")
+	os.WriteFile(path, []byte(spec), 0o644)
+	out := filepath.Join(dir, "run")
+	code, msg := beluga(t, "train", "--spec", path, "--iid-epochs", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("train failed (%d): %s", code, msg)
+	}
+	if !strings.Contains(msg, "(4 steps") {
+		t.Errorf("output %q: want 4 steps (2 epochs from the flag over the file's 1)", msg)
+	}
+	if _, err := os.Stat(filepath.Join(out, "done")); err != nil {
+		t.Error("no done marker")
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte(spec+"learning_rate: 3\n"), 0o644)
+	if code, msg := beluga(t, "train", "--spec", bad, "--out", filepath.Join(dir, "bad")); code != 1 || !strings.Contains(msg, "learning_rate") {
+		t.Errorf("unknown YAML field: exit %d, %q", code, msg)
+	}
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
+
+	"github.com/beluga-nlp/beluga/splits"
+	"github.com/beluga-nlp/beluga/train"
+)
+
+func init() {
+	var (
+		specFile, out, heldOut string
+		spec                   train.RunSpec
+	)
+	cmd := &cobra.Command{
+		Use:   "train",
+		Short: "Train and evaluate one run (configuration × method × fold) from flags or a YAML spec",
+		Long: `train runs one BeLUGA training run: it starts from the model (or, for iid-t and
+iid-(iid+t), from the IID run's model), trains with the method on the configuration's data
+(T_train of the suite without the held-out fold, and/or the i.i.d. training set), then
+writes into --out the model, T_test and i.i.d. test predictions, CheckList results per
+functionality and per case, the training curve, timing, metrics.json and, last, done.
+Flags override the YAML spec.`,
+		Example: `  beluga train --suite sentiment.jsonl.gz --iid-train sst2/train.tsv --iid-dev sst2/dev.tsv \
+      --model-kind wordvec --glove glove.6B.100d.top50k.txt.gz --configuration iid --out runs/iid
+  beluga train --spec run.yaml --configuration "iid-(iid+t)" --from-iid runs/iid/model --method l2 --out runs/l2
+  beluga train --spec run.yaml --held-out class:Negation --out runs/l2-negation`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if specFile != "" {
+				b, err := os.ReadFile(specFile)
+				if err != nil {
+					return err
+				}
+				var fromFile train.RunSpec
+				dec := yaml.NewDecoder(bytes.NewReader(b))
+				dec.KnownFields(true)
+				if err := dec.Decode(&fromFile); err != nil {
+					return fmt.Errorf("spec %s: %w", specFile, err)
+				}
+				// Flags given on the command line win over the file.
+				cmd.Flags().Visit(func(f *pflag.Flag) {
+					if set, ok := trainFlagFields[f.Name]; ok {
+						set(&fromFile, &spec)
+					}
+				})
+				spec = fromFile
+			}
+			if heldOut != "" {
+				kind, name, ok := cutFold(heldOut)
+				if !ok {
+					return fmt.Errorf("--held-out %q: want KIND:NAME with KIND func, class or type", heldOut)
+				}
+				spec.HeldOut = &train.FoldSpec{Kind: kind, Name: name}
+			}
+			res, err := train.Run(cmd.Context(), spec, out)
+			if err != nil {
+				return err
+			}
+			score := "none"
+			if res.SuiteScore != nil {
+				score = fmt.Sprintf("%.1f%%, G %.1f", 100**res.SuiteScore, 100**res.G)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: i.i.d. accuracy %.1f%%, T_test pass rate %s (%d steps, %.0f s)\n",
+				out, 100*res.IIDAccuracy, score, res.Steps, res.Seconds)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&specFile, "spec", "", "YAML run spec (fields as train.RunSpec)")
+	fl.StringVarP(&out, "out", "o", "", "run directory to write")
+	fl.StringVar(&spec.Task, "task", "sentiment", "task")
+	fl.StringVar(&spec.Suite, "suite", "", "suite (any format beluga reads)")
+	fl.StringVar(&spec.IIDTrain, "iid-train", "", "i.i.d. training set (SST-2 train.tsv)")
+	fl.StringVar(&spec.IIDDev, "iid-dev", "", "i.i.d. dev set, halved into validation and test (SST-2 dev.tsv)")
+	fl.IntVar(&spec.IIDLimit, "iid-limit", 0, "use only the first N i.i.d. training examples (0: all)")
+	fl.StringVar(&spec.Model.Kind, "model-kind", "bert-tiny", "bert (a checkpoint --model), bert-tiny (from scratch, --vocab) or wordvec (--glove)")
+	fl.StringVar(&spec.Model.Path, "model", "", "model directory or .tar.gz for --model-kind bert")
+	fl.StringVar(&spec.Model.Vocab, "vocab", "", "WordPiece vocab.txt for bert-tiny")
+	fl.StringVar(&spec.Model.GloVe, "glove", "", "GloVe vectors for wordvec")
+	fl.IntVar(&spec.Model.Hidden, "hidden", 128, "pooler width of wordvec")
+	fl.StringVar(&spec.Configuration, "configuration", train.ConfigIID, "iid, iid-t, iid+t or iid-(iid+t)")
+	fl.StringVar(&spec.Method, "method", "vanilla", "vanilla, l2, dropout, lp or lp-ft")
+	fl.StringVar(&spec.FromIID, "from-iid", "", "the IID run's model directory (iid-t, iid-(iid+t))")
+	fl.StringVar(&heldOut, "held-out", "", "held-out fold KIND:NAME, e.g. class:Negation, type:DIR, func:reducers")
+	fl.Float64Var(&spec.Hyper.Epochs, "epochs", 1, "epochs of the suite phase")
+	fl.IntVar(&spec.Hyper.BatchSize, "batch-size", 16, "batch size of the suite phase")
+	fl.Float64Var(&spec.Hyper.LR, "lr", 2e-5, "learning rate of the suite phase")
+	fl.Float64Var(&spec.IIDHyper.Epochs, "iid-epochs", 2, "epochs of the IID configuration")
+	fl.IntVar(&spec.IIDHyper.BatchSize, "iid-batch-size", 32, "batch size of the IID configuration")
+	fl.Float64Var(&spec.IIDHyper.LR, "iid-lr", 3e-4, "learning rate of the IID configuration")
+	fl.IntVar(&spec.MaxLength, "max-length", 64, "truncate encodings to this many tokens")
+	fl.Uint64Var(&spec.Seed, "seed", 42, "seed of initialisation, batching and dropout")
+	cmd.MarkFlagRequired("out")
+	rootCmd.AddCommand(cmd)
+}
+
+// trainFlagFields copies the field a flag sets from src (the flags) to dst
+// (the YAML spec).
+var trainFlagFields = map[string]func(dst, src *train.RunSpec){
+	"task":           func(d, s *train.RunSpec) { d.Task = s.Task },
+	"suite":          func(d, s *train.RunSpec) { d.Suite = s.Suite },
+	"iid-train":      func(d, s *train.RunSpec) { d.IIDTrain = s.IIDTrain },
+	"iid-dev":        func(d, s *train.RunSpec) { d.IIDDev = s.IIDDev },
+	"iid-limit":      func(d, s *train.RunSpec) { d.IIDLimit = s.IIDLimit },
+	"model-kind":     func(d, s *train.RunSpec) { d.Model.Kind = s.Model.Kind },
+	"model":          func(d, s *train.RunSpec) { d.Model.Path = s.Model.Path },
+	"vocab":          func(d, s *train.RunSpec) { d.Model.Vocab = s.Model.Vocab },
+	"glove":          func(d, s *train.RunSpec) { d.Model.GloVe = s.Model.GloVe },
+	"hidden":         func(d, s *train.RunSpec) { d.Model.Hidden = s.Model.Hidden },
+	"configuration":  func(d, s *train.RunSpec) { d.Configuration = s.Configuration },
+	"method":         func(d, s *train.RunSpec) { d.Method = s.Method },
+	"from-iid":       func(d, s *train.RunSpec) { d.FromIID = s.FromIID },
+	"epochs":         func(d, s *train.RunSpec) { d.Hyper.Epochs = s.Hyper.Epochs },
+	"batch-size":     func(d, s *train.RunSpec) { d.Hyper.BatchSize = s.Hyper.BatchSize },
+	"lr":             func(d, s *train.RunSpec) { d.Hyper.LR = s.Hyper.LR },
+	"iid-epochs":     func(d, s *train.RunSpec) { d.IIDHyper.Epochs = s.IIDHyper.Epochs },
+	"iid-batch-size": func(d, s *train.RunSpec) { d.IIDHyper.BatchSize = s.IIDHyper.BatchSize },
+	"iid-lr":         func(d, s *train.RunSpec) { d.IIDHyper.LR = s.IIDHyper.LR },
+	"max-length":     func(d, s *train.RunSpec) { d.MaxLength = s.MaxLength },
+	"seed":           func(d, s *train.RunSpec) { d.Seed = s.Seed },
+}
+
+func cutFold(s string) (splits.FoldKind, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ':' {
+			k := splits.FoldKind(s[:i])
+			if k == splits.ByFunctionality || k == splits.ByClass || k == splits.ByType {
+				return k, s[i+1:], s[i+1:] != ""
+			}
+		}
+	}
+	return "", "", false
+}

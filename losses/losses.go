@@ -132,6 +132,16 @@ func (gr *graph) run(z []float32, inputs ...[]float64) (float64, []float32, erro
 	for i, v := range z {
 		zv[i] = float64(v)
 	}
+	loss, gd, err := gr.run64(zv, inputs...)
+	dz := make([]float32, len(gd))
+	for i, v := range gd {
+		dz[i] = float32(v)
+	}
+	return loss, dz, err
+}
+
+// run64 is run in float64 throughout.
+func (gr *graph) run64(zv []float64, inputs ...[]float64) (float64, []float64, error) {
 	if err := G.Let(gr.z, tensor.New(tensor.WithShape(gr.z.Shape()...), tensor.WithBacking(zv))); err != nil {
 		return 0, nil, err
 	}
@@ -146,17 +156,15 @@ func (gr *graph) run(z []float32, inputs ...[]float64) (float64, []float32, erro
 		return 0, nil, err
 	}
 	loss := gr.loss.Value().Data().(float64)
-	gd := gr.grad.Value().Data().([]float64)
-	dz := make([]float32, len(gd))
+	gd := append([]float64(nil), gr.grad.Value().Data().([]float64)...)
 	finite := !math.IsNaN(loss) && !math.IsInf(loss, 0)
-	for i, v := range gd {
-		dz[i] = float32(v)
+	for _, v := range gd {
 		finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
 	}
 	if !finite {
-		return loss, dz, ErrNotFinite
+		return loss, gd, ErrNotFinite
 	}
-	return loss, dz, nil
+	return loss, gd, nil
 }
 
 func check(rows, cols, nz int) error {
@@ -174,11 +182,19 @@ func (e *Evaluator) MFT(z []float32, rows, cols int, targets []float64, form MFT
 	if len(targets) != len(z) {
 		return 0, nil, fmt.Errorf("%d targets for %d logits", len(targets), len(z))
 	}
+	gr, err := e.mftGraph(rows, cols, form)
+	if err != nil {
+		return 0, nil, err
+	}
+	return gr.run(z, targets)
+}
+
+func (e *Evaluator) mftGraph(rows, cols int, form MFTForm) (*graph, error) {
 	kind := "mft-bce"
 	if form == SoftmaxCE {
 		kind = "mft-ce"
 	}
-	gr, err := e.compiled(key{kind, rows, cols}, func(g *G.ExprGraph, z *G.Node) (*G.Node, []*G.Node, error) {
+	return e.compiled(key{kind, rows, cols}, func(g *G.ExprGraph, z *G.Node) (*G.Node, []*G.Node, error) {
 		y := G.NewMatrix(g, tensor.Float64, G.WithShape(rows, cols), G.WithName("y"))
 		if form == SoftmaxCE {
 			l, err := softCE(z, y)
@@ -200,10 +216,6 @@ func (e *Evaluator) MFT(z []float32, rows, cols int, targets []float64, form MFT
 		l, err := G.Mean(d)
 		return l, []*G.Node{y}, err
 	})
-	if err != nil {
-		return 0, nil, err
-	}
-	return gr.run(z, targets)
 }
 
 // softCE is mean over rows of −Σc y_c log softmax(z)_c.
@@ -274,11 +286,28 @@ func (e *Evaluator) INV(z []float32, rows, cols int, detach bool) (float64, []fl
 		return 0, nil, fmt.Errorf("INV batch of %d rows: want originals then as many perturbations", rows)
 	}
 	half := rows / 2
+	gr, err := e.invGraph(rows, cols, detach)
+	if err != nil {
+		return 0, nil, err
+	}
+	if detach {
+		po := make([]float64, half*cols)
+		for i := 0; i < half; i++ {
+			p := softmax64(z[i*cols : (i+1)*cols])
+			copy(po[i*cols:], p)
+		}
+		return gr.run(z, po)
+	}
+	return gr.run(z)
+}
+
+func (e *Evaluator) invGraph(rows, cols int, detach bool) (*graph, error) {
+	half := rows / 2
 	kind := "inv"
 	if detach {
 		kind = "inv-detached"
 	}
-	gr, err := e.compiled(key{kind, rows, cols}, func(g *G.ExprGraph, z *G.Node) (*G.Node, []*G.Node, error) {
+	return e.compiled(key{kind, rows, cols}, func(g *G.ExprGraph, z *G.Node) (*G.Node, []*G.Node, error) {
 		zo, zp, err := splitHalves(z, half)
 		if err != nil {
 			return nil, nil, err
@@ -301,18 +330,6 @@ func (e *Evaluator) INV(z []float32, rows, cols int, detach bool) (float64, []fl
 		l, err := softCE(zp, po)
 		return l, nil, err
 	})
-	if err != nil {
-		return 0, nil, err
-	}
-	if detach {
-		po := make([]float64, half*cols)
-		for i := 0; i < half; i++ {
-			p := softmax64(z[i*cols : (i+1)*cols])
-			copy(po[i*cols:], p)
-		}
-		return gr.run(z, po)
-	}
-	return gr.run(z)
 }
 
 func softmax64(z []float32) []float64 {

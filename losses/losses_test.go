@@ -259,3 +259,50 @@ func TestDIRClamp(t *testing.T) {
 		}
 	}
 }
+
+// TestIRMPenalty checks the penalty against its closed form and its
+// gradient against finite differences. For BCE at w = 1,
+// ∂D/∂w_c = mean over the batch of (σ(z_ic) − y_ic)·z_ic / classes.
+func TestIRMPenalty(t *testing.T) {
+	ev := NewEvaluator()
+	z := []float32{0.3, -1.2, 2.0, 0.1, -0.4, 0.9, 1.5, -2.2}
+	y := []float64{1, 0, .5, .5, 0, 1, 1. / 3, 2. / 3}
+	p, _, err := ev.IRMPenalty(z, 4, 2, DummyBCE, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g [2]float64
+	for i := 0; i < 4; i++ {
+		for c := 0; c < 2; c++ {
+			zi := float64(z[i*2+c])
+			g[c] += (1/(1+math.Exp(-zi)) - y[i*2+c]) * zi / 8
+		}
+	}
+	if want := g[0]*g[0] + g[1]*g[1]; math.Abs(p-want) > 1e-12 {
+		t.Errorf("BCE penalty %.12g, hand-computed %.12g", p, want)
+	}
+	for _, kind := range []DummyKind{DummyCE, DummyBCE, DummyINV} {
+		f := func(z []float32) (float64, []float32, error) {
+			if kind == DummyINV {
+				return ev.IRMPenalty(z, 4, 2, kind, nil)
+			}
+			return ev.IRMPenalty(z, 4, 2, kind, y)
+		}
+		_, dz, err := f(z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range z {
+			const h = 1e-3
+			orig := z[i]
+			z[i] = orig + h
+			up, _, _ := f(z)
+			z[i] = orig - h
+			down, _, _ := f(z)
+			z[i] = orig
+			if num := (up - down) / (2 * h); math.Abs(num-float64(dz[i])) > 1e-3*math.Max(1, math.Abs(num)) {
+				t.Errorf("dummy %d: dP/dz[%d] = %g, finite difference %g", kind, i, dz[i], num)
+			}
+		}
+	}
+}

@@ -29,12 +29,14 @@ const (
 	DummyBCE
 	// DummyINV is the INV loss (originals then perturbations).
 	DummyINV
+	// DummyDIR is the DIR loss with the batch's directions.
+	DummyDIR
 )
 
 // IRMPenalty returns the penalty of rows×cols logits z and its gradient
-// with respect to z. targets are the soft targets (DummyCE, DummyBCE);
-// DummyINV takes none.
-func (e *Evaluator) IRMPenalty(z []float32, rows, cols int, kind DummyKind, targets []float64) (float64, []float32, error) {
+// with respect to z. targets are the soft targets (DummyCE, DummyBCE) and
+// dirs the directions (DummyDIR); DummyINV takes neither.
+func (e *Evaluator) IRMPenalty(z []float32, rows, cols int, kind DummyKind, targets []float64, dirs []Direction) (float64, []float32, error) {
 	if err := check(rows, cols, len(z)); err != nil {
 		return 0, nil, err
 	}
@@ -62,6 +64,26 @@ func (e *Evaluator) IRMPenalty(z []float32, rows, cols int, kind DummyKind, targ
 			return 0, nil, err
 		}
 		grad = func(zv []float64) ([]float64, error) { _, g, err := gr.run64(zv); return g, err }
+	case DummyDIR:
+		if cols != 2 || rows%2 != 0 || len(dirs) != rows/2 {
+			return 0, nil, fmt.Errorf("DIR batch of %d×%d with %d directions", rows, cols, len(dirs))
+		}
+		gr, err := e.dirGraph(rows)
+		if err != nil {
+			return 0, nil, err
+		}
+		grad = func(zv []float64) ([]float64, error) {
+			z32 := make([]float32, len(zv))
+			for i, x := range zv {
+				z32[i] = float32(x)
+			}
+			sel, keep, _, err := dirSelection(z32, dirs)
+			if err != nil {
+				return nil, err
+			}
+			_, g, err := gr.run64(zv, sel, keep)
+			return g, err
+		}
 	default:
 		return 0, nil, fmt.Errorf("unknown dummy loss %d", kind)
 	}

@@ -363,12 +363,28 @@ func (e *Evaluator) DIR(z []float32, rows int, dirs []Direction) (float64, []flo
 	if rows%2 != 0 || len(dirs) != half {
 		return 0, nil, fmt.Errorf("DIR batch of %d rows with %d directions: want originals, perturbations and one direction per pair", rows, len(dirs))
 	}
-	// sel picks the signed probability difference each direction bounds;
-	// keep is 0 for pairs whose log(1−ε) torch would clamp (ε = 1), whose
-	// loss is then the constant 100 with no gradient.
-	sel := make([]float64, half*cols)
-	keep := make([]float64, half)
-	clamped := 0
+	sel, keep, clamped, err := dirSelection(z, dirs)
+	if err != nil {
+		return 0, nil, err
+	}
+	gr, err := e.dirGraph(rows)
+	if err != nil {
+		return 0, nil, err
+	}
+	loss, dz, err := gr.run(z, sel, keep)
+	loss += float64(clamped) * -logClamp / float64(half)
+	return loss, dz, err
+}
+
+// dirSelection picks, per pair, the signed probability difference its
+// direction bounds (sel), and marks with keep = 0 the pairs whose
+// log(1−ε) torch would clamp (ε = 1): their loss is the constant 100 with
+// no gradient.
+func dirSelection(z []float32, dirs []Direction) (sel, keep []float64, clamped int, err error) {
+	const cols = 2
+	half := len(dirs)
+	sel = make([]float64, half*cols)
+	keep = make([]float64, half)
 	for i, d := range dirs {
 		po, pp := softmax64(z[i*cols:(i+1)*cols]), softmax64(z[(half+i)*cols:(half+i+1)*cols])
 		pred := 0
@@ -385,7 +401,7 @@ func (e *Evaluator) DIR(z []float32, rows int, dirs []Direction) (float64, []flo
 		case NotMoreConf:
 			col, sign = pred, 1
 		default:
-			return 0, nil, fmt.Errorf("unknown DIR direction %d", d)
+			return nil, nil, 0, fmt.Errorf("unknown DIR direction %d", d)
 		}
 		sel[i*cols+col] = sign
 		eps := math.Max(0, sign*(pp[col]-po[col]))
@@ -395,7 +411,13 @@ func (e *Evaluator) DIR(z []float32, rows int, dirs []Direction) (float64, []flo
 			keep[i] = 1
 		}
 	}
-	gr, err := e.compiled(key{"dir", rows, cols}, func(g *G.ExprGraph, z *G.Node) (*G.Node, []*G.Node, error) {
+	return sel, keep, clamped, nil
+}
+
+func (e *Evaluator) dirGraph(rows int) (*graph, error) {
+	const cols = 2
+	half := rows / 2
+	return e.compiled(key{"dir", rows, cols}, func(g *G.ExprGraph, z *G.Node) (*G.Node, []*G.Node, error) {
 		s := G.NewMatrix(g, tensor.Float64, G.WithShape(half, cols), G.WithName("sel"))
 		k := G.NewVector(g, tensor.Float64, G.WithShape(half), G.WithName("keep"))
 		zo, zp, err := splitHalves(z, half)
@@ -421,10 +443,4 @@ func (e *Evaluator) DIR(z []float32, rows int, dirs []Direction) (float64, []flo
 		nll := G.Must(G.Neg(G.Must(G.Log(oneMinus))))
 		return G.Must(G.Mean(nll)), []*G.Node{s, k}, nil
 	})
-	if err != nil {
-		return 0, nil, err
-	}
-	loss, dz, err := gr.run(z, sel, keep)
-	loss += float64(clamped) * -logClamp / float64(half)
-	return loss, dz, err
 }

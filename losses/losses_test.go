@@ -267,7 +267,7 @@ func TestIRMPenalty(t *testing.T) {
 	ev := NewEvaluator()
 	z := []float32{0.3, -1.2, 2.0, 0.1, -0.4, 0.9, 1.5, -2.2}
 	y := []float64{1, 0, .5, .5, 0, 1, 1. / 3, 2. / 3}
-	p, _, err := ev.IRMPenalty(z, 4, 2, DummyBCE, y)
+	p, _, err := ev.IRMPenalty(z, 4, 2, DummyBCE, y, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,12 +281,9 @@ func TestIRMPenalty(t *testing.T) {
 	if want := g[0]*g[0] + g[1]*g[1]; math.Abs(p-want) > 1e-12 {
 		t.Errorf("BCE penalty %.12g, hand-computed %.12g", p, want)
 	}
-	for _, kind := range []DummyKind{DummyCE, DummyBCE, DummyINV} {
+	for _, kind := range []DummyKind{DummyCE, DummyBCE, DummyINV, DummyDIR} {
 		f := func(z []float32) (float64, []float32, error) {
-			if kind == DummyINV {
-				return ev.IRMPenalty(z, 4, 2, kind, nil)
-			}
-			return ev.IRMPenalty(z, 4, 2, kind, y)
+			return ev.IRMPenalty(z, 4, 2, kind, y, []Direction{NotLessConf, NotLess2})
 		}
 		_, dz, err := f(z)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
 )
 
@@ -52,6 +53,9 @@ func (v vanillaFamily) Train(m models.Classifier, data Data, hp Hyper, seed uint
 // the second phase with a fresh optimiser and schedule.
 type lpft struct {
 	lp Hyper
+	// newOptimiser starts each phase's optimiser (NewAdamW unless a test
+	// watches it).
+	newOptimiser func(weightDecay float64) *AdamW
 }
 
 func (lpft) Name() string { return "lp-ft" }
@@ -59,15 +63,19 @@ func (lpft) Name() string { return "lp-ft" }
 func (l lpft) Train(m models.Classifier, data Data, hp Hyper, seed uint64) ([]CurvePoint, error) {
 	lp := l.lp
 	lp.Epochs = hp.Epochs / 2
+	newOpt := l.newOptimiser
+	if newOpt == nil {
+		newOpt = NewAdamW
+	}
 	m.SetFrozenEncoder(true)
-	curve, err := Phase(m, data, lp, NewAdamW(0), true, seed)
+	curve, err := Phase(m, data, lp, newOpt(0), true, seed)
 	m.SetFrozenEncoder(false)
 	if err != nil {
 		return curve, err
 	}
 	ft := hp
 	ft.Epochs = hp.Epochs / 2
-	more, err := Phase(m, data, ft, NewAdamW(0), false, seed+1)
+	more, err := Phase(m, data, ft, newOpt(0), false, seed+1)
 	for i := range more {
 		more[i].Step += len(curve)
 	}
@@ -81,6 +89,9 @@ var Methods = map[string]func(Defaults) Method{
 	"dropout": func(d Defaults) Method { return vanillaFamily{name: "dropout", dropout: d.Dropout} },
 	"lp":      func(Defaults) Method { return vanillaFamily{name: "lp", frozen: true} },
 	"lp-ft":   func(d Defaults) Method { return lpft{lp: d.LP} },
+	"irm":     func(d Defaults) Method { return IRM{Dummy: losses.DummyCE, Lambda: d.IRMLambda} },
+	"dro":     func(d Defaults) Method { return &GroupDRO{Eta: d.DROEta} },
+	"fish":    func(d Defaults) Method { return Fish{MetaSteps: d.FishMetaSteps} },
 }
 
 // MethodNames lists Methods in order.
@@ -104,14 +115,20 @@ func NewMethod(name string, d Defaults) (Method, error) {
 
 // Defaults are the methods' constants (BeLUGA's).
 type Defaults struct {
-	WeightDecay float64 // L2: decoupled AdamW decay
-	Dropout     float64 // dropout: hidden and attention rate
-	LP          Hyper   // LP-FT's probing phase
+	WeightDecay   float64 // L2: decoupled AdamW decay
+	Dropout       float64 // dropout: hidden and attention rate
+	LP            Hyper   // LP-FT's probing phase
+	IRMLambda     float64 // IRM's penalty weight after the first fifth of the epochs
+	DROEta        float64 // Group-DRO's step size
+	FishMetaSteps int     // Fish's inner steps per outer step
 }
 
 // BeLUGADefaults are BeLUGA's constants for sentiment (REFERENCE 1.5–1.6).
 var BeLUGADefaults = Defaults{
-	WeightDecay: 0.1,
-	Dropout:     0.3,
-	LP:          Hyper{Epochs: 3, BatchSize: 8, LR: 1e-3},
+	WeightDecay:   0.1,
+	Dropout:       0.3,
+	LP:            Hyper{Epochs: 3, BatchSize: 8, LR: 1e-3},
+	IRMLambda:     1e4,
+	DROEta:        1e-2,
+	FishMetaSteps: 5,
 }

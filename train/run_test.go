@@ -42,7 +42,7 @@ func TestRunConfigurations(t *testing.T) {
 		if config != ConfigIIDPlusT {
 			spec.FromIID = filepath.Join(iidDir, "model")
 		}
-		for _, method := range []string{"vanilla", "l2", "dropout", "lp", "lp-ft"} {
+		for _, method := range MethodNames() {
 			spec.Method = method
 			out := filepath.Join(dir, config+"-"+method)
 			if _, err := Run(context.Background(), spec, out); err != nil {

@@ -444,3 +444,19 @@ func (e *Evaluator) dirGraph(rows int) (*graph, error) {
 		return G.Must(G.Mean(nll)), []*G.Node{s, k}, nil
 	})
 }
+
+// DIREps is ε of one DIR pair — how far the perturbed prediction moved the
+// wrong way — from the 2-class logits of the original and the perturbation.
+// BeLUGA's validation counts a pair as passing when ε ≤ 0.1.
+func DIREps(orig, pert []float32, d Direction) (float64, error) {
+	sel, _, _, err := dirSelection(append(append([]float32{}, orig...), pert...), []Direction{d})
+	if err != nil {
+		return 0, err
+	}
+	po, pp := softmax64(orig), softmax64(pert)
+	diff := 0.0
+	for c := range sel {
+		diff += sel[c] * (pp[c] - po[c])
+	}
+	return math.Max(0, diff), nil
+}

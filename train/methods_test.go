@@ -128,3 +128,30 @@ func TestIIDThenTStartsFromTheIIDModel(t *testing.T) {
 		}
 	}
 }
+
+func TestSearchPicksTheBestObjective(t *testing.T) {
+	spec := tinySpec(ConfigIIDPlusT)
+	grid := Grid{LR: []float64{1e-6, 5e-2}, BatchSize: []int{4}, Epochs: []float64{3}}
+	best, trials, err := Search(context.Background(), spec, grid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != 2 {
+		t.Fatalf("%d trials, want 2", len(trials))
+	}
+	top := trials[0]
+	for _, tr := range trials {
+		if tr.Objective > top.Objective {
+			top = tr
+		}
+		if tr.Objective != tr.MFTAcc+tr.INVPass+tr.DIRPass {
+			t.Errorf("objective %g is not the sum of its parts %+v", tr.Objective, tr)
+		}
+	}
+	if best != top.Hyper {
+		t.Errorf("chose %+v, best trial %+v", best, top)
+	}
+	if top.MFTAcc == 0 && top.INVPass == 0 && top.DIRPass == 0 {
+		t.Error("no validation score: the tiny suite's validation cases were not used")
+	}
+}

@@ -137,78 +137,21 @@ func run(ctx context.Context, spec RunSpec, outDir string, start time.Time) (*Re
 	if err := writeJSON(filepath.Join(outDir, "spec.json"), spec); err != nil {
 		return nil, err
 	}
-	suite, err := suites.Open(spec.Suite)
+	p, err := prepare(spec)
 	if err != nil {
 		return nil, err
-	}
-	if suites.Summarise(suite).Splits[suites.SplitTest].Cases == 0 {
-		splits.Assign(suite, splits.BeLUGASeed)
-	}
-	var fold *splits.Fold
-	if spec.HeldOut != nil {
-		for _, f := range splits.Folds(suite, spec.HeldOut.Kind, splits.DefaultFoldOptions) {
-			if f.Name == spec.HeldOut.Name {
-				f := f
-				fold = &f
-			}
-		}
-		if fold == nil {
-			return nil, fmt.Errorf("suite %s has no %s fold %q", suite.Name, spec.HeldOut.Kind, spec.HeldOut.Name)
-		}
-	}
-	m, tk, save, err := startModel(spec)
-	if err != nil {
-		return nil, err
-	}
-	train, err := datasets.ReadSST2(spec.IIDTrain)
-	if err != nil {
-		return nil, err
-	}
-	if spec.IIDLimit > 0 && spec.IIDLimit < len(train) {
-		train = train[:spec.IIDLimit]
-	}
-	dev, err := datasets.ReadSST2(spec.IIDDev)
-	if err != nil {
-		return nil, err
-	}
-	_, testIdx := datasets.Halve(len(dev), datasets.BeLUGAHalvingSeed)
-	iidTest := datasets.Pick(dev, testIdx)
-
-	var data Data
-	if spec.Configuration != ConfigIIDThenT {
-		texts, labels := make([]string, len(train)), make([]int, len(train))
-		for i, e := range train {
-			texts[i], labels[i] = e.Text, e.Label
-		}
-		if data.IID, err = IIDRows(texts, labels, tk); err != nil {
-			return nil, err
-		}
-	}
-	hp := spec.Hyper
-	if spec.Configuration != ConfigIID {
-		if data.Suite, err = BuildSuiteData(suite, suites.SplitTrain, fold, tk); err != nil {
-			return nil, err
-		}
-	} else {
-		hp = spec.IIDHyper
-	}
-	method, err := NewMethod(spec.Method, BeLUGADefaults)
-	if err != nil {
-		return nil, err
-	}
-	if spec.Configuration == ConfigIID {
-		method = vanillaFamily{name: "vanilla"}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	curve, err := method.Train(m, data, hp, spec.Seed)
+	curve, err := p.method.Train(p.model, p.data, p.hyper, spec.Seed)
 	if werr := writeCurve(filepath.Join(outDir, "curve.jsonl"), curve); werr != nil && err == nil {
 		err = werr
 	}
 	if err != nil {
 		return nil, err
 	}
+	m, tk, save, suite, fold, iidTest := p.model, p.tk, p.save, p.suite, p.fold, p.iidTest
 	if err := save(filepath.Join(outDir, "model")); err != nil {
 		return nil, err
 	}
@@ -241,6 +184,82 @@ func run(ctx context.Context, spec RunSpec, outDir string, start time.Time) (*Re
 		return nil, err
 	}
 	return out, atomicfile.WriteFile(filepath.Join(outDir, "done"), []byte(time.Now().UTC().Format(time.RFC3339)+"\n"))
+}
+
+// prepared is a run ready to train.
+type prepared struct {
+	model   models.Model
+	tk      predict.Tokenizer
+	save    func(dir string) error
+	suite   *suites.Suite
+	fold    *splits.Fold
+	data    Data
+	hyper   Hyper
+	method  Method
+	iidTest []datasets.Example
+}
+
+// prepare loads the suite (assigning BeLUGA's split if it has none), the
+// held-out fold, the starting model and the configuration's training data.
+func prepare(spec RunSpec) (*prepared, error) {
+	suite, err := suites.Open(spec.Suite)
+	if err != nil {
+		return nil, err
+	}
+	if suites.Summarise(suite).Splits[suites.SplitTest].Cases == 0 {
+		splits.Assign(suite, splits.BeLUGASeed)
+	}
+	p := &prepared{suite: suite, hyper: spec.Hyper}
+	if spec.HeldOut != nil {
+		for _, f := range splits.Folds(suite, spec.HeldOut.Kind, splits.DefaultFoldOptions) {
+			if f.Name == spec.HeldOut.Name {
+				f := f
+				p.fold = &f
+			}
+		}
+		if p.fold == nil {
+			return nil, fmt.Errorf("suite %s has no %s fold %q", suite.Name, spec.HeldOut.Kind, spec.HeldOut.Name)
+		}
+	}
+	if p.model, p.tk, p.save, err = startModel(spec); err != nil {
+		return nil, err
+	}
+	train, err := datasets.ReadSST2(spec.IIDTrain)
+	if err != nil {
+		return nil, err
+	}
+	if spec.IIDLimit > 0 && spec.IIDLimit < len(train) {
+		train = train[:spec.IIDLimit]
+	}
+	dev, err := datasets.ReadSST2(spec.IIDDev)
+	if err != nil {
+		return nil, err
+	}
+	_, testIdx := datasets.Halve(len(dev), datasets.BeLUGAHalvingSeed)
+	p.iidTest = datasets.Pick(dev, testIdx)
+	if spec.Configuration != ConfigIIDThenT {
+		texts, labels := make([]string, len(train)), make([]int, len(train))
+		for i, e := range train {
+			texts[i], labels[i] = e.Text, e.Label
+		}
+		if p.data.IID, err = IIDRows(texts, labels, p.tk); err != nil {
+			return nil, err
+		}
+	}
+	if spec.Configuration != ConfigIID {
+		if p.data.Suite, err = BuildSuiteData(suite, suites.SplitTrain, p.fold, p.tk); err != nil {
+			return nil, err
+		}
+	} else {
+		p.hyper = spec.IIDHyper
+	}
+	if p.method, err = NewMethod(spec.Method, BeLUGADefaults); err != nil {
+		return nil, err
+	}
+	if spec.Configuration == ConfigIID {
+		p.method = vanillaFamily{name: "vanilla"}
+	}
+	return p, nil
 }
 
 // startModel builds the run's initial model, its tokenizer and a function

@@ -230,3 +230,30 @@ seed: 3
 		t.Errorf("unknown YAML field: exit %d, %q", code, msg)
 	}
 }
+
+func TestTrainSearchAndHyperFrom(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"train", "--suite", "../../train/testdata/tiny_suite.jsonl", "--iid-train", "../../train/testdata/tiny_train.tsv",
+		"--iid-dev", "../../train/testdata/tiny_dev.tsv", "--model-kind", "wordvec", "--glove", "../../train/testdata/tiny_glove.txt",
+		"--hidden", "8", "--configuration", "iid+t", "--max-length", "16"}
+	full := filepath.Join(dir, "full")
+	code, msg := beluga(t, append(args, "--search", "--grid-lr", "0.001,0.05", "--grid-batch-size", "4", "--grid-epochs", "1", "--out", full)...)
+	if code != 0 || !strings.Contains(msg, "from 2 trials on T_val") {
+		t.Fatalf("search run (%d): %s", code, msg)
+	}
+	if _, err := os.Stat(filepath.Join(full, "hp_search.json")); err != nil {
+		t.Error("no hp_search.json")
+	}
+	held := filepath.Join(dir, "held")
+	if code, msg := beluga(t, append(args, "--held-out", "type:DIR", "--hyper-from", full, "--out", held)...); code != 0 {
+		t.Fatalf("held-out run (%d): %s", code, msg)
+	}
+	a, _ := os.ReadFile(filepath.Join(full, "spec.json"))
+	b, _ := os.ReadFile(filepath.Join(held, "spec.json"))
+	var sa, sb struct{ Hyper json.RawMessage }
+	json.Unmarshal(a, &sa)
+	json.Unmarshal(b, &sb)
+	if string(sa.Hyper) != string(sb.Hyper) {
+		t.Errorf("held-out run hyper %s, want the full run's %s", sb.Hyper, sa.Hyper)
+	}
+}

@@ -2,21 +2,27 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/train"
 )
 
 func init() {
 	var (
-		specFile, out, heldOut string
-		spec                   train.RunSpec
+		specFile, out, heldOut, hyperFrom string
+		spec                              train.RunSpec
+		search                            bool
+		gridLR, gridEpochs                []float64
+		gridBatch                         []int
 	)
 	cmd := &cobra.Command{
 		Use:   "train",
@@ -30,7 +36,8 @@ Flags override the YAML spec.`,
 		Example: `  beluga train --suite sentiment.jsonl.gz --iid-train sst2/train.tsv --iid-dev sst2/dev.tsv \
       --model-kind wordvec --glove glove.6B.100d.top50k.txt.gz --configuration iid --out runs/iid
   beluga train --spec run.yaml --configuration "iid-(iid+t)" --from-iid runs/iid/model --method l2 --out runs/l2
-  beluga train --spec run.yaml --held-out class:Negation --out runs/l2-negation`,
+  beluga train --spec run.yaml --method l2 --search --out runs/l2
+  beluga train --spec run.yaml --method l2 --held-out class:Negation --hyper-from runs/l2 --out runs/l2-negation`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if specFile != "" {
@@ -58,6 +65,42 @@ Flags override the YAML spec.`,
 					return fmt.Errorf("--held-out %q: want KIND:NAME with KIND func, class or type", heldOut)
 				}
 				spec.HeldOut = &train.FoldSpec{Kind: kind, Name: name}
+			}
+			if hyperFrom != "" {
+				b, err := os.ReadFile(filepath.Join(hyperFrom, "spec.json"))
+				if err != nil {
+					return fmt.Errorf("--hyper-from: %w", err)
+				}
+				var chosen train.RunSpec
+				if err := json.Unmarshal(b, &chosen); err != nil {
+					return fmt.Errorf("--hyper-from %s: %w", hyperFrom, err)
+				}
+				spec.Hyper = chosen.Hyper
+			}
+			if search {
+				grid := train.BeLUGAGrid
+				if spec.Method == "lp" {
+					grid = train.BeLUGALPGrid
+				}
+				if len(gridLR) > 0 {
+					grid.LR = gridLR
+				}
+				if len(gridBatch) > 0 {
+					grid.BatchSize = gridBatch
+				}
+				if len(gridEpochs) > 0 {
+					grid.Epochs = gridEpochs
+				}
+				best, trials, err := train.Search(cmd.Context(), spec, grid)
+				if err != nil {
+					return err
+				}
+				rec, _ := json.MarshalIndent(map[string]any{"grid": grid, "trials": trials, "chosen": best}, "", "  ")
+				if err := atomicfile.WriteFile(filepath.Join(out, "hp_search.json"), append(rec, '\n')); err != nil {
+					return err
+				}
+				spec.Hyper = best
+				fmt.Fprintf(cmd.OutOrStdout(), "chose lr %g, batch size %d, epochs %g from %d trials on T_val\n", best.LR, best.BatchSize, best.Epochs, len(trials))
 			}
 			res, err := train.Run(cmd.Context(), spec, out)
 			if err != nil {
@@ -97,6 +140,11 @@ Flags override the YAML spec.`,
 	fl.Float64Var(&spec.IIDHyper.LR, "iid-lr", 3e-4, "learning rate of the IID configuration")
 	fl.IntVar(&spec.MaxLength, "max-length", 64, "truncate encodings to this many tokens")
 	fl.Uint64Var(&spec.Seed, "seed", 42, "seed of initialisation, batching and dropout")
+	fl.BoolVar(&search, "search", false, "choose the suite phase's lr, batch size and epochs on T_val first (BeLUGA's grid and objective)")
+	fl.Float64SliceVar(&gridLR, "grid-lr", nil, "learning rates to search (default BeLUGA's)")
+	fl.IntSliceVar(&gridBatch, "grid-batch-size", nil, "batch sizes to search (default BeLUGA's)")
+	fl.Float64SliceVar(&gridEpochs, "grid-epochs", nil, "epochs to search (default BeLUGA's)")
+	fl.StringVar(&hyperFrom, "hyper-from", "", "reuse the suite-phase hyper-parameters of this run directory (held-out runs reuse the full run's)")
 	cmd.MarkFlagRequired("out")
 	rootCmd.AddCommand(cmd)
 }

@@ -1,0 +1,180 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/beluga-nlp/beluga/losses"
+	"github.com/beluga-nlp/beluga/metrics"
+	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/suites"
+)
+
+// Grid is a hyper-parameter grid: a search trains once per combination.
+type Grid struct {
+	LR        []float64 `json:"lr" yaml:"lr"`
+	BatchSize []int     `json:"batch_size" yaml:"batch_size"`
+	Epochs    []float64 `json:"epochs" yaml:"epochs"`
+}
+
+// BeLUGA's grids (suite_finetuning.py's Ray-Tune search, 18 trials).
+var (
+	BeLUGAGrid   = Grid{LR: []float64{2e-5, 3e-5, 5e-5}, BatchSize: []int{8, 16}, Epochs: []float64{1, 2, 3}}
+	BeLUGALPGrid = Grid{LR: []float64{1e-4, 5e-4, 1e-3}, BatchSize: []int{8, 16}, Epochs: []float64{1, 2, 3}}
+)
+
+// Trial is one point of a search and its validation scores.
+type Trial struct {
+	Hyper     Hyper   `json:"hyper"`
+	Objective float64 `json:"objective"`
+	MFTAcc    float64 `json:"mft_accuracy"`
+	INVPass   float64 `json:"inv_pass"`
+	DIRPass   float64 `json:"dir_pass"`
+}
+
+// Search trains spec once per point of grid and scores each on T_val with
+// BeLUGA's objective for sentiment, MFT accuracy + INV pass + DIR pass
+// (REFERENCE 1.4). It returns the best hyper-parameters and every trial.
+func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error) {
+	var trials []Trial
+	best := -1
+	for _, lr := range grid.LR {
+		for _, bs := range grid.BatchSize {
+			for _, ep := range grid.Epochs {
+				if err := ctx.Err(); err != nil {
+					return Hyper{}, trials, err
+				}
+				s := spec
+				s.Hyper = Hyper{Epochs: ep, BatchSize: bs, LR: lr, Loss: spec.Hyper.Loss}
+				if err := s.validate(); err != nil {
+					return Hyper{}, trials, err
+				}
+				p, err := prepare(s)
+				if err != nil {
+					return Hyper{}, trials, err
+				}
+				if _, err := p.method.Train(p.model, p.data, p.hyper, s.Seed); err != nil {
+					return Hyper{}, trials, fmt.Errorf("trial lr %g, batch %d, epochs %g: %w", lr, bs, ep, err)
+				}
+				val, err := BuildSuiteData(p.suite, suites.SplitValidation, nil, p.tk)
+				if err != nil {
+					return Hyper{}, trials, err
+				}
+				t, err := objective(p.model, val, s.Seed)
+				if err != nil {
+					return Hyper{}, trials, err
+				}
+				t.Hyper = s.Hyper
+				trials = append(trials, t)
+				if best < 0 || t.Objective > trials[best].Objective {
+					best = len(trials) - 1
+				}
+			}
+		}
+	}
+	if best < 0 {
+		return Hyper{}, nil, fmt.Errorf("empty hyper-parameter grid")
+	}
+	return trials[best].Hyper, trials, nil
+}
+
+// objective scores m on validation data as BeLUGA's compute_metrics does:
+// MFT accuracy after CheckList's 3-class squash (not_0 is right when the
+// prediction is neutral or positive), the share of INV pairs whose P(positive)
+// moves by at most 0.1, and the share of DIR pairs with ε ≤ 0.1, each with
+// one perturbation drawn per case.
+func objective(m models.Model, val *SuiteData, seed uint64) (Trial, error) {
+	var t Trial
+	rng := rand.New(rand.NewPCG(seed, 0x0b1))
+	logits := func(encs []models.Encoding) ([]float32, error) {
+		var out []float32
+		for start := 0; start < len(encs); start += 64 {
+			o, err := m.Infer(models.NewBatch(encs[start:min(start+64, len(encs))]))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, o.Logits...)
+		}
+		return out, nil
+	}
+	if len(val.MFT) > 0 {
+		encs := make([]models.Encoding, len(val.MFT))
+		for i, r := range val.MFT {
+			encs[i] = r.Enc
+		}
+		z, err := logits(encs)
+		if err != nil {
+			return t, err
+		}
+		right := 0
+		for i, r := range val.MFT {
+			pred := metrics.Squash(softmaxPos(z[2*i:2*i+2]), metrics.SquashCheckList).Class
+			if r.Target == [2]float64{1. / 3, 2. / 3} {
+				if pred != 0 {
+					right++
+				}
+			} else if pred == softTargetClass(r.Target) {
+				right++
+			}
+		}
+		t.MFTAcc = float64(right) / float64(len(val.MFT))
+	}
+	pairLogits := func(ps []Perturbed) ([]float32, error) {
+		encs := make([]models.Encoding, 2*len(ps))
+		for i, p := range ps {
+			encs[2*i], encs[2*i+1] = p.Orig, p.Perts[rng.IntN(len(p.Perts))]
+		}
+		return logits(encs)
+	}
+	if len(val.INV) > 0 {
+		z, err := pairLogits(val.INV)
+		if err != nil {
+			return t, err
+		}
+		pass := 0
+		for i := range val.INV {
+			if math.Abs(softmaxPos(z[4*i+2:4*i+4])-softmaxPos(z[4*i:4*i+2])) <= 0.1 {
+				pass++
+			}
+		}
+		t.INVPass = float64(pass) / float64(len(val.INV))
+	}
+	if len(val.DIR) > 0 {
+		z, err := pairLogits(val.DIR)
+		if err != nil {
+			return t, err
+		}
+		pass := 0
+		for i, p := range val.DIR {
+			eps, err := losses.DIREps(z[4*i:4*i+2], z[4*i+2:4*i+4], p.Direction)
+			if err != nil {
+				return t, err
+			}
+			if eps <= 0.1 {
+				pass++
+			}
+		}
+		t.DIRPass = float64(pass) / float64(len(val.DIR))
+	}
+	t.Objective = t.MFTAcc + t.INVPass + t.DIRPass
+	return t, nil
+}
+
+// softmaxPos is P(class 1) of two logits.
+func softmaxPos(z []float32) float64 {
+	return 1 / (1 + math.Exp(float64(z[0]-z[1])))
+}
+
+// softTargetClass maps a sentiment soft target back to its class: [1,0]
+// negative, [½,½] neutral, [0,1] positive.
+func softTargetClass(y [2]float64) int {
+	switch y {
+	case [2]float64{1, 0}:
+		return 0
+	case [2]float64{0.5, 0.5}:
+		return 1
+	}
+	return 2
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/splits"
@@ -30,12 +31,19 @@ type Perturbed struct {
 	Perts     []models.Encoding
 	Direction losses.Direction // DIR only
 	Env       string
+	// Labels, for QQP's label-DIR cases, holds the class of the original
+	// and of each perturbation; WithOriginal says whether the original is
+	// trained on too (REFERENCE 1.5).
+	Labels       []int
+	WithOriginal bool
 }
 
 // SuiteData is the training view of a suite split, by test type.
 type SuiteData struct {
 	MFT      []Row
 	INV, DIR []Perturbed
+	// LabelDIR holds QQP's DIR cases, trained as labelled pairs.
+	LabelDIR []Perturbed
 }
 
 // encodeCached tokenizes with a cache: suites repeat texts heavily.
@@ -63,12 +71,14 @@ func (e *encodeCached) encode(in suites.Input) (models.Encoding, error) {
 
 // BuildSuiteData turns the cases of split (skipping the functionalities a
 // held-out fold removes, when fold is not nil) into training data, with
-// BeLUGA's training view: sentiment soft labels (not_0 = [⅓,⅔]), DIR
-// directions, and the type a functionality is trained as.
+// BeLUGA's training view: sentiment soft labels (not_0 = [⅓,⅔]), QQP
+// one-hot labels and label-DIR cases, DIR directions, and the type a
+// functionality is trained as.
 func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk Tokenizer) (*SuiteData, error) {
-	if s.Task != "sentiment" {
-		return nil, fmt.Errorf("suite %s: training on task %q is not supported yet (sentiment is)", s.Name, s.Task)
+	if s.Task != "sentiment" && s.Task != "qqp" {
+		return nil, fmt.Errorf("suite %s: training on task %q is not supported (sentiment and qqp are)", s.Name, s.Task)
 	}
+	qqp := s.Task == "qqp"
 	enc := &encodeCached{tk: tk, cache: map[[3]string]models.Encoding{}}
 	d := &SuiteData{}
 	for _, f := range s.Functionalities {
@@ -77,7 +87,7 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 		}
 		tt := f.TrainType()
 		var dir losses.Direction
-		if tt == suites.DIR {
+		if tt == suites.DIR && !(qqp && f.Train.Direction == "label") {
 			var err error
 			if dir, err = losses.ParseDirection(f.Train.Direction); err != nil {
 				return nil, fmt.Errorf("functionality %q: %w", f.Name, err)
@@ -96,6 +106,7 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 				}
 				encs[i] = e
 			}
+			var err error
 			switch tt {
 			case suites.MFT:
 				for i, e := range encs {
@@ -107,7 +118,7 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 						}
 						label = strconv.Itoa(l.Class)
 					}
-					y, err := losses.SoftLabel(label)
+					y, err := trainTarget(label, qqp)
 					if err != nil {
 						return nil, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
 					}
@@ -118,9 +129,19 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 					continue // nothing to compare the original with
 				}
 				p := Perturbed{Orig: encs[0], Perts: encs[1:], Direction: dir, Env: env}
-				if tt == suites.INV {
+				switch {
+				case tt == suites.INV:
 					d.INV = append(d.INV, p)
-				} else {
+				case qqp && f.Train.Direction == "label":
+					if p.Labels, err = caseClasses(f, c); err != nil {
+						return nil, err
+					}
+					// The original is a known duplicate (paraphrases) or part
+					// of the labelled triplet (implications); with names
+					// changed it may or may not be one, so it is left out.
+					p.WithOriginal = f.Train.Label == "1" || f.Train.Label == ""
+					d.LabelDIR = append(d.LabelDIR, p)
+				default:
 					d.DIR = append(d.DIR, p)
 				}
 			}
@@ -129,20 +150,56 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 	return d, nil
 }
 
-// IIDRows encodes labelled i.i.d. examples (class 0 or 1) as rows with
-// one-hot soft targets, as BeLUGA trains SST-2 in IID+T.
-func IIDRows(texts []string, labels []int, tk Tokenizer) ([]Row, error) {
-	rows := make([]Row, len(texts))
-	for i, t := range texts {
-		e, err := tk.Encode(t, "", false)
+// trainTarget is the 2-class training target of a label: BeLUGA's soft
+// sentiment labels, or QQP's one-hot classes.
+func trainTarget(label string, qqp bool) ([2]float64, error) {
+	if !qqp {
+		return losses.SoftLabel(label)
+	}
+	switch label {
+	case "0":
+		return [2]float64{1, 0}, nil
+	case "1":
+		return [2]float64{0, 1}, nil
+	}
+	return [2]float64{}, fmt.Errorf("QQP training label %q (want 0 or 1)", label)
+}
+
+// caseClasses returns the training class of every input of a label-DIR case.
+func caseClasses(f *suites.Functionality, c *suites.Case) ([]int, error) {
+	out := make([]int, len(c.Inputs))
+	for i := range out {
+		if f.Train.Label != "" {
+			l, err := strconv.Atoi(f.Train.Label)
+			if err != nil {
+				return nil, fmt.Errorf("functionality %q: training label %q", f.Name, f.Train.Label)
+			}
+			out[i] = l
+			continue
+		}
+		l, ok := c.LabelFor(i)
+		if !ok || l.IsAnswer {
+			return nil, fmt.Errorf("functionality %q case %d: a label-DIR input without a class", f.Name, c.ID)
+		}
+		out[i] = l.Class
+	}
+	return out, nil
+}
+
+// IIDRows encodes labelled i.i.d. examples (class 0 or 1; texts or pairs)
+// as rows with one-hot targets, as BeLUGA trains SST-2 and QQP in IID+T.
+func IIDRows(examples []datasets.Example, tk Tokenizer) ([]Row, error) {
+	rows := make([]Row, len(examples))
+	for i, ex := range examples {
+		e, err := tk.Encode(ex.Text, ex.Pair, ex.IsPair)
 		if err != nil {
 			return nil, err
 		}
-		if labels[i] != 0 && labels[i] != 1 {
-			return nil, fmt.Errorf("i.i.d. example %d: label %d (want 0 or 1)", i, labels[i])
+		if ex.Label != 0 && ex.Label != 1 {
+			return nil, fmt.Errorf("i.i.d. example %d: label %d (want 0 or 1)", i, ex.Label)
 		}
 		rows[i] = Row{Enc: e, Env: "iid"}
-		rows[i].Target[labels[i]] = 1
+		rows[i].Target[ex.Label] = 1
 	}
 	return rows, nil
 }

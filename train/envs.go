@@ -52,6 +52,10 @@ func Environments(d Data) []*Env {
 			e := get(p.Env, KindDIR)
 			e.Pert = append(e.Pert, p)
 		}
+		for _, p := range s.LabelDIR {
+			e := get(p.Env, KindLabelDIR)
+			e.Pert = append(e.Pert, p)
+		}
 	}
 	envs := make([]*Env, 0, len(byName))
 	for _, e := range byName {
@@ -63,8 +67,11 @@ func Environments(d Data) []*Env {
 
 // envBatchSize is BeLUGA's batch size of an environment's loader.
 func envBatchSize(e *Env, bs int) int {
-	if e.Kind == KindINV || e.Kind == KindDIR {
+	switch e.Kind {
+	case KindINV, KindDIR:
 		return max(1, bs/2)
+	case KindLabelDIR:
+		return labelDIRCases(bs)
 	}
 	return bs
 }
@@ -73,6 +80,13 @@ func envBatchSize(e *Env, bs int) int {
 func sample(rng *rand.Rand, e *Env, bs int) Batch {
 	n := min(envBatchSize(e, bs), e.size())
 	idx := rng.Perm(e.size())[:n]
+	if e.Kind == KindLabelDIR {
+		cases := make([]Perturbed, n)
+		for i, j := range idx {
+			cases[i] = e.Pert[j]
+		}
+		return labelDIRBatch(rng, cases)
+	}
 	b := Batch{Kind: e.Kind}
 	if e.Kind == KindINV || e.Kind == KindDIR {
 		encs := make([]models.Encoding, 2*n)
@@ -320,6 +334,8 @@ func (r IRM) Train(m models.Classifier, data Data, hp Hyper, seed uint64) ([]Cur
 			}
 			kind := r.Dummy
 			switch b.Kind {
+			case KindLabelDIR:
+				kind = losses.DummyCE
 			case KindINV:
 				kind = losses.DummyINV
 			case KindDIR:

@@ -20,9 +20,50 @@ const (
 	KindINV
 	KindDIR
 	KindIID
+	// KindLabelDIR batches hold QQP's DIR cases as labelled pairs.
+	KindLabelDIR
 )
 
-func (k BatchKind) String() string { return [...]string{"MFT", "INV", "DIR", "iid"}[k] }
+func (k BatchKind) String() string { return [...]string{"MFT", "INV", "DIR", "iid", "label-DIR"}[k] }
+
+// labelDIRCases is how many QQP DIR cases fill a batch: each yields up to
+// three pairs, so batch/3 (REFERENCE 1.5).
+func labelDIRCases(bs int) int { return max(1, bs/3) }
+
+// labelDIRRows picks the pairs a visit of a label-DIR case trains on: the
+// original and two perturbations drawn without replacement, or, when the
+// original is left out, up to three perturbations.
+func labelDIRRows(rng *rand.Rand, p Perturbed) ([]models.Encoding, []int) {
+	perm := rng.Perm(len(p.Perts))
+	var encs []models.Encoding
+	var labels []int
+	k := min(3, len(p.Perts))
+	if p.WithOriginal {
+		encs, labels = append(encs, p.Orig), append(labels, p.Labels[0])
+		k = min(2, len(p.Perts))
+	}
+	for _, j := range perm[:k] {
+		encs, labels = append(encs, p.Perts[j]), append(labels, p.Labels[j+1])
+	}
+	return encs, labels
+}
+
+// labelDIRBatch builds the batch of the given label-DIR cases.
+func labelDIRBatch(rng *rand.Rand, cases []Perturbed) Batch {
+	b := Batch{Kind: KindLabelDIR}
+	var encs []models.Encoding
+	for _, p := range cases {
+		e, ls := labelDIRRows(rng, p)
+		encs = append(encs, e...)
+		for _, l := range ls {
+			t := [2]float64{}
+			t[l] = 1
+			b.Targets = append(b.Targets, t[:]...)
+		}
+	}
+	b.Input = models.NewBatch(encs)
+	return b
+}
 
 // Batch is one homogeneous training batch. INV and DIR batches hold the
 // originals, then one perturbation of each.
@@ -61,7 +102,8 @@ func (mx *Mixer) StepsPerEpoch() int {
 	half := max(1, mx.BatchSize/2)
 	n := ceil(len(mx.Data.IID), mx.BatchSize)
 	if s := mx.Data.Suite; s != nil {
-		n += ceil(len(s.MFT), mx.BatchSize) + ceil(len(s.INV), half) + ceil(len(s.DIR), half)
+		n += ceil(len(s.MFT), mx.BatchSize) + ceil(len(s.INV), half) + ceil(len(s.DIR), half) +
+			ceil(len(s.LabelDIR), labelDIRCases(mx.BatchSize))
 	}
 	return n
 }
@@ -102,6 +144,13 @@ func (mx *Mixer) Epoch() []Batch {
 		rows(KindMFT, s.MFT)
 		pairs(KindINV, s.INV)
 		pairs(KindDIR, s.DIR)
+		for _, chunk := range mx.chunks(len(s.LabelDIR), labelDIRCases(mx.BatchSize)) {
+			cases := make([]Perturbed, len(chunk))
+			for i, j := range chunk {
+				cases[i] = s.LabelDIR[j]
+			}
+			out = append(out, labelDIRBatch(mx.rng, cases))
+		}
 	}
 	mx.rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out
@@ -130,6 +179,8 @@ func batchLoss(ev *losses.Evaluator, b Batch, opt LossOptions) LossFunc {
 		switch b.Kind {
 		case KindMFT, KindIID:
 			return ev.MFT(z, rows, 2, b.Targets, opt.MFT)
+		case KindLabelDIR:
+			return ev.MFT(z, rows, 2, b.Targets, losses.SoftmaxCE)
 		case KindINV:
 			return ev.INV(z, rows, 2, opt.DetachINV)
 		case KindDIR:

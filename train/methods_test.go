@@ -144,7 +144,7 @@ func TestSearchPicksTheBestObjective(t *testing.T) {
 		if tr.Objective > top.Objective {
 			top = tr
 		}
-		if tr.Objective != tr.MFTAcc+tr.INVPass+tr.DIRPass {
+		if math.Abs(tr.Objective-(tr.MFTAcc+tr.INVPass+tr.DIRPass)) > 1e-12 {
 			t.Errorf("objective %g is not the sum of its parts %+v", tr.Objective, tr)
 		}
 	}

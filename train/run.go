@@ -14,6 +14,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/predict"
@@ -87,8 +88,8 @@ func (s *RunSpec) validate() error {
 	default:
 		return fmt.Errorf("unknown configuration %q (want iid, iid-t, iid+t or iid-(iid+t))", s.Configuration)
 	}
-	if s.Task != "sentiment" {
-		return fmt.Errorf("task %q: training supports sentiment so far", s.Task)
+	if s.Task != "sentiment" && s.Task != "qqp" {
+		return fmt.Errorf("task %q: training supports sentiment and qqp", s.Task)
 	}
 	for _, h := range []Hyper{s.Hyper, s.IIDHyper} {
 		if h.Epochs <= 0 || h.BatchSize <= 0 || h.LR <= 0 {
@@ -224,25 +225,27 @@ func prepare(spec RunSpec) (*prepared, error) {
 	if p.model, p.tk, p.save, err = startModel(spec); err != nil {
 		return nil, err
 	}
-	train, err := datasets.ReadSST2(spec.IIDTrain)
+	read := datasets.ReadSST2
+	if spec.Task == "qqp" {
+		read = datasets.ReadQQP
+		// QQP trains with the ordinary cross-entropy (REFERENCE 1.4).
+		p.hyper.Loss.MFT = losses.SoftmaxCE
+	}
+	train, err := read(spec.IIDTrain)
 	if err != nil {
 		return nil, err
 	}
 	if spec.IIDLimit > 0 && spec.IIDLimit < len(train) {
 		train = train[:spec.IIDLimit]
 	}
-	dev, err := datasets.ReadSST2(spec.IIDDev)
+	dev, err := read(spec.IIDDev)
 	if err != nil {
 		return nil, err
 	}
 	_, testIdx := datasets.Halve(len(dev), datasets.BeLUGAHalvingSeed)
 	p.iidTest = datasets.Pick(dev, testIdx)
 	if spec.Configuration != ConfigIIDThenT {
-		texts, labels := make([]string, len(train)), make([]int, len(train))
-		for i, e := range train {
-			texts[i], labels[i] = e.Text, e.Label
-		}
-		if p.data.IID, err = IIDRows(texts, labels, p.tk); err != nil {
+		if p.data.IID, err = IIDRows(train, p.tk); err != nil {
 			return nil, err
 		}
 	}
@@ -251,7 +254,9 @@ func prepare(spec RunSpec) (*prepared, error) {
 			return nil, err
 		}
 	} else {
+		loss := p.hyper.Loss
 		p.hyper = spec.IIDHyper
+		p.hyper.Loss = loss
 	}
 	if p.method, err = NewMethod(spec.Method, BeLUGADefaults); err != nil {
 		return nil, err
@@ -341,6 +346,10 @@ func evalIID(m predict.Model, tk predict.Tokenizer, test []datasets.Example, pat
 	gold := make([]int, len(test))
 	for i, e := range test {
 		inputs[i] = predict.Input{Text: e.Text}
+		if e.IsPair {
+			pair := e.Pair
+			inputs[i].TextPair = &pair
+		}
 		gold[i] = e.Label
 	}
 	outs, err := predict.Run(m, tk, inputs, 64)
@@ -385,12 +394,25 @@ func evalSuite(m predict.Model, tk predict.Tokenizer, s *suites.Suite, outDir st
 	if err != nil {
 		return nil, err
 	}
+	// Sentiment predictions are written squashed to CheckList's three
+	// classes (pred_and_softmax), QQP's as P(duplicate) (binary_conf), as
+	// BeLUGA writes them.
+	squash := len(s.Labels) == 3 && len(s.ModelLabels) == 2
 	preds := make([]metrics.Prediction, len(outs))
 	var buf bytes.Buffer
 	for i, o := range outs {
-		preds[i] = metrics.Squash(float64(o.Probs[1]), metrics.SquashCheckList)
-		p := preds[i].Probs
-		fmt.Fprintf(&buf, "%d %g %g %g\n", preds[i].Class, p[0], p[1], p[2])
+		if squash {
+			preds[i] = metrics.Squash(float64(o.Probs[1]), metrics.SquashCheckList)
+			p := preds[i].Probs
+			fmt.Fprintf(&buf, "%d %g %g %g\n", preds[i].Class, p[0], p[1], p[2])
+			continue
+		}
+		p1 := float64(o.Probs[1])
+		preds[i] = metrics.Prediction{Probs: []float64{1 - p1, p1}}
+		if p1 > 0.5 {
+			preds[i].Class = 1
+		}
+		fmt.Fprintf(&buf, "%g\n", p1)
 	}
 	if err := atomicfile.WriteFile(filepath.Join(outDir, "suite_predictions.txt"), buf.Bytes()); err != nil {
 		return nil, err

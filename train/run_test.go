@@ -4,9 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/beluga-nlp/beluga/models/tokenize"
+	"github.com/beluga-nlp/beluga/suites"
 )
 
 func tinySpec(config string) RunSpec {
@@ -86,5 +91,60 @@ func TestRunDivergenceIsRecorded(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(out, "failed.json"))
 	if err != nil || !json.Valid(b) {
 		t.Errorf("failed.json: %s, %v", b, err)
+	}
+}
+
+func TestRunQQP(t *testing.T) {
+	spec := tinySpec(ConfigIIDPlusT)
+	spec.Task, spec.Suite = "qqp", "testdata/tiny_qqp.jsonl"
+	spec.IIDTrain, spec.IIDDev = "testdata/tiny_qqp_train.tsv", "testdata/tiny_qqp_dev.tsv"
+	for _, method := range MethodNames() {
+		spec.Method = method
+		out := filepath.Join(t.TempDir(), method)
+		if _, err := Run(context.Background(), spec, out); err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "suite_predictions.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// binary_conf: one probability per line, one line per T_test input
+		if lines := len(strings.Split(strings.TrimSpace(string(b)), "\n")); lines != 9 {
+			t.Errorf("%s: %d suite prediction lines, want 9", method, lines)
+		}
+	}
+}
+
+func TestLabelDIRBatches(t *testing.T) {
+	s, err := suites.Load("testdata/tiny_qqp.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := tokenize.NewWordLevel([]string{"[PAD]", "[UNK]", "a", "the", "film", "seat"}, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := BuildSuiteData(s, suites.SplitTrain, nil, tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.MFT) != 3 || len(d.INV) != 1 || len(d.LabelDIR) != 2 || len(d.DIR) != 0 {
+		t.Fatalf("MFT %d, INV %d, label-DIR %d, DIR %d; want 3, 1, 2, 0", len(d.MFT), len(d.INV), len(d.LabelDIR), len(d.DIR))
+	}
+	names, impl := d.LabelDIR[0], d.LabelDIR[1]
+	if names.WithOriginal || !impl.WithOriginal {
+		t.Errorf("name changes leave the original out and implications keep it: got %v, %v", names.WithOriginal, impl.WithOriginal)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	b := labelDIRBatch(rng, []Perturbed{names, impl})
+	// names: 3 of its 4 perturbations (label 0); implications: original + 2 (label 1)
+	if b.Input.Size != 6 || len(b.Targets) != 12 {
+		t.Fatalf("batch of %d rows, %d targets; want 6 and 12", b.Input.Size, len(b.Targets))
+	}
+	for i := 0; i < 3; i++ {
+		if b.Targets[2*i] != 1 || b.Targets[6+2*i+1] != 1 {
+			t.Errorf("targets %v: want 3 non-duplicates then 3 duplicates", b.Targets)
+			break
+		}
 	}
 }

@@ -30,13 +30,17 @@ type Trial struct {
 	Hyper     Hyper   `json:"hyper"`
 	Objective float64 `json:"objective"`
 	MFTAcc    float64 `json:"mft_accuracy"`
+	MFTF1     float64 `json:"mft_f1,omitempty"` // QQP
 	INVPass   float64 `json:"inv_pass"`
-	DIRPass   float64 `json:"dir_pass"`
+	DIRPass   float64 `json:"dir_pass"`               // sentiment
+	DIRAcc    float64 `json:"dir_accuracy,omitempty"` // QQP label-DIR
+	DIRF1     float64 `json:"dir_f1,omitempty"`       // QQP label-DIR
 }
 
 // Search trains spec once per point of grid and scores each on T_val with
-// BeLUGA's objective for sentiment, MFT accuracy + INV pass + DIR pass
-// (REFERENCE 1.4). It returns the best hyper-parameters and every trial.
+// BeLUGA's objective (REFERENCE 1.4): for sentiment MFT accuracy + INV
+// pass + DIR pass; for QQP (MFT accuracy + F1)/2 + INV pass + (label-DIR
+// accuracy + F1)/2. It returns the best hyper-parameters and every trial.
 func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error) {
 	var trials []Trial
 	best := -1
@@ -62,7 +66,7 @@ func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error
 				if err != nil {
 					return Hyper{}, trials, err
 				}
-				t, err := objective(p.model, val, s.Seed)
+				t, err := objective(p.model, val, s.Seed, s.Task == "qqp")
 				if err != nil {
 					return Hyper{}, trials, err
 				}
@@ -85,7 +89,7 @@ func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error
 // prediction is neutral or positive), the share of INV pairs whose P(positive)
 // moves by at most 0.1, and the share of DIR pairs with ε ≤ 0.1, each with
 // one perturbation drawn per case.
-func objective(m models.Model, val *SuiteData, seed uint64) (Trial, error) {
+func objective(m models.Model, val *SuiteData, seed uint64, qqp bool) (Trial, error) {
 	var t Trial
 	rng := rand.New(rand.NewPCG(seed, 0x0b1))
 	logits := func(encs []models.Encoding) ([]float32, error) {
@@ -108,8 +112,23 @@ func objective(m models.Model, val *SuiteData, seed uint64) (Trial, error) {
 		if err != nil {
 			return t, err
 		}
+		if qqp {
+			preds, gold := make([]int, len(val.MFT)), make([]int, len(val.MFT))
+			for i, r := range val.MFT {
+				if softmaxPos(z[2*i:2*i+2]) > 0.5 {
+					preds[i] = 1
+				}
+				if r.Target[1] == 1 {
+					gold[i] = 1
+				}
+			}
+			t.MFTAcc, t.MFTF1 = metrics.Accuracy(preds, gold), metrics.F1(preds, gold, 1)
+		}
 		right := 0
 		for i, r := range val.MFT {
+			if qqp {
+				break
+			}
 			pred := metrics.Squash(softmaxPos(z[2*i:2*i+2]), metrics.SquashCheckList).Class
 			if r.Target == [2]float64{1. / 3, 2. / 3} {
 				if pred != 0 {
@@ -119,7 +138,9 @@ func objective(m models.Model, val *SuiteData, seed uint64) (Trial, error) {
 				right++
 			}
 		}
-		t.MFTAcc = float64(right) / float64(len(val.MFT))
+		if !qqp {
+			t.MFTAcc = float64(right) / float64(len(val.MFT))
+		}
 	}
 	pairLogits := func(ps []Perturbed) ([]float32, error) {
 		encs := make([]models.Encoding, 2*len(ps))
@@ -158,7 +179,30 @@ func objective(m models.Model, val *SuiteData, seed uint64) (Trial, error) {
 		}
 		t.DIRPass = float64(pass) / float64(len(val.DIR))
 	}
-	t.Objective = t.MFTAcc + t.INVPass + t.DIRPass
+	if len(val.LabelDIR) > 0 {
+		var encs []models.Encoding
+		var gold []int
+		for _, p := range val.LabelDIR {
+			e, ls := labelDIRRows(rng, p)
+			encs, gold = append(encs, e...), append(gold, ls...)
+		}
+		z, err := logits(encs)
+		if err != nil {
+			return t, err
+		}
+		preds := make([]int, len(gold))
+		for i := range preds {
+			if softmaxPos(z[2*i:2*i+2]) > 0.5 {
+				preds[i] = 1
+			}
+		}
+		t.DIRAcc, t.DIRF1 = metrics.Accuracy(preds, gold), metrics.F1(preds, gold, 1)
+	}
+	if qqp {
+		t.Objective = (t.MFTAcc+t.MFTF1)/2 + t.INVPass + (t.DIRAcc+t.DIRF1)/2
+	} else {
+		t.Objective = t.MFTAcc + t.INVPass + t.DIRPass
+	}
 	return t, nil
 }
 

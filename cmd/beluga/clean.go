@@ -1,0 +1,43 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/beluga-nlp/beluga/experiments"
+)
+
+func init() {
+	var incomplete bool
+	cmd := &cobra.Command{
+		Use:   "clean SPEC --incomplete",
+		Short: "Remove the directories of interrupted and failed runs of an experiment",
+		Long: `clean --incomplete removes the run directories of an experiment that hold no
+"done" and no live claim: interrupted and failed runs. Finished runs and runs a
+live process is working on are never touched. (beluga run redoes such runs from
+scratch anyway; clean is for tidying a store or retrying failures afresh.)`,
+		Example: `  beluga clean specs/sent-full.yaml --incomplete`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !incomplete {
+				return errors.New("say what to clean: --incomplete")
+			}
+			spec, runs, err := loadRuns(args[0])
+			if err != nil {
+				return err
+			}
+			store := &experiments.Store{Dir: spec.OutDir()}
+			ids := make([]string, len(runs))
+			for i, r := range runs {
+				ids[i] = r.ID()
+			}
+			n, err := store.CleanIncomplete(ids)
+			fmt.Fprintf(cmd.OutOrStdout(), "removed %d incomplete or failed runs from %s\n", n, store.Dir)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&incomplete, "incomplete", false, "remove interrupted and failed runs")
+	rootCmd.AddCommand(cmd)
+}

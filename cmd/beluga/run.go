@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/beluga-nlp/beluga/experiments"
+)
+
+func init() {
+	var (
+		dryRun     bool
+		jobs       int
+		shard      string
+		staleAfter time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "run SPEC",
+		Short: "Execute the missing runs of an experiment spec into its run store",
+		Long: `run expands an experiment spec into runs (the IID baseline, then per
+configuration x method the "seen" run and one run per held-out fold) and
+executes those not yet done. Each run lives in STORE/<hash of its resolved
+spec>/ and writes "done" last: re-running skips finished runs and redoes
+interrupted ones from scratch. One failing run does not stop the others; the
+command exits non-zero when any failed.
+
+--shard I/N executes only the I-th (0-based) of N disjoint slices, for Slurm
+job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
+		Example: `  beluga run specs/quickstart.yaml --dry-run
+  beluga run specs/sent-full.yaml --jobs 2
+  beluga run specs/sent-full.yaml --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, runs, err := loadRuns(args[0])
+			if err != nil {
+				return err
+			}
+			if shard != "" {
+				sh, err := experiments.ParseShard(shard)
+				if err != nil {
+					return err
+				}
+				runs = sh.Select(runs)
+			}
+			store := &experiments.Store{Dir: spec.OutDir(), StaleAfter: staleAfter}
+			if dryRun {
+				return printRuns(cmd.OutOrStdout(), store, runs)
+			}
+			runner, err := runnerFor(spec)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			_, err = executeSweep(ctx, cmd.ErrOrStderr(), store, runs, runner, jobs)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list the runs and their state without executing anything")
+	cmd.Flags().IntVarP(&jobs, "jobs", "j", 1, "runs executed at once")
+	cmd.Flags().StringVar(&shard, "shard", "", "execute only slice I of N (0-based), e.g. 0/4")
+	cmd.Flags().DurationVar(&staleAfter, "stale-after", experiments.DefaultStaleAfter, "age of a claim's heartbeat after which another host's claim counts as abandoned")
+	rootCmd.AddCommand(cmd)
+}
+
+// loadRuns reads a spec and expands it into its runs.
+func loadRuns(path string) (*experiments.Spec, []experiments.RunSpec, error) {
+	spec, err := experiments.LoadSpec(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	runs, err := experiments.Expand(spec, &experiments.SuiteFolds{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("experiment spec %s: %w", path, err)
+	}
+	return spec, runs, nil
+}
+
+// executeSweep runs a sweep with a progress bar on a terminal (log lines
+// otherwise) and prints its summary.
+func executeSweep(ctx context.Context, w io.Writer, store *experiments.Store, runs []experiments.RunSpec, runner experiments.Runner, jobs int) (experiments.Summary, error) {
+	opts := experiments.Options{Jobs: jobs}
+	if f, ok := w.(*os.File); ok && experiments.IsTerminal(f) {
+		opts.Progress = &experiments.Bar{W: w}
+		opts.Logger = discardLogger()
+	}
+	sum, err := experiments.Execute(ctx, store, runs, runner, opts)
+	fmt.Fprintf(w, "%d runs in %s: %d skipped (already done), %d ran, %d failed, %d busy in other processes (%s)\n",
+		sum.Total, store.Dir, sum.Skipped, sum.Ran, len(sum.Failed), sum.Busy, sum.Elapsed.Round(time.Millisecond))
+	return sum, errors.Join(err, sum.Err())
+}
+
+func printRuns(w io.Writer, store *experiments.Store, runs []experiments.RunSpec) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATE\tTASK\tCONFIG\tMETHOD\tSCORE\tFOLD\tSEED")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.ID(), store.State(r.ID()), r.Task, r.Configuration, r.Method, r.Score, r.Fold, r.Seed)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d runs into %s\n", len(runs), store.Dir)
+	return err
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// runnerFor returns the runner that trains and scores the spec's runs.
+func runnerFor(spec *experiments.Spec) (experiments.Runner, error) {
+	return nil, fmt.Errorf("experiment %s: cannot execute runs yet: the training package (issue 5) has not been merged into this build; --dry-run, status, clean, report and plot work", spec.Name)
+}
+
+func storeOf(spec *experiments.Spec) *experiments.Store {
+	return &experiments.Store{Dir: spec.OutDir()}
+}

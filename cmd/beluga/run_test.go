@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/experiments/experimentstest"
+)
+
+// writeSpec writes a small spec with inline folds into dir.
+func writeSpec(t *testing.T, dir string) string {
+	t.Helper()
+	spec := `name: cli-test
+out: store
+tasks:
+  - name: SENT
+    data: sst2
+    suite: sentiment
+    folds:
+      func: [single positive words, add positive phrases, change names, change locations, simple negations]
+      class: [Vocabulary, NER, Negation]
+      type: [MFT, DIR, INV]
+model: {name: synthetic}
+configurations: [IID+T]
+methods: [vanilla, lp]
+`
+	path := filepath.Join(dir, "spec.yaml")
+	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func execute(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	rootCmd.SetOut(&out)
+	rootCmd.SetErr(&out)
+	rootCmd.SetArgs(args)
+	err := rootCmd.Execute()
+	return out.String(), err
+}
+
+func TestRunStatusReportPlotClean(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeSpec(t, dir)
+
+	out, err := execute(t, "run", spec, "--dry-run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1 baseline + 2 methods × (seen + 5 func + 3 class + 3 type)
+	if !strings.Contains(out, "25 runs into") || strings.Count(out, "missing") != 25 {
+		t.Errorf("dry run:\n%s", out)
+	}
+	if _, err := execute(t, "run", spec, "--dry-run=false"); err == nil || !strings.Contains(err.Error(), "training package") {
+		t.Errorf("run without a trainer: %v", err)
+	}
+
+	// Fill the store with the synthetic runner, then break one run.
+	s, runs, err := loadRuns(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := storeOf(s)
+	if _, err := experiments.Execute(context.Background(), store, runs, experimentstest.Runner{}, experiments.Options{Logger: discardLogger()}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(store.RunDir(runs[3].ID()), experiments.DoneFile))
+
+	out, err = execute(t, "status", spec)
+	if err != nil || !strings.Contains(out, "24 done, 0 running, 0 failed, 1 incomplete, 0 missing") {
+		t.Errorf("status: %v\n%s", err, out)
+	}
+	out, err = execute(t, "clean", spec, "--incomplete")
+	if err != nil || !strings.Contains(out, "removed 1 ") {
+		t.Errorf("clean: %v\n%s", err, out)
+	}
+	out, err = execute(t, "report", spec, "--trials", "100")
+	if err != nil || !strings.Contains(out, "| IID | Vanilla |") || !strings.Contains(out, "G_type SENT") {
+		t.Errorf("report md: %v\n%s", err, out)
+	}
+	tex := filepath.Join(dir, "t3.tex")
+	if _, err := execute(t, "report", filepath.Join(dir, "store"), "--format", "latex", "-o", tex, "--trials", "100", "--pass-rates", filepath.Join(dir, "pr.csv")); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"t3.tex", "t3-pvalues.csv", "pr.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := execute(t, "report", spec, "--format", "html"); err == nil {
+		t.Error("no error for an unknown format")
+	}
+	png := filepath.Join(dir, "h.png")
+	if _, err := execute(t, "plot", "heatmap", spec, "-o", png); err != nil {
+		t.Fatal(err)
+	}
+	if out := os.Getenv("BELUGA_EXAMPLE_HEATMAP"); out != "" {
+		b, _ := os.ReadFile(png)
+		os.WriteFile(out, b, 0o644)
+	}
+}

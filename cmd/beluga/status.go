@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/beluga-nlp/beluga/experiments"
+)
+
+func init() {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "status SPEC",
+		Short: "Show how many runs of an experiment are done, running, failed, incomplete or missing",
+		Long: `status reads every run's state from the run store: done ("done" written),
+running (claimed by a live process), failed (the last attempt recorded why),
+incomplete (interrupted) or missing (never launched). Failed runs are listed
+with their reasons; --all lists every run.`,
+		Example: `  beluga status specs/sent-full.yaml
+  beluga status specs/quickstart.yaml --all`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, runs, err := loadRuns(args[0])
+			if err != nil {
+				return err
+			}
+			store := &experiments.Store{Dir: spec.OutDir()}
+			st := experiments.StatusOf(store, runs)
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "%s: %d runs: %d done, %d running, %d failed, %d incomplete, %d missing\n", store.Dir, len(runs),
+				st.Counts[experiments.Done], st.Counts[experiments.Running], st.Counts[experiments.Failed],
+				st.Counts[experiments.Incomplete], st.Counts[experiments.Missing])
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			for _, r := range st.Runs {
+				if all || r.State == experiments.Failed {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.State, r.Spec.Label(), r.Reason)
+				}
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "list every run, not only the failed ones")
+	rootCmd.AddCommand(cmd)
+}

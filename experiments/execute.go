@@ -1,0 +1,311 @@
+package experiments
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Runner executes one run: it trains and evaluates the model the spec
+// describes and writes the run's outputs into dir (at least ResultFile via
+// WriteResult; predictions, curves and logs as it likes). It must honour ctx
+// cancellation. The store writes the spec before and timing and done after.
+type Runner interface {
+	Run(ctx context.Context, spec RunSpec, dir string) error
+}
+
+// RunnerFunc adapts a function to Runner.
+type RunnerFunc func(ctx context.Context, spec RunSpec, dir string) error
+
+// Run implements Runner.
+func (f RunnerFunc) Run(ctx context.Context, spec RunSpec, dir string) error {
+	return f(ctx, spec, dir)
+}
+
+// Shard selects the I-th of N disjoint slices of a sweep (0 ≤ I < N). A run
+// belongs to the slice of its ID's first 64 bits modulo N, so the assignment
+// depends on nothing but the run itself.
+type Shard struct{ I, N int }
+
+// ParseShard reads "I/N".
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("shard %q: want I/N with 0 <= I < N (e.g. 0/4)", s)
+	}
+	return Shard{I: i, N: n}, nil
+}
+
+// Contains reports whether the run with this ID belongs to the shard.
+func (s Shard) Contains(id string) bool {
+	if s.N <= 1 {
+		return true
+	}
+	v, err := strconv.ParseUint(id[:min(len(id), 16)], 16, 64)
+	if err != nil {
+		// Not a run ID: hash its bytes so that the assignment stays stable.
+		sum := sha256.Sum256([]byte(id))
+		v = binary.BigEndian.Uint64(sum[:8])
+	}
+	return v%uint64(s.N) == uint64(s.I)
+}
+
+// Select returns the runs of the shard, in their original order.
+func (s Shard) Select(runs []RunSpec) []RunSpec {
+	var out []RunSpec
+	for _, r := range runs {
+		if s.Contains(r.ID()) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Options controls Execute.
+type Options struct {
+	// Jobs is the number of runs executed at once (default 1).
+	Jobs int
+	// Progress, when not nil, is told about every finished run.
+	Progress Progress
+	// Logger receives one line per finished run; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Progress follows a sweep.
+type Progress interface {
+	// Start is called once with the number of runs to execute.
+	Start(total int)
+	// Finished is called after every run, successful or not.
+	Finished(spec RunSpec, err error)
+	// Stop is called at the end.
+	Stop()
+}
+
+// Summary tells what Execute did.
+type Summary struct {
+	Total   int         // runs considered
+	Skipped int         // already done
+	Busy    int         // claimed by another live process
+	Ran     int         // executed successfully now
+	Failed  []FailedRun // executed and failed now
+	Elapsed time.Duration
+}
+
+// FailedRun is a run that failed, with why.
+type FailedRun struct {
+	ID    string
+	Spec  RunSpec
+	Error error
+}
+
+// Err summarises the failures as one error, nil if none failed.
+func (s Summary) Err() error {
+	if len(s.Failed) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d runs failed:", len(s.Failed), s.Total)
+	for _, f := range s.Failed {
+		fmt.Fprintf(&b, "\n  %s (%s): %v", f.ID, f.Spec.Label(), f.Error)
+	}
+	return errors.New(b.String())
+}
+
+// Execute runs the runs of the store that are not done with a pool of
+// opts.Jobs workers. A run already done is skipped; a run without done is
+// redone from scratch; a run another live process has claimed is left to
+// it. One failing run does not stop the others: failures are recorded in
+// their directories and listed in the summary. Execute returns an error
+// only when the context is cancelled or the store cannot be written.
+func Execute(ctx context.Context, store *Store, runs []RunSpec, runner Runner, opts Options) (Summary, error) {
+	start := time.Now()
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	jobs := max(opts.Jobs, 1)
+	if err := os.MkdirAll(store.Dir, 0o755); err != nil {
+		return Summary{}, fmt.Errorf("run store: %w", err)
+	}
+	sum := Summary{Total: len(runs)}
+	var todo []RunSpec
+	seen := map[string]bool{}
+	for _, r := range runs {
+		id := r.ID()
+		if seen[id] {
+			sum.Total--
+			continue
+		}
+		seen[id] = true
+		if store.State(id) == Done {
+			sum.Skipped++
+			continue
+		}
+		todo = append(todo, r)
+	}
+	if opts.Progress != nil {
+		opts.Progress.Start(len(todo))
+		defer opts.Progress.Stop()
+	}
+	var (
+		mu       sync.Mutex
+		fatal    error
+		wg       sync.WaitGroup
+		queue    = make(chan RunSpec)
+		ctx2, cf = context.WithCancel(ctx)
+	)
+	defer cf()
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range queue {
+				id := r.ID()
+				t0 := time.Now()
+				ran, err := executeOne(ctx2, store, r, runner)
+				mu.Lock()
+				switch {
+				case errors.Is(err, errAlreadyDone):
+					sum.Skipped++
+				case errors.Is(err, errClaimed):
+					sum.Busy++
+					log.Info("run busy elsewhere", "id", id, "run", r.Label())
+				case err != nil && ctx2.Err() != nil:
+					// Cancelled: the run stays incomplete and is redone next time.
+				case err != nil && !ran:
+					fatal = errors.Join(fatal, err)
+					cf()
+				case err != nil:
+					sum.Failed = append(sum.Failed, FailedRun{ID: id, Spec: r, Error: err})
+					log.Error("run failed", "id", id, "run", r.Label(), "err", err)
+				default:
+					sum.Ran++
+					log.Info("run done", "id", id, "run", r.Label(), "seconds", time.Since(t0).Round(time.Millisecond).Seconds())
+				}
+				if opts.Progress != nil && !errors.Is(err, errClaimed) && !errors.Is(err, errAlreadyDone) {
+					opts.Progress.Finished(r, err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, r := range todo {
+		select {
+		case queue <- r:
+		case <-ctx2.Done():
+			break feed
+		}
+	}
+	close(queue)
+	wg.Wait()
+	sum.Elapsed = time.Since(start)
+	if fatal != nil {
+		return sum, fatal
+	}
+	if err := ctx.Err(); err != nil {
+		return sum, err
+	}
+	return sum, nil
+}
+
+// errAlreadyDone is returned by executeOne when another process finished the
+// run between the sweep's listing and the claim.
+var errAlreadyDone = errors.New("already done")
+
+// executeOne claims, resets and executes one run. ran reports whether the
+// runner was called: an error with ran false is the store's, not the run's.
+func executeOne(ctx context.Context, store *Store, r RunSpec, runner Runner) (ran bool, err error) {
+	id := r.ID()
+	release, err := store.tryClaim(id)
+	if err != nil {
+		return false, err
+	}
+	defer release()
+	dir := store.RunDir(id)
+	// Another process may have finished it between our check and our claim.
+	if exists(filepath.Join(dir, DoneFile)) {
+		return false, errAlreadyDone
+	}
+	if err := store.reset(id); err != nil {
+		return false, err
+	}
+	if err := writeJSON(filepath.Join(dir, SpecFile), r); err != nil {
+		return false, err
+	}
+	start := time.Now()
+	err = safeRun(ctx, runner, r, dir)
+	if err == nil {
+		if _, rerr := os.Stat(filepath.Join(dir, ResultFile)); rerr != nil {
+			err = fmt.Errorf("runner wrote no %s", ResultFile)
+		}
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			writeJSON(filepath.Join(dir, FailedFile), map[string]string{"error": err.Error(), "time": time.Now().UTC().Format(time.RFC3339)})
+		}
+		return true, err
+	}
+	host, _ := os.Hostname()
+	end := time.Now()
+	if err := writeJSON(filepath.Join(dir, TimingFile), Timing{Start: start.UTC(), End: end.UTC(), Seconds: end.Sub(start).Seconds(), Host: host}); err != nil {
+		return false, err
+	}
+	if err := writeJSON(filepath.Join(dir, DoneFile), map[string]string{"id": id}); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// safeRun turns a runner's panic into the run's error so that one broken run
+// does not take the sweep down.
+func safeRun(ctx context.Context, runner Runner, r RunSpec, dir string) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("runner panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return runner.Run(ctx, r, dir)
+}
+
+// Status counts a sweep's runs by state.
+type Status struct {
+	Counts map[State]int
+	Runs   []RunStatus
+}
+
+// RunStatus is one run's state.
+type RunStatus struct {
+	ID     string
+	Spec   RunSpec
+	State  State
+	Reason string // for Failed
+}
+
+// StatusOf reads the state of every run from the store.
+func StatusOf(store *Store, runs []RunSpec) Status {
+	st := Status{Counts: map[State]int{}}
+	for _, r := range runs {
+		id := r.ID()
+		s := store.State(id)
+		rs := RunStatus{ID: id, Spec: r, State: s}
+		if s == Failed {
+			rs.Reason = store.FailureReason(id)
+		}
+		st.Counts[s]++
+		st.Runs = append(st.Runs, rs)
+	}
+	return st
+}

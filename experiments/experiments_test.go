@@ -1,0 +1,390 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain doubles as the sweep process of the interruption and shard tests:
+// with BELUGA_TEST_SWEEP set to a store directory it runs the tiny sweep into
+// it (slowly, so that it can be killed midway) and exits.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("BELUGA_TEST_SWEEP"); dir != "" {
+		os.Exit(sweepProcess(dir, os.Getenv("BELUGA_TEST_SHARD")))
+	}
+	os.Exit(m.Run())
+}
+
+func sweepProcess(dir, shard string) int {
+	runs, err := tinyRuns()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if shard != "" {
+		sh, err := ParseShard(shard)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		runs = sh.Select(runs)
+	}
+	sum, err := Execute(context.Background(), &Store{Dir: dir}, runs, fakeRunner{delay: 60 * time.Millisecond}, Options{Jobs: 2})
+	if err != nil || sum.Err() != nil {
+		fmt.Fprintln(os.Stderr, err, sum.Err())
+		return 1
+	}
+	return 0
+}
+
+func tinyRuns() ([]RunSpec, error) {
+	s, err := LoadSpec(filepath.Join("testdata", "tiny.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	return Expand(s, &SuiteFolds{})
+}
+
+func mustTinyRuns(t *testing.T) []RunSpec {
+	t.Helper()
+	runs, err := tinyRuns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
+
+func TestExpand(t *testing.T) {
+	runs := mustTinyRuns(t)
+	// 1 baseline + 2 configurations × 2 methods × (1 seen + 3 func + 2 class + 2 type)
+	if want := 1 + 2*2*8; len(runs) != want {
+		t.Fatalf("got %d runs, want %d", len(runs), want)
+	}
+	if r := runs[0]; r.Configuration != ConfigIID || r.Score != ScoreIID {
+		t.Errorf("first run is %s, want the IID baseline", r.Label())
+	}
+	if r := runs[1]; r.Configuration != "IID-T" || r.Method != "vanilla" || r.Score != ScoreSeen {
+		t.Errorf("second run is %s, want IID-T vanilla seen", r.Label())
+	}
+	if r := runs[2]; r.Score != ScoreFunc || r.Fold != "negation" {
+		t.Errorf("third run is %s, want the negation fold", r.Label())
+	}
+	ids := map[string]bool{}
+	for _, r := range runs {
+		id := r.ID()
+		if len(id) != IDLength || ids[id] {
+			t.Errorf("run %s: ID %q not unique or wrong length", r.Label(), id)
+		}
+		ids[id] = true
+	}
+	again := mustTinyRuns(t)
+	for i := range runs {
+		if runs[i].ID() != again[i].ID() {
+			t.Fatalf("run %d: ID not stable across expansions", i)
+		}
+	}
+}
+
+func TestIDIgnoresMapOrderButNotValues(t *testing.T) {
+	a := RunSpec{Task: "SENT", Hyper: map[string]any{"lr": 2e-5, "batch": 16}}
+	b := RunSpec{Task: "SENT", Hyper: map[string]any{"batch": 16, "lr": 2e-5}}
+	c := RunSpec{Task: "SENT", Hyper: map[string]any{"batch": 16, "lr": 3e-5}}
+	if a.ID() != b.ID() {
+		t.Error("equal specs got different IDs")
+	}
+	if a.ID() == c.ID() {
+		t.Error("different specs got the same ID")
+	}
+}
+
+func TestGridMultipliesRuns(t *testing.T) {
+	s, err := ParseSpec([]byte(`
+tasks: [{name: SENT, folds: {func: [a, b], class: [x], type: [MFT]}}]
+model: {name: fake}
+configurations: [IID+T]
+methods: [vanilla]
+seeds: [1, 2]
+grid: {lr: [1.0e-4, 3.0e-4], batch: [16]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := Expand(s, &SuiteFolds{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 lr × 2 seeds × (baseline + seen + 2 func + 1 class + 1 type)
+	if want := 2 * 2 * 6; len(runs) != want {
+		t.Errorf("got %d runs, want %d", len(runs), want)
+	}
+}
+
+func TestParseSpecErrors(t *testing.T) {
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"no tasks", "model: {name: x}", "tasks"},
+		{"no model", "tasks: [{name: SENT}]", "model.name"},
+		{"bad config", "tasks: [{name: SENT}]\nmodel: {name: x}\nconfigurations: [IIDT]", `unknown configuration "IIDT"`},
+		{"bad method", "tasks: [{name: SENT}]\nmodel: {name: x}\nmethods: [sgd]", `unknown method "sgd"`},
+		{"bad score", "tasks: [{name: SENT}]\nmodel: {name: x}\nscores: [aspect]", `unknown score "aspect"`},
+		{"unknown field", "tasks: [{name: SENT}]\nmodel: {name: x}\nseed: 3", "seed"},
+		{"duplicate task", "tasks: [{name: A}, {name: A}]\nmodel: {name: x}", "duplicate"},
+		{"bad fold score", "tasks: [{name: A, folds: {seen: [a]}}]\nmodel: {name: x}", `unknown score "seen"`},
+		{"empty grid", "tasks: [{name: A}]\nmodel: {name: x}\ngrid: {lr: []}", "grid.lr"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseSpec([]byte(tc.yaml))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{{"0/1", true}, {"3/4", true}, {"4/4", false}, {"-1/4", false}, {"1", false}, {"a/b", false}, {"0/0", false}} {
+		_, err := ParseShard(tc.in)
+		if (err == nil) != tc.ok {
+			t.Errorf("ParseShard(%q): err %v, want ok=%v", tc.in, err, tc.ok)
+		}
+	}
+}
+
+func TestShardsPartitionRuns(t *testing.T) {
+	runs := mustTinyRuns(t)
+	const n = 3
+	count := map[string]int{}
+	for i := 0; i < n; i++ {
+		for _, r := range (Shard{I: i, N: n}).Select(runs) {
+			count[r.ID()]++
+		}
+	}
+	for _, r := range runs {
+		if count[r.ID()] != 1 {
+			t.Errorf("run %s is in %d shards, want 1", r.Label(), count[r.ID()])
+		}
+	}
+}
+
+func TestExecuteSkipsDoneAndRedoesIncomplete(t *testing.T) {
+	runs := mustTinyRuns(t)
+	store := &Store{Dir: t.TempDir()}
+	ctx := context.Background()
+	sum, err := Execute(ctx, store, runs, fakeRunner{}, Options{Jobs: 3})
+	if err != nil || sum.Err() != nil || sum.Ran != len(runs) {
+		t.Fatalf("first sweep: %+v, %v", sum, err)
+	}
+	want := storeDigest(store, runs)
+
+	// Make one run incomplete, as a crash after writing its result would.
+	victim := runs[5].ID()
+	if err := os.Remove(filepath.Join(store.RunDir(victim), DoneFile)); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(store.RunDir(victim), "stale-output"), []byte("x"), 0o644)
+	if got := store.State(victim); got != Incomplete {
+		t.Fatalf("state %v, want incomplete", got)
+	}
+	sum, err = Execute(ctx, store, runs, fakeRunner{}, Options{Jobs: 3})
+	if err != nil || sum.Ran != 1 || sum.Skipped != len(runs)-1 {
+		t.Fatalf("second sweep ran %d skipped %d (err %v), want 1 and %d", sum.Ran, sum.Skipped, err, len(runs)-1)
+	}
+	if exists(filepath.Join(store.RunDir(victim), "stale-output")) {
+		t.Error("incomplete run was not redone from scratch")
+	}
+	if got := storeDigest(store, runs); got != want {
+		t.Error("store after redo differs from the uninterrupted one")
+	}
+}
+
+func TestFailingRunDoesNotStopOthers(t *testing.T) {
+	runs := mustTinyRuns(t)
+	store := &Store{Dir: t.TempDir()}
+	bad := runs[3].ID()
+	panicky := runs[7].ID()
+	runner := fakeRunner{fail: func(r RunSpec) error {
+		switch r.ID() {
+		case bad:
+			return errors.New("loss is NaN at step 3")
+		case panicky:
+			panic("index out of range")
+		}
+		return nil
+	}}
+	sum, err := Execute(context.Background(), store, runs, runner, Options{Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Ran != len(runs)-2 || len(sum.Failed) != 2 {
+		t.Fatalf("ran %d failed %d, want %d and 2", sum.Ran, len(sum.Failed), len(runs)-2)
+	}
+	if e := sum.Err(); e == nil || !strings.Contains(e.Error(), "loss is NaN") || !strings.Contains(e.Error(), "panicked") {
+		t.Errorf("summary error %v does not name both failures", e)
+	}
+	if store.State(bad) != Failed || !strings.Contains(store.FailureReason(bad), "NaN") {
+		t.Errorf("failed run: state %v reason %q", store.State(bad), store.FailureReason(bad))
+	}
+	st := StatusOf(store, runs)
+	if st.Counts[Done] != len(runs)-2 || st.Counts[Failed] != 2 {
+		t.Errorf("status counts %v", st.Counts)
+	}
+	n, err := store.CleanIncomplete([]string{bad, panicky, runs[0].ID()})
+	if err != nil || n != 2 || store.State(bad) != Missing || store.State(runs[0].ID()) != Done {
+		t.Errorf("clean removed %d (err %v); states %v %v", n, err, store.State(bad), store.State(runs[0].ID()))
+	}
+}
+
+func TestStaleClaimOfDeadProcessIsRecovered(t *testing.T) {
+	runs := mustTinyRuns(t)[:3]
+	store := &Store{Dir: t.TempDir()}
+	// A claim by a process that has exited.
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("no true(1):", err)
+	}
+	host, _ := os.Hostname()
+	id := runs[1].ID()
+	os.MkdirAll(store.RunDir(id), 0o755)
+	os.WriteFile(filepath.Join(store.RunDir(id), ClaimFile), fmt.Appendf(nil, `{"host":%q,"pid":%d}`, host, cmd.Process.Pid), 0o644)
+	if got := store.State(id); got != Incomplete {
+		t.Fatalf("dead claim: state %v, want incomplete", got)
+	}
+	// A live claim (ours) is respected.
+	live := runs[2].ID()
+	os.MkdirAll(store.RunDir(live), 0o755)
+	os.WriteFile(filepath.Join(store.RunDir(live), ClaimFile), fmt.Appendf(nil, `{"host":%q,"pid":%d}`, host, os.Getpid()), 0o644)
+	sum, err := Execute(context.Background(), store, runs, fakeRunner{}, Options{})
+	if err != nil || sum.Ran != 2 || sum.Busy != 1 {
+		t.Fatalf("ran %d busy %d err %v, want 2 ran and 1 busy", sum.Ran, sum.Busy, err)
+	}
+	if store.State(id) != Done || store.State(live) != Running {
+		t.Errorf("states %v %v, want done and running", store.State(id), store.State(live))
+	}
+}
+
+func startSweep(t *testing.T, dir, shard string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BELUGA_TEST_SWEEP="+dir, "BELUGA_TEST_SHARD="+shard)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+func countDone(s *Store, runs []RunSpec) int {
+	n := 0
+	for _, r := range runs {
+		if s.State(r.ID()) == Done {
+			n++
+		}
+	}
+	return n
+}
+
+// TestKillMidSweepThenResume kills a sweep process with SIGKILL halfway,
+// re-runs the sweep and checks that finished runs are skipped and that the
+// store ends identical to an uninterrupted sweep's.
+func TestKillMidSweepThenResume(t *testing.T) {
+	runs := mustTinyRuns(t)
+	ref := &Store{Dir: t.TempDir()}
+	if _, err := Execute(context.Background(), ref, runs, fakeRunner{}, Options{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+
+	store := &Store{Dir: t.TempDir()}
+	cmd := startSweep(t, store.Dir, "")
+	deadline := time.Now().Add(20 * time.Second)
+	for countDone(store, runs) < len(runs)/2 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("sweep made no progress")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	doneBefore := countDone(store, runs)
+	if doneBefore == len(runs) {
+		t.Fatal("sweep finished before it was killed; the test proves nothing")
+	}
+	var leftovers int
+	for _, r := range runs {
+		if s := store.State(r.ID()); s == Incomplete {
+			leftovers++
+		} else if s == Running {
+			t.Errorf("run %s still looks running after its process died", r.ID())
+		}
+	}
+	t.Logf("killed after %d of %d runs; %d runs left incomplete", doneBefore, len(runs), leftovers)
+
+	sum, err := Execute(context.Background(), store, runs, fakeRunner{}, Options{Jobs: 2})
+	if err != nil || sum.Err() != nil {
+		t.Fatal(err, sum.Err())
+	}
+	if sum.Skipped != doneBefore || sum.Ran != len(runs)-doneBefore {
+		t.Errorf("resume skipped %d and ran %d, want %d and %d", sum.Skipped, sum.Ran, doneBefore, len(runs)-doneBefore)
+	}
+	if storeDigest(store, runs) != storeDigest(ref, runs) {
+		t.Error("resumed store differs from the uninterrupted sweep's")
+	}
+}
+
+// TestConcurrentShardsMatchOneProcess runs two shard processes at once into
+// one store (and a third, unsharded, process racing them) and checks that no
+// run was executed twice and the store equals a single process's.
+func TestConcurrentShardsMatchOneProcess(t *testing.T) {
+	runs := mustTinyRuns(t)
+	ref := &Store{Dir: t.TempDir()}
+	if _, err := Execute(context.Background(), ref, runs, fakeRunner{}, Options{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	store := &Store{Dir: t.TempDir()}
+	a := startSweep(t, store.Dir, "0/2")
+	b := startSweep(t, store.Dir, "1/2")
+	if err := a.Wait(); err != nil {
+		t.Fatal("shard 0:", err)
+	}
+	if err := b.Wait(); err != nil {
+		t.Fatal("shard 1:", err)
+	}
+	if got := countDone(store, runs); got != len(runs) {
+		t.Fatalf("%d of %d runs done", got, len(runs))
+	}
+	if storeDigest(store, runs) != storeDigest(ref, runs) {
+		t.Error("sharded store differs from the single process's")
+	}
+	// Every run directory holds exactly one execution: one log line.
+	for _, r := range runs {
+		b, _ := os.ReadFile(filepath.Join(store.RunDir(r.ID()), LogFile))
+		if strings.Count(string(b), "training") != 1 {
+			t.Errorf("run %s log %q", r.ID(), b)
+		}
+	}
+}
+
+func TestClaimsPreventDuplicateWork(t *testing.T) {
+	runs := mustTinyRuns(t)
+	store := &Store{Dir: t.TempDir()}
+	a := startSweep(t, store.Dir, "")
+	b := startSweep(t, store.Dir, "")
+	if err := errors.Join(a.Wait(), b.Wait()); err != nil {
+		t.Fatal(err)
+	}
+	if got := countDone(store, runs); got != len(runs) {
+		t.Fatalf("%d of %d runs done", got, len(runs))
+	}
+}

@@ -1,0 +1,124 @@
+package experiments
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
+)
+
+// ResultFile is the file in a run directory that reports read: the run's
+// i.i.d. outcome and its per-case suite verdicts.
+const ResultFile = "result.json"
+
+// Result is what a run measured, in the form reports need: per i.i.d. test
+// example whether the prediction was correct, and per evaluated
+// functionality the CheckList verdict of every test case.
+type Result struct {
+	// IIDCorrect holds, per i.i.d. test example in dataset order, whether the
+	// model's prediction was correct (for McNemar's test against the baseline).
+	IIDCorrect []bool `json:"iid_correct"`
+	// Functionalities holds the verdicts of the functionalities the run was
+	// evaluated on: all of them for iid and seen runs, the held-out ones for
+	// a held-out run.
+	Functionalities []FuncResult `json:"functionalities"`
+}
+
+// FuncResult holds one functionality's verdicts.
+type FuncResult struct {
+	Name  string `json:"name"`
+	Class string `json:"class"`
+	Type  string `json:"type"`
+	// Verdicts has one byte per test case of T_test in suite order: 'P'
+	// pass, 'F' fail, '-' filtered out by CheckList (no applicable input).
+	Verdicts string `json:"verdicts"`
+}
+
+// Verdict bytes of FuncResult.Verdicts.
+const (
+	Pass     = 'P'
+	Fail     = 'F'
+	Filtered = '-'
+)
+
+// IIDScore is the i.i.d. accuracy in percent.
+func (r *Result) IIDScore() float64 {
+	if len(r.IIDCorrect) == 0 {
+		return math.NaN()
+	}
+	n := 0
+	for _, c := range r.IIDCorrect {
+		if c {
+			n++
+		}
+	}
+	return 100 * float64(n) / float64(len(r.IIDCorrect))
+}
+
+// PassRate is CheckList's 100 − fail rate over the cases not filtered out,
+// NaN when every case was filtered (BeLUGA's "None").
+func (f FuncResult) PassRate() float64 {
+	pass, run := 0, 0
+	for i := 0; i < len(f.Verdicts); i++ {
+		switch f.Verdicts[i] {
+		case Pass:
+			pass++
+			run++
+		case Fail:
+			run++
+		}
+	}
+	if run == 0 {
+		return math.NaN()
+	}
+	return 100 * float64(pass) / float64(run)
+}
+
+// Validate checks that every verdict byte is known.
+func (r *Result) Validate() error {
+	for _, f := range r.Functionalities {
+		if f.Name == "" {
+			return fmt.Errorf("functionality without a name")
+		}
+		for i := 0; i < len(f.Verdicts); i++ {
+			switch f.Verdicts[i] {
+			case Pass, Fail, Filtered:
+			default:
+				return fmt.Errorf("functionality %q case %d: unknown verdict %q (want P, F or -)", f.Name, i, f.Verdicts[i])
+			}
+		}
+	}
+	return nil
+}
+
+// WriteResult writes a run's result into its directory atomically.
+func WriteResult(dir string, r *Result) error {
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("result for %s: %w", dir, err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, ResultFile), append(b, '\n'))
+}
+
+// ReadResult reads a run's result from its directory.
+func ReadResult(dir string) (*Result, error) {
+	path := filepath.Join(dir, ResultFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &r, nil
+}

@@ -1,0 +1,438 @@
+package experiments
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/beluga-nlp/beluga/suites"
+)
+
+// The BeLUGA training configurations (REFERENCE 1.1) in Table 3's order.
+const (
+	ConfigIID       = "IID"       // i.i.d. data only: the baseline
+	ConfigIIDT      = "IID-T"     // IID→T: from the IID model, suite only
+	ConfigIIDPlusT  = "IID+T"     // from the pretrained model, IID + suite
+	ConfigIIDIIDPlT = "IID-IID+T" // IID→(IID+T): from the IID model, IID + suite
+)
+
+// The scores a run is evaluated for. ScoreIID marks the baseline run, which is
+// scored on every functionality and whose results stand in for all four suite
+// scores.
+const (
+	ScoreIID   = "iid"
+	ScoreSeen  = "seen"
+	ScoreFunc  = "func"
+	ScoreClass = "class"
+	ScoreType  = "type"
+)
+
+// Configurations, Methods and Scores list the known names in Table 3's order.
+var (
+	Configurations = []string{ConfigIIDT, ConfigIIDPlusT, ConfigIIDIIDPlT}
+	Methods        = []string{"vanilla", "l2", "dropout", "lp", "lp-ft", "irm", "dro", "fish"}
+	Scores         = []string{ScoreSeen, ScoreFunc, ScoreClass, ScoreType}
+)
+
+// MethodNames maps a method to its display name in tables and figures.
+var MethodNames = map[string]string{
+	"vanilla": "Vanilla", "l2": "L2", "dropout": "Dropout", "lp": "LP",
+	"lp-ft": "LP-FT", "irm": "IRM", "dro": "G-DRO", "fish": "Fish",
+}
+
+// Spec is an experiment: the grid of runs that one Table 3 and one Figure 1
+// are computed from. It is read from YAML.
+type Spec struct {
+	// Name of the experiment; it names the default output directory.
+	Name string `yaml:"name"`
+	// Out is the run store directory. Relative paths are relative to the
+	// spec file's directory.
+	Out string `yaml:"out"`
+	// Tasks trained and scored, each with its i.i.d. data and its suite.
+	Tasks []Task `yaml:"tasks"`
+	// Model names the model and its settings (passed through to the runner).
+	Model Model `yaml:"model"`
+	// Configurations from Configurations; the IID baseline is always run.
+	Configurations []string `yaml:"configurations"`
+	// Methods from Methods.
+	Methods []string `yaml:"methods"`
+	// Scores from Scores; "seen" is always run because the held-out runs
+	// reuse its hyper-parameters.
+	Scores []string `yaml:"scores"`
+	// Seeds: one run per seed for every cell of the grid.
+	Seeds []int64 `yaml:"seeds"`
+	// Budget bounds training.
+	Budget Budget `yaml:"budget"`
+	// Grid holds hyper-parameter values; every combination is a separate
+	// run, so keep it small. Keys are passed to the runner unchanged.
+	Grid map[string][]any `yaml:"grid"`
+
+	dir string // directory of the spec file, for relative paths
+}
+
+// Task is one task of an experiment: its i.i.d. data and its suite.
+type Task struct {
+	// Name is the task's short name used in tables (e.g. SENT, PARA, READ).
+	Name string `yaml:"name"`
+	// Data names the i.i.d. dataset (e.g. sst2) or a directory holding it.
+	Data string `yaml:"data"`
+	// Suite is the suite file (native JSON lines) or a name the runner resolves.
+	Suite string `yaml:"suite"`
+	// Folds lists the held-out folds per score (func, class, type). When a
+	// score is missing here its folds are read from the suite file.
+	Folds map[string][]string `yaml:"folds,omitempty"`
+}
+
+// Model names a model and its settings.
+type Model struct {
+	// Name is a model kind ("bert", "wordvec") or a HuggingFace id.
+	Name string `yaml:"name"`
+	// Checkpoint is an optional directory or HuggingFace id to start from.
+	Checkpoint string `yaml:"checkpoint,omitempty"`
+	// Options are passed to the runner unchanged.
+	Options map[string]any `yaml:"options,omitempty"`
+}
+
+// Budget bounds a run's training.
+type Budget struct {
+	Epochs    float64 `yaml:"epochs,omitempty" json:"epochs,omitempty"`
+	MaxSteps  int     `yaml:"max_steps,omitempty" json:"max_steps,omitempty"`
+	MaxIID    int     `yaml:"max_iid,omitempty" json:"max_iid,omitempty"`       // i.i.d. training examples used, 0 = all
+	MaxCases  int     `yaml:"max_cases,omitempty" json:"max_cases,omitempty"`   // suite test cases per functionality, 0 = all
+	TimeLimit string  `yaml:"time_limit,omitempty" json:"time_limit,omitempty"` // Go duration, e.g. 10m
+}
+
+// RunSpec is one fully resolved run: everything that determines its outputs.
+// Its ID is the hash of its canonical JSON encoding.
+type RunSpec struct {
+	Task          string         `json:"task"`
+	Data          string         `json:"data"`
+	Suite         string         `json:"suite"`
+	Model         string         `json:"model"`
+	Checkpoint    string         `json:"checkpoint,omitempty"`
+	ModelOptions  map[string]any `json:"model_options,omitempty"`
+	Configuration string         `json:"configuration"`
+	Method        string         `json:"method"`
+	// Score is ScoreIID for the baseline, ScoreSeen for the run trained on
+	// all of T_train, or ScoreFunc/ScoreClass/ScoreType for a held-out run.
+	Score string `json:"score"`
+	// Fold names what a held-out run leaves out: a functionality, a class or
+	// a test type. Empty for iid and seen runs.
+	Fold   string         `json:"fold,omitempty"`
+	Seed   int64          `json:"seed"`
+	Budget Budget         `json:"budget"`
+	Hyper  map[string]any `json:"hyper,omitempty"`
+}
+
+// IDLength is the number of hex digits of a run ID.
+const IDLength = 12
+
+// ID is the run's identity: the first IDLength hex digits of the SHA-256 of
+// its canonical JSON (object keys sorted, no insignificant space). Two runs
+// with equal resolved specs share an ID and therefore a directory.
+func (r RunSpec) ID() string {
+	b, err := canonicalJSON(r)
+	if err != nil {
+		// RunSpec holds only JSON-encodable values once Expand has checked them.
+		panic(fmt.Sprintf("experiments: run spec is not JSON-encodable: %v", err))
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:IDLength]
+}
+
+// Label is a short human-readable description of the run.
+func (r RunSpec) Label() string {
+	s := fmt.Sprintf("%s %s %s %s", r.Task, r.Configuration, r.Method, r.Score)
+	if r.Fold != "" {
+		s += " -" + r.Fold
+	}
+	if len(r.Hyper) > 0 {
+		keys := make([]string, 0, len(r.Hyper))
+		for k := range r.Hyper {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			s += fmt.Sprintf(" %s=%v", k, r.Hyper[k])
+		}
+	}
+	return s + fmt.Sprintf(" seed=%d", r.Seed)
+}
+
+// canonicalJSON encodes v with object keys sorted at every level (Go sorts
+// map keys; struct fields are re-encoded through a map to sort them too).
+func canonicalJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var generic any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&generic); err != nil {
+		return nil, err
+	}
+	return json.Marshal(generic)
+}
+
+// LoadSpec reads and validates an experiment spec from a YAML file.
+func LoadSpec(path string) (*Spec, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("experiment spec: %w", err)
+	}
+	s, err := ParseSpec(b)
+	if err != nil {
+		return nil, fmt.Errorf("experiment spec %s: %w", path, err)
+	}
+	s.dir = filepath.Dir(path)
+	return s, nil
+}
+
+// ParseSpec decodes and validates a YAML experiment spec. Unknown fields are
+// errors so that a misspelt key does not silently change an experiment.
+func ParseSpec(b []byte) (*Spec, error) {
+	var s Spec
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		return nil, err
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Validate checks names against the known configurations, methods and scores
+// and fills defaults (scores: all four; seeds: 42; out: runs/NAME).
+func (s *Spec) Validate() error {
+	if len(s.Tasks) == 0 {
+		return errors.New("field tasks: at least one task is required")
+	}
+	seen := map[string]bool{}
+	for i, t := range s.Tasks {
+		if t.Name == "" {
+			return fmt.Errorf("field tasks[%d].name: required", i)
+		}
+		if seen[t.Name] {
+			return fmt.Errorf("field tasks[%d].name: duplicate task %q", i, t.Name)
+		}
+		seen[t.Name] = true
+		for score := range t.Folds {
+			if score != ScoreFunc && score != ScoreClass && score != ScoreType {
+				return fmt.Errorf("field tasks[%d].folds: unknown score %q (want func, class or type)", i, score)
+			}
+		}
+	}
+	if s.Model.Name == "" {
+		return errors.New("field model.name: required")
+	}
+	for i, c := range s.Configurations {
+		if !slices.Contains(Configurations, c) {
+			return fmt.Errorf("field configurations[%d]: unknown configuration %q (want one of %s)", i, c, strings.Join(Configurations, ", "))
+		}
+	}
+	for i, m := range s.Methods {
+		if !slices.Contains(Methods, m) {
+			return fmt.Errorf("field methods[%d]: unknown method %q (want one of %s)", i, m, strings.Join(Methods, ", "))
+		}
+	}
+	if len(s.Configurations) > 0 && len(s.Methods) == 0 {
+		s.Methods = []string{"vanilla"}
+	}
+	if len(s.Scores) == 0 {
+		s.Scores = slices.Clone(Scores)
+	}
+	for i, sc := range s.Scores {
+		if !slices.Contains(Scores, sc) {
+			return fmt.Errorf("field scores[%d]: unknown score %q (want one of %s)", i, sc, strings.Join(Scores, ", "))
+		}
+	}
+	if len(s.Seeds) == 0 {
+		s.Seeds = []int64{42}
+	}
+	for k, vs := range s.Grid {
+		if len(vs) == 0 {
+			return fmt.Errorf("field grid.%s: empty list of values", k)
+		}
+	}
+	if s.Out == "" {
+		name := s.Name
+		if name == "" {
+			name = "experiment"
+		}
+		s.Out = filepath.Join("runs", name)
+	}
+	if _, err := canonicalJSON(s.Model.Options); err != nil {
+		return fmt.Errorf("field model.options: %w", err)
+	}
+	if _, err := canonicalJSON(s.Grid); err != nil {
+		return fmt.Errorf("field grid: %w", err)
+	}
+	return nil
+}
+
+// OutDir is the run store directory, resolved against the spec file's directory.
+func (s *Spec) OutDir() string {
+	if filepath.IsAbs(s.Out) || s.dir == "" {
+		return s.Out
+	}
+	return filepath.Join(s.dir, s.Out)
+}
+
+// resolve makes a path from the spec relative to the spec file's directory,
+// unless it is absolute or not a file path at all (a dataset name).
+func (s *Spec) resolve(p string) string {
+	if p == "" || filepath.IsAbs(p) || s.dir == "" {
+		return p
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, p)); err == nil {
+		return filepath.Join(s.dir, p)
+	}
+	return p
+}
+
+// FoldLister lists the held-out folds of a task's suite for one score: the
+// functionality names for func, the class names for class, the test types
+// for type, each in suite order.
+type FoldLister interface {
+	Folds(task Task, score string) ([]string, error)
+}
+
+// SuiteFolds lists folds from the task's explicit Folds, else by loading the
+// task's suite file (native JSON lines).
+type SuiteFolds struct {
+	cache map[string]*suites.Suite
+}
+
+// Folds implements FoldLister.
+func (f *SuiteFolds) Folds(task Task, score string) ([]string, error) {
+	if folds, ok := task.Folds[score]; ok {
+		return folds, nil
+	}
+	if f.cache == nil {
+		f.cache = map[string]*suites.Suite{}
+	}
+	s, ok := f.cache[task.Suite]
+	if !ok {
+		var err error
+		s, err = suites.Load(task.Suite)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: folds for %s: %w", task.Name, score, err)
+		}
+		f.cache[task.Suite] = s
+	}
+	return FoldsOf(s, score), nil
+}
+
+// FoldsOf returns the held-out folds of a suite for a score, in suite order.
+func FoldsOf(s *suites.Suite, score string) []string {
+	var out []string
+	for _, fn := range s.Functionalities {
+		var v string
+		switch score {
+		case ScoreFunc:
+			v = fn.Name
+		case ScoreClass:
+			v = fn.Class
+		case ScoreType:
+			v = string(fn.Type)
+		default:
+			return nil
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Expand lists the runs of an experiment in a stable order: per task the IID
+// baseline, then per configuration × method the "seen" run and one run per
+// held-out fold of each requested score; every run once per seed and per
+// grid point. The baseline does not depend on the grid's method settings but
+// is still run per grid point so that each grid point is a complete table.
+func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
+	var runs []RunSpec
+	grid := gridPoints(s.Grid)
+	for _, t := range s.Tasks {
+		t.Suite = s.resolve(t.Suite)
+		t.Data = s.resolve(t.Data)
+		base := RunSpec{
+			Task: t.Name, Data: t.Data, Suite: t.Suite,
+			Model: s.Model.Name, Checkpoint: s.Model.Checkpoint, ModelOptions: s.Model.Options,
+			Budget: s.Budget,
+		}
+		foldsOf := map[string][]string{}
+		for _, sc := range s.Scores {
+			if sc == ScoreSeen || len(s.Configurations) == 0 {
+				continue
+			}
+			fs, err := folds.Folds(t, sc)
+			if err != nil {
+				return nil, err
+			}
+			if len(fs) == 0 {
+				return nil, fmt.Errorf("task %s: no held-out folds for score %s", t.Name, sc)
+			}
+			foldsOf[sc] = fs
+		}
+		for _, hyper := range grid {
+			for _, seed := range s.Seeds {
+				r := base
+				r.Hyper, r.Seed = hyper, seed
+				r.Configuration, r.Method, r.Score = ConfigIID, "vanilla", ScoreIID
+				runs = append(runs, r)
+				for _, c := range s.Configurations {
+					for _, m := range s.Methods {
+						r.Configuration, r.Method, r.Score, r.Fold = c, m, ScoreSeen, ""
+						runs = append(runs, r)
+						for _, sc := range s.Scores {
+							for _, f := range foldsOf[sc] {
+								r.Score, r.Fold = sc, f
+								runs = append(runs, r)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return runs, nil
+}
+
+// gridPoints returns every combination of the grid's values (keys sorted),
+// or one empty point for an empty grid.
+func gridPoints(g map[string][]any) []map[string]any {
+	keys := make([]string, 0, len(g))
+	for k := range g {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	points := []map[string]any{nil}
+	for _, k := range keys {
+		var next []map[string]any
+		for _, p := range points {
+			for _, v := range g[k] {
+				q := map[string]any{k: v}
+				for pk, pv := range p {
+					q[pk] = pv
+				}
+				next = append(next, q)
+			}
+		}
+		points = next
+	}
+	return points
+}

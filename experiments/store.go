@@ -1,0 +1,314 @@
+package experiments
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
+)
+
+// Files of a run directory. A run writes its outputs (ResultFile and whatever
+// else the runner records: predictions, curve, log), then the store writes
+// TimingFile and DoneFile last. ClaimFile exists while a process works on the
+// run; FailedFile records why the last attempt failed.
+const (
+	SpecFile   = "spec.json"
+	TimingFile = "timing.json"
+	DoneFile   = "done"
+	ClaimFile  = "claim"
+	FailedFile = "failed.json"
+	LogFile    = "log.txt"
+)
+
+// State is a run's state as read from its directory.
+type State int
+
+// The states of a run.
+const (
+	Missing    State = iota // no directory: not launched
+	Incomplete              // directory without done, no live claim: interrupted
+	Running                 // a live claim: a process is working on it
+	Failed                  // the last attempt recorded a failure
+	Done                    // done written: complete
+)
+
+func (s State) String() string {
+	return [...]string{"missing", "incomplete", "running", "failed", "done"}[s]
+}
+
+// Store is a directory of runs, one sub-directory per run named by its ID
+// (DomainBed's sweep layout). All state lives on disk, so any number of
+// processes on any number of hosts sharing the filesystem can work on one
+// store.
+type Store struct {
+	Dir string
+	// StaleAfter is how old a claim's heartbeat may get before the claim is
+	// considered abandoned (its process died on another host). Zero means
+	// DefaultStaleAfter. Claims by dead processes on this host are stale at once.
+	StaleAfter time.Duration
+}
+
+// DefaultStaleAfter is the default heartbeat age of an abandoned claim.
+const DefaultStaleAfter = 10 * time.Minute
+
+// heartbeat is how often a worker refreshes its claim's modification time.
+const heartbeat = 30 * time.Second
+
+// RunDir is the directory of a run.
+func (s *Store) RunDir(id string) string { return filepath.Join(s.Dir, id) }
+
+// State reads a run's state from its directory.
+func (s *Store) State(id string) State {
+	dir := s.RunDir(id)
+	if _, err := os.Stat(dir); err != nil {
+		return Missing
+	}
+	if exists(filepath.Join(dir, DoneFile)) {
+		return Done
+	}
+	if c, err := readClaim(filepath.Join(dir, ClaimFile)); err == nil && !s.stale(c) {
+		return Running
+	}
+	if exists(filepath.Join(dir, FailedFile)) {
+		return Failed
+	}
+	return Incomplete
+}
+
+// FailureReason returns the recorded reason of a failed run, if any.
+func (s *Store) FailureReason(id string) string {
+	b, err := os.ReadFile(filepath.Join(s.RunDir(id), FailedFile))
+	if err != nil {
+		return ""
+	}
+	var f struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(b, &f) != nil {
+		return strings.TrimSpace(string(b))
+	}
+	return f.Error
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// claim is the content of a claim file: who works on the run.
+type claim struct {
+	Host    string    `json:"host"`
+	PID     int       `json:"pid"`
+	Started time.Time `json:"started"`
+	beat    time.Time // modification time of the file: the last heartbeat
+}
+
+func readClaim(path string) (claim, error) {
+	var c claim
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return c, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return c, err
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		// A claim is written in one small write; a torn one belongs to a
+		// process killed in between and is judged by its age alone.
+		c = claim{}
+	}
+	c.beat = fi.ModTime()
+	return c, nil
+}
+
+// stale reports whether a claim's process is gone: a dead process on this
+// host, or a heartbeat older than StaleAfter.
+func (s *Store) stale(c claim) bool {
+	host, _ := os.Hostname()
+	if c.Host == host && c.PID > 0 && !processAlive(c.PID) {
+		return true
+	}
+	after := s.StaleAfter
+	if after <= 0 {
+		after = DefaultStaleAfter
+	}
+	return time.Since(c.beat) > after
+}
+
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// errClaimed is returned by tryClaim when another live process holds the run.
+var errClaimed = errors.New("claimed by another process")
+
+// tryClaim atomically claims a run for this process: the claim file is
+// created with O_EXCL, so of two processes only one succeeds. A stale claim
+// is removed and the claim retried once; the removal is itself a rename race
+// that only one process wins.
+func (s *Store) tryClaim(id string) (release func(), err error) {
+	dir := s.RunDir(id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, ClaimFile)
+	host, _ := os.Hostname()
+	for attempt := 0; attempt < 2; attempt++ {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			b, _ := json.Marshal(claim{Host: host, PID: os.Getpid(), Started: time.Now().UTC()})
+			_, werr := f.Write(b)
+			cerr := f.Close()
+			if werr != nil || cerr != nil {
+				os.Remove(path)
+				return nil, fmt.Errorf("write claim %s: %w", path, errors.Join(werr, cerr))
+			}
+			stop := make(chan struct{})
+			go func() {
+				t := time.NewTicker(heartbeat)
+				defer t.Stop()
+				for {
+					select {
+					case <-stop:
+						return
+					case now := <-t.C:
+						os.Chtimes(path, now, now)
+					}
+				}
+			}()
+			return func() { close(stop); os.Remove(path) }, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("claim %s: %w", path, err)
+		}
+		c, rerr := readClaim(path)
+		if rerr != nil {
+			continue // released in between: try again
+		}
+		if !s.stale(c) {
+			return nil, errClaimed
+		}
+		// Move the stale claim aside under a unique name; only one of several
+		// processes recovering it at once succeeds in the rename.
+		aside := path + ".stale." + host + "." + strconv.Itoa(os.Getpid())
+		if os.Rename(path, aside) != nil {
+			return nil, errClaimed
+		}
+		os.Remove(aside)
+	}
+	return nil, errClaimed
+}
+
+// reset empties a run directory except its claim: a run without done is
+// redone from scratch.
+func (s *Store) reset(id string) error {
+	dir := s.RunDir(id)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() == ClaimFile {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("reset run %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// Timing records when a run ran.
+type Timing struct {
+	Start   time.Time `json:"start"`
+	End     time.Time `json:"end"`
+	Seconds float64   `json:"seconds"`
+	Host    string    `json:"host"`
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, append(b, '\n'))
+}
+
+// ReadSpec reads the resolved spec a run directory was written for.
+func ReadSpec(dir string) (RunSpec, error) {
+	var r RunSpec
+	path := filepath.Join(dir, SpecFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// DoneRuns lists the completed runs of a store directory with their specs,
+// for reports that are given a directory instead of an experiment spec.
+func (s *Store) DoneRuns() ([]RunSpec, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("run store: %w", err)
+	}
+	var runs []RunSpec
+	for _, e := range entries {
+		if !e.IsDir() || !exists(filepath.Join(s.Dir, e.Name(), DoneFile)) {
+			continue
+		}
+		r, err := ReadSpec(filepath.Join(s.Dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// CleanIncomplete removes the directories of the given runs that are
+// incomplete or failed (never those done or held by a live claim) and
+// returns how many it removed.
+func (s *Store) CleanIncomplete(ids []string) (int, error) {
+	n := 0
+	for _, id := range ids {
+		switch s.State(id) {
+		case Incomplete, Failed:
+			if err := os.RemoveAll(s.RunDir(id)); err != nil {
+				return n, fmt.Errorf("clean run %s: %w", id, err)
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Dirs lists the run IDs present in the store directory.
+func (s *Store) Dirs() ([]string, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.IsDir() {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids, nil
+}

@@ -15,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
@@ -311,7 +312,7 @@ type FoldLister interface {
 }
 
 // SuiteFolds lists folds from the task's explicit Folds, else by loading the
-// task's suite file (native JSON lines).
+// task's suite file (any format package suites opens).
 type SuiteFolds struct {
 	cache map[string]*suites.Suite
 }
@@ -327,7 +328,7 @@ func (f *SuiteFolds) Folds(task Task, score string) ([]string, error) {
 	s, ok := f.cache[task.Suite]
 	if !ok {
 		var err error
-		s, err = suites.Load(task.Suite)
+		s, err = suites.Open(task.Suite)
 		if err != nil {
 			return nil, fmt.Errorf("task %s: folds for %s: %w", task.Name, score, err)
 		}
@@ -336,24 +337,17 @@ func (f *SuiteFolds) Folds(task Task, score string) ([]string, error) {
 	return FoldsOf(s, score), nil
 }
 
-// FoldsOf returns the held-out folds of a suite for a score, in suite order.
+// FoldsOf returns the held-out folds of a suite for a score, in suite
+// order: BeLUGA's partitions (package splits), named by the held-out
+// functionality, class or test type.
 func FoldsOf(s *suites.Suite, score string) []string {
+	kind := map[string]splits.FoldKind{ScoreFunc: splits.ByFunctionality, ScoreClass: splits.ByClass, ScoreType: splits.ByType}[score]
+	if kind == "" {
+		return nil
+	}
 	var out []string
-	for _, fn := range s.Functionalities {
-		var v string
-		switch score {
-		case ScoreFunc:
-			v = fn.Name
-		case ScoreClass:
-			v = fn.Class
-		case ScoreType:
-			v = string(fn.Type)
-		default:
-			return nil
-		}
-		if !slices.Contains(out, v) {
-			out = append(out, v)
-		}
+	for _, f := range splits.Folds(s, kind, splits.DefaultFoldOptions) {
+		out = append(out, f.Name)
 	}
 	return out
 }

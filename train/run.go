@@ -53,11 +53,14 @@ type FoldSpec struct {
 
 // RunSpec is one training run.
 type RunSpec struct {
-	Task          string    `json:"task" yaml:"task"`
-	Suite         string    `json:"suite" yaml:"suite"`
-	IIDTrain      string    `json:"iid_train" yaml:"iid_train"`
-	IIDDev        string    `json:"iid_dev" yaml:"iid_dev"`
-	IIDLimit      int       `json:"iid_limit,omitempty" yaml:"iid_limit,omitempty"`
+	Task     string `json:"task" yaml:"task"`
+	Suite    string `json:"suite" yaml:"suite"`
+	IIDTrain string `json:"iid_train" yaml:"iid_train"`
+	IIDDev   string `json:"iid_dev" yaml:"iid_dev"`
+	IIDLimit int    `json:"iid_limit,omitempty" yaml:"iid_limit,omitempty"`
+	// SuiteLimit caps the T_train cases used per functionality (0: all),
+	// for quick runs; the cases kept are the first in suite order.
+	SuiteLimit    int       `json:"suite_limit,omitempty" yaml:"suite_limit,omitempty"`
 	Model         ModelSpec `json:"model" yaml:"model"`
 	Configuration string    `json:"configuration" yaml:"configuration"`
 	Method        string    `json:"method" yaml:"method"`
@@ -76,6 +79,10 @@ type Result struct {
 	G           *float64 `json:"g"`
 	Steps       int      `json:"steps"`
 	Seconds     float64  `json:"seconds"`
+	// IIDCorrect says, per i.i.d. test example, whether the prediction was
+	// right; Suite holds the T_test verdicts. Both are also in the run's files.
+	IIDCorrect []bool          `json:"-"`
+	Suite      *metrics.Result `json:"-"`
 }
 
 func (s *RunSpec) validate() error {
@@ -160,7 +167,7 @@ func run(ctx context.Context, spec RunSpec, outDir string, start time.Time) (*Re
 	if !ok {
 		return nil, fmt.Errorf("the model cannot run inference")
 	}
-	acc, err := evalIID(eval, tk, iidTest, filepath.Join(outDir, "iid_predictions.txt"))
+	acc, correct, err := evalIID(eval, tk, iidTest, filepath.Join(outDir, "iid_predictions.txt"))
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +179,7 @@ func run(ctx context.Context, spec RunSpec, outDir string, start time.Time) (*Re
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{IIDAccuracy: acc, Steps: len(curve), Seconds: time.Since(start).Seconds()}
+	out := &Result{IIDAccuracy: acc, Steps: len(curve), Seconds: time.Since(start).Seconds(), IIDCorrect: correct, Suite: sr}
 	if sr.Score != nil {
 		s := *sr.Score / 100
 		g := metrics.HarmonicMean(acc, s)
@@ -250,7 +257,11 @@ func prepare(spec RunSpec) (*prepared, error) {
 		}
 	}
 	if spec.Configuration != ConfigIID {
-		if p.data.Suite, err = BuildSuiteData(suite, suites.SplitTrain, p.fold, p.tk); err != nil {
+		trainSuite := suite
+		if spec.SuiteLimit > 0 {
+			trainSuite = limitCases(suite, suites.SplitTrain, spec.SuiteLimit)
+		}
+		if p.data.Suite, err = BuildSuiteData(trainSuite, suites.SplitTrain, p.fold, p.tk); err != nil {
 			return nil, err
 		}
 	} else {
@@ -340,8 +351,9 @@ func writeCurve(path string, curve []CurvePoint) error {
 	})
 }
 
-// evalIID predicts the i.i.d. test half and returns the accuracy.
-func evalIID(m predict.Model, tk predict.Tokenizer, test []datasets.Example, path string) (float64, error) {
+// evalIID predicts the i.i.d. test half and returns the accuracy and which
+// predictions were right.
+func evalIID(m predict.Model, tk predict.Tokenizer, test []datasets.Example, path string) (float64, []bool, error) {
 	inputs := make([]predict.Input, len(test))
 	gold := make([]int, len(test))
 	for i, e := range test {
@@ -354,7 +366,7 @@ func evalIID(m predict.Model, tk predict.Tokenizer, test []datasets.Example, pat
 	}
 	outs, err := predict.Run(m, tk, inputs, 64)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	preds := make([]int, len(outs))
 	var buf bytes.Buffer
@@ -365,9 +377,13 @@ func evalIID(m predict.Model, tk predict.Tokenizer, test []datasets.Example, pat
 		fmt.Fprintf(&buf, "%d %g %g\n", preds[i], o.Probs[0], o.Probs[1])
 	}
 	if err := atomicfile.WriteFile(path, buf.Bytes()); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	return metrics.Accuracy(preds, gold), nil
+	correct := make([]bool, len(preds))
+	for i := range preds {
+		correct[i] = preds[i] == gold[i]
+	}
+	return metrics.Accuracy(preds, gold), correct, nil
 }
 
 // evalSuite predicts every input of the T_test cases of s in suite order,
@@ -425,6 +441,29 @@ func evalSuite(m predict.Model, tk predict.Tokenizer, s *suites.Suite, outDir st
 		return nil, err
 	}
 	return r, r.WriteCases(filepath.Join(outDir, "cases.jsonl"))
+}
+
+// limitCases keeps, per functionality, the first n cases of split (and
+// every case of the other splits).
+func limitCases(s *suites.Suite, split suites.Split, n int) *suites.Suite {
+	out := *s
+	out.Functionalities = nil
+	for _, f := range s.Functionalities {
+		g := *f
+		g.Cases = nil
+		kept := 0
+		for _, c := range f.Cases {
+			if c.Split == split {
+				if kept == n {
+					continue
+				}
+				kept++
+			}
+			g.Cases = append(g.Cases, c)
+		}
+		out.Functionalities = append(out.Functionalities, &g)
+	}
+	return &out
 }
 
 // subsetSuite keeps the named functionalities of s (sharing their cases).

@@ -1,17 +1,88 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/report"
+	"github.com/beluga-nlp/beluga/specs"
 )
 
 func init() {
-	rootCmd.AddCommand(&cobra.Command{
+	var from, out, checkpoint string
+	var jobs int
+	cmd := &cobra.Command{
 		Use:   "quickstart",
 		Short: "Run an end-to-end SENT experiment (SST-2 + CheckList sentiment) and write its table and heatmap",
+		Long: `quickstart runs specs/quickstart.yaml: it fetches SST-2, the CheckList sentiment
+suite and the BERT vocabulary into the data cache ($BELUGA_DATA, default the user cache
+directory; --from DIR takes them from a local copy instead), trains the IID baseline and
+IID→(IID+T) with a BERT-tiny-shaped encoder from scratch, with the class and type
+folds held out, and writes Table 3 (Markdown) and the Figure 1 heatmap (PNG). Finished
+runs are kept in the store: running it again only does what is missing.`,
+		Example: `  go run ./cmd/beluga quickstart
+  go run ./cmd/beluga quickstart --from ../shared/data
+  go run ./cmd/beluga quickstart --checkpoint ./bert_uncased_L-2_H-128_A-2`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("quickstart is not available yet: it needs the training and experiment packages (issues 5 and 7)")
+			raw, err := specs.FS.ReadFile("quickstart.yaml")
+			if err != nil {
+				return err
+			}
+			spec, err := experiments.ParseSpec(raw)
+			if err != nil {
+				return err
+			}
+			spec.Out = out
+			if checkpoint != "" {
+				spec.Model.Name, spec.Model.Checkpoint = "bert", checkpoint
+			}
+			cache, err := dataCache("", from)
+			if err != nil {
+				return err
+			}
+			// The folds come from the suite, so it is fetched first.
+			suitePath, err := cache.EnsureFile(cmd.Context(), "checklist-sentiment", "checklist/sentiment_suite.tar.gz")
+			if err != nil {
+				return err
+			}
+			spec.Tasks[0].Suite = suitePath
+			runs, err := experiments.Expand(spec, &experiments.SuiteFolds{})
+			if err != nil {
+				return err
+			}
+			store := storeOf(spec)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if _, err := executeSweep(ctx, cmd.ErrOrStderr(), store, runs, &experiments.TrainRunner{Cache: cache, Store: store}, jobs); err != nil {
+				return err
+			}
+			tab, err := report.FromStore(store, runs, report.Options{})
+			if err != nil {
+				return err
+			}
+			tablePath, figPath := filepath.Join(out, "table.md"), filepath.Join(out, "heatmap.png")
+			if err := atomicfile.Write(tablePath, tab.WriteMarkdown); err != nil {
+				return err
+			}
+			if err := tab.WriteHeatmapFile(figPath); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), tablePath)
+			fmt.Fprintln(cmd.OutOrStdout(), figPath)
+			return nil
 		},
-	})
+	}
+	cmd.Flags().StringVar(&from, "from", "", "take data files from this local directory (laid out like ../shared/data) instead of the network")
+	cmd.Flags().StringVarP(&out, "out", "o", "quickstart-out", "run store and outputs")
+	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "start from this pretrained HuggingFace BERT directory instead of a from-scratch BERT-tiny")
+	cmd.Flags().IntVarP(&jobs, "jobs", "j", 1, "runs executed at once")
+	rootCmd.AddCommand(cmd)
 }

@@ -23,6 +23,7 @@ func init() {
 		jobs       int
 		shard      string
 		staleAfter time.Duration
+		from       string
 	)
 	cmd := &cobra.Command{
 		Use:   "run SPEC",
@@ -56,7 +57,7 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 			if dryRun {
 				return printRuns(cmd.OutOrStdout(), store, runs)
 			}
-			runner, err := runnerFor(spec)
+			runner, err := runnerFor(spec, from)
 			if err != nil {
 				return err
 			}
@@ -69,6 +70,7 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list the runs and their state without executing anything")
 	cmd.Flags().IntVarP(&jobs, "jobs", "j", 1, "runs executed at once")
 	cmd.Flags().StringVar(&shard, "shard", "", "execute only slice I of N (0-based), e.g. 0/4")
+	cmd.Flags().StringVar(&from, "from", "", "take data files from this local directory (laid out like ../shared/data) instead of the network")
 	cmd.Flags().DurationVar(&staleAfter, "stale-after", experiments.DefaultStaleAfter, "age of a claim's heartbeat after which another host's claim counts as abandoned")
 	rootCmd.AddCommand(cmd)
 }
@@ -115,9 +117,14 @@ func printRuns(w io.Writer, store *experiments.Store, runs []experiments.RunSpec
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// runnerFor returns the runner that trains and scores the spec's runs.
-func runnerFor(spec *experiments.Spec) (experiments.Runner, error) {
-	return nil, fmt.Errorf("experiment %s: cannot execute runs yet: the training package (issue 5) has not been merged into this build; --dry-run, status, clean, report and plot work", spec.Name)
+// runnerFor trains runs with package train, resolving dataset names through
+// the data cache (taking files from fromDir when set).
+func runnerFor(spec *experiments.Spec, fromDir string) (experiments.Runner, error) {
+	cache, err := dataCache("", fromDir)
+	if err != nil {
+		return nil, err
+	}
+	return &experiments.TrainRunner{Cache: cache, Store: storeOf(spec)}, nil
 }
 
 func storeOf(spec *experiments.Spec) *experiments.Store {

@@ -1,0 +1,205 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/metrics"
+	"github.com/beluga-nlp/beluga/splits"
+	"github.com/beluga-nlp/beluga/train"
+)
+
+// TrainRunner executes runs with package train. It resolves dataset names
+// (sst2, checklist-sentiment, bert-vocab, glove-100d-50k) through Cache, and
+// starts IID→T and IID→(IID+T) runs from the model of the IID baseline with
+// the same task, seed and grid point, which must be done in Store.
+type TrainRunner struct {
+	Cache *datasets.Cache
+	Store *Store
+}
+
+// taskNames maps an experiment's task names to package train's tasks.
+var taskNames = map[string]string{"SENT": "sentiment", "sentiment": "sentiment", "PARA": "qqp", "qqp": "qqp"}
+
+var configNames = map[string]string{
+	ConfigIID: train.ConfigIID, ConfigIIDT: train.ConfigIIDThenT,
+	ConfigIIDPlusT: train.ConfigIIDPlusT, ConfigIIDIIDPlT: train.ConfigIIDThenIT,
+}
+
+var scoreFolds = map[string]splits.FoldKind{ScoreFunc: splits.ByFunctionality, ScoreClass: splits.ByClass, ScoreType: splits.ByType}
+
+// resolve returns a local path for a dataset name or a path, fetching the
+// named file into the cache when needed.
+func (r *TrainRunner) resolve(ctx context.Context, nameOrPath, rel string) (string, error) {
+	if _, err := os.Stat(nameOrPath); err == nil {
+		if rel != "" {
+			if st, _ := os.Stat(nameOrPath); st.IsDir() {
+				return filepath.Join(nameOrPath, filepath.Base(rel)), nil
+			}
+		}
+		return nameOrPath, nil
+	}
+	if r.Cache == nil {
+		return "", fmt.Errorf("%s is neither a file nor, without a data cache, a dataset name", nameOrPath)
+	}
+	d, err := datasets.Lookup(nameOrPath)
+	if err != nil {
+		return "", err
+	}
+	paths, err := r.Cache.Ensure(ctx, d)
+	if err != nil {
+		return "", err
+	}
+	for i, f := range d.Files {
+		if rel == "" || f.Path == rel {
+			return paths[i], nil
+		}
+	}
+	return "", fmt.Errorf("dataset %s has no file %s", nameOrPath, rel)
+}
+
+// suiteDatasets names the CheckList release suite of each task.
+var suiteDatasets = map[string]string{"sentiment": "checklist-sentiment", "qqp": "checklist-qqp", "squad": "checklist-squad"}
+
+// Spec converts a run into package train's spec.
+func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.RunSpec, error) {
+	var s train.RunSpec
+	task, ok := taskNames[rs.Task]
+	if !ok {
+		return s, fmt.Errorf("task %s: training supports SENT (sentiment) and PARA (qqp)", rs.Task)
+	}
+	s.Task = task
+	config, ok := configNames[rs.Configuration]
+	if !ok {
+		return s, fmt.Errorf("unknown configuration %q", rs.Configuration)
+	}
+	s.Configuration, s.Method, s.Seed = config, rs.Method, uint64(rs.Seed)
+	var err error
+	iidFiles := map[string][2]string{"sentiment": {"sst2/train.tsv", "sst2/dev.tsv"}, "qqp": {"qqp/train.tsv", "qqp/dev.tsv"}}[task]
+	if s.IIDTrain, err = r.resolve(ctx, rs.Data, iidFiles[0]); err != nil {
+		return s, err
+	}
+	if s.IIDDev, err = r.resolve(ctx, rs.Data, iidFiles[1]); err != nil {
+		return s, err
+	}
+	suite := rs.Suite
+	if d, ok := suiteDatasets[suite]; ok {
+		suite = d
+	}
+	if s.Suite, err = r.resolve(ctx, suite, ""); err != nil {
+		return s, err
+	}
+	opt := func(key string, def any) any {
+		if v, ok := rs.ModelOptions[key]; ok {
+			return v
+		}
+		return def
+	}
+	switch rs.Model {
+	case "bert-tiny":
+		s.Model.Kind = "bert-tiny"
+		if s.Model.Vocab, err = r.resolve(ctx, fmt.Sprint(opt("vocab", "bert-vocab")), ""); err != nil {
+			return s, err
+		}
+	case "wordvec":
+		s.Model.Kind = "wordvec"
+		if s.Model.GloVe, err = r.resolve(ctx, fmt.Sprint(opt("glove", "glove-100d-50k")), ""); err != nil {
+			return s, err
+		}
+		s.Model.Hidden = toInt(opt("hidden", 128))
+	case "bert":
+		s.Model.Kind, s.Model.Path = "bert", rs.Checkpoint
+	default:
+		return s, fmt.Errorf("unknown model %q (want bert-tiny, wordvec or bert)", rs.Model)
+	}
+	s.MaxLength = toInt(opt("max_length", 64))
+	s.IIDLimit = rs.Budget.MaxIID
+	s.SuiteLimit = rs.Budget.MaxCases
+	epochs := rs.Budget.Epochs
+	if epochs == 0 {
+		epochs = 1
+	}
+	s.Hyper = train.Hyper{Epochs: epochs, BatchSize: toInt(hyper(rs, "batch_size", 16)), LR: toFloat(hyper(rs, "lr", 2e-5))}
+	s.IIDHyper = train.Hyper{Epochs: epochs, BatchSize: toInt(hyper(rs, "iid_batch_size", 32)), LR: toFloat(hyper(rs, "iid_lr", 3e-4))}
+	if kind, ok := scoreFolds[rs.Score]; ok {
+		s.HeldOut = &train.FoldSpec{Kind: kind, Name: rs.Fold}
+	}
+	if config == train.ConfigIIDThenT || config == train.ConfigIIDThenIT {
+		base := rs
+		base.Configuration, base.Method, base.Score, base.Fold = ConfigIID, "vanilla", ScoreIID, ""
+		if r.Store == nil || r.Store.State(base.ID()) != Done {
+			return s, fmt.Errorf("%s starts from the IID baseline %s, which is not done yet (run the sweep again once it is)", rs.Configuration, base.ID())
+		}
+		s.FromIID = filepath.Join(r.Store.RunDir(base.ID()), "train", "model")
+	}
+	return s, nil
+}
+
+func hyper(rs RunSpec, key string, def any) any {
+	if v, ok := rs.Hyper[key]; ok {
+		return v
+	}
+	return def
+}
+
+func toInt(v any) int {
+	switch x := v.(type) {
+	case int:
+		return x
+	case int64:
+		return int(x)
+	case float64:
+		return int(x)
+	}
+	return 0
+}
+
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	}
+	return 0
+}
+
+// Run implements Runner: package train writes its outputs under dir/train,
+// then the run's result file is written for the reports.
+func (r *TrainRunner) Run(ctx context.Context, rs RunSpec, dir string) error {
+	s, err := r.Spec(ctx, rs, dir)
+	if err != nil {
+		return err
+	}
+	res, err := train.Run(ctx, s, filepath.Join(dir, "train"))
+	if err != nil {
+		return err
+	}
+	return WriteResult(dir, resultOf(res))
+}
+
+func resultOf(res *train.Result) *Result {
+	out := &Result{IIDCorrect: res.IIDCorrect}
+	verdicts := map[string]*strings.Builder{}
+	for _, c := range res.Suite.Cases {
+		b := verdicts[c.Functionality]
+		if b == nil {
+			b = &strings.Builder{}
+			verdicts[c.Functionality] = b
+		}
+		b.WriteByte(map[metrics.Verdict]byte{metrics.Pass: Pass, metrics.Fail: Fail, metrics.Filtered: Filtered}[c.Verdict])
+	}
+	for _, f := range res.Suite.Functionalities {
+		if f.Excluded {
+			continue // BeLUGA cannot score it (every case filtered with a confident model)
+		}
+		out.Functionalities = append(out.Functionalities, FuncResult{Name: f.Name, Class: f.Class, Type: string(f.Type), Verdicts: verdicts[f.Name].String()})
+	}
+	return out
+}

@@ -267,7 +267,7 @@ func TestIRMPenalty(t *testing.T) {
 	ev := NewEvaluator()
 	z := []float32{0.3, -1.2, 2.0, 0.1, -0.4, 0.9, 1.5, -2.2}
 	y := []float64{1, 0, .5, .5, 0, 1, 1. / 3, 2. / 3}
-	p, _, err := ev.IRMPenalty(z, 4, 2, DummyBCE, y, nil)
+	p, _, err := ev.IRMPenalty(z, 4, 2, DummyBCE, y, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,9 +281,34 @@ func TestIRMPenalty(t *testing.T) {
 	if want := g[0]*g[0] + g[1]*g[1]; math.Abs(p-want) > 1e-12 {
 		t.Errorf("BCE penalty %.12g, hand-computed %.12g", p, want)
 	}
-	for _, kind := range []DummyKind{DummyCE, DummyBCE, DummyINV, DummyDIR} {
+	// DomainBed's form: even rows (0, 2) against odd rows (1, 3), each a
+	// mean over its own 2 rows × 2 classes.
+	var g1, g2 [2]float64
+	for i := 0; i < 4; i++ {
+		for c := 0; c < 2; c++ {
+			zi := float64(z[i*2+c])
+			d := (1/(1+math.Exp(-zi)) - y[i*2+c]) * zi / 4
+			if i%2 == 0 {
+				g1[c] += d
+			} else {
+				g2[c] += d
+			}
+		}
+	}
+	ps, _, err := ev.IRMPenalty(z, 4, 2, DummyBCE, y, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := g1[0]*g2[0] + g1[1]*g2[1]; math.Abs(ps-want) > 1e-12 {
+		t.Errorf("split-batch BCE penalty %.12g, hand-computed %.12g", ps, want)
+	}
+	for _, tc := range []struct {
+		kind  DummyKind
+		split bool
+	}{{DummyCE, false}, {DummyBCE, false}, {DummyINV, false}, {DummyDIR, false}, {DummyCE, true}, {DummyBCE, true}, {DummyINV, true}, {DummyDIR, true}} {
+		kind := tc.kind
 		f := func(z []float32) (float64, []float32, error) {
-			return ev.IRMPenalty(z, 4, 2, kind, y, []Direction{NotLessConf, NotLess2})
+			return ev.IRMPenalty(z, 4, 2, kind, y, []Direction{NotLessConf, NotLess2}, tc.split)
 		}
 		_, dz, err := f(z)
 		if err != nil {
@@ -298,7 +323,7 @@ func TestIRMPenalty(t *testing.T) {
 			down, _, _ := f(z)
 			z[i] = orig
 			if num := (up - down) / (2 * h); math.Abs(num-float64(dz[i])) > 1e-3*math.Max(1, math.Abs(num)) {
-				t.Errorf("dummy %d: dP/dz[%d] = %g, finite difference %g", kind, i, dz[i], num)
+				t.Errorf("dummy %d (split %v): dP/dz[%d] = %g, finite difference %g", kind, tc.split, i, dz[i], num)
 			}
 		}
 	}

@@ -297,6 +297,12 @@ func (f Fish) Train(m models.Classifier, data Data, hp Hyper, seed uint64) ([]Cu
 type IRM struct {
 	Dummy  losses.DummyKind
 	Lambda float64 // after the warm-up; BeLUGA 1e4
+	// DomainBed switches to DomainBed's form: the split-batch product
+	// penalty, λ = 1 until AnnealSteps updates then Lambda (DomainBed: 100
+	// after 500), the loss not divided by λ, and Adam restarted when λ
+	// changes, as DomainBed does.
+	DomainBed   bool
+	AnnealSteps int
 }
 
 // Name implements Method.
@@ -321,7 +327,13 @@ func (r IRM) Train(m models.Classifier, data Data, hp Hyper, seed uint64) ([]Cur
 	var curve []CurvePoint
 	for step := 0; step < total; step++ {
 		reg := 1.0
-		if float64(step)/perEpoch >= hp.Epochs/5 {
+		switch {
+		case r.DomainBed && step >= r.AnnealSteps:
+			reg = r.Lambda
+			if step == r.AnnealSteps {
+				opt.Reset()
+			}
+		case !r.DomainBed && float64(step)/perEpoch >= hp.Epochs/5:
 			reg = r.Lambda
 		}
 		lr := LinearDecay(hp.LR, step, total)
@@ -341,13 +353,13 @@ func (r IRM) Train(m models.Classifier, data Data, hp Hyper, seed uint64) ([]Cur
 			case KindDIR:
 				kind = losses.DummyDIR
 			}
-			pen, dpen, err := ev.IRMPenalty(pass.Logits(), b.Input.Size, 2, kind, b.Targets, b.Dirs)
+			pen, dpen, err := ev.IRMPenalty(pass.Logits(), b.Input.Size, 2, kind, b.Targets, b.Dirs, r.DomainBed)
 			if err != nil {
 				pass.Release()
 				return curve, diverged(err, step)
 			}
 			scale := 1.0
-			if reg > 1 {
+			if reg > 1 && !r.DomainBed {
 				scale = 1 / reg
 			}
 			for i := range dz {

@@ -91,7 +91,12 @@ var Methods = map[string]func(Defaults) Method{
 	"lp-ft":   func(d Defaults) Method { return lpft{lp: d.LP} },
 	"irm":     func(d Defaults) Method { return IRM{Dummy: losses.DummyCE, Lambda: d.IRMLambda} },
 	"dro":     func(d Defaults) Method { return &GroupDRO{Eta: d.DROEta} },
-	"fish":    func(d Defaults) Method { return Fish{MetaSteps: d.FishMetaSteps} },
+	// DomainBed's forms of IRM and Group-DRO (REFERENCE 1.6's alternatives).
+	"irm-domainbed": func(Defaults) Method {
+		return IRM{Dummy: losses.DummyCE, Lambda: 100, DomainBed: true, AnnealSteps: 500}
+	},
+	"dro-domainbed": func(d Defaults) Method { return &GroupDRO{Eta: d.DROEta, AllGroups: true} },
+	"fish":          func(d Defaults) Method { return Fish{MetaSteps: d.FishMetaSteps} },
 }
 
 // MethodNames lists Methods in order.

@@ -105,7 +105,15 @@ func (e *Evaluator) IRMPenalty(z []float32, rows, cols int, kind DummyKind, targ
 			break
 		}
 		pr := rowsOf(part)
-		grad, err := e.dummyGrad(len(pr), cols, kind, pick(targets, pr, cols), pickDirs(dirs, part))
+		var subTargets []float64
+		var subDirs []Direction
+		switch kind {
+		case DummyCE, DummyBCE:
+			subTargets = gatherRows(targets, pr, cols)
+		case DummyDIR:
+			subDirs = pickDirs(dirs, part)
+		}
+		grad, err := e.dummyGrad(len(pr), cols, kind, subTargets, subDirs)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -216,17 +224,7 @@ func gatherRows(z []float64, rows []int, cols int) []float64 {
 	return out
 }
 
-func pick(targets []float64, rows []int, cols int) []float64 {
-	if targets == nil {
-		return nil
-	}
-	return gatherRows(targets, rows, cols)
-}
-
 func pickDirs(dirs []Direction, pairs []int) []Direction {
-	if dirs == nil {
-		return nil
-	}
 	out := make([]Direction, len(pairs))
 	for i, p := range pairs {
 		out[i] = dirs[p]

@@ -131,3 +131,17 @@ func TestMLMCheckpointReads(t *testing.T) {
 		t.Errorf("MLM checkpoint: mlm head %v, pooler %v, hidden %d", hasMLM, hasPooler, ck.Config.HiddenSize)
 	}
 }
+
+func TestPyTorchTruncated(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(fixture.Dir(t), "pytorch_model.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 7, 100, len(b) / 2, len(b) - 1} {
+		path := filepath.Join(t.TempDir(), "pytorch_model.bin")
+		os.WriteFile(path, b[:n], 0o644)
+		if _, err := ReadPyTorch(path); err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("truncated to %d bytes: error %v, want one naming the file", n, err)
+		}
+	}
+}

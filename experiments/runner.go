@@ -118,7 +118,10 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	}
 	s.MaxLength = toInt(opt("max_length", 64))
 	s.IIDLimit = rs.Budget.MaxIID
-	s.SuiteLimit = rs.Budget.MaxCases
+	// max_cases bounds both the suite cases trained on and those scored,
+	// per functionality: a budget for quick runs (the quickstart), whose
+	// pass rates then come from a subsample of T_test.
+	s.SuiteLimit, s.EvalLimit = rs.Budget.MaxCases, rs.Budget.MaxCases
 	epochs := rs.Budget.Epochs
 	if epochs == 0 {
 		epochs = 1

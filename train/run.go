@@ -60,7 +60,10 @@ type RunSpec struct {
 	IIDLimit int    `json:"iid_limit,omitempty" yaml:"iid_limit,omitempty"`
 	// SuiteLimit caps the T_train cases used per functionality (0: all),
 	// for quick runs; the cases kept are the first in suite order.
-	SuiteLimit    int       `json:"suite_limit,omitempty" yaml:"suite_limit,omitempty"`
+	SuiteLimit int `json:"suite_limit,omitempty" yaml:"suite_limit,omitempty"`
+	// EvalLimit caps the T_test cases scored per functionality (0: all), for
+	// quick runs only: pass rates then come from a subsample.
+	EvalLimit     int       `json:"eval_limit,omitempty" yaml:"eval_limit,omitempty"`
 	Model         ModelSpec `json:"model" yaml:"model"`
 	Configuration string    `json:"configuration" yaml:"configuration"`
 	Method        string    `json:"method" yaml:"method"`
@@ -174,6 +177,10 @@ func run(ctx context.Context, spec RunSpec, outDir string, start time.Time) (*Re
 	scored := suite
 	if fold != nil {
 		scored = subsetSuite(suite, fold.Scored)
+	}
+	if spec.EvalLimit > 0 {
+		scored = limitCases(scored, suites.SplitTest, spec.EvalLimit)
+		scored = dropOtherSplits(scored, suites.SplitTest)
 	}
 	sr, err := evalSuite(eval, tk, scored, outDir)
 	if err != nil {
@@ -460,6 +467,23 @@ func limitCases(s *suites.Suite, split suites.Split, n int) *suites.Suite {
 				kept++
 			}
 			g.Cases = append(g.Cases, c)
+		}
+		out.Functionalities = append(out.Functionalities, &g)
+	}
+	return &out
+}
+
+// dropOtherSplits keeps only the cases of split.
+func dropOtherSplits(s *suites.Suite, split suites.Split) *suites.Suite {
+	out := *s
+	out.Functionalities = nil
+	for _, f := range s.Functionalities {
+		g := *f
+		g.Cases = nil
+		for _, c := range f.Cases {
+			if c.Split == split {
+				g.Cases = append(g.Cases, c)
+			}
 		}
 		out.Functionalities = append(out.Functionalities, &g)
 	}

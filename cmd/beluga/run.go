@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -24,6 +25,7 @@ func init() {
 		shard      string
 		staleAfter time.Duration
 		from       string
+		out        string
 	)
 	cmd := &cobra.Command{
 		Use:   "run SPEC",
@@ -45,6 +47,12 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 			spec, runs, err := loadRuns(args[0])
 			if err != nil {
 				return err
+			}
+			if out != "" {
+				// Relative to the working directory, not to the spec file.
+				if spec.Out, err = filepath.Abs(out); err != nil {
+					return err
+				}
 			}
 			if shard != "" {
 				sh, err := experiments.ParseShard(shard)
@@ -70,6 +78,7 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list the runs and their state without executing anything")
 	cmd.Flags().IntVarP(&jobs, "jobs", "j", 1, "runs executed at once")
 	cmd.Flags().StringVar(&shard, "shard", "", "execute only slice I of N (0-based), e.g. 0/4")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "run store directory (default: the spec's out)")
 	cmd.Flags().StringVar(&from, "from", "", "take data files from this local directory (laid out like ../shared/data) instead of the network")
 	cmd.Flags().DurationVar(&staleAfter, "stale-after", experiments.DefaultStaleAfter, "age of a claim's heartbeat after which another host's claim counts as abandoned")
 	rootCmd.AddCommand(cmd)

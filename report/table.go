@@ -260,21 +260,6 @@ func accuracy(c []bool) float64 {
 	return (&experiments.Result{IIDCorrect: c}).IIDScore()
 }
 
-// nanMean is the mean of the non-NaN values, NaN when there are none.
-func nanMean(x []float64) float64 {
-	s, n := 0.0, 0
-	for _, v := range x {
-		if !math.IsNaN(v) {
-			s += v
-			n++
-		}
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return s / float64(n)
-}
-
 func (d *rowData) fill(t *Table, row *Row) {
 	var gs []float64
 	for _, task := range t.Tasks {
@@ -282,7 +267,7 @@ func (d *rowData) fill(t *Table, row *Row) {
 		for _, c := range d.iid[task] {
 			iids = append(iids, accuracy(c))
 		}
-		row.IID[task] = meanOrNaN(iids)
+		row.IID[task] = metrics.Mean(iids)
 		row.Suite[task] = map[string]float64{}
 		row.G[task] = map[string]float64{}
 		row.PassRates[task] = map[string][]float64{}
@@ -300,7 +285,7 @@ func (d *rowData) fill(t *Table, row *Row) {
 						per = append(per, passRate(v[i]))
 					}
 				}
-				rates[i] = nanMean(per)
+				rates[i] = metrics.NanMean(per)
 			}
 			for rep, v := range reps {
 				s := suiteScore(v)
@@ -310,26 +295,13 @@ func (d *rowData) fill(t *Table, row *Row) {
 				}
 			}
 			row.PassRates[task][score] = rates
-			row.Suite[task][score] = meanOrNaN(suite)
-			row.G[task][score] = meanOrNaN(g)
+			row.Suite[task][score] = metrics.Mean(suite)
+			row.G[task][score] = metrics.Mean(g)
 			row.PG[task][score] = math.NaN()
 			gs = append(gs, row.G[task][score])
 		}
 	}
-	row.Avg = meanOrNaN(gs)
-}
-
-// meanOrNaN is the plain mean; any NaN (a missing cell) makes it NaN, so that
-// an incomplete row never looks complete.
-func meanOrNaN(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
+	row.Avg = metrics.Mean(gs)
 }
 
 // suiteScore is the mean pass rate over functionalities; NaN when a
@@ -343,7 +315,7 @@ func suiteScore(v [][]byte) float64 {
 		}
 		rates = append(rates, passRate(f))
 	}
-	return nanMean(rates)
+	return metrics.NanMean(rates)
 }
 
 // g100 is G on percentages.

@@ -227,6 +227,10 @@ func attentionBackward[T Float](dq, dk, dv, dctx, probs, keep, q, k, v []T, batc
 	}
 }
 
+// SoftmaxInPlace replaces row by its softmax (max-subtracted, summed in
+// float64).
+func SoftmaxInPlace[T Float](row []T) { softmaxRow(row) }
+
 func softmaxRow[T Float](row []T) {
 	mx := row[0]
 	for _, v := range row {

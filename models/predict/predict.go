@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"sort"
 
@@ -77,27 +76,15 @@ func Run(m Model, tk Tokenizer, inputs []Input, batchSize int) ([]Output, error)
 		k := len(res.Logits) / len(idx)
 		for j, i := range idx {
 			logits := append([]float32(nil), res.Logits[j*k:(j+1)*k]...)
-			out[i] = Output{InputIDs: encs[i].IDs, Logits: logits, Probs: softmax(logits)}
+			out[i] = Output{InputIDs: encs[i].IDs, Logits: logits, Probs: probs(logits)}
 		}
 	}
 	return out, nil
 }
 
-func softmax(z []float32) []float32 {
-	mx := z[0]
-	for _, v := range z {
-		mx = max(mx, v)
-	}
-	p := make([]float32, len(z))
-	var sum float64
-	for i, v := range z {
-		e := math.Exp(float64(v - mx))
-		p[i] = float32(e)
-		sum += e
-	}
-	for i := range p {
-		p[i] = float32(float64(p[i]) / sum)
-	}
+func probs(logits []float32) []float32 {
+	p := append([]float32(nil), logits...)
+	models.SoftmaxInPlace(p)
 	return p
 }
 

@@ -126,8 +126,10 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	if epochs == 0 {
 		epochs = 1
 	}
-	s.Hyper = train.Hyper{Epochs: epochs, BatchSize: toInt(hyper(rs, "batch_size", 16)), LR: toFloat(hyper(rs, "lr", 2e-5))}
-	s.IIDHyper = train.Hyper{Epochs: epochs, BatchSize: toInt(hyper(rs, "iid_batch_size", 32)), LR: toFloat(hyper(rs, "iid_lr", 3e-4))}
+	// The grid's epochs / iid_epochs override the budget's for the suite
+	// phase and the IID baseline respectively.
+	s.Hyper = train.Hyper{Epochs: toFloat(hyper(rs, "epochs", epochs)), BatchSize: toInt(hyper(rs, "batch_size", 16)), LR: toFloat(hyper(rs, "lr", 2e-5))}
+	s.IIDHyper = train.Hyper{Epochs: toFloat(hyper(rs, "iid_epochs", epochs)), BatchSize: toInt(hyper(rs, "iid_batch_size", 32)), LR: toFloat(hyper(rs, "iid_lr", 3e-4))}
 	if kind, ok := scoreFolds[rs.Score]; ok {
 		s.HeldOut = &train.FoldSpec{Kind: kind, Name: rs.Fold}
 	}

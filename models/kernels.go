@@ -165,13 +165,7 @@ func attentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, keep []T
 				}
 				softmaxRow(row)
 			}
-			use := p
-			if keep != nil {
-				for i := range dropped {
-					dropped[i] = p[i] * keep[base+i]
-				}
-				use = dropped
-			}
+			use := withDropout(p, keep, base, dropped)
 			gemm(false, false, seq, d, seq, 1, use, seq, v[off:], h, 0, ctx[off:], h)
 		}
 	}
@@ -192,13 +186,7 @@ func attentionBackward[T Float](dq, dk, dv, dctx, probs, keep, q, k, v []T, batc
 			off := b*seq*h + hd*d
 			base := (b*heads + hd) * seq * seq
 			p := probs[base : base+seq*seq]
-			use := p
-			if keep != nil {
-				for i := range dropped {
-					dropped[i] = p[i] * keep[base+i]
-				}
-				use = dropped
-			}
+			use := withDropout(p, keep, base, dropped)
 			// ctx = use·v ⇒ dv = useᵀ·dctx, d(use) = dctx·vᵀ
 			gemm(true, false, seq, d, seq, 1, use, seq, dctx[off:], h, 0, dv[off:], h)
 			gemm(false, true, seq, seq, d, 1, dctx[off:], h, v[off:], h, 0, dp, seq)
@@ -230,6 +218,19 @@ func attentionBackward[T Float](dq, dk, dv, dctx, probs, keep, q, k, v []T, batc
 // SoftmaxInPlace replaces row by its softmax (max-subtracted, summed in
 // float64).
 func SoftmaxInPlace[T Float](row []T) { softmaxRow(row) }
+
+// withDropout returns the attention probabilities p as the context sees
+// them: p itself without dropout, else p times its multipliers
+// keep[base:], written into dst.
+func withDropout[T Float](p, keep []T, base int, dst []T) []T {
+	if keep == nil {
+		return p
+	}
+	for i := range dst {
+		dst[i] = p[i] * keep[base+i]
+	}
+	return dst
+}
 
 func softmaxRow[T Float](row []T) {
 	mx := row[0]

@@ -26,25 +26,35 @@ func loadFixtureBERT(t *testing.T) *BERT {
 	return m
 }
 
-// TestBERTGradientDirectional checks the whole model's backward pass: for
-// L = Σ r⊙logits and a random direction u over all parameters,
-// (L(θ+εu) − L(θ−εu))/2ε must equal Σ ∇L·u.
+// TestBERTGradientDirectional checks the whole model's backward pass.
 func TestBERTGradientDirectional(t *testing.T) {
 	m := loadFixtureBERT(t)
 	m.HiddenDropout, m.AttentionDropout = 0, 0
-	b := fixtureBatch()
-	r := &rng{9}
+	// A step small against the tensor's own scale keeps the difference
+	// quotient in the linear regime (embeddings are ~0.02).
+	checkDirectional(t, m, fixtureBatch(), 9, func(orig []float32) float64 {
+		var rms float64
+		for _, v := range orig {
+			rms += float64(v) * float64(v)
+		}
+		return math.Min(1e-2, 0.05*math.Sqrt(rms/float64(len(orig))))
+	})
+}
+
+// checkDirectional checks m's backward pass on b: for L = Σ r⊙logits and a
+// random direction u per parameter tensor (so a wrong gradient anywhere
+// shows), (L(θ+εu) − L(θ−εu))/2ε must equal Σ ∇L·u; stepOf chooses ε from
+// the tensor's values.
+func checkDirectional(t *testing.T, m Model, b Batch, seed uint64, stepOf func(orig []float32) float64) {
+	t.Helper()
+	r := &rng{seed}
 	weights := randVec(r, b.Size*m.NumLabels())
 	loss := func() float64 {
 		out, err := m.Infer(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := 0.0
-		for i, v := range out.Logits {
-			s += float64(v) * weights[i]
-		}
-		return s
+		return dot(float64s(out.Logits), weights)
 	}
 	pass, err := m.Forward(b, true)
 	if err != nil {
@@ -57,7 +67,6 @@ func TestBERTGradientDirectional(t *testing.T) {
 	if err := pass.Backward(dl); err != nil {
 		t.Fatal(err)
 	}
-	// One direction per parameter tensor, so a wrong gradient anywhere shows.
 	for _, p := range m.Params() {
 		u := randVec(r, len(p.Value))
 		analytic := 0.0
@@ -65,14 +74,7 @@ func TestBERTGradientDirectional(t *testing.T) {
 			analytic += float64(p.Grad[i]) * u[i]
 		}
 		orig := append([]float32(nil), p.Value...)
-		// A step small against the tensor's own scale keeps the
-		// difference quotient in the linear regime (embeddings are ~0.02).
-		var rms float64
-		for _, v := range orig {
-			rms += float64(v) * float64(v)
-		}
-		rms = math.Sqrt(rms / float64(len(orig)))
-		eps := math.Min(1e-2, 0.05*rms)
+		eps := stepOf(orig)
 		for i := range p.Value {
 			p.Value[i] = orig[i] + float32(eps*u[i])
 		}
@@ -82,9 +84,8 @@ func TestBERTGradientDirectional(t *testing.T) {
 		}
 		down := loss()
 		copy(p.Value, orig)
-		numeric := (up - down) / (2 * eps)
-		if math.Abs(numeric-analytic) > 2e-3*math.Max(1, math.Abs(numeric)) {
-			t.Errorf("%s: directional derivative %.6g, backward gives %.6g", p.Name, numeric, analytic)
+		if num := (up - down) / (2 * eps); math.Abs(num-analytic) > 2e-3*math.Max(1, math.Abs(num)) {
+			t.Errorf("%s: directional derivative %.6g, backward gives %.6g", p.Name, num, analytic)
 		}
 	}
 }

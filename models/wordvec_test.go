@@ -31,44 +31,7 @@ func wordBatch() Batch {
 }
 
 func TestWordVecGradient(t *testing.T) {
-	m := tinyWordVec(t)
-	b := wordBatch()
-	r := &rng{6}
-	w := randVec(r, 4)
-	loss := func() float64 {
-		out, _ := m.Infer(b)
-		return dot(float64s(out.Logits), w)
-	}
-	pass, err := m.Forward(b, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dl := make([]float32, 4)
-	for i := range w {
-		dl[i] = float32(w[i])
-	}
-	pass.Backward(dl)
-	for _, p := range m.Params() {
-		u := randVec(r, len(p.Value))
-		analytic := 0.0
-		for i := range u {
-			analytic += float64(p.Grad[i]) * u[i]
-		}
-		orig := append([]float32(nil), p.Value...)
-		const eps = 1e-3
-		for i := range p.Value {
-			p.Value[i] = orig[i] + float32(eps*u[i])
-		}
-		up := loss()
-		for i := range p.Value {
-			p.Value[i] = orig[i] - float32(eps*u[i])
-		}
-		down := loss()
-		copy(p.Value, orig)
-		if num := (up - down) / (2 * eps); math.Abs(num-analytic) > 2e-3*math.Max(1, math.Abs(num)) {
-			t.Errorf("%s: directional derivative %.6g, backward %.6g", p.Name, num, analytic)
-		}
-	}
+	checkDirectional(t, tinyWordVec(t), wordBatch(), 6, func([]float32) float64 { return 1e-3 })
 }
 
 func float64s(xs []float32) []float64 {

@@ -9,8 +9,12 @@ import (
 // squared gradient of a "dummy" loss D with respect to a scale w = 1 on the
 // logits: with G = ∂D/∂z,
 //
-//	g_c = ∂D(z⊙w)/∂w_c |w=1 = Σ_i G_ic z_ic,   P = Σ_c g_c²
-//	∂P/∂z_jk = 2 g_k G_jk + 2 (H v)_jk,   v_ic = g_c z_ic, H = ∂²D/∂z²
+//	g_c = ∂D(z⊙w)/∂w_c |w=1 = Σ_{i∈S} G_ic z_ic,   P = Σ_c g_c²
+//	∂P/∂z_jk = 2 g_k G_jk [j∈S] + 2 (H v)_jk,   v_ic = g_c z_ic [i∈S], H = ∂²D/∂z²
+//
+// where S is the set of rows the scale multiplies: every row for MFT and
+// DIR, only the perturbed half for INV — BeLUGA's INV dummy loss is
+// CE(logits[half:]·w, softmax(logits[:half])), its targets unscaled.
 //
 // P is exact. The Hessian-vector product H v is the central difference of
 // the (symbolic, gorgonia) gradient along v in float64 — gorgonia v0.9.18
@@ -96,8 +100,11 @@ func (e *Evaluator) IRMPenalty(z []float32, rows, cols int, kind DummyKind, targ
 		rows []int
 		grad func(sub []float64) ([]float64, error)
 		G    []float64 // gradient of the part's dummy loss at z
-		g    []float64 // its scale gradient Σ_i G_ic z_ic
+		g    []float64 // its scale gradient Σ_{i∈S} G_ic z_ic
 	}
+	// scaled says whether the i-th row of a part's layout is multiplied by
+	// the dummy scale: INV scales the perturbations only (the second half).
+	scaled := func(i, n int) bool { return kind != DummyINV || i >= n/2 }
 	var ps [2]*partGrad
 	for k, part := range parts {
 		if k == 1 && !split {
@@ -124,6 +131,9 @@ func (e *Evaluator) IRMPenalty(z []float32, rows, cols int, kind DummyKind, targ
 		}
 		g := make([]float64, cols)
 		for i := range pr {
+			if !scaled(i, len(pr)) {
+				continue
+			}
 			for c := 0; c < cols; c++ {
 				g[c] += G[i*cols+c] * sub[i*cols+c]
 			}
@@ -143,6 +153,9 @@ func (e *Evaluator) IRMPenalty(z []float32, rows, cols int, kind DummyKind, targ
 		v := make([]float64, len(sub))
 		vmax := 0.0
 		for i := range sub {
+			if !scaled(i/cols, len(self.rows)) {
+				continue
+			}
 			v[i] = partner.g[i%cols] * sub[i]
 			vmax = math.Max(vmax, math.Abs(v[i]))
 		}
@@ -166,8 +179,12 @@ func (e *Evaluator) IRMPenalty(z []float32, rows, cols int, kind DummyKind, targ
 			}
 		}
 		for i, r := range self.rows {
+			direct := 0.0
+			if scaled(i, len(self.rows)) {
+				direct = 1
+			}
 			for c := 0; c < cols; c++ {
-				dz[r*cols+c] += partner.g[c]*self.G[i*cols+c] + hv[i*cols+c]
+				dz[r*cols+c] += direct*partner.g[c]*self.G[i*cols+c] + hv[i*cols+c]
 			}
 		}
 	}

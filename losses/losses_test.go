@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -324,6 +325,49 @@ func TestIRMPenalty(t *testing.T) {
 			z[i] = orig
 			if num := (up - down) / (2 * h); math.Abs(num-float64(dz[i])) > 1e-3*math.Max(1, math.Abs(num)) {
 				t.Errorf("dummy %d (split %v): dP/dz[%d] = %g, finite difference %g", kind, tc.split, i, dz[i], num)
+			}
+		}
+	}
+}
+
+// TestIRMPenaltyMatchesTorch checks the penalty and its gradient against
+// torch's double backward through BeLUGA's dummy losses
+// (testdata/gen_irm.py): for INV only the perturbed half is scaled by the
+// dummy weight, for MFT and DIR every row.
+func TestIRMPenaltyMatchesTorch(t *testing.T) {
+	b, err := os.ReadFile("testdata/irm_torch.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Logits  []float64 `json:"logits"`
+		Targets []float64 `json:"targets"`
+		Cases   map[string]struct {
+			Penalty float64   `json:"penalty"`
+			Grad    []float64 `json:"grad"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	z := make([]float32, len(ref.Logits))
+	for i, v := range ref.Logits {
+		z[i] = float32(v)
+	}
+	kinds := map[string]DummyKind{"inv": DummyINV, "mft_ce": DummyCE, "dir": DummyDIR}
+	dirs := []Direction{NotMoreConf, NotLess0, NotLessConf}
+	ev := NewEvaluator()
+	for name, want := range ref.Cases {
+		p, dz, err := ev.IRMPenalty(z, 6, 2, kinds[name], ref.Targets, dirs, false)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if math.Abs(p-want.Penalty) > 1e-5*math.Max(1e-3, want.Penalty) {
+			t.Errorf("%s: penalty %.8g, torch %.8g", name, p, want.Penalty)
+		}
+		for i, g := range want.Grad {
+			if math.Abs(float64(dz[i])-g) > 1e-4*math.Max(1e-3, math.Abs(g)) {
+				t.Errorf("%s: dP/dz[%d] = %.8g, torch %.8g", name, i, dz[i], g)
 			}
 		}
 	}

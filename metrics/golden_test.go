@@ -94,3 +94,33 @@ func TestSquadStoredResults(t *testing.T) {
 		t.Errorf("found %d of the %d tests with published failure rates", found, len(failRates))
 	}
 }
+
+// TestQQPOrderScoredAgainstBeLUGALabel: BeLUGA re-labels "Order does
+// matter for asymmetric relations" to 0 in the suite it scores with, so a
+// model that never predicts "duplicate" passes every case; with CheckList's
+// own labels it fails every one.
+func TestQQPOrderScoredAgainstBeLUGALabel(t *testing.T) {
+	s, err := suites.ImportCheckList(shareddata.Path(t, "data/checklist/qqp_suite.tar.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds := make([]Prediction, ScoredInputs(s, ""))
+	for i := range preds {
+		preds[i] = Prediction{Class: 0, Probs: []float64{1, 0}}
+	}
+	const name = "Order does matter for asymmetric relations"
+	for _, tc := range []struct {
+		checkList bool
+		want      float64
+	}{{false, 100}, {true, 0}} {
+		r, err := Score(s, preds, ScoreOptions{Options: Options{CheckListLabels: tc.checkList}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range r.Functionalities {
+			if f.Name == name && (f.PassRate == nil || *f.PassRate != tc.want) {
+				t.Errorf("CheckList labels %v: pass rate %v, want %v", tc.checkList, f.PassRate, tc.want)
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/beluga-nlp/beluga/suites"
@@ -64,6 +65,11 @@ type Options struct {
 	// Tolerance, when set, replaces the tolerance of every INV, monotonic and
 	// positive_change expectation (CheckList's release suites use 0.1).
 	Tolerance *float64 `json:"tolerance,omitempty"`
+	// CheckListLabels scores against the suite's CheckList labels even where
+	// BeLUGA re-labelled the suite it scored with (suites.Training.Scored:
+	// QQP's "Order does matter for asymmetric relations"). The default is
+	// BeLUGA's.
+	CheckListLabels bool `json:"checklist_labels,omitempty"`
 }
 
 func (o Options) tolerance(e suites.Expectation) float64 {
@@ -143,6 +149,18 @@ func sliceKeeps(e suites.Expectation, preds []Prediction) (bool, error) {
 	return aggregate(rs, agg) == Pass, nil
 }
 
+// scoredLabel is the label input j of c is scored against: the case's
+// label, or BeLUGA's re-label of the functionality where BeLUGA scored with
+// it (suites.Training.Scored) and opt does not ask for CheckList's.
+func scoredLabel(f *suites.Functionality, c *suites.Case, j int, opt Options) (suites.Label, bool) {
+	if f.Train.Scored && !opt.CheckListLabels {
+		if k, err := strconv.Atoi(f.Train.Label); err == nil {
+			return suites.ClassLabel(k), true
+		}
+	}
+	return c.LabelFor(j)
+}
+
 func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, opt Options) ([]result, error) {
 	e := f.Expect
 	rs := make([]result, len(preds))
@@ -154,7 +172,7 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 				rs[j] = passIf(!p.IsAnswer && p.Class == *e.Value)
 				continue
 			}
-			l, ok := c.LabelFor(j)
+			l, ok := scoredLabel(f, c, j, opt)
 			rs[j] = passIf(ok && samePrediction(p, l))
 		}
 	case suites.ExpectPredNot:

@@ -304,6 +304,8 @@ func trainingFromTable(m map[string]string) (Training, error) {
 			tr.Direction = v
 		case "slice":
 			tr.Slice = v
+		case "scored":
+			tr.Scored = v == "true"
 		default:
 			return tr, fmt.Errorf("release table: unknown training override %q", k)
 		}

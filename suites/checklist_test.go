@@ -157,6 +157,13 @@ func compareCase(f *Functionality, c *Case, r refCase) error {
 			wantTrain.Type = tt
 		}
 	}
+	// The reference records BeLUGA's training CSV edits; which of them BeLUGA
+	// also applied to the suite it scores with is not in it (see
+	// Training.Scored), so that bit is compared apart.
+	if want := f.Name == "Order does matter for asymmetric relations"; f.Train.Scored != want {
+		return fmt.Errorf("training view scored %v, want %v", f.Train.Scored, want)
+	}
+	wantTrain.Scored = f.Train.Scored
 	if f.Train != wantTrain {
 		return fmt.Errorf("training view %+v, want %+v", f.Train, wantTrain)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
@@ -84,6 +85,7 @@ type trainJSON struct {
 	Label     string `json:"label,omitempty"`
 	Direction string `json:"direction,omitempty"`
 	Slice     string `json:"slice,omitempty"`
+	Scored    bool   `json:"scored,omitempty"`
 }
 
 // Load reads a suite in the native JSON-lines format from path (gzip-compressed
@@ -258,7 +260,10 @@ func (cl *caseLine) toCase() (*Functionality, *Case, error) {
 		return nil, nil, err
 	}
 	if cl.Train != nil {
-		f.Train = Training{Label: cl.Train.Label, Direction: cl.Train.Direction, Slice: cl.Train.Slice}
+		f.Train = Training{Label: cl.Train.Label, Direction: cl.Train.Direction, Slice: cl.Train.Slice, Scored: cl.Train.Scored}
+		if _, err := strconv.Atoi(f.Train.Label); f.Train.Scored && err != nil {
+			return nil, nil, &fieldError{"train.scored", fmt.Errorf("needs a class index in train.label, not %q", f.Train.Label)}
+		}
 		if cl.Train.Type != "" {
 			t, err := ParseTestType(cl.Train.Type)
 			if err != nil {
@@ -437,7 +442,7 @@ func Write(w io.Writer, s *Suite) error {
 			Direction: e.Direction, Slice: e.Slice, SliceAgg: e.SliceAgg, Agg: e.Agg, AllowSingleInput: e.AllowSingleInput}
 		var tj *trainJSON
 		if f.Train != (Training{}) {
-			tj = &trainJSON{Type: string(f.Train.Type), Label: f.Train.Label, Direction: f.Train.Direction, Slice: f.Train.Slice}
+			tj = &trainJSON{Type: string(f.Train.Type), Label: f.Train.Label, Direction: f.Train.Direction, Slice: f.Train.Slice, Scored: f.Train.Scored}
 		}
 		for _, c := range f.Cases {
 			id := c.ID

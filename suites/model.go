@@ -203,6 +203,12 @@ type Training struct {
 	// Slice is BeLUGA's slice column (not_1 or 1); it is recorded but, as in
 	// BeLUGA, not used in training.
 	Slice string
+	// Scored says that Label applies to scoring too: BeLUGA patched the
+	// suite it evaluates with (suite_evaluation.ipynb cells 41–42 set QQP's
+	// "Order does matter for asymmetric relations" to label 0 and re-save
+	// the suite), so its pass rates are computed against Label, not the
+	// CheckList label. metrics.Options.CheckListLabels undoes it.
+	Scored bool
 }
 
 // TrainType is the test type the functionality is trained as.

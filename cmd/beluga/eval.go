@@ -14,7 +14,7 @@ import (
 func init() {
 	var (
 		suitePath, predPath, format, split, output, casesPath string
-		squash, triplet                                       string
+		squash, triplet, labels                               string
 		tolerance                                             float64
 		exclude                                               []string
 	)
@@ -57,6 +57,13 @@ per-functionality results (and optionally one verdict per case) and prints a tab
 			if opt.Triplet, err = parseMode(triplet, "triplet", metrics.TripletCheckList, metrics.TripletCorrected); err != nil {
 				return err
 			}
+			switch labels {
+			case "beluga":
+			case "checklist":
+				opt.CheckListLabels = true
+			default:
+				return fmt.Errorf("unknown --labels %q (want beluga or checklist)", labels)
+			}
 			if cmd.Flags().Changed("tolerance") {
 				opt.Tolerance = &tolerance
 			}
@@ -88,6 +95,7 @@ per-functionality results (and optionally one verdict per case) and prints a tab
 	fl.StringVar(&casesPath, "cases", "", "also write one verdict per test case (JSON lines)")
 	fl.StringVar(&squash, "squash", "checklist", "sentiment 3-class squash at p = 0.5 ± 1/6: checklist (class 0, as CheckList) or corrected")
 	fl.StringVar(&triplet, "triplet", "checklist", "QQP implication rule: checklist (its notebook's always-failing branch) or corrected")
+	fl.StringVar(&labels, "labels", "beluga", "labels scored against: beluga (its re-labelled QQP \"Order does matter for asymmetric relations\") or checklist")
 	fl.Float64Var(&tolerance, "tolerance", 0.1, "override the INV / DIR tolerance of every expectation")
 	fl.StringSliceVar(&exclude, "exclude", nil, "functionalities left out of the suite score (default: BeLUGA's two unscorable sentiment DIR tests)")
 	for _, req := range []string{"suite", "predictions", "output"} {

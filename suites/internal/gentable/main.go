@@ -81,6 +81,12 @@ func main() {
 					}
 					e.Train[k] = fmt.Sprint(v)
 				}
+				// BeLUGA also re-labels this test in the suite it scores with
+				// (suite_evaluation.ipynb cells 41–42: labels = 0, then
+				// suite.save), not only in its training CSV.
+				if task == "qqp" && t.Name == "Order does matter for asymmetric relations" {
+					e.Train["scored"] = "true"
+				}
 			}
 			out = append(out, e)
 		}

@@ -1,7 +1,6 @@
 package train
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -140,14 +139,13 @@ func forwardLoss(m models.Classifier, ev *losses.Evaluator, b Batch, opt LossOpt
 	return pass, l, dz, nil
 }
 
-func diverged(err error, step int) error {
-	if err == nil {
-		return nil
+// environments returns data's environments, or an error when there are none.
+func environments(d Data) ([]*Env, error) {
+	envs := Environments(d)
+	if len(envs) == 0 {
+		return nil, fmt.Errorf("no training data")
 	}
-	if errors.Is(err, losses.ErrNotFinite) {
-		return fmt.Errorf("%w at step %d: %v", ErrDiverged, step, err)
-	}
-	return fmt.Errorf("step %d: %w", step, err)
+	return envs, nil
 }
 
 // GroupDRO is online Group-DRO (Sagawa et al.) as BeLUGA runs it: each step
@@ -158,89 +156,106 @@ func diverged(err error, step int) error {
 type GroupDRO struct {
 	Eta       float64
 	AllGroups bool
-	// Q holds the final group weights after Train.
+	// Q holds the group weights, by environment name, as training goes.
 	Q map[string]float64
+
+	envs []*Env
+	q    []float64
+	rng  *rand.Rand
 }
 
-// Name implements Method.
-func (*GroupDRO) Name() string { return "dro" }
+// Plan implements Updater: BeLUGA's steps per epoch are
+// ceil(N_rows / mean batch size over the environments).
+func (g *GroupDRO) Plan(data Data, hp Hyper, seed uint64) (int, int, error) {
+	envs, err := environments(data)
+	if err != nil {
+		return 0, 0, err
+	}
+	g.envs, g.rng = envs, rand.New(rand.NewPCG(seed, 0xd120))
+	g.q = make([]float64, len(envs))
+	for i := range g.q {
+		g.q[i] = 1 / float64(len(envs))
+	}
+	g.publish()
+	n := int(math.Ceil(hp.Epochs * math.Ceil(float64(totalSize(envs))/meanBatchSize(envs, hp.BatchSize))))
+	return n, n, nil
+}
 
-// Train implements Method.
-func (g *GroupDRO) Train(m models.Classifier, data Data, hp Hyper, seed uint64) ([]CurvePoint, error) {
-	envs := Environments(data)
-	if len(envs) == 0 {
-		return nil, fmt.Errorf("no training data")
+func (g *GroupDRO) publish() {
+	g.Q = map[string]float64{}
+	for i, e := range g.envs {
+		g.Q[e.Name] = g.q[i]
 	}
-	rng := rand.New(rand.NewPCG(seed, 0xd120))
-	q := make([]float64, len(envs))
-	for i := range q {
-		q[i] = 1 / float64(len(envs))
+}
+
+// Update implements Updater.
+func (g *GroupDRO) Update(st *UpdateState) (Step, error) {
+	groups := []int{g.rng.IntN(len(g.envs))}
+	if g.AllGroups {
+		groups = g.rng.Perm(len(g.envs))
 	}
-	total := int(math.Ceil(hp.Epochs * math.Ceil(float64(totalSize(envs))/meanBatchSize(envs, hp.BatchSize))))
-	ev, opt := losses.NewEvaluator(), NewAdamW(0)
-	var curve []CurvePoint
-	for step := 0; step < total; step++ {
-		groups := []int{rng.IntN(len(envs))}
-		if g.AllGroups {
-			groups = rng.Perm(len(envs))
-		}
-		lr := LinearDecay(hp.LR, step, total)
-		type done struct {
-			pass models.Pass
-			dz   []float32
-			loss float64
-			g    int
-		}
-		var passes []done
-		for _, gi := range groups {
-			pass, l, dz, err := forwardLoss(m, ev, sample(rng, envs[gi], hp.BatchSize), hp.Loss)
-			if err != nil {
-				return curve, diverged(err, step)
-			}
-			q[gi] *= math.Exp(g.Eta * l)
-			passes = append(passes, done{pass, dz, l, gi})
-		}
-		sum := 0.0
-		for _, x := range q {
-			sum += x
-		}
-		for i := range q {
-			q[i] /= sum
-		}
-		weighted := 0.0
+	type done struct {
+		pass models.Pass
+		dz   []float32
+		loss float64
+		g    int
+	}
+	var passes []done
+	release := func() {
 		for _, p := range passes {
-			for i := range p.dz {
-				p.dz[i] *= float32(q[p.g])
-			}
-			weighted += q[p.g] * p.loss
-			if err := p.pass.Backward(p.dz); err != nil {
-				return curve, err
-			}
 			p.pass.Release()
 		}
-		ClipGradNorm(m.Params(), 1)
-		opt.Step(m.Params(), lr, nil)
-		ZeroGrad(m.Params())
-		curve = append(curve, CurvePoint{Step: step, Kind: envs[groups[0]].Name, Loss: weighted, LR: lr})
 	}
-	g.Q = map[string]float64{}
-	for i, e := range envs {
-		g.Q[e.Name] = q[i]
+	for _, gi := range groups {
+		pass, l, dz, err := forwardLoss(st.Model, st.Losses, sample(g.rng, g.envs[gi], st.Hyper.BatchSize), st.Hyper.Loss)
+		if err != nil {
+			release()
+			return Step{Loss: l, Kind: g.envs[gi].Name}, err
+		}
+		g.q[gi] *= math.Exp(g.Eta * l)
+		passes = append(passes, done{pass, dz, l, gi})
 	}
-	return curve, nil
+	defer release()
+	sum := 0.0
+	for _, x := range g.q {
+		sum += x
+	}
+	for i := range g.q {
+		g.q[i] /= sum
+	}
+	g.publish()
+	weighted := 0.0
+	for _, p := range passes {
+		for i := range p.dz {
+			p.dz[i] *= float32(g.q[p.g])
+		}
+		weighted += g.q[p.g] * p.loss
+		if err := p.pass.Backward(p.dz); err != nil {
+			return Step{}, err
+		}
+	}
+	return Step{Loss: weighted, Kind: g.envs[groups[0]].Name}, nil
 }
 
 // Fish (Shi et al.) as BeLUGA runs it: each outer step takes MetaSteps
-// distinct environments, one batch each, with ordinary AdamW updates on a
-// copy of the weights, then moves the weights a fraction MetaLR of the way
-// to the result: θ ← θ + MetaLR·(θ_inner − θ). BeLUGA sets MetaLR =
-// 5e-7 / lr / MetaSteps; the schedule runs MetaSteps times as long.
+// distinct environments, one batch each, with ordinary AdamW updates
+// (clipped, on the schedule), then moves the weights a fraction MetaLR of
+// the way from where the step began: θ ← θ_outer + MetaLR·(θ_inner −
+// θ_outer), with MetaLR = 5e-7 / lr / MetaSteps; the schedule runs
+// MetaSteps times as long. The optimiser's and schedule's states are saved
+// after the meta update and restored at the next outer step, so the
+// Trainer's own optimiser step in between changes the weights only
+// (OuterStep; see Defaults.FishOuterStep).
 type Fish struct {
 	MetaSteps int
-}
+	OuterStep bool
 
-// Name implements Method.
-func (Fish) Name() string { return "fish" }
+	envs     []*Env
+	rng      *rand.Rand
+	outer    [][]float32
+	saved    *AdamWState
+	savedPos int
+}
 
 // MetaUpdate sets every parameter to outer + metaLR·(current − outer).
 func MetaUpdate(params []*models.Param, outer [][]float32, metaLR float64) {
@@ -252,40 +267,46 @@ func MetaUpdate(params []*models.Param, outer [][]float32, metaLR float64) {
 	}
 }
 
-// Train implements Method.
-func (f Fish) Train(m models.Classifier, data Data, hp Hyper, seed uint64) ([]CurvePoint, error) {
-	envs := Environments(data)
-	if len(envs) == 0 {
-		return nil, fmt.Errorf("no training data")
+// Plan implements Updater: BeLUGA's outer steps per epoch are
+// ceil(N_rows / (mean batch size · MetaSteps)).
+func (f *Fish) Plan(data Data, hp Hyper, seed uint64) (int, int, error) {
+	envs, err := environments(data)
+	if err != nil {
+		return 0, 0, err
 	}
-	rng := rand.New(rand.NewPCG(seed, 0xf154))
-	k := min(f.MetaSteps, len(envs))
-	total := int(math.Ceil(hp.Epochs * math.Ceil(float64(totalSize(envs))/(meanBatchSize(envs, hp.BatchSize)*float64(f.MetaSteps)))))
-	metaLR := 5e-7 / hp.LR / float64(f.MetaSteps)
-	ev, opt := losses.NewEvaluator(), NewAdamW(0)
-	params := m.Params()
-	outer := make([][]float32, len(params))
-	var curve []CurvePoint
-	inner := 0
-	for step := 0; step < total; step++ {
-		for i, p := range params {
-			outer[i] = append(outer[i][:0], p.Value...)
-		}
-		sum := 0.0
-		for _, ei := range rng.Perm(len(envs))[:k] {
-			lr := LinearDecay(hp.LR, inner, total*f.MetaSteps)
-			b := sample(rng, envs[ei], hp.BatchSize)
-			l, err := Update(m, b.Input, batchLoss(ev, b, hp.Loss), opt, lr, 1, false)
-			if err != nil {
-				return curve, diverged(err, step)
-			}
-			inner++
-			sum += l
-		}
-		MetaUpdate(params, outer, metaLR)
-		curve = append(curve, CurvePoint{Step: step, Kind: "fish", Loss: sum / float64(k), LR: LinearDecay(hp.LR, inner, total*f.MetaSteps)})
+	f.envs, f.rng, f.saved, f.outer = envs, rand.New(rand.NewPCG(seed, 0xf154)), nil, nil
+	n := int(math.Ceil(hp.Epochs * math.Ceil(float64(totalSize(envs))/(meanBatchSize(envs, hp.BatchSize)*float64(f.MetaSteps)))))
+	return n, n * f.MetaSteps, nil
+}
+
+// Update implements Updater.
+func (f *Fish) Update(st *UpdateState) (Step, error) {
+	params := st.Model.Params()
+	if f.saved != nil {
+		st.Opt.SetState(*f.saved)
+		st.Schedule.Pos = f.savedPos
 	}
-	return curve, nil
+	if f.outer == nil {
+		f.outer = make([][]float32, len(params))
+	}
+	for i, p := range params {
+		f.outer[i] = append(f.outer[i][:0], p.Value...)
+	}
+	k := min(f.MetaSteps, len(f.envs))
+	sum := 0.0
+	for _, ei := range f.rng.Perm(len(f.envs))[:k] {
+		b := sample(f.rng, f.envs[ei], st.Hyper.BatchSize)
+		l, err := Accumulate(st.Model, b.Input, batchLoss(st.Losses, b, st.Hyper.Loss), 1)
+		if err != nil {
+			return Step{Loss: l, Kind: f.envs[ei].Name}, err
+		}
+		OptimizerStep(params, st.Opt, st.Schedule.Next(), 1, st.Frozen)
+		sum += l
+	}
+	MetaUpdate(params, f.outer, 5e-7/st.Hyper.LR/float64(f.MetaSteps))
+	s := st.Opt.State()
+	f.saved, f.savedPos = &s, st.Schedule.Pos
+	return Step{Loss: sum / float64(k), Kind: "fish", NoOptimizerStep: !f.OuterStep}, nil
 }
 
 // IRM is IRMv1 (Arjovsky et al.) as BeLUGA runs it: each step takes one
@@ -303,78 +324,78 @@ type IRM struct {
 	// changes, as DomainBed does.
 	DomainBed   bool
 	AnnealSteps int
+
+	envs     []*Env
+	rng      *rand.Rand
+	perEpoch float64
 }
 
-// Name implements Method.
-func (IRM) Name() string { return "irm" }
-
-// Train implements Method.
-func (r IRM) Train(m models.Classifier, data Data, hp Hyper, seed uint64) ([]CurvePoint, error) {
-	envs := Environments(data)
-	if len(envs) == 0 {
-		return nil, fmt.Errorf("no training data")
+// Plan implements Updater: BeLUGA's steps per epoch are
+// ceil(Σ_env ceil(N_e/bs_e)·bs_e / Σ_env bs_e).
+func (r *IRM) Plan(data Data, hp Hyper, seed uint64) (int, int, error) {
+	envs, err := environments(data)
+	if err != nil {
+		return 0, 0, err
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x1e3))
+	r.envs, r.rng = envs, rand.New(rand.NewPCG(seed, 0x1e3))
 	var rows, sizes float64
 	for _, e := range envs {
 		bs := envBatchSize(e, hp.BatchSize)
 		rows += math.Ceil(float64(e.size())/float64(bs)) * float64(bs)
 		sizes += float64(bs)
 	}
-	perEpoch := math.Ceil(rows / sizes)
-	total := int(math.Ceil(hp.Epochs * perEpoch))
-	ev, opt := losses.NewEvaluator(), NewAdamW(0)
-	var curve []CurvePoint
-	for step := 0; step < total; step++ {
-		reg := 1.0
-		switch {
-		case r.DomainBed && step >= r.AnnealSteps:
-			reg = r.Lambda
-			if step == r.AnnealSteps {
-				opt.Reset()
-			}
-		case !r.DomainBed && float64(step)/perEpoch >= hp.Epochs/5:
-			reg = r.Lambda
+	r.perEpoch = math.Ceil(rows / sizes)
+	n := int(math.Ceil(hp.Epochs * r.perEpoch))
+	return n, n, nil
+}
+
+// Update implements Updater.
+func (r *IRM) Update(st *UpdateState) (Step, error) {
+	reg := 1.0
+	switch {
+	case r.DomainBed && st.Index >= r.AnnealSteps:
+		reg = r.Lambda
+		if st.Index == r.AnnealSteps {
+			st.Opt.Reset()
 		}
-		lr := LinearDecay(hp.LR, step, total)
-		sum := 0.0
-		for _, ei := range rng.Perm(len(envs)) {
-			b := sample(rng, envs[ei], hp.BatchSize)
-			pass, l, dz, err := forwardLoss(m, ev, b, hp.Loss)
-			if err != nil {
-				return curve, diverged(err, step)
-			}
-			kind := r.Dummy
-			switch b.Kind {
-			case KindLabelDIR:
-				kind = losses.DummyCE
-			case KindINV:
-				kind = losses.DummyINV
-			case KindDIR:
-				kind = losses.DummyDIR
-			}
-			pen, dpen, err := ev.IRMPenalty(pass.Logits(), b.Input.Size, 2, kind, b.Targets, b.Dirs, r.DomainBed)
-			if err != nil {
-				pass.Release()
-				return curve, diverged(err, step)
-			}
-			scale := 1.0
-			if reg > 1 && !r.DomainBed {
-				scale = 1 / reg
-			}
-			for i := range dz {
-				dz[i] = float32(scale * (float64(dz[i]) + reg*float64(dpen[i])))
-			}
-			sum += scale * (l + reg*pen)
-			if err := pass.Backward(dz); err != nil {
-				return curve, err
-			}
-			pass.Release()
-		}
-		ClipGradNorm(m.Params(), 1)
-		opt.Step(m.Params(), lr, nil)
-		ZeroGrad(m.Params())
-		curve = append(curve, CurvePoint{Step: step, Kind: "irm", Loss: sum / float64(len(envs)), LR: lr})
+	case !r.DomainBed && float64(st.Index)/r.perEpoch >= st.Hyper.Epochs/5:
+		// HuggingFace's state.epoch is the fractional epoch of the step.
+		reg = r.Lambda
 	}
-	return curve, nil
+	scale := 1.0
+	if reg > 1 && !r.DomainBed {
+		scale = 1 / reg
+	}
+	sum := 0.0
+	for _, ei := range r.rng.Perm(len(r.envs)) {
+		b := sample(r.rng, r.envs[ei], st.Hyper.BatchSize)
+		pass, l, dz, err := forwardLoss(st.Model, st.Losses, b, st.Hyper.Loss)
+		if err != nil {
+			return Step{Loss: l, Kind: r.envs[ei].Name}, err
+		}
+		kind := r.Dummy
+		switch b.Kind {
+		case KindLabelDIR:
+			kind = losses.DummyCE
+		case KindINV:
+			kind = losses.DummyINV
+		case KindDIR:
+			kind = losses.DummyDIR
+		}
+		pen, dpen, err := st.Losses.IRMPenalty(pass.Logits(), b.Input.Size, 2, kind, b.Targets, b.Dirs, r.DomainBed)
+		if err != nil {
+			pass.Release()
+			return Step{Kind: r.envs[ei].Name}, err
+		}
+		for i := range dz {
+			dz[i] = float32(scale * (float64(dz[i]) + reg*float64(dpen[i])))
+		}
+		sum += scale * (l + reg*pen)
+		err = pass.Backward(dz)
+		pass.Release()
+		if err != nil {
+			return Step{}, err
+		}
+	}
+	return Step{Loss: sum / float64(len(r.envs)), Kind: "irm"}, nil
 }

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -201,37 +202,171 @@ type CurvePoint struct {
 // ErrDiverged wraps a non-finite loss; the run stops and records it.
 var ErrDiverged = errors.New("training diverged")
 
-// Phase trains m on data for epochs (fractions allowed: BeLUGA's
-// max_steps = ceil(epochs · steps per epoch)) with AdamW, linear decay from
-// lr and clipping at 1.0, and returns the loss curve.
-func Phase(m models.Classifier, data Data, hp Hyper, opt *AdamW, frozen bool, seed uint64) ([]CurvePoint, error) {
-	mx := NewMixer(data, hp.BatchSize, seed)
-	perEpoch := mx.StepsPerEpoch()
-	if perEpoch == 0 {
-		return nil, fmt.Errorf("no training data")
+// Schedule is HuggingFace's linear decay without warm-up over Total
+// positions: Next returns the learning rate of the current position and
+// advances, as optimizer.step() then lr_scheduler.step() do.
+type Schedule struct {
+	LR    float64
+	Total int
+	Pos   int
+}
+
+// Next returns the current learning rate and advances the schedule.
+func (s *Schedule) Next() float64 {
+	lr := LinearDecay(s.LR, s.Pos, s.Total)
+	s.Pos++
+	return lr
+}
+
+// Phase is one stretch of training with one optimiser and one schedule:
+// LP-FT has two, every other method one.
+type Phase struct {
+	Hyper Hyper
+	// WeightDecay is AdamW's decoupled decay (L2: 0.1).
+	WeightDecay float64
+	// Dropout, when positive, sets the model's hidden and attention dropout.
+	Dropout float64
+	// Frozen trains the head only (LP).
+	Frozen bool
+	// Update is the method's update step.
+	Update Updater
+}
+
+// Updater is a method's update step, DomainBed's algorithm.update: it draws
+// the batches of one update and leaves the gradient of its objective in the
+// model's parameters. The loop owns everything else: the update count, the
+// optimiser step (clipping at 1.0, AdamW, the schedule), the curve, the
+// divergence check and cancellation.
+type Updater interface {
+	// Plan prepares a phase on data and returns how many updates it takes
+	// and how many positions its learning-rate schedule has (more than the
+	// updates when the method steps the optimiser itself, as Fish does).
+	Plan(data Data, hp Hyper, seed uint64) (updates, schedule int, err error)
+	// Update computes update st.Index.
+	Update(st *UpdateState) (Step, error)
+}
+
+// UpdateState is what an update step works with.
+type UpdateState struct {
+	Model   models.Classifier
+	Hyper   Hyper
+	Index   int // 0-based update of the phase
+	Updates int // updates in the phase
+	Losses  *losses.Evaluator
+	// Opt and Schedule are the phase's; a method that steps the optimiser
+	// itself (Fish) takes learning rates from Schedule.Next and passes
+	// Frozen to OptimizerStep.
+	Opt      *AdamW
+	Schedule *Schedule
+	Frozen   bool
+}
+
+// Step is what an update reports.
+type Step struct {
+	Loss float64
+	Kind string // the batch kind or environment, for the curve
+	// NoOptimizerStep skips the loop's optimiser step (Fish under torch ≥ 2.0,
+	// whose zero_grad leaves no gradients for the Trainer's own step).
+	NoOptimizerStep bool
+}
+
+// TrainOptions bound and seed a training run.
+type TrainOptions struct {
+	Seed uint64
+	// MaxSteps caps each phase's updates (0: none); the schedule is laid over
+	// the capped count, as HuggingFace's max_steps does.
+	MaxSteps int
+	// MaxGradNorm is the clipping norm (default 1.0, the Trainer's).
+	MaxGradNorm float64
+}
+
+// Train runs the phases on m and returns the loss curve. It stops with
+// ErrDiverged at a non-finite loss and with ctx's error, within one update,
+// when ctx is cancelled.
+func Train(ctx context.Context, m models.Classifier, data Data, phases []Phase, opt TrainOptions) ([]CurvePoint, error) {
+	clip := opt.MaxGradNorm
+	if clip == 0 {
+		clip = 1
 	}
-	total := int(math.Ceil(hp.Epochs * float64(perEpoch)))
 	ev := losses.NewEvaluator()
 	var curve []CurvePoint
-	step := 0
-	for step < total {
-		for _, b := range mx.Epoch() {
-			if step == total {
-				break
+	for pi, ph := range phases {
+		updates, schedule, err := ph.Update.Plan(data, ph.Hyper, opt.Seed+uint64(pi))
+		if err != nil {
+			return curve, err
+		}
+		if opt.MaxSteps > 0 && updates > opt.MaxSteps {
+			schedule = schedule / updates * opt.MaxSteps
+			updates = opt.MaxSteps
+		}
+		if ph.Dropout > 0 {
+			ds, ok := m.(dropoutSetter)
+			if !ok {
+				return curve, fmt.Errorf("the model's dropout cannot be set")
 			}
-			lr := LinearDecay(hp.LR, step, total)
-			l, err := Update(m, b.Input, batchLoss(ev, b, hp.Loss), opt, lr, 1.0, frozen)
-			if errors.Is(err, losses.ErrNotFinite) {
-				return curve, fmt.Errorf("%w at step %d (%s batch): loss %v", ErrDiverged, step, b.Kind, l)
+			ds.SetDropout(ph.Dropout, ph.Dropout)
+		}
+		m.SetFrozenEncoder(ph.Frozen)
+		st := &UpdateState{Model: m, Hyper: ph.Hyper, Updates: updates, Losses: ev,
+			Opt: NewAdamW(ph.WeightDecay), Schedule: &Schedule{LR: ph.Hyper.LR, Total: schedule}, Frozen: ph.Frozen}
+		params := m.Params()
+		for i := 0; i < updates; i++ {
+			if err := ctx.Err(); err != nil {
+				m.SetFrozenEncoder(false)
+				return curve, fmt.Errorf("training stopped after %d updates: %w", len(curve), err)
+			}
+			st.Index = i
+			step, err := ph.Update.Update(st)
+			if err == nil && (math.IsNaN(step.Loss) || math.IsInf(step.Loss, 0)) {
+				err = losses.ErrNotFinite
 			}
 			if err != nil {
-				return curve, fmt.Errorf("step %d: %w", step, err)
+				ZeroGrad(params)
+				m.SetFrozenEncoder(false)
+				if errors.Is(err, losses.ErrNotFinite) {
+					return curve, fmt.Errorf("%w at update %d (%s): loss %v", ErrDiverged, len(curve), step.Kind, step.Loss)
+				}
+				return curve, fmt.Errorf("update %d: %w", len(curve), err)
 			}
-			curve = append(curve, CurvePoint{Step: step, Kind: b.Kind.String(), Loss: l, LR: lr})
-			step++
+			lr := st.Schedule.Next()
+			if step.NoOptimizerStep {
+				ZeroGrad(params)
+			} else {
+				OptimizerStep(params, st.Opt, lr, clip, ph.Frozen)
+			}
+			curve = append(curve, CurvePoint{Step: len(curve), Kind: step.Kind, Loss: step.Loss, LR: lr})
 		}
+		m.SetFrozenEncoder(false)
 	}
 	return curve, nil
+}
+
+// erm is plain fine-tuning's update: the next batch of BeLUGA's mixed
+// epochs (Mixer), one batch per update.
+type erm struct {
+	mx      *Mixer
+	pending []Batch
+}
+
+func (e *erm) Plan(data Data, hp Hyper, seed uint64) (int, int, error) {
+	e.mx, e.pending = NewMixer(data, hp.BatchSize, seed), nil
+	perEpoch := e.mx.StepsPerEpoch()
+	if perEpoch == 0 {
+		return 0, 0, fmt.Errorf("no training data")
+	}
+	// BeLUGA's max_steps = ceil(epochs · steps per epoch).
+	n := int(math.Ceil(hp.Epochs * float64(perEpoch)))
+	return n, n, nil
+}
+
+func (e *erm) Update(st *UpdateState) (Step, error) {
+	if len(e.pending) == 0 {
+		e.pending = e.mx.Epoch()
+	}
+	b := e.pending[0]
+	e.pending = e.pending[1:]
+	l, err := Accumulate(st.Model, b.Input, batchLoss(st.Losses, b, st.Hyper.Loss), 1)
+	return Step{Loss: l, Kind: b.Kind.String()}, err
 }
 
 // Hyper are a training phase's hyper-parameters.
@@ -240,4 +375,16 @@ type Hyper struct {
 	BatchSize int         `json:"batch_size" yaml:"batch_size"`
 	LR        float64     `json:"lr" yaml:"lr"`
 	Loss      LossOptions `json:"loss" yaml:"loss"`
+}
+
+func (h Hyper) validate() error {
+	switch {
+	case !(h.Epochs > 0) || math.IsInf(h.Epochs, 0) || h.Epochs > 1e4:
+		return fmt.Errorf("epochs %v: want a positive number of at most 10000", h.Epochs)
+	case h.BatchSize <= 0:
+		return fmt.Errorf("batch_size %d: want a positive number", h.BatchSize)
+	case !(h.LR > 0) || math.IsInf(h.LR, 0):
+		return fmt.Errorf("lr %v: want a positive number", h.LR)
+	}
+	return nil
 }

@@ -5,17 +5,16 @@ import (
 	"sort"
 
 	"github.com/beluga-nlp/beluga/losses"
-	"github.com/beluga-nlp/beluga/models"
 )
 
-// Method trains the phase of a configuration that uses the suite (in
-// multi-step configurations the other phases are vanilla), DomainBed-style:
-// one small type per method family, a name → method table, and BeLUGA's
-// defaults in one place (Defaults).
+// Method is a training method, DomainBed-style: it says how a configuration's
+// suite phase is trained as phases of update steps (Updater), and one loop
+// (Train) runs them. Adding a method is one type and one line in Methods.
 type Method interface {
 	Name() string
-	// Train runs the phase on m, starting a fresh optimiser.
-	Train(m models.Classifier, data Data, hp Hyper, seed uint64) ([]CurvePoint, error)
+	// Phases lays out training with the run's hyper-parameters hp and the
+	// linear-probing ones probe (LP-FT's first phase).
+	Phases(hp, probe Hyper) []Phase
 }
 
 // dropoutSetter is implemented by models whose dropout rates can change.
@@ -35,68 +34,63 @@ type vanillaFamily struct {
 
 func (v vanillaFamily) Name() string { return v.name }
 
-func (v vanillaFamily) Train(m models.Classifier, data Data, hp Hyper, seed uint64) ([]CurvePoint, error) {
-	if v.dropout > 0 {
-		ds, ok := m.(dropoutSetter)
-		if !ok {
-			return nil, fmt.Errorf("method %s: the model's dropout cannot be set", v.name)
-		}
-		ds.SetDropout(v.dropout, v.dropout)
-	}
-	m.SetFrozenEncoder(v.frozen)
-	defer m.SetFrozenEncoder(false)
-	return Phase(m, data, hp, NewAdamW(v.weightDecay), v.frozen, seed)
+func (v vanillaFamily) Phases(hp, _ Hyper) []Phase {
+	return []Phase{{Hyper: hp, WeightDecay: v.weightDecay, Dropout: v.dropout, Frozen: v.frozen, Update: &erm{}}}
 }
 
-// lpft is LP-FT: linear probing with LP's hyper-parameters, then full
-// fine-tuning with vanilla's, each for half the epochs (BeLUGA: 1.5 + 1.5),
-// the second phase with a fresh optimiser and schedule.
-type lpft struct {
-	lp Hyper
-	// newOptimiser starts each phase's optimiser (NewAdamW unless a test
-	// watches it).
-	newOptimiser func(weightDecay float64) *AdamW
-}
+// LPFTEpochs is the length of each LP-FT phase: BeLUGA forces
+// num_train_epochs = 3/2 for both (REFERENCE 1.5–1.6).
+const LPFTEpochs = 1.5
+
+// lpft is LP-FT: linear probing with the probing hyper-parameters, then full
+// fine-tuning with the run's own (BeLUGA: vanilla's), 1.5 epochs each, the
+// second phase with a fresh optimiser and schedule.
+type lpft struct{}
 
 func (lpft) Name() string { return "lp-ft" }
 
-func (l lpft) Train(m models.Classifier, data Data, hp Hyper, seed uint64) ([]CurvePoint, error) {
-	lp := l.lp
-	lp.Epochs = hp.Epochs / 2
-	newOpt := l.newOptimiser
-	if newOpt == nil {
-		newOpt = NewAdamW
-	}
-	m.SetFrozenEncoder(true)
-	curve, err := Phase(m, data, lp, newOpt(0), true, seed)
-	m.SetFrozenEncoder(false)
-	if err != nil {
-		return curve, err
-	}
-	ft := hp
-	ft.Epochs = hp.Epochs / 2
-	more, err := Phase(m, data, ft, newOpt(0), false, seed+1)
-	for i := range more {
-		more[i].Step += len(curve)
-	}
-	return append(curve, more...), err
+func (lpft) Phases(hp, probe Hyper) []Phase {
+	probe.Epochs, hp.Epochs = LPFTEpochs, LPFTEpochs
+	probe.Loss = hp.Loss
+	return []Phase{{Hyper: probe, Frozen: true, Update: &erm{}}, {Hyper: hp, Update: &erm{}}}
 }
 
-// Methods names the methods beluga implements.
+// onePhase is a method trained as one phase of its own update step.
+type onePhase struct {
+	name   string
+	update func() Updater
+}
+
+func (o onePhase) Name() string { return o.name }
+
+func (o onePhase) Phases(hp, _ Hyper) []Phase { return []Phase{{Hyper: hp, Update: o.update()}} }
+
+// Methods names the methods beluga implements: BeLUGA's eight and the
+// DomainBed forms of IRM and Group-DRO.
 var Methods = map[string]func(Defaults) Method{
 	"vanilla": func(Defaults) Method { return vanillaFamily{name: "vanilla"} },
 	"l2":      func(d Defaults) Method { return vanillaFamily{name: "l2", weightDecay: d.WeightDecay} },
 	"dropout": func(d Defaults) Method { return vanillaFamily{name: "dropout", dropout: d.Dropout} },
 	"lp":      func(Defaults) Method { return vanillaFamily{name: "lp", frozen: true} },
-	"lp-ft":   func(d Defaults) Method { return lpft{lp: d.LP} },
-	"irm":     func(d Defaults) Method { return IRM{Dummy: losses.DummyCE, Lambda: d.IRMLambda} },
-	"dro":     func(d Defaults) Method { return &GroupDRO{Eta: d.DROEta} },
-	// DomainBed's forms of IRM and Group-DRO (REFERENCE 1.6's alternatives).
-	"irm-domainbed": func(Defaults) Method {
-		return IRM{Dummy: losses.DummyCE, Lambda: 100, DomainBed: true, AnnealSteps: 500}
+	"lp-ft":   func(Defaults) Method { return lpft{} },
+	"irm": func(d Defaults) Method {
+		return onePhase{"irm", func() Updater { return &IRM{Dummy: d.IRMDummy, Lambda: d.IRMLambda} }}
 	},
-	"dro-domainbed": func(d Defaults) Method { return &GroupDRO{Eta: d.DROEta, AllGroups: true} },
-	"fish":          func(d Defaults) Method { return Fish{MetaSteps: d.FishMetaSteps} },
+	"dro": func(d Defaults) Method {
+		return onePhase{"dro", func() Updater { return &GroupDRO{Eta: d.DROEta} }}
+	},
+	"fish": func(d Defaults) Method {
+		return onePhase{"fish", func() Updater { return &Fish{MetaSteps: d.FishMetaSteps, OuterStep: d.FishOuterStep} }}
+	},
+	// DomainBed's forms (REFERENCE 1.6's alternatives).
+	"irm-domainbed": func(Defaults) Method {
+		return onePhase{"irm-domainbed", func() Updater {
+			return &IRM{Dummy: losses.DummyCE, Lambda: 100, DomainBed: true, AnnealSteps: 500}
+		}}
+	},
+	"dro-domainbed": func(d Defaults) Method {
+		return onePhase{"dro-domainbed", func() Updater { return &GroupDRO{Eta: d.DROEta, AllGroups: true} }}
+	},
 }
 
 // MethodNames lists Methods in order.
@@ -118,22 +112,33 @@ func NewMethod(name string, d Defaults) (Method, error) {
 	return mk(d), nil
 }
 
-// Defaults are the methods' constants (BeLUGA's).
+// Defaults are the methods' constants.
 type Defaults struct {
-	WeightDecay   float64 // L2: decoupled AdamW decay
-	Dropout       float64 // dropout: hidden and attention rate
-	LP            Hyper   // LP-FT's probing phase
-	IRMLambda     float64 // IRM's penalty weight after the first fifth of the epochs
+	WeightDecay float64 // L2: decoupled AdamW decay
+	Dropout     float64 // dropout: hidden and attention rate
+	IRMLambda   float64 // IRM's penalty weight after the first fifth of the epochs
+	// IRMDummy is the dummy loss of IRM's penalty on MFT and i.i.d.
+	// batches: BeLUGA's softmax CE, although their ERM term is the sigmoid
+	// BCE.
+	IRMDummy      losses.DummyKind
 	DROEta        float64 // Group-DRO's step size
 	FishMetaSteps int     // Fish's inner steps per outer step
+	// FishOuterStep keeps the Trainer's own optimiser step after each Fish
+	// meta update. Under torch < 2.0 — BeLUGA's environment pins
+	// cudatoolkit 11.3, whose PyTorch builds end at 1.12 — zero_grad()
+	// leaves zero gradients, not None, so that AdamW step still moves every
+	// weight by its momentum (then BeLUGA restores the optimiser's state, not
+	// the weights). false is torch ≥ 2.0's behaviour: no outer step.
+	FishOuterStep bool
 }
 
-// BeLUGADefaults are BeLUGA's constants for sentiment (REFERENCE 1.5–1.6).
+// BeLUGADefaults are BeLUGA's constants (REFERENCE 1.5–1.6).
 var BeLUGADefaults = Defaults{
 	WeightDecay:   0.1,
 	Dropout:       0.3,
-	LP:            Hyper{Epochs: 3, BatchSize: 8, LR: 1e-3},
 	IRMLambda:     1e4,
+	IRMDummy:      losses.DummyCE,
 	DROEta:        1e-2,
 	FishMetaSteps: 5,
+	FishOuterStep: true,
 }

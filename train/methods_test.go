@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/checkpoint"
 )
@@ -36,7 +37,7 @@ func TestGroupDROWeightsTheHardestGroup(t *testing.T) {
 		d.MFT = append(d.MFT, row(2, 1, "MFT/easy"), row(3, 0, "MFT/easy"), row(4, i%2, "MFT/hard"))
 	}
 	dro := &GroupDRO{Eta: 0.5}
-	if _, err := dro.Train(tinyModel(t, 1), Data{Suite: d}, Hyper{Epochs: 5, BatchSize: 4, LR: 0.05}, 1); err != nil {
+	if _, err := Train(context.Background(), tinyModel(t, 1), Data{Suite: d}, []Phase{{Hyper: Hyper{Epochs: 5, BatchSize: 4, LR: 0.05}, Update: dro}}, TrainOptions{Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if dro.Q["MFT/hard"] <= dro.Q["MFT/easy"] || math.Abs(dro.Q["MFT/hard"]+dro.Q["MFT/easy"]-1) > 1e-9 {
@@ -54,7 +55,8 @@ func TestFishMetaUpdate(t *testing.T) {
 	m := tinyModel(t, 2)
 	before := append([]float32(nil), m.Params()[3].Value...)
 	d := &SuiteData{MFT: []Row{row(2, 1, "MFT/a"), row(3, 0, "MFT/b"), row(4, 1, "MFT/c")}}
-	if _, err := (Fish{MetaSteps: 5}).Train(m, Data{Suite: d, IID: []Row{row(5, 0, "iid")}}, Hyper{Epochs: 3, BatchSize: 2, LR: 1e-3}, 1); err != nil {
+	fish := []Phase{{Hyper: Hyper{Epochs: 3, BatchSize: 2, LR: 1e-3}, Update: &Fish{MetaSteps: 5}}}
+	if _, err := Train(context.Background(), m, Data{Suite: d, IID: []Row{row(5, 0, "iid")}}, fish, TrainOptions{Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
 	moved := 0.0
@@ -66,36 +68,185 @@ func TestFishMetaUpdate(t *testing.T) {
 	}
 }
 
-func TestIRMTrains(t *testing.T) {
-	d := &SuiteData{MFT: []Row{row(2, 1, "MFT/a"), row(3, 0, "MFT/a"), row(4, 1, "MFT/b")},
-		INV: []Perturbed{{Orig: models.Encoding{IDs: []int{2}, TypeIDs: []int{0}}, Perts: []models.Encoding{{IDs: []int{2, 5}, TypeIDs: []int{0, 0}}}, Env: "INV/x"}}}
-	curve, err := (IRM{Lambda: 1e4}).Train(tinyModel(t, 3), Data{Suite: d}, Hyper{Epochs: 10, BatchSize: 4, LR: 1e-2}, 1)
-	if err != nil {
-		t.Fatal(err)
+// TestFishOuterStep: with BeLUGA's outer step (torch < 2.0) each update
+// ends with an AdamW step on zero gradients from the optimiser state saved
+// after the meta update, at the schedule's next position; without it the
+// weights are the meta update's.
+func TestFishOuterStep(t *testing.T) {
+	d := Data{Suite: &SuiteData{MFT: []Row{row(2, 1, "MFT/a"), row(3, 0, "MFT/b"), row(4, 1, "MFT/c")}}}
+	hp := Hyper{Epochs: 2, BatchSize: 2, LR: 1e-2}
+	// afterFirst records the weights and Fish's saved state once the loop
+	// has finished the first update (at the start of the second).
+	run := func(outer bool) *snapshotUpdater {
+		f := &Fish{MetaSteps: 2, OuterStep: outer}
+		u := &snapshotUpdater{Fish: f}
+		m := tinyModel(t, 7)
+		u.model = m
+		if _, err := Train(context.Background(), m, d, []Phase{{Hyper: hp, Update: u}}, TrainOptions{Seed: 3}); err != nil {
+			t.Fatal(err)
+		}
+		return u
 	}
-	if len(curve) == 0 {
-		t.Fatal("no steps")
+	plain, outer := run(false), run(true)
+	// Replay the outer step on the plain weights: AdamW on zero gradients
+	// from the saved state, at the schedule position after the inner steps.
+	opt := NewAdamW(0)
+	params := make([]*models.Param, len(plain.weights))
+	for i, w := range plain.weights {
+		params[i] = &models.Param{Value: append([]float32(nil), w...), Grad: make([]float32, len(w))}
 	}
-	for _, c := range curve {
-		if math.IsNaN(c.Loss) {
-			t.Fatal("NaN loss")
+	// The saved state refers to the model's own parameters: map them.
+	opt.SetState(remap(plain.saved, plain.model.Params(), params))
+	opt.Step(params, LinearDecay(hp.LR, plain.savedPos, 4), nil)
+	moved := 0.0
+	for i, w := range outer.weights {
+		for j, v := range w {
+			moved = math.Max(moved, math.Abs(float64(v-plain.weights[i][j])))
+			if math.Abs(float64(v-params[i].Value[j])) > 1e-7 {
+				t.Fatalf("param %d[%d] = %v after the outer step, the replay gives %v", i, j, v, params[i].Value[j])
+			}
+		}
+	}
+	if moved == 0 {
+		t.Error("the outer step did not move the weights")
+	}
+}
+
+// snapshotUpdater wraps Fish and records the weights and Fish's saved state
+// at the start of the second update.
+type snapshotUpdater struct {
+	*Fish
+	model    models.Classifier
+	calls    int
+	weights  [][]float32
+	saved    AdamWState
+	savedPos int
+}
+
+func (s *snapshotUpdater) Update(st *UpdateState) (Step, error) {
+	if s.calls == 1 {
+		for _, p := range s.model.Params() {
+			s.weights = append(s.weights, append([]float32(nil), p.Value...))
+		}
+		// Copy now: the next update restores the saved state into the
+		// optimiser, which then changes it in place.
+		params := s.model.Params()
+		s.saved, s.savedPos = remap(*s.Fish.saved, params, params), s.Fish.savedPos
+	}
+	s.calls++
+	return s.Fish.Update(st)
+}
+
+// remap moves an optimiser state from one parameter list to another.
+func remap(s AdamWState, from, to []*models.Param) AdamWState {
+	out := AdamWState{step: s.step, m: map[*models.Param][]float32{}, v: map[*models.Param][]float32{}}
+	for i, p := range from {
+		if m, ok := s.m[p]; ok {
+			out.m[to[i]] = append([]float32(nil), m...)
+			out.v[to[i]] = append([]float32(nil), s.v[p]...)
+		}
+	}
+	return out
+}
+
+// TestIRMUpdateAddsThePenalty: after the warm-up an IRM update's gradient
+// is that of (ERM loss + λ·penalty)/λ, the penalty taken from package
+// losses; during the warm-up λ is 1.
+func TestIRMUpdateAddsThePenalty(t *testing.T) {
+	var mft []Row
+	for i := 0; i < 4; i++ {
+		mft = append(mft, row(2+i%3, i%2, "MFT/a"))
+	}
+	d := Data{Suite: &SuiteData{MFT: mft}}
+	hp := Hyper{Epochs: 5, BatchSize: 4, LR: 1e-2}
+	for _, tc := range []struct {
+		index int
+		reg   float64
+	}{{0, 1}, {4, 1e4}} {
+		m := tinyModel(t, 9)
+		irm := &IRM{Dummy: losses.DummyCE, Lambda: 1e4}
+		if _, _, err := irm.Plan(d, hp, 1); err != nil {
+			t.Fatal(err)
+		}
+		st := &UpdateState{Model: m, Hyper: hp, Index: tc.index, Losses: losses.NewEvaluator(), Opt: NewAdamW(0)}
+		if _, err := irm.Update(st); err != nil {
+			t.Fatal(err)
+		}
+		// The environment has exactly one batch of its 4 rows; the row
+		// order does not change the summed gradient.
+		ref := tinyModel(t, 9)
+		var encs []models.Encoding
+		var targets []float64
+		for _, r := range mft {
+			encs = append(encs, r.Enc)
+			targets = append(targets, r.Target[:]...)
+		}
+		pass, err := ref.Forward(models.NewBatch(encs), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := losses.NewEvaluator()
+		_, dz, err := ev.MFT(pass.Logits(), 4, 2, targets, losses.SigmoidBCE)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pen, dpen, err := ev.IRMPenalty(pass.Logits(), 4, 2, losses.DummyCE, targets, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pen == 0 {
+			t.Fatal("zero penalty: the test cannot see it")
+		}
+		scale := 1.0
+		if tc.reg > 1 {
+			scale = 1 / tc.reg
+		}
+		for i := range dz {
+			dz[i] = float32(scale * (float64(dz[i]) + tc.reg*float64(dpen[i])))
+		}
+		if err := pass.Backward(dz); err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range m.Params() {
+			for j, g := range p.Grad {
+				want := ref.Params()[i].Grad[j]
+				if math.Abs(float64(g-want)) > 1e-5*math.Max(1, math.Abs(float64(want))) {
+					t.Fatalf("update %d: ∂/∂%s[%d] = %v, want %v", tc.index, p.Name, j, g, want)
+				}
+			}
 		}
 	}
 }
 
-func TestLPFTResetsTheOptimiser(t *testing.T) {
-	var opts []*AdamW
-	method := lpft{lp: Hyper{Epochs: 2, BatchSize: 2, LR: 1e-2}, newOptimiser: func(wd float64) *AdamW {
-		o := NewAdamW(wd)
-		opts = append(opts, o)
-		return o
-	}}
-	d := &SuiteData{MFT: []Row{row(2, 1, "MFT/a"), row(3, 0, "MFT/a")}}
-	if _, err := method.Train(tinyModel(t, 4), Data{Suite: d}, Hyper{Epochs: 2, BatchSize: 2, LR: 1e-2}, 1); err != nil {
+// TestLPFTPhases: BeLUGA's LP-FT probes for 1.5 epochs with the probing
+// hyper-parameters, then fine-tunes for 1.5 epochs with the run's own, each
+// phase with a fresh optimiser and schedule.
+func TestLPFTPhases(t *testing.T) {
+	probe := Hyper{Epochs: 3, BatchSize: 2, LR: 1e-3}
+	hp := Hyper{Epochs: 1, BatchSize: 4, LR: 2e-5}
+	phases := lpft{}.Phases(hp, probe)
+	if len(phases) != 2 {
+		t.Fatalf("%d phases, want 2", len(phases))
+	}
+	p1, p2 := phases[0], phases[1]
+	if !p1.Frozen || p1.Hyper.Epochs != 1.5 || p1.Hyper.BatchSize != 2 || p1.Hyper.LR != 1e-3 {
+		t.Errorf("probing phase %+v: want frozen, 1.5 epochs, batch 2, lr 1e-3", p1)
+	}
+	if p2.Frozen || p2.Hyper.Epochs != 1.5 || p2.Hyper.BatchSize != 4 || p2.Hyper.LR != 2e-5 {
+		t.Errorf("fine-tuning phase %+v: want unfrozen, 1.5 epochs, batch 4, lr 2e-5", p2)
+	}
+	// 8 rows: ceil(1.5·4) = 6 probing updates of batch 2, ceil(1.5·2) = 3
+	// fine-tuning updates of batch 4; each phase's schedule starts at its lr.
+	var mft []Row
+	for i := 0; i < 8; i++ {
+		mft = append(mft, row(2+i%3, i%2, "MFT/a"))
+	}
+	curve, err := Train(context.Background(), tinyModel(t, 4), Data{Suite: &SuiteData{MFT: mft}}, phases, TrainOptions{Seed: 1})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(opts) != 2 || opts[0] == opts[1] || opts[0].Steps() != 1 || opts[1].Steps() != 1 {
-		t.Errorf("LP-FT used %d optimisers: want a fresh one per phase, each stepping once (1 epoch of 1 batch)", len(opts))
+	if len(curve) != 9 || curve[0].LR != 1e-3 || curve[6].LR != 2e-5 {
+		t.Errorf("curve of %d updates, learning rates %v then %v: want 6 + 3, 1e-3 then 2e-5", len(curve), curve[0].LR, curve[min(6, len(curve)-1)].LR)
 	}
 }
 

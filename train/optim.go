@@ -36,6 +36,30 @@ func (o *AdamW) Reset() {
 	o.m, o.v = map[*models.Param][]float32{}, map[*models.Param][]float32{}
 }
 
+// AdamWState is a copy of an optimiser's moments and step count.
+type AdamWState struct {
+	step int
+	m, v map[*models.Param][]float32
+}
+
+// State returns a deep copy of the optimiser's state.
+func (o *AdamW) State() AdamWState {
+	cp := func(src map[*models.Param][]float32) map[*models.Param][]float32 {
+		dst := make(map[*models.Param][]float32, len(src))
+		for p, x := range src {
+			dst[p] = append([]float32(nil), x...)
+		}
+		return dst
+	}
+	return AdamWState{step: o.step, m: cp(o.m), v: cp(o.v)}
+}
+
+// SetState restores a state returned by State (Fish restores the
+// optimiser's state before every outer step, as BeLUGA does).
+func (o *AdamW) SetState(s AdamWState) {
+	o.step, o.m, o.v = s.step, s.m, s.v
+}
+
 // Step updates params from their gradients with learning rate lr. Frozen
 // parameters (skip returns true) keep their values and moments.
 func (o *AdamW) Step(params []*models.Param, lr float64, skip func(*models.Param) bool) {

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/beluga-nlp/beluga/datasets"
@@ -70,10 +72,33 @@ type RunSpec struct {
 	FromIID       string    `json:"from_iid,omitempty" yaml:"from_iid,omitempty"`
 	HeldOut       *FoldSpec `json:"held_out,omitempty" yaml:"held_out,omitempty"`
 	Hyper         Hyper     `json:"hyper" yaml:"hyper"`
-	IIDHyper      Hyper     `json:"iid_hyper" yaml:"iid_hyper"`
-	MaxLength     int       `json:"max_length" yaml:"max_length"`
-	Seed          uint64    `json:"seed" yaml:"seed"`
+	// ProbeHyper are LP-FT's linear-probing hyper-parameters (its first
+	// phase; the epochs are BeLUGA's 1.5 whatever they say here).
+	ProbeHyper Hyper `json:"probe_hyper,omitempty" yaml:"probe_hyper,omitempty"`
+	IIDHyper   Hyper `json:"iid_hyper" yaml:"iid_hyper"`
+	MaxLength  int   `json:"max_length" yaml:"max_length"`
+	// MaxSteps caps the updates of each training phase (0: none).
+	MaxSteps int    `json:"max_steps,omitempty" yaml:"max_steps,omitempty"`
+	Seed     uint64 `json:"seed" yaml:"seed"`
+	// Corrections lists the BeLUGA behaviours to correct (Corrections);
+	// none means BeLUGA's faithful behaviour.
+	Corrections []string `json:"corrections,omitempty" yaml:"corrections,omitempty"`
 }
+
+// Corrections of BeLUGA's faithful behaviour that a run can ask for, with
+// what they change.
+var Corrections = map[string]string{
+	CorrectFishOuterStep: "Fish without the Trainer's extra AdamW step after each meta update (torch ≥ 2.0's behaviour)",
+	CorrectIRMDummy:      "IRM's dummy loss for sentiment MFT batches is the sigmoid BCE the ERM term uses, not softmax CE",
+}
+
+// The corrections package train applies.
+const (
+	CorrectFishOuterStep = "fish-outer-step"
+	CorrectIRMDummy      = "irm-dummy"
+)
+
+func (s *RunSpec) corrected(name string) bool { return slices.Contains(s.Corrections, name) }
 
 // Result summarises a finished run.
 type Result struct {
@@ -101,61 +126,48 @@ func (s *RunSpec) validate() error {
 	if s.Task != "sentiment" && s.Task != "qqp" {
 		return fmt.Errorf("task %q: training supports sentiment and qqp", s.Task)
 	}
-	for _, h := range []Hyper{s.Hyper, s.IIDHyper} {
-		if h.Epochs <= 0 || h.BatchSize <= 0 || h.LR <= 0 {
-			return fmt.Errorf("hyper-parameters %+v: epochs, batch_size and lr must be positive", h)
+	hypers := map[string]Hyper{"hyper": s.Hyper, "iid_hyper": s.IIDHyper}
+	if s.Method == "lp-ft" {
+		hypers["probe_hyper"] = s.ProbeHyper
+	}
+	for name, h := range hypers {
+		if err := h.validate(); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	if s.MaxLength <= 0 {
 		return fmt.Errorf("max_length %d must be positive", s.MaxLength)
 	}
+	if s.MaxSteps < 0 {
+		return fmt.Errorf("max_steps %d must not be negative", s.MaxSteps)
+	}
+	for _, c := range s.Corrections {
+		if _, ok := Corrections[c]; !ok {
+			return fmt.Errorf("unknown correction %q (known: %s)", c, strings.Join(slices.Sorted(maps.Keys(Corrections)), ", "))
+		}
+	}
 	return nil
 }
 
-// Run trains and evaluates one run into outDir: spec.json, the model,
-// suite and i.i.d. test predictions, per-functionality results and
-// per-case verdicts, the training curve, timing, metrics.json, and `done`
-// last. A run that fails writes failed.json with the reason and no `done`.
+// Run trains and evaluates one run, writing its artefacts into outDir: the
+// model, the suite and i.i.d. test predictions, per-functionality results
+// and per-case verdicts, the training curve, timing and metrics.json. It
+// writes no markers: the run store (package experiments) owns a run's
+// lifecycle (spec.json, failed.json, done). Cancelling ctx stops training
+// within one update.
 func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	start := time.Now()
-	res, err := run(ctx, spec, outDir, start)
-	if err != nil {
-		rec, _ := json.MarshalIndent(map[string]string{"error": err.Error(), "at": time.Now().UTC().Format(time.RFC3339)}, "", "  ")
-		if werr := atomicfile.WriteFile(filepath.Join(outDir, "failed.json"), append(rec, '\n')); werr != nil {
-			return nil, errors.Join(err, werr)
-		}
-		return nil, err
-	}
-	return res, nil
-}
-
-func writeJSON(path string, v any) error {
-	return atomicfile.Write(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	})
-}
-
-func run(ctx context.Context, spec RunSpec, outDir string, start time.Time) (*Result, error) {
 	if err := spec.validate(); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, err
 	}
-	os.Remove(filepath.Join(outDir, "done"))
-	if err := writeJSON(filepath.Join(outDir, "spec.json"), spec); err != nil {
-		return nil, err
-	}
-	p, err := prepare(spec)
+	p, err := prepare(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	curve, err := p.method.Train(p.model, p.data, p.hyper, spec.Seed)
+	curve, err := Train(ctx, p.model, p.data, p.phases, TrainOptions{Seed: spec.Seed, MaxSteps: spec.MaxSteps})
 	if werr := writeCurve(filepath.Join(outDir, "curve.jsonl"), curve); werr != nil && err == nil {
 		err = werr
 	}
@@ -170,6 +182,9 @@ func run(ctx context.Context, spec RunSpec, outDir string, start time.Time) (*Re
 	if !ok {
 		return nil, fmt.Errorf("the model cannot run inference")
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	acc, correct, err := evalIID(eval, tk, iidTest, filepath.Join(outDir, "iid_predictions.txt"))
 	if err != nil {
 		return nil, err
@@ -181,6 +196,9 @@ func run(ctx context.Context, spec RunSpec, outDir string, start time.Time) (*Re
 	if spec.EvalLimit > 0 {
 		scored = limitCases(scored, suites.SplitTest, spec.EvalLimit)
 		scored = dropOtherSplits(scored, suites.SplitTest)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	sr, err := evalSuite(eval, tk, scored, outDir)
 	if err != nil {
@@ -198,7 +216,15 @@ func run(ctx context.Context, spec RunSpec, outDir string, start time.Time) (*Re
 	if err := writeJSON(filepath.Join(outDir, "timing.json"), map[string]float64{"seconds": out.Seconds, "steps": float64(out.Steps)}); err != nil {
 		return nil, err
 	}
-	return out, atomicfile.WriteFile(filepath.Join(outDir, "done"), []byte(time.Now().UTC().Format(time.RFC3339)+"\n"))
+	return out, nil
+}
+
+func writeJSON(path string, v any) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
 }
 
 // prepared is a run ready to train.
@@ -209,14 +235,13 @@ type prepared struct {
 	suite   *suites.Suite
 	fold    *splits.Fold
 	data    Data
-	hyper   Hyper
-	method  Method
+	phases  []Phase
 	iidTest []datasets.Example
 }
 
 // prepare loads the suite (assigning BeLUGA's split if it has none), the
 // held-out fold, the starting model and the configuration's training data.
-func prepare(spec RunSpec) (*prepared, error) {
+func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 	suite, err := suites.Open(spec.Suite)
 	if err != nil {
 		return nil, err
@@ -224,7 +249,7 @@ func prepare(spec RunSpec) (*prepared, error) {
 	if suites.Summarise(suite).Splits[suites.SplitTest].Cases == 0 {
 		splits.Assign(suite, splits.BeLUGASeed)
 	}
-	p := &prepared{suite: suite, hyper: spec.Hyper}
+	p := &prepared{suite: suite}
 	if spec.HeldOut != nil {
 		for _, f := range splits.Folds(suite, spec.HeldOut.Kind, splits.DefaultFoldOptions) {
 			if f.Name == spec.HeldOut.Name {
@@ -239,11 +264,12 @@ func prepare(spec RunSpec) (*prepared, error) {
 	if p.model, p.tk, p.save, err = startModel(spec); err != nil {
 		return nil, err
 	}
+	hyper := spec.Hyper
 	read := datasets.ReadSST2
 	if spec.Task == "qqp" {
 		read = datasets.ReadQQP
 		// QQP trains with the ordinary cross-entropy (REFERENCE 1.4).
-		p.hyper.Loss.MFT = losses.SoftmaxCE
+		hyper.Loss.MFT = losses.SoftmaxCE
 	}
 	train, err := read(spec.IIDTrain)
 	if err != nil {
@@ -263,26 +289,43 @@ func prepare(spec RunSpec) (*prepared, error) {
 			return nil, err
 		}
 	}
-	if spec.Configuration != ConfigIID {
-		trainSuite := suite
-		if spec.SuiteLimit > 0 {
-			trainSuite = limitCases(suite, suites.SplitTrain, spec.SuiteLimit)
-		}
-		if p.data.Suite, err = BuildSuiteData(trainSuite, suites.SplitTrain, p.fold, p.tk); err != nil {
-			return nil, err
-		}
-	} else {
-		loss := p.hyper.Loss
-		p.hyper = spec.IIDHyper
-		p.hyper.Loss = loss
-	}
-	if p.method, err = NewMethod(spec.Method, BeLUGADefaults); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if spec.Configuration == ConfigIID {
-		p.method = vanillaFamily{name: "vanilla"}
+		// BeLUGA's IID fine-tuning is BertForSequenceClassification with
+		// integer labels: softmax cross-entropy, for every task. The sigmoid
+		// BCE is for suite data and the i.i.d. rows of IID+T only.
+		iid := spec.IIDHyper
+		iid.Loss.MFT = losses.SoftmaxCE
+		p.phases = vanillaFamily{name: "vanilla"}.Phases(iid, Hyper{})
+		return p, nil
 	}
+	trainSuite := suite
+	if spec.SuiteLimit > 0 {
+		trainSuite = limitCases(suite, suites.SplitTrain, spec.SuiteLimit)
+	}
+	if p.data.Suite, err = BuildSuiteData(trainSuite, suites.SplitTrain, p.fold, p.tk); err != nil {
+		return nil, err
+	}
+	method, err := NewMethod(spec.Method, spec.defaults())
+	if err != nil {
+		return nil, err
+	}
+	p.phases = method.Phases(hyper, spec.ProbeHyper)
 	return p, nil
+}
+
+// defaults are BeLUGA's method constants with the run's corrections.
+func (s *RunSpec) defaults() Defaults {
+	d := BeLUGADefaults
+	if s.corrected(CorrectFishOuterStep) {
+		d.FishOuterStep = false
+	}
+	if s.corrected(CorrectIRMDummy) {
+		d.IRMDummy = losses.DummyBCE
+	}
+	return d
 }
 
 // startModel builds the run's initial model, its tokenizer and a function

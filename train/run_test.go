@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models/tokenize"
 	"github.com/beluga-nlp/beluga/suites"
 )
@@ -20,9 +21,10 @@ func tinySpec(config string) RunSpec {
 		IIDTrain: "testdata/tiny_train.tsv", IIDDev: "testdata/tiny_dev.tsv",
 		Model:         ModelSpec{Kind: "wordvec", GloVe: "testdata/tiny_glove.txt", Hidden: 8},
 		Configuration: config, Method: "vanilla",
-		Hyper:     Hyper{Epochs: 2, BatchSize: 4, LR: 1e-2},
-		IIDHyper:  Hyper{Epochs: 2, BatchSize: 4, LR: 1e-2},
-		MaxLength: 16, Seed: 1,
+		Hyper:      Hyper{Epochs: 2, BatchSize: 4, LR: 1e-2},
+		ProbeHyper: Hyper{Epochs: 1, BatchSize: 4, LR: 1e-2},
+		IIDHyper:   Hyper{Epochs: 2, BatchSize: 4, LR: 1e-2},
+		MaxLength:  16, Seed: 1,
 	}
 }
 
@@ -33,8 +35,8 @@ func TestRunConfigurations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"spec.json", "model/config.json", "model/model.safetensors", "iid_predictions.txt",
-		"suite_predictions.txt", "results.json", "cases.jsonl", "curve.jsonl", "timing.json", "metrics.json", "done"} {
+	for _, f := range []string{"model/config.json", "model/model.safetensors", "iid_predictions.txt",
+		"suite_predictions.txt", "results.json", "cases.jsonl", "curve.jsonl", "timing.json", "metrics.json"} {
 		if _, err := os.Stat(filepath.Join(iidDir, f)); err != nil {
 			t.Errorf("IID run lacks %s", f)
 		}
@@ -52,9 +54,6 @@ func TestRunConfigurations(t *testing.T) {
 			out := filepath.Join(dir, config+"-"+method)
 			if _, err := Run(context.Background(), spec, out); err != nil {
 				t.Fatalf("%s %s: %v", config, method, err)
-			}
-			if _, err := os.Stat(filepath.Join(out, "done")); err != nil {
-				t.Errorf("%s %s: no done marker", config, method)
 			}
 		}
 	}
@@ -77,7 +76,7 @@ func TestRunHeldOutScoresOnlyTheFold(t *testing.T) {
 	}
 }
 
-func TestRunDivergenceIsRecorded(t *testing.T) {
+func TestRunDivergenceIsAnError(t *testing.T) {
 	spec := tinySpec(ConfigIID)
 	spec.IIDHyper.LR = 1e38
 	out := t.TempDir()
@@ -85,13 +84,60 @@ func TestRunDivergenceIsRecorded(t *testing.T) {
 	if !errors.Is(err, ErrDiverged) {
 		t.Fatalf("error %v, want ErrDiverged", err)
 	}
-	if _, err := os.Stat(filepath.Join(out, "done")); !os.IsNotExist(err) {
-		t.Error("a diverged run has a done marker")
+	for _, marker := range []string{"done", "failed.json", "spec.json"} {
+		if _, err := os.Stat(filepath.Join(out, marker)); !os.IsNotExist(err) {
+			t.Errorf("train.Run wrote %s: the run store owns the markers", marker)
+		}
 	}
-	b, err := os.ReadFile(filepath.Join(out, "failed.json"))
-	if err != nil || !json.Valid(b) {
-		t.Errorf("failed.json: %s, %v", b, err)
+}
+
+// TestIIDBaselineTrainsWithSoftmaxCE: BeLUGA fine-tunes the IID baseline
+// as BertForSequenceClassification on integer labels (softmax CE); the
+// sigmoid BCE is for suite data and the i.i.d. rows of IID+T.
+func TestIIDBaselineTrainsWithSoftmaxCE(t *testing.T) {
+	for config, want := range map[string]losses.MFTForm{ConfigIID: losses.SoftmaxCE, ConfigIIDPlusT: losses.SigmoidBCE} {
+		p, err := prepare(context.Background(), tinySpec(config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.phases[0].Hyper.Loss.MFT; got != want {
+			t.Errorf("%s trains with MFT form %v, want %v", config, got, want)
+		}
 	}
+}
+
+func TestRunStopsWhenCancelled(t *testing.T) {
+	spec := tinySpec(ConfigIID)
+	spec.IIDHyper.Epochs = 1000
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := prepare(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upd := &countingUpdater{Updater: p.phases[0].Update, after: 3, cancel: cancel}
+	p.phases[0].Update = upd
+	curve, err := Train(ctx, p.model, p.data, p.phases, TrainOptions{Seed: 1})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if len(curve) != 3 || upd.calls != 3 {
+		t.Errorf("%d updates logged, %d made after cancelling at the 3rd: want 3 and 3", len(curve), upd.calls)
+	}
+}
+
+// countingUpdater cancels its context after a number of updates.
+type countingUpdater struct {
+	Updater
+	after, calls int
+	cancel       func()
+}
+
+func (c *countingUpdater) Update(st *UpdateState) (Step, error) {
+	c.calls++
+	if c.calls == c.after {
+		c.cancel()
+	}
+	return c.Updater.Update(st)
 }
 
 func TestRunQQP(t *testing.T) {

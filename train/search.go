@@ -55,11 +55,11 @@ func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error
 				if err := s.validate(); err != nil {
 					return Hyper{}, trials, err
 				}
-				p, err := prepare(s)
+				p, err := prepare(ctx, s)
 				if err != nil {
 					return Hyper{}, trials, err
 				}
-				if _, err := p.method.Train(p.model, p.data, p.hyper, s.Seed); err != nil {
+				if _, err := Train(ctx, p.model, p.data, p.phases, TrainOptions{Seed: s.Seed, MaxSteps: s.MaxSteps}); err != nil {
 					return Hyper{}, trials, fmt.Errorf("trial lr %g, batch %d, epochs %g: %w", lr, bs, ep, err)
 				}
 				val, err := BuildSuiteData(p.suite, suites.SplitValidation, nil, p.tk)

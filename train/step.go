@@ -10,11 +10,10 @@ import (
 // a batch (package losses provides them).
 type LossFunc func(logits []float32) (loss float64, dLogits []float32, err error)
 
-// Update is one optimiser update: forward pass in training mode, loss,
-// backward pass, gradient clipping at maxGradNorm (0: none), AdamW step with
-// learning rate lr, and gradients cleared for the next update. Frozen
-// encoders keep their weights.
-func Update(m models.Classifier, b models.Batch, loss LossFunc, opt *AdamW, lr, maxGradNorm float64, frozen bool) (float64, error) {
+// Accumulate runs the forward pass of b in training mode and the loss, and
+// adds the loss's gradient, scaled by scale, to the parameters' gradients.
+// It returns the unscaled loss.
+func Accumulate(m models.Classifier, b models.Batch, loss LossFunc, scale float32) (float64, error) {
 	pass, err := m.Forward(b, true)
 	if err != nil {
 		return 0, err
@@ -24,18 +23,41 @@ func Update(m models.Classifier, b models.Batch, loss LossFunc, opt *AdamW, lr, 
 	if err != nil {
 		return l, fmt.Errorf("loss: %w", err)
 	}
-	if err := pass.Backward(dz); err != nil {
-		return l, err
+	if scale != 1 {
+		for i := range dz {
+			dz[i] *= scale
+		}
 	}
-	params := m.Params()
+	return l, pass.Backward(dz)
+}
+
+// encoderFrozen is the optimiser's skip rule of a frozen encoder.
+func encoderFrozen(p *models.Param) bool { return p.Encoder }
+
+// OptimizerStep clips the gradients' global norm at maxGradNorm (0: no
+// clipping), takes an AdamW step with learning rate lr — leaving the
+// encoder's weights alone when frozen — and clears the gradients: what
+// HuggingFace's Trainer does after every training_step.
+func OptimizerStep(params []*models.Param, opt *AdamW, lr, maxGradNorm float64, frozen bool) {
 	if maxGradNorm > 0 {
 		ClipGradNorm(params, maxGradNorm)
 	}
 	var skip func(*models.Param) bool
 	if frozen {
-		skip = func(p *models.Param) bool { return p.Encoder }
+		skip = encoderFrozen
 	}
 	opt.Step(params, lr, skip)
 	ZeroGrad(params)
+}
+
+// Update is one whole optimiser update on one batch: Accumulate, then
+// OptimizerStep. It returns the loss.
+func Update(m models.Classifier, b models.Batch, loss LossFunc, opt *AdamW, lr, maxGradNorm float64, frozen bool) (float64, error) {
+	l, err := Accumulate(m, b, loss, 1)
+	if err != nil {
+		ZeroGrad(m.Params())
+		return l, err
+	}
+	OptimizerStep(m.Params(), opt, lr, maxGradNorm, frozen)
 	return l, nil
 }

@@ -122,6 +122,15 @@ func layerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 
 // geluForward is the exact GELU ½x(1 + erf(x/√2)).
 func geluForward[T Float](y, x []T) {
+	if x32, ok := any(x).([]float32); ok {
+		y32 := any(y).([]float32)
+		parallelFor(len(x32), elementGrain, func(lo, hi int) {
+			for i, v := range x32[lo:hi] {
+				y32[lo+i] = 0.5 * v * (1 + erf32(v*math.Sqrt2/2))
+			}
+		})
+		return
+	}
 	for i, v := range x {
 		y[i] = T(0.5 * float64(v) * (1 + math.Erf(float64(v)/math.Sqrt2)))
 	}
@@ -130,6 +139,17 @@ func geluForward[T Float](y, x []T) {
 // geluBackward sets dx = dy·(Φ(x) + x·φ(x)).
 func geluBackward[T Float](dx, dy, x []T) {
 	const invSqrt2Pi = 0.3989422804014327
+	if x32, ok := any(x).([]float32); ok {
+		dx32, dy32 := any(dx).([]float32), any(dy).([]float32)
+		parallelFor(len(x32), elementGrain, func(lo, hi int) {
+			for i, v := range x32[lo:hi] {
+				cdf := 0.5 * (1 + erf32(v*math.Sqrt2/2))
+				pdf := invSqrt2Pi * exp32(-0.5*v*v)
+				dx32[lo+i] = dy32[lo+i] * (cdf + v*pdf)
+			}
+		})
+		return
+	}
 	for i, v := range x {
 		xv := float64(v)
 		cdf := 0.5 * (1 + math.Erf(xv/math.Sqrt2))
@@ -137,6 +157,9 @@ func geluBackward[T Float](dx, dy, x []T) {
 		dx[i] = T(float64(dy[i]) * (cdf + xv*pdf))
 	}
 }
+
+// elementGrain is the least work, in elements, worth a goroutine.
+const elementGrain = 1 << 14
 
 // attentionForward is multi-head scaled dot-product attention over q, k, v
 // (each batch·seq × hidden, heads side by side), adding the float32 minimum
@@ -236,6 +259,20 @@ func softmaxRow[T Float](row []T) {
 	mx := row[0]
 	for _, v := range row {
 		mx = max(mx, v)
+	}
+	if r32, ok := any(row).([]float32); ok {
+		m32 := float32(mx)
+		var sum float32
+		for i, v := range r32 {
+			e := exp32(v - m32)
+			r32[i] = e
+			sum += e
+		}
+		inv := 1 / sum
+		for i := range r32 {
+			r32[i] *= inv
+		}
+		return
 	}
 	var sum float64
 	for i, v := range row {

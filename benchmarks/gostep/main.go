@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ func main() {
 	steps := flag.Int("steps", 10, "timed steps (after one warm-up step)")
 	batch := flag.Int("batch", 32, "batch size")
 	seq := flag.Int("seq", 64, "sequence length")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed steps to this file")
 	flag.Parse()
 	m, _, err := models.NewBERT(models.TinyConfig(30522), 2, nil, 1)
 	if err != nil {
@@ -42,6 +44,19 @@ func main() {
 	opt := train.NewAdamW(0)
 	var times []float64
 	for s := 0; s <= *steps; s++ {
+		if s == 1 && *cpuProfile != "" {
+			f, err := os.Create(*cpuProfile)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			defer pprof.StopCPUProfile()
+		}
 		start := time.Now()
 		if _, err := train.Update(m, b, loss, opt, 1e-4, 1.0, false); err != nil {
 			fmt.Fprintln(os.Stderr, err)

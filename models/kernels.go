@@ -16,8 +16,27 @@ import (
 type Float interface{ ~float32 | ~float64 }
 
 // gemm computes C = alpha·op(A)·op(B) + beta·C for row-major A (m×k after
-// op), B (k×n after op) and C (m×n) with the given leading strides.
+// op), B (k×n after op) and C (m×n) with the given leading strides. Where
+// the BLAS is single-threaded (splitGemm), a large product is split by rows
+// of C across the cores.
 func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if splitGemm && m >= 64 && m*n*k >= gemmSplitWork {
+		parallelFor(m, 32, func(lo, hi int) {
+			aOff := lo * lda // rows of A
+			if transA {
+				aOff = lo // columns of A
+			}
+			gemmSerial(transA, transB, hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc)
+		})
+		return
+	}
+	gemmSerial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmSplitWork is the least m·n·k worth splitting across goroutines.
+const gemmSplitWork = 1 << 19
+
+func gemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	ta, tb := blas.NoTrans, blas.NoTrans
 	ar, ac := m, k
 	if transA {
@@ -169,29 +188,32 @@ const elementGrain = 1 << 14
 func attentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, keep []T, batch, seq, heads, d int) {
 	h := heads * d
 	scale := T(1 / math.Sqrt(float64(d)))
-	var dropped []T
-	if keep != nil {
-		dropped = make([]T, seq*seq)
-	}
-	for b := 0; b < batch; b++ {
-		for hd := 0; hd < heads; hd++ {
+	// The (row, head) pairs are independent: they run in parallel.
+	parallelFor(batch*heads, 1, func(lo, hi int) {
+		var dropped []T
+		if keep != nil {
+			dropped = make([]T, seq*seq)
+		}
+		for bh := lo; bh < hi; bh++ {
+			b, hd := bh/heads, bh%heads
 			off := b*seq*h + hd*d
-			base := (b*heads + hd) * seq * seq
+			base := bh * seq * seq
 			p := probs[base : base+seq*seq]
-			gemm(false, true, seq, seq, d, scale, q[off:], h, k[off:], h, 0, p, seq)
+			gemmSerial(false, true, seq, seq, d, scale, q[off:], h, k[off:], h, 0, p, seq)
+			m := mask[b*seq : (b+1)*seq]
 			for i := 0; i < seq; i++ {
 				row := p[i*seq : (i+1)*seq]
 				for j := range row {
-					if mask[b*seq+j] == 0 {
+					if m[j] == 0 {
 						row[j] += -math.MaxFloat32
 					}
 				}
 				softmaxRow(row)
 			}
 			use := withDropout(p, keep, base, dropped)
-			gemm(false, false, seq, d, seq, 1, use, seq, v[off:], h, 0, ctx[off:], h)
+			gemmSerial(false, false, seq, d, seq, 1, use, seq, v[off:], h, 0, ctx[off:], h)
 		}
-	}
+	})
 }
 
 // attentionBackward sets dq, dk, dv from dctx, given the forward pass's
@@ -199,20 +221,21 @@ func attentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, keep []T
 func attentionBackward[T Float](dq, dk, dv, dctx, probs, keep, q, k, v []T, batch, seq, heads, d int) {
 	h := heads * d
 	scale := T(1 / math.Sqrt(float64(d)))
-	dp := make([]T, seq*seq)
-	var dropped []T
-	if keep != nil {
-		dropped = make([]T, seq*seq)
-	}
-	for b := 0; b < batch; b++ {
-		for hd := 0; hd < heads; hd++ {
+	parallelFor(batch*heads, 1, func(lo, hi int) {
+		dp := make([]T, seq*seq)
+		var dropped []T
+		if keep != nil {
+			dropped = make([]T, seq*seq)
+		}
+		for bh := lo; bh < hi; bh++ {
+			b, hd := bh/heads, bh%heads
 			off := b*seq*h + hd*d
-			base := (b*heads + hd) * seq * seq
+			base := bh * seq * seq
 			p := probs[base : base+seq*seq]
 			use := withDropout(p, keep, base, dropped)
 			// ctx = use·v ⇒ dv = useᵀ·dctx, d(use) = dctx·vᵀ
-			gemm(true, false, seq, d, seq, 1, use, seq, dctx[off:], h, 0, dv[off:], h)
-			gemm(false, true, seq, seq, d, 1, dctx[off:], h, v[off:], h, 0, dp, seq)
+			gemmSerial(true, false, seq, d, seq, 1, use, seq, dctx[off:], h, 0, dv[off:], h)
+			gemmSerial(false, true, seq, seq, d, 1, dctx[off:], h, v[off:], h, 0, dp, seq)
 			for i := 0; i < seq; i++ {
 				dr, pr := dp[i*seq:(i+1)*seq], p[i*seq:(i+1)*seq]
 				if keep != nil {
@@ -232,10 +255,10 @@ func attentionBackward[T Float](dq, dk, dv, dctx, probs, keep, q, k, v []T, batc
 				}
 			}
 			// scores = scale·q·kᵀ ⇒ dq = ds·k, dk = dsᵀ·q
-			gemm(false, false, seq, d, seq, 1, dp, seq, k[off:], h, 0, dq[off:], h)
-			gemm(true, false, seq, d, seq, 1, dp, seq, q[off:], h, 0, dk[off:], h)
+			gemmSerial(false, false, seq, d, seq, 1, dp, seq, k[off:], h, 0, dq[off:], h)
+			gemmSerial(true, false, seq, d, seq, 1, dp, seq, q[off:], h, 0, dk[off:], h)
 		}
-	}
+	})
 }
 
 // SoftmaxInPlace replaces row by its softmax (max-subtracted, summed in

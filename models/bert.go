@@ -24,6 +24,7 @@ type BERT struct {
 	HiddenDropout, AttentionDropout float64
 	frozen                          bool
 	dropout                         *initStream
+	pool                            bufPool // the passes' buffers
 }
 
 // bertParamShapes lists every parameter of a BertForSequenceClassification

@@ -142,8 +142,15 @@ func TestBERTDropout(t *testing.T) {
 	if same {
 		t.Error("dropout at 0.3 left the training logits unchanged")
 	}
-	// The kept fraction of a large mask is close to 1 − rate.
-	keep := m.keepMask(100000, 0.3)
+	// The kept fraction of a large mask is close to 1 − rate, also in a
+	// recycled buffer.
+	keep := m.keepMask(func(n int) []float32 {
+		dirty := make([]float32, n)
+		for i := range dirty {
+			dirty[i] = 5
+		}
+		return dirty
+	}, 100000, 0.3)
 	kept := 0
 	for _, k := range keep {
 		if k != 0 {

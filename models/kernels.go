@@ -85,6 +85,13 @@ func linearBackward[T Float](dx, dw, db, dy, x, w []T, n, in, out int) {
 	}
 }
 
+// linearBackwardAdd is linearBackward adding dy·w into dx instead of
+// setting it (the backward passes of inputs that feed several layers).
+func linearBackwardAdd[T Float](dx, dw, db, dy, x, w []T, n, in, out int) {
+	linearBackward(nil, dw, db, dy, x, w, n, in, out)
+	gemm(false, false, n, in, out, 1, dy, out, w, in, 1, dx, in)
+}
+
 // layerNormForward normalises each row of width h: y = x̂·γ + β with
 // x̂ = (x−μ)/√(σ²+eps). It keeps x̂ and 1/√(σ²+eps) for the backward pass.
 func layerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps float64) {

@@ -47,8 +47,8 @@ func TestFloat32KernelsMatchFloat64(t *testing.T) {
 	y32, dx32 := make([]float32, n), make([]float32, n)
 	geluForward(y64, x64)
 	geluForward(y32, x32)
-	geluBackward(dx64, dy64, x64)
-	geluBackward(dx32, dy32, x32)
+	geluBackward(dx64, dy64, x64, y64)
+	geluBackward(dx32, dy32, x32, y32)
 	for i := range x64 {
 		if math.Abs(float64(y32[i])-y64[i]) > 2e-6*math.Max(1, math.Abs(y64[i])) {
 			t.Fatalf("gelu(%g) = %g in float32, %g in float64", x64[i], y32[i], y64[i])

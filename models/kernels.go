@@ -162,14 +162,19 @@ func geluForward[T Float](y, x []T) {
 	}
 }
 
-// geluBackward sets dx = dy·(Φ(x) + x·φ(x)).
-func geluBackward[T Float](dx, dy, x []T) {
+// geluBackward sets dx = dy·(Φ(x) + x·φ(x)), given the forward pass's
+// output y = x·Φ(x).
+func geluBackward[T Float](dx, dy, x, y []T) {
 	const invSqrt2Pi = 0.3989422804014327
 	if x32, ok := any(x).([]float32); ok {
-		dx32, dy32 := any(dx).([]float32), any(dy).([]float32)
+		dx32, dy32, y32 := any(dx).([]float32), any(dy).([]float32), any(y).([]float32)
 		parallelFor(len(x32), elementGrain, func(lo, hi int) {
 			for i, v := range x32[lo:hi] {
-				cdf := 0.5 * (1 + erf32(v*math.Sqrt2/2))
+				// Φ(x) = y/x within two ulp, an erf the cheaper.
+				cdf := float32(0.5)
+				if v > 1e-20 || v < -1e-20 {
+					cdf = y32[lo+i] / v
+				}
 				pdf := invSqrt2Pi * exp32(-0.5*v*v)
 				dx32[lo+i] = dy32[lo+i] * (cdf + v*pdf)
 			}

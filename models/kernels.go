@@ -6,6 +6,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/beluga-nlp/beluga/models/internal/f32gemm"
 )
 
 // The encoder's layers as fused kernels with hand-written backward passes.
@@ -16,10 +18,15 @@ import (
 type Float interface{ ~float32 | ~float64 }
 
 // gemm computes C = alpha·op(A)·op(B) + beta·C for row-major A (m×k after
-// op), B (k×n after op) and C (m×n) with the given leading strides. Where
-// the BLAS is single-threaded (splitGemm), a large product is split by rows
-// of C across the cores.
+// op), B (k×n after op) and C (m×n) with the given leading strides, on all
+// cores: float32 products run on f32gemm where fastF32Gemm says so; else,
+// where the BLAS is single-threaded (splitGemm), a large product is split
+// by rows of C across goroutines.
 func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if a32, ok := any(a).([]float32); ok && fastF32Gemm {
+		f32gemm.Gemm(true, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		return
+	}
 	if splitGemm && m >= 64 && m*n*k >= gemmSplitWork {
 		parallelFor(m, 32, func(lo, hi int) {
 			aOff := lo * lda // rows of A
@@ -36,7 +43,13 @@ func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 // gemmSplitWork is the least m·n·k worth splitting across goroutines.
 const gemmSplitWork = 1 << 19
 
+// gemmSerial is gemm in the calling goroutine (for products that run in
+// parallel with others).
 func gemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if a32, ok := any(a).([]float32); ok && fastF32Gemm {
+		f32gemm.Gemm(false, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		return
+	}
 	ta, tb := blas.NoTrans, blas.NoTrans
 	ar, ac := m, k
 	if transA {

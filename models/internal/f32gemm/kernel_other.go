@@ -1,0 +1,23 @@
+//go:build !amd64
+
+package f32gemm
+
+import "unsafe"
+
+// HasAVX2FMA is false off amd64: Gemm runs the portable kernel.
+const HasAVX2FMA = false
+
+// sgemmKernel4x16 is the portable form of the amd64 kernel.
+func sgemmKernel4x16(k int, a, b, c *float32, ldc int) {
+	ap, bp := unsafe.Slice(a, 4*k), unsafe.Slice(b, 16*k)
+	cp := unsafe.Slice(c, 3*ldc+16)
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 16; j++ {
+			var s float32
+			for l := 0; l < k; l++ {
+				s += ap[l*4+i] * bp[l*16+j]
+			}
+			cp[i*ldc+j] += s
+		}
+	}
+}

@@ -88,3 +88,22 @@ func TestParallelForCoversEachIndexOnce(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkGELU(b *testing.B) {
+	n := 1 << 20
+	x, y, dy, dx := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+	r := &rng{5}
+	for i := range x {
+		x[i], dy[i] = float32(3*r.f()), float32(r.f())
+	}
+	b.Run("forward", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			geluForward(y, x)
+		}
+	})
+	b.Run("backward", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			geluBackward(dx, dy, x, y)
+		}
+	})
+}

@@ -201,3 +201,11 @@ func TinyConfig(vocabSize int) *checkpoint.Config {
 		LayerNormEps: 1e-12, HiddenDropoutProb: 0.1, AttentionProbsDropoutProb: 0.1, HiddenAct: "gelu",
 		InitializerRange: 0.02}
 }
+
+// MiniConfig is the BERT-mini shape (google/bert_uncased_L-4_H-256_A-4):
+// 4 layers, hidden 256, 4 heads, FFN 1024, with HuggingFace's defaults.
+func MiniConfig(vocabSize int) *checkpoint.Config {
+	c := TinyConfig(vocabSize)
+	c.NumHiddenLayers, c.HiddenSize, c.NumAttentionHeads, c.IntermediateSize = 4, 256, 4, 1024
+	return c
+}

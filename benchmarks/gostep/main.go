@@ -1,6 +1,6 @@
-// Command gostep times training steps of a BERT-tiny-shaped classifier
-// (forward, backward, AdamW) for benchmarks/compare.sh, and reports its
-// peak resident memory. Build it with -tags openblas for the OpenBLAS build.
+// Command gostep times training steps of a BERT-tiny- or BERT-mini-shaped
+// classifier (forward, backward, AdamW) for benchmarks/compare.sh, and
+// reports its peak resident memory. Build it with -tags openblas for the OpenBLAS build.
 package main
 
 import (
@@ -14,6 +14,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/checkpoint"
 	"github.com/beluga-nlp/beluga/train"
 )
 
@@ -21,9 +22,20 @@ func main() {
 	steps := flag.Int("steps", 10, "timed steps (after one warm-up step)")
 	batch := flag.Int("batch", 32, "batch size")
 	seq := flag.Int("seq", 64, "sequence length")
+	shape := flag.String("model", "tiny", "model shape: tiny (2 layers, hidden 128) or mini (4 layers, hidden 256)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed steps to this file")
 	flag.Parse()
-	m, _, err := models.NewBERT(models.TinyConfig(30522), 2, nil, 1)
+	var cfg *checkpoint.Config
+	switch *shape {
+	case "tiny":
+		cfg = models.TinyConfig(30522)
+	case "mini":
+		cfg = models.MiniConfig(30522)
+	default:
+		fmt.Fprintf(os.Stderr, "-model %q: want tiny or mini\n", *shape)
+		os.Exit(2)
+	}
+	m, _, err := models.NewBERT(cfg, 2, nil, 1)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -316,7 +316,7 @@ func (m *BERT) layerBackward(l int, dout []float32, b Batch, a *layerActs) []flo
 	defer pool.put(dg)
 	ow := pr("output.dense.weight")
 	linearBackward(dg, ow.Grad, pr("output.dense.bias").Grad, dres2, a.g, ow.Value, n, f, h)
-	geluBackward(dg, dg, a.u, a.g)
+	geluBackward(dg, dg, a.u)
 	iw := pr("intermediate.dense.weight")
 	linearBackwardAdd(dy1, iw.Grad, pr("intermediate.dense.bias").Grad, dg, a.y1, iw.Value, n, h, f)
 	// first LayerNorm: y1 = LN(dropout(attention(x)) + x)

@@ -37,6 +37,6 @@ const BLAS = "openblas"
 // BLAS being single-threaded).
 const splitGemm = true
 
-// fastF32Gemm says whether float32 products run on f32gemm rather than the
+// fastF32Gemm says whether float32 products run on vec32 rather than the
 // BLAS: OpenBLAS is the faster (0.155 s against 0.163 s a BERT-tiny step).
 const fastF32Gemm = false

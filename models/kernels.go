@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/beluga-nlp/beluga/models/internal/f32gemm"
+	"github.com/beluga-nlp/beluga/models/internal/vec32"
 )
 
 // The encoder's layers as fused kernels with hand-written backward passes.
@@ -19,12 +19,12 @@ type Float interface{ ~float32 | ~float64 }
 
 // gemm computes C = alpha·op(A)·op(B) + beta·C for row-major A (m×k after
 // op), B (k×n after op) and C (m×n) with the given leading strides, on all
-// cores: float32 products run on f32gemm where fastF32Gemm says so; else,
+// cores: float32 products run on vec32 where fastF32Gemm says so; else,
 // where the BLAS is single-threaded (splitGemm), a large product is split
 // by rows of C across goroutines.
 func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if a32, ok := any(a).([]float32); ok && fastF32Gemm {
-		f32gemm.Gemm(true, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		vec32.Gemm(true, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 		return
 	}
 	if splitGemm && m >= 64 && m*n*k >= gemmSplitWork {
@@ -47,7 +47,7 @@ const gemmSplitWork = 1 << 19
 // parallel with others).
 func gemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if a32, ok := any(a).([]float32); ok && fastF32Gemm {
-		f32gemm.Gemm(false, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		vec32.Gemm(false, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 		return
 	}
 	ta, tb := blas.NoTrans, blas.NoTrans
@@ -163,11 +163,7 @@ func layerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 func geluForward[T Float](y, x []T) {
 	if x32, ok := any(x).([]float32); ok {
 		y32 := any(y).([]float32)
-		parallelFor(len(x32), elementGrain, func(lo, hi int) {
-			for i, v := range x32[lo:hi] {
-				y32[lo+i] = 0.5 * v * (1 + erf32(v*math.Sqrt2/2))
-			}
-		})
+		parallelFor(len(x32), elementGrain, func(lo, hi int) { vec32.GELU(y32[lo:hi], x32[lo:hi]) })
 		return
 	}
 	for i, v := range x {
@@ -175,25 +171,14 @@ func geluForward[T Float](y, x []T) {
 	}
 }
 
-// geluBackward sets dx = dy·(Φ(x) + x·φ(x)), given the forward pass's
-// output y = x·Φ(x).
-func geluBackward[T Float](dx, dy, x, y []T) {
-	const invSqrt2Pi = 0.3989422804014327
+// geluBackward sets dx = dy·(Φ(x) + x·φ(x)); dx may be dy.
+func geluBackward[T Float](dx, dy, x []T) {
 	if x32, ok := any(x).([]float32); ok {
-		dx32, dy32, y32 := any(dx).([]float32), any(dy).([]float32), any(y).([]float32)
-		parallelFor(len(x32), elementGrain, func(lo, hi int) {
-			for i, v := range x32[lo:hi] {
-				// Φ(x) = y/x within two ulp, an erf the cheaper.
-				cdf := float32(0.5)
-				if v > 1e-20 || v < -1e-20 {
-					cdf = y32[lo+i] / v
-				}
-				pdf := invSqrt2Pi * exp32(-0.5*v*v)
-				dx32[lo+i] = dy32[lo+i] * (cdf + v*pdf)
-			}
-		})
+		dx32, dy32 := any(dx).([]float32), any(dy).([]float32)
+		parallelFor(len(x32), elementGrain, func(lo, hi int) { vec32.GELUBackward(dx32[lo:hi], dy32[lo:hi], x32[lo:hi]) })
 		return
 	}
+	const invSqrt2Pi = 0.3989422804014327
 	for i, v := range x {
 		xv := float64(v)
 		cdf := 0.5 * (1 + math.Erf(xv/math.Sqrt2))
@@ -312,7 +297,7 @@ func softmaxRow[T Float](row []T) {
 		m32 := float32(mx)
 		var sum float32
 		for i, v := range r32 {
-			e := exp32(v - m32)
+			e := vec32.Exp(v - m32)
 			r32[i] = e
 			sum += e
 		}

@@ -1,4 +1,4 @@
-package f32gemm
+package vec32
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package f32gemm
+package vec32
 
 //go:noescape
 func sgemmKernel4x16(k int, a, b, c *float32, ldc int)
@@ -25,3 +25,30 @@ var HasAVX2FMA = func() bool {
 	_, ebx7, _, _ := cpuid(7, 0)
 	return ebx7&(1<<5) != 0
 }()
+
+//go:noescape
+func geluForwardAVX(y, x *float32, n int)
+
+//go:noescape
+func geluBackwardAVX(dx, dy, x *float32, n int)
+
+// geluForwardVec runs the AVX2 kernel over the longest prefix of x whose
+// length is a multiple of 8, and returns that length.
+func geluForwardVec(y, x []float32) int {
+	n := len(x) &^ 7
+	if !HasAVX2FMA || n == 0 {
+		return 0
+	}
+	geluForwardAVX(&y[0], &x[0], n)
+	return n
+}
+
+// geluBackwardVec is geluForwardVec for the gradient.
+func geluBackwardVec(dx, dy, x []float32) int {
+	n := len(x) &^ 7
+	if !HasAVX2FMA || n == 0 {
+		return 0
+	}
+	geluBackwardAVX(&dx[0], &dy[0], &x[0], n)
+	return n
+}

@@ -1,8 +1,10 @@
-// Package f32gemm is a float32 matrix product on a register-blocked 4×16
-// kernel (AVX2 and FMA on amd64, in assembly) with packed panels of A and
-// B: ten times gonum's float32 Gemm, which is built on SSE axpy and dot
-// products. The models' pure Go build uses it where the CPU has AVX2.
-package f32gemm
+// Package vec32 holds the models' float32 kernels that Go cannot make fast
+// by itself: a matrix product on a register-blocked 4×16 kernel (AVX2 and
+// FMA on amd64, in assembly) with packed panels of A and B, ten times
+// gonum's float32 Gemm, which is built on SSE axpy and dot products; and
+// GELU with its gradient, eight floats at a time, on a single-precision erf
+// and exp. Off amd64, or without AVX2, they run portable Go code.
+package vec32
 
 import (
 	"runtime"

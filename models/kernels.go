@@ -2,6 +2,8 @@ package models
 
 import (
 	"math"
+	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -107,54 +109,90 @@ func linearBackwardAdd[T Float](dx, dw, db, dy, x, w []T, n, in, out int) {
 
 // layerNormForward normalises each row of width h: y = x̂·γ + β with
 // x̂ = (x−μ)/√(σ²+eps). It keeps x̂ and 1/√(σ²+eps) for the backward pass.
+// Rows are spread over the cores; y may be x.
 func layerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps float64) {
-	for r := 0; r*h < len(x); r++ {
-		row := x[r*h : (r+1)*h]
-		var mean float64
-		for _, v := range row {
-			mean += float64(v)
+	rows := len(x) / h
+	parallelFor(rows, max(1, elementGrain/h), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			row := x[r*h : (r+1)*h]
+			var mean float64
+			for _, v := range row {
+				mean += float64(v)
+			}
+			mean /= float64(h)
+			var variance float64
+			for _, v := range row {
+				d := float64(v) - mean
+				variance += d * d
+			}
+			variance /= float64(h)
+			inv := 1 / math.Sqrt(variance+eps)
+			rstd[r] = T(inv)
+			m, in := T(mean), T(inv)
+			xh, yr := xhat[r*h:(r+1)*h], y[r*h:(r+1)*h]
+			for k, v := range row {
+				xv := (v - m) * in
+				xh[k] = xv
+				yr[k] = xv*gamma[k] + beta[k]
+			}
 		}
-		mean /= float64(h)
-		var variance float64
-		for _, v := range row {
-			d := float64(v) - mean
-			variance += d * d
-		}
-		variance /= float64(h)
-		inv := 1 / math.Sqrt(variance+eps)
-		rstd[r] = T(inv)
-		for k, v := range row {
-			xh := T((float64(v) - mean) * inv)
-			xhat[r*h+k] = xh
-			y[r*h+k] = xh*gamma[k] + beta[k]
-		}
-	}
+	})
 }
 
 // layerNormBackward accumulates dγ, dβ and sets dx:
-// dx = rstd·(g − mean(g) − x̂·mean(g·x̂)) with g = dy·γ.
+// dx = rstd·(g − mean(g) − x̂·mean(g·x̂)) with g = dy·γ. Rows are spread
+// over the cores, each range summing dγ and dβ apart; the partial sums are
+// added in row order, so that the result does not depend on scheduling.
 func layerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h int) {
-	for r := 0; r*h < len(dy); r++ {
-		dyr, xr := dy[r*h:(r+1)*h], xhat[r*h:(r+1)*h]
-		var mg, mgx float64
-		for k := range dyr {
-			if dgamma != nil {
-				dgamma[k] += dyr[k] * xr[k]
-				dbeta[k] += dyr[k]
+	rows := len(dy) / h
+	type partial struct {
+		lo     int
+		dg, db []T
+	}
+	var (
+		mu       sync.Mutex
+		partials []partial
+	)
+	parallelFor(rows, max(1, elementGrain/h), func(lo, hi int) {
+		var dg, db []T
+		if dgamma != nil {
+			dg, db = make([]T, h), make([]T, h)
+		}
+		for r := lo; r < hi; r++ {
+			dyr, xr := dy[r*h:(r+1)*h], xhat[r*h:(r+1)*h]
+			var mg, mgx float64
+			for k := range dyr {
+				if dg != nil {
+					dg[k] += dyr[k] * xr[k]
+					db[k] += dyr[k]
+				}
+				g := float64(dyr[k] * gamma[k])
+				mg += g
+				mgx += g * float64(xr[k])
 			}
-			g := float64(dyr[k] * gamma[k])
-			mg += g
-			mgx += g * float64(xr[k])
+			if dx == nil {
+				continue
+			}
+			mg /= float64(h)
+			mgx /= float64(h)
+			inv := rstd[r]
+			m, mx := T(mg), T(mgx)
+			dxr := dx[r*h : (r+1)*h]
+			for k := range dyr {
+				dxr[k] = inv * (dyr[k]*gamma[k] - m - xr[k]*mx)
+			}
 		}
-		mg /= float64(h)
-		mgx /= float64(h)
-		if dx == nil {
-			continue
+		if dg != nil {
+			mu.Lock()
+			partials = append(partials, partial{lo, dg, db})
+			mu.Unlock()
 		}
-		inv := float64(rstd[r])
-		for k := range dyr {
-			g := float64(dyr[k] * gamma[k])
-			dx[r*h+k] = T(inv * (g - mg - float64(xr[k])*mgx))
+	})
+	sort.Slice(partials, func(i, j int) bool { return partials[i].lo < partials[j].lo })
+	for _, p := range partials {
+		for k := range p.dg {
+			dgamma[k] += p.dg[k]
+			dbeta[k] += p.db[k]
 		}
 	}
 }

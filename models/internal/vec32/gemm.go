@@ -115,6 +115,19 @@ func packA(ap []float32, trans bool, a []float32, lda int, alpha float32, i0, ro
 		}
 		return
 	}
+	if rows == 4 {
+		// Four rows at once: sequential writes.
+		r0 := a[i0*lda+l0 : i0*lda+l0+kb]
+		r1 := a[(i0+1)*lda+l0 : (i0+1)*lda+l0+kb]
+		r2 := a[(i0+2)*lda+l0 : (i0+2)*lda+l0+kb]
+		r3 := a[(i0+3)*lda+l0 : (i0+3)*lda+l0+kb]
+		dst := ap[:4*kb]
+		for l := range r0 {
+			d := dst[4*l : 4*l+4 : 4*l+4]
+			d[0], d[1], d[2], d[3] = alpha*r0[l], alpha*r1[l], alpha*r2[l], alpha*r3[l]
+		}
+		return
+	}
 	for i := 0; i < rows; i++ {
 		row := a[(i0+i)*lda+l0 : (i0+i)*lda+l0+kb]
 		for l, v := range row {

@@ -114,7 +114,6 @@ func TestOffsetsRoundTrip(t *testing.T) {
 	}
 	check := func(enc []int, types []int, offs []Offset, texts [2]string) {
 		t.Helper()
-		var rebuilt [2]strings.Builder
 		last := [2]int{}
 		for i, id := range enc {
 			tok, o := words[id], offs[i]
@@ -129,17 +128,9 @@ func TestOffsetsRoundTrip(t *testing.T) {
 				t.Fatalf("%q: token %d %q has offsets %v after %d", src, i, tok, o, last[types[i]])
 			}
 			last[types[i]] = o.End
-			span := uncasedForm(src[o.Start:o.End])
-			if tok != "[UNK]" && span != strings.TrimPrefix(tok, "##") && !strings.HasPrefix(tok, "##") {
+			if span := uncasedForm(src[o.Start:o.End]); tok != "[UNK]" && span != strings.TrimPrefix(tok, "##") {
 				t.Errorf("%q: token %q covers %q", src, tok, src[o.Start:o.End])
 			}
-			if strings.HasPrefix(tok, "##") && !strings.Contains(uncasedForm(src[o.Start:o.End]), strings.TrimPrefix(tok, "##")) {
-				t.Errorf("%q: token %q covers %q", src, tok, src[o.Start:o.End])
-			}
-			if !strings.HasPrefix(tok, "##") {
-				rebuilt[types[i]].WriteString(" ")
-			}
-			rebuilt[types[i]].WriteString(span)
 		}
 	}
 	for _, x := range exp.Texts {

@@ -332,14 +332,7 @@ func softmaxRow[T Float](row []T) {
 		mx = max(mx, v)
 	}
 	if r32, ok := any(row).([]float32); ok {
-		m32 := float32(mx)
-		var sum float32
-		for i, v := range r32 {
-			e := vec32.Exp(v - m32)
-			r32[i] = e
-			sum += e
-		}
-		inv := 1 / sum
+		inv := 1 / vec32.ExpShiftSum(r32, float32(mx))
 		for i := range r32 {
 			r32[i] *= inv
 		}

@@ -71,3 +71,16 @@ func GELUBackward(dx, dy, x []float32) {
 		dx[i] = dy[i] * (cdf + v*pdf)
 	}
 }
+
+// ExpShiftSum replaces each x[i] by e^(x[i]−shift) and returns their sum:
+// the exponentials of a softmax, shift being the row's maximum (every x[i]
+// must be at most shift).
+func ExpShiftSum(x []float32, shift float32) float32 {
+	i, sum := expShiftVec(x, shift)
+	for ; i < len(x); i++ {
+		e := Exp(x[i] - shift)
+		x[i] = e
+		sum += e
+	}
+	return sum
+}

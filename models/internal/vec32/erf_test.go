@@ -57,6 +57,35 @@ func TestGELU(t *testing.T) {
 	}
 }
 
+func TestExpShiftSum(t *testing.T) {
+	for _, n := range []int{1, 8, 13, 100} {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(-3 + 0.07*float64(i))
+		}
+		x[n/2] = -math.MaxFloat32 // a masked position
+		shift := float32(4)
+		want := make([]float64, n)
+		wantSum := 0.0
+		for i, v := range x {
+			want[i] = math.Exp(float64(v) - float64(shift))
+			wantSum += want[i]
+		}
+		sum := ExpShiftSum(x, shift)
+		for i := range x {
+			if math.Abs(float64(x[i])-want[i]) > 3e-7*want[i] {
+				t.Fatalf("n=%d: e^(x[%d]-shift) = %g, want %g", n, i, x[i], want[i])
+			}
+		}
+		if x[n/2] != 0 {
+			t.Fatalf("n=%d: masked position gives %g, want 0", n, x[n/2])
+		}
+		if math.Abs(float64(sum)-wantSum) > 1e-6*wantSum {
+			t.Fatalf("n=%d: sum %g, want %g", n, sum, wantSum)
+		}
+	}
+}
+
 func BenchmarkGELU(b *testing.B) {
 	n := 1 << 20
 	x, y, dy := make([]float32, n), make([]float32, n), make([]float32, n)

@@ -377,3 +377,50 @@ bloop:
 bdone:
 	VZEROUPPER
 	RET
+
+// func expShiftAVX(x *float32, n int, shift float32, sums *[8]float32)
+//
+// x[i] = e^(x[i]−shift) for n (a multiple of 8) floats with x[i] ≤ shift
+// (exactly 0 below e^−87.34, as Exp), and sums[j] = Σ of lane j.
+TEXT ·expShiftAVX(SB), NOSPLIT, $0-32
+	MOVQ         x+0(FP), SI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS shift+16(FP), Y12
+	MOVQ         sums+24(FP), DI
+	VXORPS       Y13, Y13, Y13
+	SHRQ         $3, CX
+	JZ           edone
+
+eloop:
+	VMOVUPS      (SI), Y6
+	VSUBPS       Y12, Y6, Y6
+	VCMPPS       $0x1d, gelu<>+832(SB), Y6, Y14
+	VMAXPS       gelu<>+832(SB), Y6, Y6
+	VMULPS       gelu<>+512(SB), Y6, Y7
+	VROUNDPS     $0, Y7, Y7
+	VMOVAPS      Y6, Y8
+	VFNMADD231PS gelu<>+544(SB), Y7, Y8
+	VFNMADD231PS gelu<>+576(SB), Y7, Y8
+	VMOVUPS      gelu<>+608(SB), Y9
+	VFMADD213PS  gelu<>+640(SB), Y8, Y9
+	VFMADD213PS  gelu<>+672(SB), Y8, Y9
+	VFMADD213PS  gelu<>+704(SB), Y8, Y9
+	VFMADD213PS  gelu<>+736(SB), Y8, Y9
+	VFMADD213PS  gelu<>+768(SB), Y8, Y9
+	VMULPS       Y8, Y8, Y10
+	VADDPS       gelu<>+800(SB), Y8, Y11
+	VFMADD213PS  Y11, Y10, Y9
+	VCVTPS2DQ    Y7, Y7
+	VPSLLD       $23, Y7, Y7
+	VPADDD       Y7, Y9, Y9
+	VANDPS       Y14, Y9, Y9
+	VMOVUPS      Y9, (SI)
+	VADDPS       Y9, Y13, Y13
+	ADDQ         $32, SI
+	DECQ         CX
+	JNZ          eloop
+
+edone:
+	VMOVUPS    Y13, (DI)
+	VZEROUPPER
+	RET

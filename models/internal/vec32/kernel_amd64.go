@@ -52,3 +52,22 @@ func geluBackwardVec(dx, dy, x []float32) int {
 	geluBackwardAVX(&dx[0], &dy[0], &x[0], n)
 	return n
 }
+
+//go:noescape
+func expShiftAVX(x *float32, n int, shift float32, sums *[8]float32)
+
+// expShiftVec runs the AVX2 kernel of ExpShiftSum over the longest prefix
+// of x whose length is a multiple of 8, returning that length and the sum.
+func expShiftVec(x []float32, shift float32) (int, float32) {
+	n := len(x) &^ 7
+	if !HasAVX2FMA || n == 0 {
+		return 0, 0
+	}
+	var sums [8]float32
+	expShiftAVX(&x[0], n, shift, &sums)
+	var s float32
+	for _, v := range sums {
+		s += v
+	}
+	return n, s
+}

@@ -2,7 +2,7 @@
 // BERT's WordPiece (HuggingFace's BertNormalizer, BertPreTokenizer, WordPiece
 // model and BertProcessing, [CLS] a [SEP] b [SEP] with token type ids, and
 // longest-first truncation) from a vocab.txt or a HuggingFace tokenizer.json,
-// with character offsets per token; a word-level tokenizer for word-vector
+// with each token's offsets in its text; a word-level tokenizer for word-vector
 // models; and a content-addressed cache of tokenised datasets.
 package tokenize
 

@@ -19,6 +19,10 @@ func (m *BERT) SeedDropout(seed uint64) { m.dropout = newInitStream(seed ^ 0x5ee
 type Output struct {
 	Logits    []float32 // Size × NumLabels
 	CLSHidden []float32 // Size × hidden: the final layer's [CLS] states
+	// Pooled is Size × hidden: the pooler's output (tanh), what the
+	// classifier reads (after dropout when training): the features a
+	// linear probe can cache, its encoder being frozen.
+	Pooled []float32
 }
 
 // Infer runs the model in evaluation mode (no dropout) on b.
@@ -27,7 +31,8 @@ func (m *BERT) Infer(b Batch) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	out := Output{Logits: append([]float32(nil), p.logits...), CLSHidden: append([]float32(nil), p.cls...)}
+	out := Output{Logits: append([]float32(nil), p.logits...), CLSHidden: append([]float32(nil), p.cls...),
+		Pooled: append([]float32(nil), p.pooled...)}
 	p.Release()
 	return out, nil
 }

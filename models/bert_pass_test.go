@@ -164,3 +164,26 @@ func TestBERTDropout(t *testing.T) {
 		t.Errorf("kept %.3f of the units, want 0.7", frac)
 	}
 }
+
+// TestInferPooledFeedsTheClassifier checks that Output.Pooled is what the
+// classifier reads: the logits are its affine image.
+func TestInferPooledFeedsTheClassifier(t *testing.T) {
+	m := loadFixtureBERT(t)
+	out, err := m.Infer(fixtureBatch())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, k := m.Config.HiddenSize, m.NumLabels()
+	w, b := m.Param("classifier.weight").Value, m.Param("classifier.bias").Value
+	for i := 0; i < len(out.Logits)/k; i++ {
+		for j := 0; j < k; j++ {
+			z := float64(b[j])
+			for c := 0; c < h; c++ {
+				z += float64(w[j*h+c]) * float64(out.Pooled[i*h+c])
+			}
+			if math.Abs(z-float64(out.Logits[i*k+j])) > 1e-5 {
+				t.Fatalf("row %d logit %d: %g from Pooled, %g from Infer", i, j, z, out.Logits[i*k+j])
+			}
+		}
+	}
+}

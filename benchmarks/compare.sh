@@ -1,30 +1,43 @@
 #!/usr/bin/env bash
 # Side-by-side training-step benchmark: beluga (pure Go, or -tags openblas)
-# against the PyTorch peer, same shapes (BERT-tiny, batch 32, seq 64, f32,
-# 2 threads each), run alternately ROUNDS times; the medians are compared.
-# Usage: bash benchmarks/compare.sh [pure|openblas]   (needs python3-torch;
-# the openblas build needs libopenblas-dev). Last line:
+# against the PyTorch peer, same shapes (BERT-tiny or BERT-mini, batch 32,
+# sequence 64, 128 or 384, f32, 2 threads each), run alternately ROUNDS
+# times; the medians are compared.
+# Usage: bash benchmarks/compare.sh [pure|openblas] [--seq N] [--model tiny|mini]
+# (needs python3-torch; the openblas build needs libopenblas-dev). Last line:
 #   ratio go/torch step_time=X memory=Y
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-pure}
+usage() { echo "usage: $0 [pure|openblas] [--seq N] [--model tiny|mini]" >&2; exit 2; }
+build=pure seq=64 model=tiny
+while [ $# -gt 0 ]; do
+	case "$1" in
+	pure | openblas) build=$1 ;;
+	--seq) [ $# -ge 2 ] || usage; seq=$2; shift ;;
+	--model) [ $# -ge 2 ] || usage; model=$2; shift ;;
+	*) usage ;;
+	esac
+	shift
+done
+[[ "$seq" =~ ^[0-9]+$ ]] || usage
+[ "$model" = tiny ] || [ "$model" = mini ] || usage
 rounds=${ROUNDS:-3}
 tags=""
 [ "$build" = openblas ] && tags="-tags openblas"
-[ "$build" = pure ] || [ "$build" = openblas ] || { echo "usage: $0 [pure|openblas]" >&2; exit 2; }
 bin=$(mktemp -d)/gostep
 trap 'rm -rf "$(dirname "$bin")"' EXIT
 go build $tags -o "$bin" ./benchmarks/gostep
 export OPENBLAS_NUM_THREADS=2 GOMAXPROCS=2
+echo "shape: BERT-$model, batch 32 x $seq; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 go_t=(); go_m=(); py_t=(); py_m=()
-field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
+field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p"; }
 for r in $(seq "$rounds"); do
-	g=$("$bin" -steps 10); echo "$g"
-	p=$(/usr/bin/python3 benchmarks/torch_step.py --steps 10 --threads 2); echo "$p"
+	g=$("$bin" -steps 10 -seq "$seq" -model "$model"); echo "$g"
+	p=$(/usr/bin/python3 benchmarks/torch_step.py --steps 10 --threads 2 --seq "$seq" --model "$model"); echo "$p"
 	go_t+=("$(echo "$g" | field step_time)"); go_m+=("$(echo "$g" | field peak_rss_mb)")
 	py_t+=("$(echo "$p" | field step_time)"); py_m+=("$(echo "$p" | field peak_rss_mb)")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 gt=$(median "${go_t[@]}"); gm=$(median "${go_m[@]}"); pt=$(median "${py_t[@]}"); pm=$(median "${py_m[@]}")
-echo "median step time: go-$build ${gt}s, torch ${pt}s; peak memory: go ${gm} MB, torch ${pm} MB"
+echo "median step time: go-$build ${gt}s, torch ${pt}s; peak memory: go ${gm} MB, torch ${pm} MB; load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 awk -v gt="$gt" -v pt="$pt" -v gm="$gm" -v pm="$pm" 'BEGIN {printf "ratio go/torch step_time=%.2f memory=%.2f\n", gt/pt, gm/pm}'

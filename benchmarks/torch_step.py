@@ -1,7 +1,8 @@
 """PyTorch peer of benchmarks/gostep: training steps (forward, backward,
 AdamW) of a BERT-tiny-shaped classifier (2 layers, hidden 128, 2 heads,
 FFN 512, vocab 30,522; post-LayerNorm blocks with exact GELU and dropout 0.1,
-tanh pooler, linear classifier), batch 32, sequence 64, float32, 2 threads.
+tanh pooler, linear classifier), batch 32, sequence 64, float32, 2 threads;
+--model mini for BERT-mini (4 layers, hidden 256, 4 heads, FFN 1024).
 Run with Debian's python3-torch: /usr/bin/python3 torch_step.py --steps 10"""
 import argparse
 import resource
@@ -40,10 +41,11 @@ def main():
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--seq", type=int, default=64)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--model", choices=["tiny", "mini"], default="tiny")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
-    model = TinyBert()
+    model = TinyBert() if a.model == "tiny" else TinyBert(hidden=256, layers=4, heads=4, ffn=1024)
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.0)
     ids = torch.tensor([[1000 + (i * 131 + j * 17) % 29000 for j in range(a.seq)] for i in range(a.batch)])

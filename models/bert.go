@@ -24,6 +24,7 @@ type BERT struct {
 	HiddenDropout, AttentionDropout float64
 	frozen                          bool
 	dropout                         *initStream
+	pool                            bufPool // the passes' buffers
 }
 
 // bertParamShapes lists every parameter of a BertForSequenceClassification
@@ -199,4 +200,12 @@ func TinyConfig(vocabSize int) *checkpoint.Config {
 		NumAttentionHeads: 2, IntermediateSize: 512, MaxPositionEmbeddings: 512, TypeVocabSize: 2,
 		LayerNormEps: 1e-12, HiddenDropoutProb: 0.1, AttentionProbsDropoutProb: 0.1, HiddenAct: "gelu",
 		InitializerRange: 0.02}
+}
+
+// MiniConfig is the BERT-mini shape (google/bert_uncased_L-4_H-256_A-4):
+// 4 layers, hidden 256, 4 heads, FFN 1024, with HuggingFace's defaults.
+func MiniConfig(vocabSize int) *checkpoint.Config {
+	c := TinyConfig(vocabSize)
+	c.NumHiddenLayers, c.HiddenSize, c.NumAttentionHeads, c.IntermediateSize = 4, 256, 4, 1024
+	return c
 }

@@ -19,6 +19,10 @@ func (m *BERT) SeedDropout(seed uint64) { m.dropout = newInitStream(seed ^ 0x5ee
 type Output struct {
 	Logits    []float32 // Size × NumLabels
 	CLSHidden []float32 // Size × hidden: the final layer's [CLS] states
+	// Pooled is Size × hidden: the pooler's output (tanh), what the
+	// classifier reads (after dropout when training): the features a
+	// linear probe can cache, its encoder being frozen.
+	Pooled []float32
 }
 
 // Infer runs the model in evaluation mode (no dropout) on b.
@@ -27,7 +31,10 @@ func (m *BERT) Infer(b Batch) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	return Output{Logits: p.logits, CLSHidden: p.cls}, nil
+	out := Output{Logits: append([]float32(nil), p.logits...), CLSHidden: append([]float32(nil), p.cls...),
+		Pooled: append([]float32(nil), p.pooled...)}
+	p.Release()
+	return out, nil
 }
 
 // Forward implements Classifier.
@@ -58,21 +65,36 @@ type bertPass struct {
 	cls, pooled       []float32
 	poolKeep, pooledD []float32
 	logits            []float32
+	bufs              [][]float32 // from m.pool, returned by Release
 }
 
 func (p *bertPass) Logits() []float32 { return p.logits }
 
-// Release drops the pass's activations.
-func (p *bertPass) Release() { *p = bertPass{} }
+// Release returns the pass's buffers to the model for the next pass.
+func (p *bertPass) Release() {
+	if p.m != nil {
+		p.m.pool.put(p.bufs...)
+	}
+	*p = bertPass{}
+}
 
-// keepMask draws dropout multipliers: 0 with probability rate, else 1/(1−rate).
-func (m *BERT) keepMask(n int, rate float64) []float32 {
+// alloc returns a buffer of n floats (arbitrary contents) that the pass owns.
+func (p *bertPass) alloc(n int) []float32 {
+	b := p.m.pool.get(n)
+	p.bufs = append(p.bufs, b)
+	return b
+}
+
+// keepMask draws dropout multipliers into a buffer from alloc: 0 with
+// probability rate, else 1/(1−rate); nil when rate is 0.
+func (m *BERT) keepMask(alloc func(int) []float32, n int, rate float64) []float32 {
 	if rate <= 0 {
 		return nil
 	}
-	k := make([]float32, n)
+	k := alloc(n)
 	scale := float32(1 / (1 - rate))
 	for i := range k {
+		k[i] = 0
 		if m.dropout.float() >= rate {
 			k[i] = scale
 		}
@@ -101,7 +123,7 @@ func (m *BERT) forward(b Batch, train bool) (*bertPass, error) {
 	if train {
 		hidRate, attnRate = m.HiddenDropout, m.AttentionDropout
 	}
-	x := make([]float32, n*h)
+	x := p.alloc(n * h)
 	word, pos, typ := m.byName["bert.embeddings.word_embeddings.weight"].Value,
 		m.byName["bert.embeddings.position_embeddings.weight"].Value,
 		m.byName["bert.embeddings.token_type_embeddings.weight"].Value
@@ -119,33 +141,56 @@ func (m *BERT) forward(b Batch, train bool) (*bertPass, error) {
 		}
 	}
 	eps := c.LayerNormEps
-	p.embXhat, p.embRstd = make([]float32, n*h), make([]float32, n)
+	p.embXhat, p.embRstd = p.alloc(n*h), p.alloc(n)
 	layerNormForward(x, p.embXhat, p.embRstd, x, m.byName["bert.embeddings.LayerNorm.weight"].Value, m.byName["bert.embeddings.LayerNorm.bias"].Value, h, eps)
-	p.embKeep = m.keepMask(n*h, hidRate)
+	p.embKeep = m.keepMask(p.alloc, n*h, hidRate)
 	applyKeep(x, p.embKeep)
 	for l := 0; l < c.NumHiddenLayers; l++ {
 		var acts layerActs
-		x = m.layerForward(l, x, b, hidRate, attnRate, &acts)
 		if train {
+			x = m.layerForward(l, x, b, hidRate, attnRate, &acts, p.alloc)
 			p.layers = append(p.layers, acts)
+			continue
 		}
+		// Evaluation keeps no activations: a layer's buffers go back to
+		// the pool as soon as the next layer has its input.
+		var scratch [][]float32
+		out := m.layerForward(l, x, b, 0, 0, &acts, func(n int) []float32 {
+			buf := m.pool.get(n)
+			scratch = append(scratch, buf)
+			return buf
+		})
+		for i, buf := range scratch {
+			if sameBuffer(buf, out) {
+				scratch[i] = nil
+			}
+		}
+		m.pool.put(scratch...)
+		if l > 0 {
+			m.pool.put(x)
+		}
+		x = out
+	}
+	if !train && c.NumHiddenLayers > 0 {
+		p.bufs = append(p.bufs, x)
 	}
 	p.out = x
-	p.cls = make([]float32, b.Size*h)
+	p.cls = p.alloc(b.Size * h)
 	for i := 0; i < b.Size; i++ {
 		copy(p.cls[i*h:(i+1)*h], x[i*L*h:])
 	}
 	pw, pb := m.byName["bert.pooler.dense.weight"], m.byName["bert.pooler.dense.bias"]
-	p.pooled = make([]float32, b.Size*h)
+	p.pooled = p.alloc(b.Size * h)
 	linearForward(p.pooled, p.cls, pw.Value, pb.Value, b.Size, h, h)
 	for i, v := range p.pooled {
 		p.pooled[i] = float32(math.Tanh(float64(v)))
 	}
-	p.pooledD = append([]float32(nil), p.pooled...)
-	p.poolKeep = m.keepMask(len(p.pooledD), hidRate)
+	p.pooledD = p.alloc(len(p.pooled))
+	copy(p.pooledD, p.pooled)
+	p.poolKeep = m.keepMask(p.alloc, len(p.pooledD), hidRate)
 	applyKeep(p.pooledD, p.poolKeep)
 	cw, cb := m.byName["classifier.weight"], m.byName["classifier.bias"]
-	p.logits = make([]float32, b.Size*m.numLabels)
+	p.logits = p.alloc(b.Size * m.numLabels)
 	linearForward(p.logits, p.pooledD, cw.Value, cb.Value, b.Size, h, m.numLabels)
 	return p, nil
 }
@@ -154,40 +199,42 @@ func (m *BERT) layerParam(l int, s string) *Param {
 	return m.byName[fmt.Sprintf("bert.encoder.layer.%d.%s", l, s)]
 }
 
-func (m *BERT) layerForward(l int, x []float32, b Batch, hidRate, attnRate float64, a *layerActs) []float32 {
+// layerForward runs layer l on x, keeping its activations in a; its buffers
+// come from alloc.
+func (m *BERT) layerForward(l int, x []float32, b Batch, hidRate, attnRate float64, a *layerActs, alloc func(int) []float32) []float32 {
 	c := &m.Config
 	h, f, heads := c.HiddenSize, c.IntermediateSize, c.NumAttentionHeads
 	n, L := b.Size*b.SeqLen, b.SeqLen
 	pr := func(s string) []float32 { return m.layerParam(l, s).Value }
 	a.x = x
-	a.q, a.k, a.v = make([]float32, n*h), make([]float32, n*h), make([]float32, n*h)
+	a.q, a.k, a.v = alloc(n*h), alloc(n*h), alloc(n*h)
 	linearForward(a.q, x, pr("attention.self.query.weight"), pr("attention.self.query.bias"), n, h, h)
 	linearForward(a.k, x, pr("attention.self.key.weight"), pr("attention.self.key.bias"), n, h, h)
 	linearForward(a.v, x, pr("attention.self.value.weight"), pr("attention.self.value.bias"), n, h, h)
-	a.probs = make([]float32, b.Size*heads*L*L)
-	a.attnKeep = m.keepMask(len(a.probs), attnRate)
-	a.ctx = make([]float32, n*h)
+	a.probs = alloc(b.Size * heads * L * L)
+	a.attnKeep = m.keepMask(alloc, len(a.probs), attnRate)
+	a.ctx = alloc(n * h)
 	attentionForward(a.ctx, a.probs, a.q, a.k, a.v, b.Mask, a.attnKeep, b.Size, L, heads, h/heads)
-	res := make([]float32, n*h)
+	res := alloc(n * h)
 	linearForward(res, a.ctx, pr("attention.output.dense.weight"), pr("attention.output.dense.bias"), n, h, h)
-	a.hidKeep1 = m.keepMask(n*h, hidRate)
+	a.hidKeep1 = m.keepMask(alloc, n*h, hidRate)
 	applyKeep(res, a.hidKeep1)
 	for i := range res {
 		res[i] += x[i]
 	}
-	a.y1, a.xhat1, a.rstd1 = make([]float32, n*h), make([]float32, n*h), make([]float32, n)
+	a.y1, a.xhat1, a.rstd1 = alloc(n*h), alloc(n*h), alloc(n)
 	layerNormForward(a.y1, a.xhat1, a.rstd1, res, pr("attention.output.LayerNorm.weight"), pr("attention.output.LayerNorm.bias"), h, c.LayerNormEps)
-	a.u, a.g = make([]float32, n*f), make([]float32, n*f)
+	a.u, a.g = alloc(n*f), alloc(n*f)
 	linearForward(a.u, a.y1, pr("intermediate.dense.weight"), pr("intermediate.dense.bias"), n, h, f)
 	geluForward(a.g, a.u)
-	out := make([]float32, n*h)
+	out := alloc(n * h)
 	linearForward(out, a.g, pr("output.dense.weight"), pr("output.dense.bias"), n, f, h)
-	a.hidKeep2 = m.keepMask(n*h, hidRate)
+	a.hidKeep2 = m.keepMask(alloc, n*h, hidRate)
 	applyKeep(out, a.hidKeep2)
 	for i := range out {
 		out[i] += a.y1[i]
 	}
-	a.xhat2, a.rstd2 = make([]float32, n*h), make([]float32, n)
+	a.xhat2, a.rstd2 = alloc(n*h), alloc(n)
 	layerNormForward(out, a.xhat2, a.rstd2, out, pr("output.LayerNorm.weight"), pr("output.LayerNorm.bias"), h, c.LayerNormEps)
 	return out
 }
@@ -205,7 +252,9 @@ func (p *bertPass) Backward(dLogits []float32) error {
 	c := &m.Config
 	h, L, n := c.HiddenSize, b.SeqLen, b.Size*b.SeqLen
 	cw, cb := m.byName["classifier.weight"], m.byName["classifier.bias"]
-	dPooled := make([]float32, b.Size*h)
+	pool := &m.pool
+	dPooled := pool.get(b.Size * h)
+	defer pool.put(dPooled)
 	linearBackward(dPooled, cw.Grad, cb.Grad, dLogits, p.pooledD, cw.Value, b.Size, h, m.numLabels)
 	if m.frozen {
 		return nil
@@ -215,18 +264,23 @@ func (p *bertPass) Backward(dLogits []float32) error {
 		dPooled[i] *= 1 - v*v
 	}
 	pw, pb := m.byName["bert.pooler.dense.weight"], m.byName["bert.pooler.dense.bias"]
-	dCLS := make([]float32, b.Size*h)
+	dCLS := pool.get(b.Size * h)
+	defer pool.put(dCLS)
 	linearBackward(dCLS, pw.Grad, pb.Grad, dPooled, p.cls, pw.Value, b.Size, h, h)
-	dx := make([]float32, n*h)
+	dx := pool.zeroed(n * h)
 	for i := 0; i < b.Size; i++ {
 		copy(dx[i*L*h:], dCLS[i*h:(i+1)*h])
 	}
 	for l := c.NumHiddenLayers - 1; l >= 0; l-- {
-		dx = m.layerBackward(l, dx, b, &p.layers[l])
+		dIn := m.layerBackward(l, dx, b, &p.layers[l])
+		pool.put(dx)
+		dx = dIn
 	}
+	defer pool.put(dx)
 	applyKeep(dx, p.embKeep)
 	ln := m.byName["bert.embeddings.LayerNorm.weight"]
-	dsum := make([]float32, n*h)
+	dsum := pool.get(n * h)
+	defer pool.put(dsum)
 	layerNormBackward(dsum, ln.Grad, m.byName["bert.embeddings.LayerNorm.bias"].Grad, dx, p.embXhat, p.embRstd, ln.Value, h)
 	wg, pg, tg := m.byName["bert.embeddings.word_embeddings.weight"].Grad,
 		m.byName["bert.embeddings.position_embeddings.weight"].Grad,
@@ -243,49 +297,57 @@ func (p *bertPass) Backward(dLogits []float32) error {
 	return nil
 }
 
+// layerBackward back-propagates dout through layer l and returns the
+// gradient of its input, in a buffer from the model's pool.
 func (m *BERT) layerBackward(l int, dout []float32, b Batch, a *layerActs) []float32 {
 	c := &m.Config
 	h, f, heads := c.HiddenSize, c.IntermediateSize, c.NumAttentionHeads
 	n, L := b.Size*b.SeqLen, b.SeqLen
+	pool := &m.pool
 	pr := func(s string) *Param { return m.layerParam(l, s) }
 	// second LayerNorm: out = LN(dropout(FFN(y1)) + y1)
 	ln2 := pr("output.LayerNorm.weight")
-	dres2 := make([]float32, n*h)
-	layerNormBackward(dres2, ln2.Grad, pr("output.LayerNorm.bias").Grad, dout, a.xhat2, a.rstd2, ln2.Value, h)
-	dy1 := append([]float32(nil), dres2...)
-	applyKeep(dres2, a.hidKeep2)
-	dg := make([]float32, n*f)
+	dy1 := pool.get(n * h)
+	defer pool.put(dy1)
+	layerNormBackward(dy1, ln2.Grad, pr("output.LayerNorm.bias").Grad, dout, a.xhat2, a.rstd2, ln2.Value, h)
+	dres2 := dy1
+	if a.hidKeep2 != nil {
+		dres2 = pool.get(n * h)
+		defer pool.put(dres2)
+		copy(dres2, dy1)
+		applyKeep(dres2, a.hidKeep2)
+	}
+	dg := pool.get(n * f)
+	defer pool.put(dg)
 	ow := pr("output.dense.weight")
 	linearBackward(dg, ow.Grad, pr("output.dense.bias").Grad, dres2, a.g, ow.Value, n, f, h)
-	du := make([]float32, n*f)
-	geluBackward(du, dg, a.u)
+	geluBackward(dg, dg, a.u)
 	iw := pr("intermediate.dense.weight")
-	dy1b := make([]float32, n*h)
-	linearBackward(dy1b, iw.Grad, pr("intermediate.dense.bias").Grad, du, a.y1, iw.Value, n, h, f)
-	for i := range dy1 {
-		dy1[i] += dy1b[i]
-	}
+	linearBackwardAdd(dy1, iw.Grad, pr("intermediate.dense.bias").Grad, dg, a.y1, iw.Value, n, h, f)
 	// first LayerNorm: y1 = LN(dropout(attention(x)) + x)
 	ln1 := pr("attention.output.LayerNorm.weight")
-	dres1 := make([]float32, n*h)
-	layerNormBackward(dres1, ln1.Grad, pr("attention.output.LayerNorm.bias").Grad, dy1, a.xhat1, a.rstd1, ln1.Value, h)
-	dx := append([]float32(nil), dres1...)
-	applyKeep(dres1, a.hidKeep1)
-	dctx := make([]float32, n*h)
+	dx := pool.get(n * h)
+	layerNormBackward(dx, ln1.Grad, pr("attention.output.LayerNorm.bias").Grad, dy1, a.xhat1, a.rstd1, ln1.Value, h)
+	dres1 := dx
+	if a.hidKeep1 != nil {
+		dres1 = pool.get(n * h)
+		defer pool.put(dres1)
+		copy(dres1, dx)
+		applyKeep(dres1, a.hidKeep1)
+	}
+	dctx := pool.get(n * h)
+	defer pool.put(dctx)
 	aw := pr("attention.output.dense.weight")
 	linearBackward(dctx, aw.Grad, pr("attention.output.dense.bias").Grad, dres1, a.ctx, aw.Value, n, h, h)
-	dq, dk, dv := make([]float32, n*h), make([]float32, n*h), make([]float32, n*h)
+	dq, dk, dv := pool.get(n*h), pool.get(n*h), pool.get(n*h)
+	defer pool.put(dq, dk, dv)
 	attentionBackward(dq, dk, dv, dctx, a.probs, a.attnKeep, a.q, a.k, a.v, b.Size, L, heads, h/heads)
-	tmp := make([]float32, n*h)
 	for _, s := range []struct {
 		name string
 		d    []float32
 	}{{"query", dq}, {"key", dk}, {"value", dv}} {
 		w := pr("attention.self." + s.name + ".weight")
-		linearBackward(tmp, w.Grad, pr("attention.self."+s.name+".bias").Grad, s.d, a.x, w.Value, n, h, h)
-		for i := range dx {
-			dx[i] += tmp[i]
-		}
+		linearBackwardAdd(dx, w.Grad, pr("attention.self."+s.name+".bias").Grad, s.d, a.x, w.Value, n, h, h)
 	}
 	return dx
 }
@@ -294,4 +356,9 @@ func (m *BERT) layerBackward(l int, dout []float32, b Batch, a *layerActs) []flo
 // attention probabilities.
 func (m *BERT) SetDropout(hidden, attention float64) {
 	m.HiddenDropout, m.AttentionDropout = hidden, attention
+}
+
+// sameBuffer says whether a and b start at the same element.
+func sameBuffer(a, b []float32) bool {
+	return cap(a) > 0 && cap(b) > 0 && &a[:1][0] == &b[:1][0]
 }

@@ -142,8 +142,15 @@ func TestBERTDropout(t *testing.T) {
 	if same {
 		t.Error("dropout at 0.3 left the training logits unchanged")
 	}
-	// The kept fraction of a large mask is close to 1 − rate.
-	keep := m.keepMask(100000, 0.3)
+	// The kept fraction of a large mask is close to 1 − rate, also in a
+	// recycled buffer.
+	keep := m.keepMask(func(n int) []float32 {
+		dirty := make([]float32, n)
+		for i := range dirty {
+			dirty[i] = 5
+		}
+		return dirty
+	}, 100000, 0.3)
 	kept := 0
 	for _, k := range keep {
 		if k != 0 {
@@ -155,5 +162,28 @@ func TestBERTDropout(t *testing.T) {
 	}
 	if frac := float64(kept) / 1e5; math.Abs(frac-0.7) > 0.01 {
 		t.Errorf("kept %.3f of the units, want 0.7", frac)
+	}
+}
+
+// TestInferPooledFeedsTheClassifier checks that Output.Pooled is what the
+// classifier reads: the logits are its affine image.
+func TestInferPooledFeedsTheClassifier(t *testing.T) {
+	m := loadFixtureBERT(t)
+	out, err := m.Infer(fixtureBatch())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, k := m.Config.HiddenSize, m.NumLabels()
+	w, b := m.Param("classifier.weight").Value, m.Param("classifier.bias").Value
+	for i := 0; i < len(out.Logits)/k; i++ {
+		for j := 0; j < k; j++ {
+			z := float64(b[j])
+			for c := 0; c < h; c++ {
+				z += float64(w[j*h+c]) * float64(out.Pooled[i*h+c])
+			}
+			if math.Abs(z-float64(out.Logits[i*k+j])) > 1e-5 {
+				t.Fatalf("row %d logit %d: %g from Pooled, %g from Infer", i, j, z, out.Logits[i*k+j])
+			}
+		}
 	}
 }

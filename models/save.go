@@ -12,8 +12,8 @@ import (
 
 // Save writes m as a HuggingFace model directory: config.json (with its
 // number of labels) and model.safetensors, plus the tokenizer's vocabulary
-// when vocabFile is set (sugarme's tokenizer cannot save itself, so the
-// vocabulary file is what rebuilds it). Each file is written atomically.
+// when vocabFile is set (the vocabulary file is what rebuilds the
+// tokenizer). Each file is written atomically.
 func (m *BERT) Save(dir, vocabFile string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -1,142 +1,404 @@
 // Package tokenize turns texts and text pairs into token ids for the models:
-// BERT's WordPiece (lower-casing, accent stripping, Chinese-character and
-// punctuation splitting, [CLS] a [SEP] b [SEP] with token type ids, and
-// longest-first truncation), built on github.com/sugarme/tokenizer from a
-// vocab.txt or a HuggingFace tokenizer.json.
+// BERT's WordPiece (HuggingFace's BertNormalizer, BertPreTokenizer, WordPiece
+// model and BertProcessing, [CLS] a [SEP] b [SEP] with token type ids, and
+// longest-first truncation) from a vocab.txt or a HuggingFace tokenizer.json,
+// with each token's offsets in its text; a word-level tokenizer for word-vector
+// models; and a content-addressed cache of tokenised datasets.
 package tokenize
 
 import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
+	"sort"
 	"sync"
-	"unicode"
-
-	"golang.org/x/text/unicode/norm"
-
-	"github.com/sugarme/tokenizer"
-	"github.com/sugarme/tokenizer/model/wordpiece"
-	"github.com/sugarme/tokenizer/normalizer"
-	"github.com/sugarme/tokenizer/pretokenizer"
-	"github.com/sugarme/tokenizer/pretrained"
-	"github.com/sugarme/tokenizer/processor"
 
 	"github.com/beluga-nlp/beluga/models"
 )
 
 // WordPiece is a BERT tokenizer. It is safe for concurrent use.
+//
+// It is a re-implementation of HuggingFace tokenizers' BERT pipeline rather
+// than a port of its generic machinery: normalisation, pre-tokenisation and
+// the greedy longest-match WordPiece run in one pass over the text, and each
+// distinct word's pieces are cached, so a sentence costs a few microseconds.
 type WordPiece struct {
-	mu        sync.Mutex // sugarme's Tokenizer keeps per-call state
-	tk        *tokenizer.Tokenizer
-	maxLength int
 	// VocabFile is the vocabulary it was built from, if any (to save it
-	// beside a model: sugarme's Tokenizer.Save is not implemented).
+	// beside a model).
 	VocabFile string
-	// uncased tokenizers lower-case and strip accents before sugarme sees
-	// the text: sugarme's BertNormalizer leaves accented letters intact, so
-	// "café" became [UNK] where BERT reads "cafe".
-	uncased bool
+
+	vocab        map[string]int32
+	size         int // number of ids, added tokens included
+	unk          int32
+	cls, sep     int
+	prefix       string // continuing-subword prefix, "##"
+	maxWordChars int    // longer words become [UNK] whole
+	maxLength    int
+	norm         normOptions
+	special      []specialToken // matched in the raw text before normalisation
+	fingerprint  string
+
+	mu    sync.RWMutex
+	words map[string][]piece // word cache: normalised word → pieces
 }
 
-// NewWordPieceFromVocab builds an uncased BERT tokenizer from a vocab.txt,
-// truncating encodings to maxLength tokens (0: no truncation).
+// normOptions are BertNormalizer's switches.
+type normOptions struct {
+	cleanText, chineseChars, stripAccents, lowercase bool
+}
+
+type specialToken struct {
+	text string
+	id   int
+}
+
+// piece is one WordPiece token of a cached word, with its byte range in the
+// normalised word.
+type piece struct {
+	id         int32
+	start, end int32
+}
+
+// maxCachedWords bounds the word cache; past it, words are split afresh.
+const maxCachedWords = 1 << 20
+
+// Offset is a token's byte range [Start, End) in the text it came from (the
+// pair's text for tokens of type 1); special tokens get {0, 0}, as in
+// HuggingFace's offset_mapping (which counts characters, not bytes: see
+// RuneOffsets).
+type Offset struct{ Start, End int }
+
+// NewWordPieceFromVocab builds an uncased BERT tokenizer (bert-base-uncased's
+// settings) from a vocab.txt, truncating encodings to maxLength tokens (0: no
+// truncation).
 func NewWordPieceFromVocab(vocabFile string, maxLength int) (*WordPiece, error) {
-	if _, err := os.Stat(vocabFile); err != nil {
-		return nil, fmt.Errorf("vocabulary %s: %w", vocabFile, err)
-	}
-	model, err := wordpiece.NewWordPieceFromFile(vocabFile, "[UNK]")
+	f, err := os.Open(vocabFile)
 	if err != nil {
 		return nil, fmt.Errorf("vocabulary %s: %w", vocabFile, err)
 	}
-	tk := tokenizer.NewTokenizer(model)
-	tk.WithNormalizer(normalizer.NewBertNormalizer(true, true, true, true))
-	tk.WithPreTokenizer(pretokenizer.NewBertPreTokenizer())
-	var post [2]processor.PostToken
-	for i, tok := range []string{"[SEP]", "[CLS]"} {
-		id, ok := tk.TokenToId(tok)
-		if !ok {
-			return nil, fmt.Errorf("vocabulary %s: no %s token", vocabFile, tok)
+	defer f.Close()
+	vocab := map[string]int32{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		tok := sc.Text()
+		if len(tok) > 0 && tok[len(tok)-1] == '\r' {
+			tok = tok[:len(tok)-1]
 		}
-		post[i] = processor.PostToken{Id: id, Value: tok}
+		if _, dup := vocab[tok]; !dup {
+			vocab[tok] = int32(line - 1)
+		}
 	}
-	tk.WithPostProcessor(processor.NewBertProcessing(post[0], post[1]))
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("vocabulary %s: %w", vocabFile, err)
+	}
+	var special []specialToken
 	for _, tok := range []string{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"} {
-		tk.AddSpecialTokens([]tokenizer.AddedToken{tokenizer.NewAddedToken(tok, true)})
+		if id, ok := vocab[tok]; ok {
+			special = append(special, specialToken{tok, int(id)})
+		}
 	}
-	w := newWordPiece(tk, maxLength, vocabFile)
-	w.uncased = true
+	w, err := newWordPiece(vocab, special, "[UNK]", "[CLS]", "[SEP]", "##", 100,
+		normOptions{cleanText: true, chineseChars: true, stripAccents: true, lowercase: true}, maxLength)
+	if err != nil {
+		return nil, fmt.Errorf("vocabulary %s: %w", vocabFile, err)
+	}
+	w.VocabFile = vocabFile
 	return w, nil
 }
 
-// NewWordPieceFromJSON builds a tokenizer from a HuggingFace tokenizer.json.
+// tokenizerJSON is the part of a HuggingFace tokenizer.json a BERT tokenizer
+// is defined by.
+type tokenizerJSON struct {
+	AddedTokens []struct {
+		ID         int    `json:"id"`
+		Content    string `json:"content"`
+		Normalized bool   `json:"normalized"`
+	} `json:"added_tokens"`
+	Normalizer *struct {
+		Type               string `json:"type"`
+		CleanText          bool   `json:"clean_text"`
+		HandleChineseChars bool   `json:"handle_chinese_chars"`
+		StripAccents       *bool  `json:"strip_accents"`
+		Lowercase          bool   `json:"lowercase"`
+	} `json:"normalizer"`
+	PreTokenizer *struct {
+		Type string `json:"type"`
+	} `json:"pre_tokenizer"`
+	PostProcessor *struct {
+		Type string `json:"type"`
+		Sep  []any  `json:"sep"`
+		CLS  []any  `json:"cls"`
+	} `json:"post_processor"`
+	Model struct {
+		Type                    string           `json:"type"`
+		UnkToken                string           `json:"unk_token"`
+		ContinuingSubwordPrefix string           `json:"continuing_subword_prefix"`
+		MaxInputCharsPerWord    int              `json:"max_input_chars_per_word"`
+		Vocab                   map[string]int32 `json:"vocab"`
+	} `json:"model"`
+}
+
+// NewWordPieceFromJSON builds a tokenizer from a HuggingFace tokenizer.json
+// of a BERT tokenizer (BertNormalizer, BertPreTokenizer, WordPiece model,
+// BertProcessing).
 func NewWordPieceFromJSON(path string, maxLength int) (*WordPiece, error) {
-	tk, err := pretrained.FromFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("tokenizer %s: %w", path, err)
-	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer %s: %w", path, err)
 	}
-	var cfg struct {
-		Normalizer struct {
-			Type         string `json:"type"`
-			Lowercase    bool   `json:"lowercase"`
-			StripAccents *bool  `json:"strip_accents"`
-		} `json:"normalizer"`
-	}
+	var cfg tokenizerJSON
 	if err := json.Unmarshal(b, &cfg); err != nil {
 		return nil, fmt.Errorf("tokenizer %s: %w", path, err)
 	}
-	w := newWordPiece(tk, maxLength, "")
-	n := cfg.Normalizer
-	// BERT strips accents when strip_accents is true, or unset and lowercasing.
-	w.uncased = n.Type == "BertNormalizer" && n.Lowercase && (n.StripAccents == nil || *n.StripAccents)
+	if cfg.Model.Type != "WordPiece" {
+		return nil, fmt.Errorf("tokenizer %s: model type %q, want WordPiece", path, cfg.Model.Type)
+	}
+	if cfg.PreTokenizer != nil && cfg.PreTokenizer.Type != "BertPreTokenizer" {
+		return nil, fmt.Errorf("tokenizer %s: pre_tokenizer type %q, want BertPreTokenizer", path, cfg.PreTokenizer.Type)
+	}
+	var no normOptions
+	if n := cfg.Normalizer; n != nil {
+		if n.Type != "BertNormalizer" {
+			return nil, fmt.Errorf("tokenizer %s: normalizer type %q, want BertNormalizer", path, n.Type)
+		}
+		// BertNormalizer strips accents when strip_accents is true, or
+		// unset and lower-casing.
+		no = normOptions{cleanText: n.CleanText, chineseChars: n.HandleChineseChars, lowercase: n.Lowercase,
+			stripAccents: n.Lowercase}
+		if n.StripAccents != nil {
+			no.stripAccents = *n.StripAccents
+		}
+	}
+	clsTok, sepTok := "[CLS]", "[SEP]"
+	if pp := cfg.PostProcessor; pp != nil {
+		if pp.Type != "BertProcessing" {
+			return nil, fmt.Errorf("tokenizer %s: post_processor type %q, want BertProcessing", path, pp.Type)
+		}
+		if len(pp.CLS) == 2 && len(pp.Sep) == 2 {
+			c, ok1 := pp.CLS[0].(string)
+			s, ok2 := pp.Sep[0].(string)
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("tokenizer %s: post_processor cls/sep are not [token, id] pairs", path)
+			}
+			clsTok, sepTok = c, s
+		}
+	}
+	vocab := cfg.Model.Vocab
+	if vocab == nil {
+		return nil, fmt.Errorf("tokenizer %s: model has no vocab", path)
+	}
+	var special []specialToken
+	for _, t := range cfg.AddedTokens {
+		if t.Normalized {
+			// Normalised added tokens are matched after normalisation; BERT
+			// tokenizers have none, and this tokenizer does not implement them.
+			return nil, fmt.Errorf("tokenizer %s: added token %q is normalized, which is not supported", path, t.Content)
+		}
+		special = append(special, specialToken{t.Content, t.ID})
+	}
+	prefix := cfg.Model.ContinuingSubwordPrefix
+	maxChars := cfg.Model.MaxInputCharsPerWord
+	if maxChars == 0 {
+		maxChars = 100
+	}
+	w, err := newWordPiece(vocab, special, cfg.Model.UnkToken, clsTok, sepTok, prefix, maxChars, no, maxLength)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer %s: %w", path, err)
+	}
 	return w, nil
 }
 
-// lowerStripAccents is BERT's uncased normalisation: lower case, then
-// canonical decomposition without the combining marks (category Mn).
-func lowerStripAccents(s string) string {
-	s = norm.NFD.String(strings.ToLower(s))
-	return strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Mn, r) {
-			return -1
+func newWordPiece(vocab map[string]int32, special []specialToken, unk, cls, sep, prefix string, maxWordChars int, no normOptions, maxLength int) (*WordPiece, error) {
+	w := &WordPiece{vocab: vocab, prefix: prefix, maxWordChars: maxWordChars, norm: no,
+		maxLength: maxLength, words: map[string][]piece{}}
+	idOf := func(tok string) (int, error) {
+		for _, s := range special {
+			if s.text == tok {
+				return s.id, nil
+			}
 		}
-		return r
-	}, s)
+		if id, ok := vocab[tok]; ok {
+			return int(id), nil
+		}
+		return 0, fmt.Errorf("no %s token", tok)
+	}
+	var err error
+	var u int
+	if u, err = idOf(unk); err != nil {
+		return nil, err
+	}
+	w.unk = int32(u)
+	if w.cls, err = idOf(cls); err != nil {
+		return nil, err
+	}
+	if w.sep, err = idOf(sep); err != nil {
+		return nil, err
+	}
+	// Longer special tokens first, so that one that contains another wins
+	// where both match.
+	sort.SliceStable(special, func(i, j int) bool { return len(special[i].text) > len(special[j].text) })
+	w.special = special
+	for _, id := range vocab {
+		w.size = max(w.size, int(id)+1)
+	}
+	for _, s := range special {
+		w.size = max(w.size, s.id+1)
+	}
+	w.fingerprint = w.computeFingerprint()
+	return w, nil
 }
 
-func newWordPiece(tk *tokenizer.Tokenizer, maxLength int, vocab string) *WordPiece {
-	if maxLength > 0 {
-		tk.WithTruncation(&tokenizer.TruncationParams{MaxLength: maxLength, Strategy: tokenizer.LongestFirst})
-	} else {
-		tk.WithTruncation(nil)
+// computeFingerprint hashes everything the encodings depend on.
+func (w *WordPiece) computeFingerprint() string {
+	h := sha256.New()
+	toks := make([]string, w.size)
+	for t, id := range w.vocab {
+		toks[id] = t
 	}
-	tk.WithPadding(nil)
-	return &WordPiece{tk: tk, maxLength: maxLength, VocabFile: vocab}
+	var n [8]byte
+	for _, t := range toks {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(t)))
+		h.Write(n[:])
+		h.Write([]byte(t))
+	}
+	for _, s := range w.special {
+		fmt.Fprintf(h, "special %q %d\n", s.text, s.id)
+	}
+	fmt.Fprintf(h, "wordpiece unk=%d cls=%d sep=%d prefix=%q maxchars=%d norm=%+v maxlen=%d\n",
+		w.unk, w.cls, w.sep, w.prefix, w.maxWordChars, w.norm, w.maxLength)
+	return hex.EncodeToString(h.Sum(nil))
 }
+
+// Fingerprint identifies the tokenizer's behaviour: vocabulary, special
+// tokens, normalisation options and maximum length. Two tokenizers with the
+// same fingerprint encode every input alike.
+func (w *WordPiece) Fingerprint() string { return w.fingerprint }
+
+// MaxLength is the length encodings are truncated to (0: none).
+func (w *WordPiece) MaxLength() int { return w.maxLength }
+
+// VocabSize is the number of token ids, special tokens included.
+func (w *WordPiece) VocabSize() int { return w.size }
 
 // Encode tokenizes text, or the pair (text, pair) when isPair is set.
 func (w *WordPiece) Encode(text, pair string, isPair bool) (models.Encoding, error) {
-	if w.uncased {
-		text, pair = lowerStripAccents(text), lowerStripAccents(pair)
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var enc *tokenizer.Encoding
-	var err error
-	if isPair {
-		enc, err = w.tk.EncodePair(text, pair, true)
-	} else {
-		enc, err = w.tk.EncodeSingle(text, true)
-	}
-	if err != nil {
-		return models.Encoding{}, fmt.Errorf("tokenize %q: %w", text, err)
-	}
-	return models.Encoding{IDs: append([]int(nil), enc.Ids...), TypeIDs: append([]int(nil), enc.TypeIds...)}, nil
+	enc, _ := w.encode(text, pair, isPair, false)
+	return enc, nil
 }
 
-// VocabSize is the number of token ids, special tokens included.
-func (w *WordPiece) VocabSize() int { return w.tk.GetVocabSize(true) }
+// EncodeWithOffsets is Encode that also returns each token's byte range in
+// its text (see Offset).
+func (w *WordPiece) EncodeWithOffsets(text, pair string, isPair bool) (models.Encoding, []Offset) {
+	return w.encode(text, pair, isPair, true)
+}
+
+// token is one token of a text before the special tokens are added.
+type token struct {
+	id         int32
+	start, end int32
+}
+
+func (w *WordPiece) encode(text, pair string, isPair, withOffsets bool) (models.Encoding, []Offset) {
+	var bufA, bufB [64]token
+	a := w.tokens(bufA[:0], text)
+	var b []token
+	added := 2
+	if isPair {
+		b = w.tokens(bufB[:0], pair)
+		added = 3
+	}
+	if w.maxLength > 0 {
+		limit := max(w.maxLength-added, 0)
+		na, nb := truncateLongestFirst(len(a), len(b), limit, isPair)
+		a, b = a[:na], b[:nb]
+	}
+	n := len(a) + len(b) + added
+	ints := make([]int, 2*n)
+	enc := models.Encoding{IDs: ints[:n:n], TypeIDs: ints[n:]}
+	var offs []Offset
+	if withOffsets {
+		offs = make([]Offset, n)
+	}
+	enc.IDs[0] = w.cls
+	i := 1
+	for _, t := range a {
+		enc.IDs[i] = int(t.id)
+		if withOffsets {
+			offs[i] = Offset{int(t.start), int(t.end)}
+		}
+		i++
+	}
+	enc.IDs[i] = w.sep
+	i++
+	if isPair {
+		for _, t := range b {
+			enc.IDs[i], enc.TypeIDs[i] = int(t.id), 1
+			if withOffsets {
+				offs[i] = Offset{int(t.start), int(t.end)}
+			}
+			i++
+		}
+		enc.IDs[i], enc.TypeIDs[i] = w.sep, 1
+	}
+	return enc, offs
+}
+
+// truncateLongestFirst is HuggingFace tokenizers' longest-first truncation of
+// a pair to limit tokens: the shorter input is kept whole if the longer one
+// can give up enough, else both get half.
+func truncateLongestFirst(na, nb, limit int, isPair bool) (int, int) {
+	if !isPair {
+		return min(na, limit), 0
+	}
+	if na+nb <= limit {
+		return na, nb
+	}
+	n1, n2 := na, nb
+	swap := n1 > n2
+	if swap {
+		n1, n2 = n2, n1
+	}
+	if n1 > limit {
+		n2 = n1
+	} else {
+		n2 = max(n1, limit-n1)
+	}
+	if n1+n2 > limit {
+		n1 = limit / 2
+		n2 = n1 + limit%2
+	}
+	if swap {
+		n1, n2 = n2, n1
+	}
+	return min(na, n1), min(nb, n2)
+}
+
+// RuneOffsets converts byte offsets into text to character (rune) offsets,
+// the unit of Python's str and so of HuggingFace's offset_mapping and of
+// SQuAD's answer_start. Offsets of tokens from the other text of a pair must
+// be converted against that text.
+func RuneOffsets(text string, offs []Offset) []Offset {
+	// runeAt[i] is the number of runes before byte i, at rune starts (the
+	// only bytes offsets point at).
+	runeAt := make([]int, len(text)+1)
+	r := 0
+	for i := range text {
+		runeAt[i] = r
+		r++
+	}
+	runeAt[len(text)] = r
+	out := make([]Offset, len(offs))
+	for i, o := range offs {
+		if o.Start < 0 || o.End > len(text) || o.Start > o.End {
+			out[i] = o
+			continue
+		}
+		out[i] = Offset{runeAt[o.Start], runeAt[o.End]}
+	}
+	return out
+}

@@ -77,4 +77,5 @@ func BenchmarkWordPieceSST2(b *testing.B) {
 			}
 		}
 	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(train)), "µs/sentence")
 }

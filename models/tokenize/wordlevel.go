@@ -2,6 +2,8 @@ package tokenize
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"strings"
@@ -97,6 +99,17 @@ func (w *WordLevel) id(s string) int {
 		return id
 	}
 	return 1
+}
+
+// Fingerprint identifies the tokenizer's behaviour (its vocabulary and
+// maximum length), for the tokenisation cache.
+func (w *WordLevel) Fingerprint() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "wordlevel maxlen=%d words=%d\n", w.maxLength, len(w.words))
+	for _, s := range w.words {
+		fmt.Fprintf(h, "%d:%s", len(s), s)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Words returns the vocabulary in id order.

@@ -162,3 +162,62 @@ func ExampleEvaluator_SpanMFT() {
 	fmt.Printf("%.4f %.3f\n", l, dz)
 	// Output: 0.6020 [0.100 0.100 -0.200 -0.250 0.125 0.125]
 }
+
+// spanBenchBatch is a READ batch of 8 rows of 384 tokens: 4 originals and
+// their perturbations (two tokens replaced), with logits and alignments.
+func spanBenchBatch(b *testing.B) ([]float32, []SpanAlignment) {
+	const rows, seq = 8, 384
+	z := make([]float32, rows*2*seq)
+	for i := range z {
+		z[i] = float32(i%13) * 0.1
+	}
+	aligns := make([]SpanAlignment, rows/2)
+	for i := range aligns {
+		orig := make([]int, seq)
+		for j := 0; j < seq-40*i; j++ {
+			orig[j] = 1000 + (i*131+j*17)%29000
+		}
+		pert := append([]int(nil), orig...)
+		pert[25], pert[60] = 2000, 2001
+		var err error
+		if aligns[i], err = AlignSpans(orig, pert, seq); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return z, aligns
+}
+
+func BenchmarkAlignSpans(b *testing.B) {
+	orig := make([]int, 384)
+	for j := 0; j < 300; j++ {
+		orig[j] = 1000 + j*17%29000
+	}
+	pert := append([]int(nil), orig...)
+	pert[25], pert[60] = 2000, 2001
+	for b.Loop() {
+		if _, err := AlignSpans(orig, pert, 384); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSpanINV(b *testing.B) {
+	z, aligns := spanBenchBatch(b)
+	ev := NewEvaluator()
+	for b.Loop() {
+		if _, _, err := ev.SpanINV(z, 8, 384, aligns, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSpanMFT(b *testing.B) {
+	z, _ := spanBenchBatch(b)
+	ev := NewEvaluator()
+	pos := []int{1, 2, 3, 4, 5, 6, 7, 8}
+	for b.Loop() {
+		if _, _, err := ev.SpanMFT(z, 8, 384, pos, pos); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

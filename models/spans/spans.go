@@ -229,3 +229,13 @@ func SuiteExample(id, context, question, label string) datasets.QAExample {
 	}
 	return ex
 }
+
+// Positions returns the features' answer positions, the targets of the
+// span MFT loss (losses.Evaluator.SpanMFT).
+func Positions(fs []Feature) (starts, ends []int) {
+	starts, ends = make([]int, len(fs)), make([]int, len(fs))
+	for i, f := range fs {
+		starts[i], ends[i] = f.Start, f.End
+	}
+	return starts, ends
+}

@@ -184,3 +184,23 @@ func TestTopIndices(t *testing.T) {
 		t.Errorf("%v", got)
 	}
 }
+
+// TestSQuADDevHalves pins BeLUGA's halving of SQuAD dev (HuggingFace's
+// train_test_split(test_size=0.5, seed=42) of its 10,570 questions) to
+// numpy 1.24's default_rng(42).permutation(10570): the i.i.d. test half is
+// its first 5,285 entries, the validation half the rest.
+func TestSQuADDevHalves(t *testing.T) {
+	val, test := datasets.Halve(10570, datasets.BeLUGAHalvingSeed)
+	if len(val) != 5285 || len(test) != 5285 {
+		t.Fatalf("halves of %d and %d, want 5285 each", len(val), len(test))
+	}
+	if want := []int{7115, 8833, 5552, 7967, 721}; !reflect.DeepEqual(test[:5], want) {
+		t.Errorf("test half starts %v, want %v", test[:5], want)
+	}
+	if want := []int{3683, 7266, 1774, 9758, 9030}; !reflect.DeepEqual(val[:5], want) {
+		t.Errorf("validation half starts %v, want %v", val[:5], want)
+	}
+	if want := []int{5668, 5729, 9864}; !reflect.DeepEqual(val[len(val)-3:], want) {
+		t.Errorf("validation half ends %v, want %v", val[len(val)-3:], want)
+	}
+}

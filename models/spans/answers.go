@@ -12,8 +12,9 @@ import (
 
 // Answers turns the start and end logits of every feature (start[i] and
 // end[i] for fs[i], MaxLength each) into one answer text per example, as
-// utils_qa.py's postprocess_qa_predictions does without null answers; an
-// example with no valid start/end pair gets "" (HuggingFace writes "empty").
+// BeLUGA's compute_metrics does (utils_qa.py's postprocess_qa_predictions
+// without null answers): the first best-scoring pair wins, and an example
+// with no valid start/end pair gets "" (utils_qa.py writes "empty").
 // Ties among logits rank the later position first (numpy's default argsort
 // leaves their order unspecified).
 func Answers(exs []datasets.QAExample, fs []Feature, start, end [][]float32, cfg Config) ([]string, error) {

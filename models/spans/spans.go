@@ -1,9 +1,10 @@
 // Package spans prepares reading-comprehension (SQuAD) examples for a span
-// model and turns its start/end logits back into answer texts, as
-// HuggingFace's question-answering example (run_qa.py, utils_qa.py) does
-// with the parameters BeLUGA used:
+// model and turns its start/end logits back into answer texts as BeLUGA
+// does (behaviour_training.py: HuggingFace's question-answering recipe, as
+// in run_qa.py and utils_qa.py, with its parameters):
 //
-//   - Features: "[CLS] question [SEP] context [SEP]", padded to MaxLength
+//   - Features: "[CLS] question [SEP] context [SEP]" (the question stripped
+//     of surrounding white space), padded to MaxLength
 //     (384). A context too long for one feature is cut into windows of
 //     MaxLength−len(question)−3 tokens, each starting MaxLength−len(question)
 //     −3−Stride tokens after the previous one (Stride 128 tokens of overlap),
@@ -25,7 +26,6 @@ package spans
 import (
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/models"
@@ -53,12 +53,6 @@ type Config struct {
 	NBest           int // start and end candidates per window
 	MaxAnswerTokens int // longest answer, in tokens
 	CLS, SEP, PAD   int // special token ids
-	// FixLastTokenStart corrects a quirk of run_qa.py: when an answer starts
-	// in a window's last context token, its search for the start token runs
-	// on through [SEP] and the padding (whose offsets are (0, 0)) and labels
-	// the start at the feature's last position. BeLUGA trained with the
-	// quirk (false, the default); true labels that token instead.
-	FixLastTokenStart bool
 }
 
 // BeLUGA returns BeLUGA's parameters (max_length 384, stride 128, n_best 20,
@@ -84,7 +78,7 @@ type Feature struct {
 }
 
 // Features tokenizes every example into one or more features, in example
-// order. The question is left-stripped first, as run_qa.py does.
+// order.
 func Features(tk Tokenizer, exs []datasets.QAExample, cfg Config) ([]Feature, error) {
 	var out []Feature
 	// SQuAD asks several questions of each context: tokenize it once.
@@ -111,7 +105,7 @@ func Features(tk Tokenizer, exs []datasets.QAExample, cfg Config) ([]Feature, er
 }
 
 func exampleFeatures(tk Tokenizer, ex datasets.QAExample, c []Token, cfg Config) ([]Feature, error) {
-	q, err := tk.TokenizeOffsets(strings.TrimLeftFunc(ex.Question, unicode.IsSpace))
+	q, err := tk.TokenizeOffsets(strings.TrimSpace(ex.Question))
 	if err != nil {
 		return nil, fmt.Errorf("question: %w", err)
 	}
@@ -149,7 +143,7 @@ func exampleFeatures(tk Tokenizer, ex datasets.QAExample, c []Token, cfg Config)
 		for ; n < cfg.MaxLength; n++ {
 			ids[n] = cfg.PAD
 		}
-		f.Start, f.End = answerPositions(f.Offsets, first, last, startChar, endChar, cfg)
+		f.Start, f.End = answerPositions(f.Offsets, first, last, startChar, endChar)
 		out = append(out, f)
 	}
 	return out, nil
@@ -181,19 +175,17 @@ func contextWindows(nq, nc int, cfg Config) ([][2]int, error) {
 	return out, nil
 }
 
-// answerPositions is run_qa.py's prepare_train_features for one window
-// whose context tokens are first..last.
-func answerPositions(offsets [][2]int, first, last, startChar, endChar int, cfg Config) (int, int) {
+// answerPositions is BeLUGA's labelling of one window whose context tokens
+// are first..last. Unlike run_qa.py's, its search for the start token stops
+// at the context's end, so an answer starting in the window's last token is
+// labelled there (run_qa.py runs on into [SEP] and the padding).
+func answerPositions(offsets [][2]int, first, last, startChar, endChar int) (int, int) {
 	if startChar < 0 || last < first || offsets[first][0] > startChar || offsets[last][1] < endChar {
 		return 0, 0
 	}
 	s := first
 	for s <= last && offsets[s][0] <= startChar {
 		s++
-	}
-	if s > last && !cfg.FixLastTokenStart {
-		// [SEP] and padding have offsets (0, 0) ≤ startChar in run_qa.py
-		s = cfg.MaxLength
 	}
 	e := last
 	for e >= first && offsets[e][1] >= endChar {
@@ -238,4 +230,14 @@ func Positions(fs []Feature) (starts, ends []int) {
 		starts[i], ends[i] = f.Start, f.End
 	}
 	return starts, ends
+}
+
+// WithoutTypes returns b with token type 0 everywhere, as BeLUGA's suite
+// training feeds BERT: for SQuAD its data collator and losses keep only
+// input_ids, attention_mask and the answer positions (behaviour_training.py),
+// while its i.i.d. baseline (iid_finetuning.py) and every prediction pass
+// the token types.
+func WithoutTypes(b models.Batch) models.Batch {
+	b.Types = make([]int, len(b.Types))
+	return b
 }

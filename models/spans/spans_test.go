@@ -90,16 +90,12 @@ func TestFeatures(t *testing.T) {
 	if fs[0].Start != 0 || fs[0].End != 0 || fs[1].Start != 6 || fs[1].End != 7 {
 		t.Errorf("positions (%d,%d) and (%d,%d), want (0,0) and (6,7)", fs[0].Start, fs[0].End, fs[1].Start, fs[1].End)
 	}
-	// an answer starting in the window's last token: run_qa.py's quirk, and the fix
+	// an answer starting in the window's last token is labelled there
+	// (run_qa.py would label the feature's last position)
 	ex.Answers, ex.AnswerStarts = []string{"hh"}, []int{29}
 	fs, _ = Features(words{}, []datasets.QAExample{ex}, cfg)
-	if fs[1].Start != cfg.MaxLength-1 || fs[1].End != 8 {
-		t.Errorf("quirk: (%d,%d), want (%d,8)", fs[1].Start, fs[1].End, cfg.MaxLength-1)
-	}
-	cfg.FixLastTokenStart = true
-	fs, _ = Features(words{}, []datasets.QAExample{ex}, cfg)
 	if fs[1].Start != 8 || fs[1].End != 8 {
-		t.Errorf("fixed: (%d,%d), want (8,8)", fs[1].Start, fs[1].End)
+		t.Errorf("last token: (%d,%d), want (8,8)", fs[1].Start, fs[1].End)
 	}
 	// a suite input whose label is not in the context
 	none := SuiteExample("y", ctx, "qq", "NaN")
@@ -132,6 +128,9 @@ func TestAnswers(t *testing.T) {
 	b := Batch(fs)
 	if b.Size != 3 || b.SeqLen != 10 || b.Mask[9] != 1 || b.Mask[20+4] != 1 || b.Mask[20+5] != 0 {
 		t.Errorf("batch %d×%d mask %v", b.Size, b.SeqLen, b.Mask)
+	}
+	if nt := WithoutTypes(b); b.Types[5] != 1 || nt.Types[5] != 0 || &nt.IDs[0] != &b.IDs[0] {
+		t.Errorf("WithoutTypes: types %v (batch's %v)", nt.Types, b.Types)
 	}
 	logits := func(pos map[int]float32) []float32 {
 		z := make([]float32, cfg.MaxLength)

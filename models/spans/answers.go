@@ -33,8 +33,9 @@ func Answers(exs []datasets.QAExample, fs []Feature, start, end [][]float32, cfg
 		if len(start[i]) != len(f.IDs) || len(end[i]) != len(f.IDs) {
 			return nil, fmt.Errorf("feature %d: %d start and %d end logits for %d tokens", i, len(start[i]), len(end[i]), len(f.IDs))
 		}
+		ends := topIndices(end[i], cfg.NBest)
 		for _, s := range topIndices(start[i], cfg.NBest) {
-			for _, e := range topIndices(end[i], cfg.NBest) {
+			for _, e := range ends {
 				if !f.Context[s] || !f.Context[e] || e < s || e-s+1 > cfg.MaxAnswerTokens {
 					continue
 				}

@@ -2,11 +2,14 @@ package spans
 
 import (
 	"bytes"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"unicode"
 
 	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/internal/fixture"
 )
 
 // words is a test tokenizer: one token per white-space separated word, its
@@ -201,5 +204,46 @@ func TestSQuADDevHalves(t *testing.T) {
 	}
 	if want := []int{5668, 5729, 9864}; !reflect.DeepEqual(val[len(val)-3:], want) {
 		t.Errorf("validation half ends %v, want %v", val[len(val)-3:], want)
+	}
+}
+
+// benchFeatures is one example over two 384-token windows with logits.
+func benchFeatures(b *testing.B) ([]datasets.QAExample, []Feature, [][]float32, [][]float32) {
+	ctx := strings.Repeat("the quick brown fox jumps over the lazy dog ", 60)
+	exs := []datasets.QAExample{{ID: "b", Context: ctx, Question: "what jumps over the dog?"}}
+	fs, err := Features(words{}, exs, BeLUGA())
+	if err != nil {
+		b.Fatal(err)
+	}
+	start, end := make([][]float32, len(fs)), make([][]float32, len(fs))
+	for i := range fs {
+		start[i], end[i] = make([]float32, 384), make([]float32, 384)
+		for j := range start[i] {
+			start[i][j], end[i][j] = float32((j*37)%101), float32((j*53)%97)
+		}
+	}
+	return exs, fs, start, end
+}
+
+func BenchmarkAnswers(b *testing.B) {
+	exs, fs, start, end := benchFeatures(b)
+	cfg := BeLUGA()
+	for b.Loop() {
+		if _, err := Answers(exs, fs, start, end, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkTokenizeOffsets(b *testing.B) {
+	tk, err := NewWordPiece(filepath.Join(fixture.Dir(b), "vocab.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := strings.Repeat("The café's 1990s Skłodowska–Curie prize, unaffable! ", 20)
+	for b.Loop() {
+		if _, err := tk.TokenizeOffsets(text); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -12,16 +12,18 @@ import (
 
 	"github.com/sugarme/tokenizer"
 	"github.com/sugarme/tokenizer/model/wordpiece"
-	"github.com/sugarme/tokenizer/normalizer"
 	"github.com/sugarme/tokenizer/pretokenizer"
 )
 
 // WordPiece is an uncased BERT WordPiece tokenizer that keeps character
-// offsets, built on sugarme/tokenizer. Two things sugarme's BertNormalizer gets wrong are done
-// here first, one character at a time so that offsets can be mapped back:
-// lower-casing with accent stripping (sugarme keeps "é", which then becomes
-// [UNK]) and treating every Unicode space separator as white space (sugarme
-// keeps U+00A0 inside a word). It is safe for concurrent use.
+// offsets, built on sugarme/tokenizer's pre-tokenizer and WordPiece model.
+// It normalises the text itself, one character at a time so that offsets
+// map back, as BERT's BasicTokenizer does: control characters dropped, white
+// space (Unicode space separators included) made a space, CJK ideographs set
+// apart, lower case with accents stripped. sugarme's BertNormalizer keeps
+// "é" (which then becomes [UNK]) and U+00A0 inside a word, and its offsets
+// go wrong where it drops or inserts characters. It is safe for concurrent
+// use.
 type WordPiece struct {
 	mu sync.Mutex
 	tk *tokenizer.Tokenizer
@@ -39,7 +41,8 @@ func NewWordPiece(vocabFile string) (*WordPiece, error) {
 		return nil, fmt.Errorf("vocabulary %s: %w", vocabFile, err)
 	}
 	tk := tokenizer.NewTokenizer(model)
-	tk.WithNormalizer(normalizer.NewBertNormalizer(true, true, true, true))
+	// No normalizer: TokenizeOffsets normalises, since sugarme's loses
+	// offsets where it removes or inserts characters.
 	tk.WithPreTokenizer(pretokenizer.NewBertPreTokenizer())
 	tk.WithTruncation(nil)
 	tk.WithPadding(nil)
@@ -71,9 +74,13 @@ func (w *WordPiece) TokenizeOffsets(text string) ([]Token, error) {
 	ch := 0
 	for _, r := range text {
 		var s string
-		if unicode.Is(unicode.Zs, r) {
+		switch {
+		case r == 0 || r == 0xfffd || isControl(r):
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r' || unicode.Is(unicode.Zs, r):
 			s = " "
-		} else {
+		case isCJK(r):
+			s = " " + string(r) + " "
+		default:
 			s = lowerStripAccents(r)
 		}
 		b.WriteString(s)
@@ -138,6 +145,15 @@ func wordEnd(s string, from int) int {
 // Unicode punctuation.
 func isBERTPunct(r rune) bool {
 	return r >= 33 && r <= 47 || r >= 58 && r <= 64 || r >= 91 && r <= 96 || r >= 123 && r <= 126 || unicode.IsPunct(r)
+}
+
+// isControl is BERT's _is_control: categories C*, except tab, newline and
+// carriage return (white space).
+func isControl(r rune) bool {
+	if r == '\t' || r == '\n' || r == '\r' {
+		return false
+	}
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs) || !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z)
 }
 
 // isCJK is BERT's _is_chinese_char.

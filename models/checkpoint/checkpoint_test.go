@@ -121,7 +121,6 @@ func TestMLMCheckpointReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(filepath.Dir(ck.Dir))
 	hasMLM, hasPooler := false, false
 	for n := range ck.Weights {
 		hasMLM = hasMLM || strings.HasPrefix(n, "cls.predictions.")
@@ -143,5 +142,21 @@ func TestPyTorchTruncated(t *testing.T) {
 		if _, err := ReadPyTorch(path); err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("truncated to %d bytes: error %v, want one naming the file", n, err)
 		}
+	}
+}
+
+func TestArchiveLeavesNoTemporaryDirectory(t *testing.T) {
+	path := shareddata.Path(t, "fixtures/bert-fixture-a.tar.gz")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	ck, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.Dir != "" || len(ck.Weights) == 0 {
+		t.Errorf("Dir %q, %d tensors; want no directory and the weights", ck.Dir, len(ck.Weights))
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("Load left %s in the temporary directory", left[0].Name())
 	}
 }

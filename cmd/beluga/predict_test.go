@@ -102,3 +102,28 @@ func TestPredictByHubIDOffline(t *testing.T) {
 		t.Error("a failed predict wrote its output")
 	}
 }
+
+func TestDataListShowsCachedModels(t *testing.T) {
+	home := t.TempDir()
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	snap := filepath.Join(home, "hub", "models--acme--tiny", "snapshots", commit)
+	os.MkdirAll(snap, 0o755)
+	for _, name := range []string{"config.json", "model.safetensors", "vocab.txt"} {
+		os.WriteFile(filepath.Join(snap, name), []byte("x"), 0o644)
+	}
+	os.MkdirAll(filepath.Join(home, "hub", "models--acme--tiny", "refs"), 0o755)
+	os.WriteFile(filepath.Join(home, "hub", "models--acme--tiny", "refs", "main"), []byte(commit), 0o644)
+	partial := filepath.Join(home, "hub", "models--acme--partial", "snapshots", commit)
+	os.MkdirAll(partial, 0o755)
+	os.WriteFile(filepath.Join(partial, "config.json"), []byte("{}"), 0o644)
+	code, out := belugaEnv(t, []string{"HF_HOME=" + home, "HF_HUB_CACHE=", "BELUGA_DATA=" + t.TempDir()}, "data", "list")
+	if code != 0 {
+		t.Fatalf("data list failed (%d): %s", code, out)
+	}
+	for _, want := range []string{"sst2", "qqp", "hub cache: " + filepath.Join(home, "hub"),
+		"acme/tiny     main       0123456789ab  3      0.0 MB  true", "acme/partial  -          0123456789ab  1      0.0 MB  false"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("data list lacks %q:\n%s", want, out)
+		}
+	}
+}

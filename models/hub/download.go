@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
@@ -29,6 +30,9 @@ type fileMeta struct {
 	Location string // where the bytes are: the redirect target, or the resolve URL
 }
 
+// repoLocks serialises downloads of one repository within a process.
+var repoLocks sync.Map
+
 // errEntryNotFound reports a file the repository does not have.
 var errEntryNotFound = errors.New("no such file in the repository")
 
@@ -37,6 +41,14 @@ var errEntryNotFound = errors.New("no such file in the repository")
 // answers with pins every other file, so a branch moving meanwhile cannot
 // mix two versions of a model.
 func (r *Resolver) download(ctx context.Context, ref Ref) (string, error) {
+	// Runs of one sweep resolve the same model at once: one downloads, the
+	// others then find it in the cache.
+	mu, _ := repoLocks.LoadOrStore(r.RepoDir(ref.Repo), &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	if dir, missing, err := r.lookup(ref); err == nil && len(missing) == 0 {
+		return dir, nil
+	}
 	commit := ""
 	if IsCommit(ref.Revision) {
 		commit = ref.Revision
@@ -236,7 +248,12 @@ func (r *Resolver) fetchFile(ctx context.Context, ref Ref, commit, name string, 
 	if err != nil {
 		return err
 	}
-	tmp := pointer + ".tmp-link"
+	reserve, err := os.CreateTemp(filepath.Dir(pointer), "."+filepath.Base(pointer)+".tmp-link-*")
+	if err != nil {
+		return err
+	}
+	tmp := reserve.Name()
+	reserve.Close()
 	os.Remove(tmp)
 	if err := os.Symlink(rel, tmp); err != nil {
 		// Without symbolic links (some Windows setups) huggingface_hub
@@ -270,11 +287,13 @@ func (r *Resolver) fetchBlob(ctx context.Context, name, blob string, meta fileMe
 	if err := os.MkdirAll(filepath.Dir(blob), 0o755); err != nil {
 		return err
 	}
-	tmp := blob + ".incomplete"
-	f, err := os.Create(tmp)
+	// A name of its own: another process (or run) may be fetching the
+	// same blob; each writes its own file and the renames agree.
+	f, err := os.CreateTemp(filepath.Dir(blob), filepath.Base(blob)+".incomplete-*")
 	if err != nil {
 		return err
 	}
+	tmp := f.Name()
 	defer func() {
 		if err != nil {
 			f.Close()

@@ -233,7 +233,7 @@ func TestDownloadErrors(t *testing.T) {
 				t.Fatalf("error %v, want it to contain %q", err, tc.want)
 			}
 			filepath.Walk(r.CacheDir, func(p string, info os.FileInfo, err error) error {
-				if err == nil && (strings.HasSuffix(p, ".incomplete") || strings.Contains(p, ".tmp")) {
+				if err == nil && (strings.Contains(p, ".incomplete") || strings.Contains(p, ".tmp")) {
 					t.Errorf("failed download left %s", p)
 				}
 				return nil
@@ -432,4 +432,59 @@ func TestDefaultCacheDir(t *testing.T) {
 			t.Errorf("HF_HUB_CACHE=%q HF_HOME=%q XDG_CACHE_HOME=%q: %s, want %s", tc.cache, tc.hfHome, tc.xdg, got, tc.want)
 		}
 	}
+}
+
+func TestConcurrentResolutionsDownloadOnce(t *testing.T) {
+	hub, srv := newFakeHub(t)
+	r := newResolver(t, srv, nil)
+	dirs := make([]string, 4)
+	errs := make([]error, 4)
+	var wg sync.WaitGroup
+	for i := range dirs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dirs[i], errs[i] = r.Resolve(context.Background(), "acme/tiny-bert")
+		}()
+	}
+	wg.Wait()
+	for i := range dirs {
+		if errs[i] != nil || dirs[i] != dirs[0] {
+			t.Errorf("resolution %d: %s, %v", i, dirs[i], errs[i])
+		}
+	}
+	gets := 0
+	for _, req := range hub.requests {
+		if req == "GET /cdn/model.safetensors" {
+			gets++
+		}
+	}
+	if gets != 1 {
+		t.Errorf("the weights were downloaded %d times, want once", gets)
+	}
+}
+
+func ExampleResolver_Resolve() {
+	// A cache as transformers leaves it (here a bare one with links left
+	// out): refs/main names the commit whose snapshot holds the files.
+	cache, _ := os.MkdirTemp("", "hub-example-")
+	defer os.RemoveAll(cache)
+	repo := filepath.Join(cache, "models--google--bert_uncased_L-2_H-128_A-2")
+	snap := filepath.Join(repo, "snapshots", commitA)
+	os.MkdirAll(snap, 0o755)
+	for _, f := range []string{"config.json", "pytorch_model.bin", "vocab.txt"} {
+		os.WriteFile(filepath.Join(snap, f), []byte("…"), 0o644)
+	}
+	os.MkdirAll(filepath.Join(repo, "refs"), 0o755)
+	os.WriteFile(filepath.Join(repo, "refs", "main"), []byte(commitA), 0o644)
+
+	r := &Resolver{CacheDir: cache, Offline: true}
+	dir, err := r.Resolve(context.Background(), "google/bert_uncased_L-2_H-128_A-2")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rel, _ := filepath.Rel(cache, dir)
+	fmt.Println(filepath.ToSlash(rel))
+	// Output: models--google--bert_uncased_L-2_H-128_A-2/snapshots/0123456789abcdef0123456789abcdef01234567
 }

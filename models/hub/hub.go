@@ -135,8 +135,8 @@ type Resolver struct {
 
 // FromEnv is a resolver configured as huggingface_hub configures itself:
 // HF_HUB_CACHE / HF_HOME, HF_ENDPOINT, HF_HUB_OFFLINE (or
-// TRANSFORMERS_OFFLINE) and HF_TOKEN (or the token file huggingface-cli
-// login writes under HF_HOME).
+// TRANSFORMERS_OFFLINE) and HF_TOKEN (else the token file `hf auth login`
+// writes: HF_TOKEN_PATH, default HF_HOME/token).
 func FromEnv() *Resolver {
 	r := &Resolver{
 		CacheDir: DefaultCacheDir(),
@@ -145,13 +145,17 @@ func FromEnv() *Resolver {
 		Token:    os.Getenv("HF_TOKEN"),
 	}
 	if r.Token == "" {
-		home := os.Getenv("HF_HOME")
-		if home == "" {
-			if h, err := os.UserHomeDir(); err == nil {
-				home = filepath.Join(h, ".cache", "huggingface")
+		path := expandHome(os.Getenv("HF_TOKEN_PATH"))
+		if path == "" {
+			home := os.Getenv("HF_HOME")
+			if home == "" {
+				if h, err := os.UserHomeDir(); err == nil {
+					home = filepath.Join(h, ".cache", "huggingface")
+				}
 			}
+			path = filepath.Join(expandHome(home), "token")
 		}
-		if b, err := os.ReadFile(filepath.Join(expandHome(home), "token")); err == nil {
+		if b, err := os.ReadFile(path); err == nil {
 			r.Token = strings.TrimSpace(string(b))
 		}
 	}

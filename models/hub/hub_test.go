@@ -488,3 +488,24 @@ func ExampleResolver_Resolve() {
 	fmt.Println(filepath.ToSlash(rel))
 	// Output: models--google--bert_uncased_L-2_H-128_A-2/snapshots/0123456789abcdef0123456789abcdef01234567
 }
+
+func TestFromEnvToken(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HF_HOME", home)
+	t.Setenv("HF_TOKEN_PATH", "")
+	t.Setenv("HF_TOKEN", "")
+	os.WriteFile(filepath.Join(home, "token"), []byte("hf_from_file\n"), 0o600)
+	if got := FromEnv().Token; got != "hf_from_file" {
+		t.Errorf("token from HF_HOME/token: %q", got)
+	}
+	other := filepath.Join(t.TempDir(), "tok")
+	os.WriteFile(other, []byte("hf_from_path"), 0o600)
+	t.Setenv("HF_TOKEN_PATH", other)
+	if got := FromEnv().Token; got != "hf_from_path" {
+		t.Errorf("token from HF_TOKEN_PATH: %q", got)
+	}
+	t.Setenv("HF_TOKEN", "hf_env")
+	if got := FromEnv().Token; got != "hf_env" {
+		t.Errorf("HF_TOKEN: %q", got)
+	}
+}

@@ -509,3 +509,25 @@ func TestFromEnvToken(t *testing.T) {
 		t.Errorf("HF_TOKEN: %q", got)
 	}
 }
+
+func TestProgressBar(t *testing.T) {
+	var buf bytes.Buffer
+	p := &progress{r: &Resolver{Progress: &buf}, name: "model.safetensors", total: 4_000_000, bar: true}
+	p.Write(make([]byte, 2_000_000))
+	p.done(nil)
+	want := "\rmodel.safetensors    [###############               ] 2.0/4.0 MB   \n"
+	if !strings.HasSuffix(buf.String(), want) {
+		t.Errorf("bar %q, want it to end in %q", buf.String(), want)
+	}
+	// Not a terminal: no bar, the log has the lines.
+	var log bytes.Buffer
+	f, _ := os.Create(filepath.Join(t.TempDir(), "progress"))
+	defer f.Close()
+	r := &Resolver{Progress: f, Logger: slog.New(slog.NewTextHandler(&log, nil))}
+	q := r.newProgress("vocab.txt", 10)
+	q.Write(make([]byte, 10))
+	q.done(nil)
+	if st, _ := f.Stat(); st.Size() != 0 || !strings.Contains(log.String(), "file=vocab.txt bytes=10") {
+		t.Errorf("non-terminal progress: %d bytes drawn, log %q", st.Size(), log.String())
+	}
+}

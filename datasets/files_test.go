@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/beluga-nlp/beluga/internal/shareddata"
 )
 
 func TestFileSpecRead(t *testing.T) {
@@ -157,4 +159,33 @@ func ExampleFileSpec_Read() {
 	// Output:
 	// 10 examples: [4 3 3]
 	// "hello there, how are you" → greeting
+}
+
+// sst2Spec reads GLUE's SST-2 through the generic reader.
+func sst2Spec(path string) FileSpec {
+	return FileSpec{Path: path, TextColumn: "sentence", Labels: []string{"negative", "positive"}}
+}
+
+func TestFileSpecAgreesWithReadSST2(t *testing.T) {
+	path := shareddata.Path(t, "data/sst2/dev.tsv")
+	want, err := ReadSST2(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := sst2Spec(path).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("FileSpec read %d examples differently from ReadSST2's %d", len(got), len(want))
+	}
+}
+
+func BenchmarkFileSpecReadSST2Train(b *testing.B) {
+	spec := sst2Spec(shareddata.Path(b, "data/sst2/train.tsv"))
+	for b.Loop() {
+		if _, err := spec.Read(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -39,13 +39,13 @@ func (r *Resolver) lookup(ref Ref) (dir string, missing []string, err error) {
 		return "", nil, err
 	}
 	if commit == "" {
-		for _, g := range Want {
+		for _, g := range wantFiles {
 			missing = append(missing, strings.Join(g, " or "))
 		}
 		return "", missing, nil
 	}
 	dir = filepath.Join(r.RepoDir(ref.Repo), "snapshots", commit)
-	for _, g := range Want {
+	for _, g := range wantFiles {
 		if firstPresent(dir, g) == "" {
 			missing = append(missing, strings.Join(g, " or "))
 		}
@@ -125,7 +125,7 @@ func (r *Resolver) Cached() ([]CachedModel, error) {
 				}
 				return nil
 			})
-			for _, g := range Want {
+			for _, g := range wantFiles {
 				if firstPresent(m.Dir, g) == "" {
 					m.Complete = false
 				}

@@ -53,12 +53,12 @@ func (r *Resolver) download(ctx context.Context, ref Ref) (string, error) {
 	if IsCommit(ref.Revision) {
 		commit = ref.Revision
 	}
-	groups := append(append([][]string{}, Want...), []string{})
-	for _, name := range Optional {
+	groups := append([][]string{}, wantFiles...)
+	for _, name := range optionalFiles {
 		groups = append(groups, []string{name})
 	}
 	for gi, g := range groups {
-		required := gi < len(Want)
+		required := gi < len(wantFiles)
 		got := false
 		for _, name := range g {
 			if commit != "" {

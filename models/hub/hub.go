@@ -192,17 +192,17 @@ func (r *Resolver) RepoDir(repo string) string {
 // the resolver may not download it.
 var ErrNotCached = errors.New("not in the hub cache")
 
-// Want lists the files a model needs, as alternatives: every group needs one
-// of its files, the first present wins.
-var Want = [][]string{
+// wantFiles lists the files a model needs, as alternatives: every group
+// needs one of its files, the first present wins.
+var wantFiles = [][]string{
 	{"config.json"},
 	{"model.safetensors", "pytorch_model.bin"},
 	{"tokenizer.json", "vocab.txt"},
 }
 
-// Optional files fetched when the hub has them: a WordPiece model with a
+// optionalFiles are fetched when the hub has them: a WordPiece model with a
 // tokenizer.json usually ships its vocab.txt too, and beluga keeps both.
-var Optional = []string{"vocab.txt"}
+var optionalFiles = []string{"vocab.txt"}
 
 // Resolve returns the local directory of the model that ref names: ref
 // itself when it is an existing directory or file (a .tar.gz checkpoint),

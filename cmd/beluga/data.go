@@ -28,10 +28,14 @@ func init() {
 	var cacheDir, from string
 	fetch := &cobra.Command{
 		Use:   "fetch NAME...",
-		Short: "Download datasets into the cache, verifying their sha256 (or take them from --from DIR)",
+		Short: "Download datasets into the cache, verifying their sha256 (or take them from --from DIR), and models into the hub cache",
+		Long: `fetch downloads registered datasets (see beluga data list) into the data cache, and
+models named by a hub id (org/name[@revision]) into the HuggingFace hub cache, where later
+runs find them offline (HF_HUB_OFFLINE=1), e.g. on a cluster's compute nodes.`,
 		Example: `  beluga data fetch sst2 checklist-sentiment bert-vocab
   beluga data fetch sst2 checklist-sentiment --from ../shared/data
-  BELUGA_DATA=/scratch/beluga beluga data fetch squad-dev`,
+  BELUGA_DATA=/scratch/beluga beluga data fetch squad-dev
+  beluga data fetch qqp checklist-qqp google/bert_uncased_L-2_H-128_A-2`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := dataCache(cacheDir, from)
@@ -39,6 +43,16 @@ func init() {
 				return err
 			}
 			for _, name := range args {
+				if strings.Contains(name, "/") {
+					r := hub.FromEnv()
+					r.Progress = cmd.ErrOrStderr()
+					dir, err := r.Resolve(cmd.Context(), name)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\n", name, dir)
+					continue
+				}
 				d, err := datasets.Lookup(name)
 				if err != nil {
 					return err

@@ -116,7 +116,16 @@ func TestDataListShowsCachedModels(t *testing.T) {
 	partial := filepath.Join(home, "hub", "models--acme--partial", "snapshots", commit)
 	os.MkdirAll(partial, 0o755)
 	os.WriteFile(filepath.Join(partial, "config.json"), []byte("{}"), 0o644)
-	code, out := belugaEnv(t, []string{"HF_HOME=" + home, "HF_HUB_CACHE=", "BELUGA_DATA=" + t.TempDir()}, "data", "list")
+	env := []string{"HF_HOME=" + home, "HF_HUB_CACHE=", "BELUGA_DATA=" + t.TempDir(), "HF_HUB_OFFLINE=1"}
+	// fetch of a cached model, offline, names its snapshot.
+	code, out := belugaEnv(t, env, "data", "fetch", "acme/tiny")
+	if code != 0 || !strings.Contains(out, "acme/tiny\t"+snap) {
+		t.Errorf("data fetch acme/tiny: exit %d, %s", code, out)
+	}
+	if code, out := belugaEnv(t, env, "data", "fetch", "acme/partial"); code == 0 || !strings.Contains(out, "HF_HUB_OFFLINE") {
+		t.Errorf("data fetch of an incomplete model offline: exit %d, %s", code, out)
+	}
+	code, out = belugaEnv(t, env, "data", "list")
 	if code != 0 {
 		t.Fatalf("data list failed (%d): %s", code, out)
 	}

@@ -35,15 +35,25 @@ func TestFixtureFormatsAgree(t *testing.T) {
 			t.Errorf("%s differs between the formats", name)
 		}
 	}
-	if w := st["bert.encoder.layer.0.attention.self.query.weight"]; w == nil || !reflect.DeepEqual(w.Shape, []int{32, 32}) {
-		t.Errorf("query weight: %+v", w)
+	// Sizes come from the fixture's config, so that any checkpoint given as
+	// BELUGA_BERT_FIXTURE passes.
+	cfg, err := ReadConfig(filepath.Join(dir, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := cfg.HiddenSize
+	if w := st["bert.encoder.layer.0.attention.self.query.weight"]; w == nil || !reflect.DeepEqual(w.Shape, []int{h, h}) {
+		t.Errorf("query weight: %+v, want [%d %d]", w, h, h)
+	}
+	if w := st["classifier.weight"]; w == nil || !reflect.DeepEqual(w.Shape, []int{cfg.Labels(), h}) {
+		t.Errorf("classifier weight: %+v, want [%d %d]", w, cfg.Labels(), h)
 	}
 	ck, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ck.Config.HiddenSize != 32 || ck.Config.Labels() != 2 || !strings.HasSuffix(ck.Source, "model.safetensors") {
-		t.Errorf("config %+v from %s", ck.Config, ck.Source)
+	if !reflect.DeepEqual(ck.Config, cfg) || !strings.HasSuffix(ck.Source, "model.safetensors") {
+		t.Errorf("config %+v from %s, want %+v", ck.Config, ck.Source, cfg)
 	}
 }
 

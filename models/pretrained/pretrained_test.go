@@ -85,6 +85,7 @@ func TestLoadMatchesHuggingFace(t *testing.T) {
 
 func TestArchiveLeavesNothingBehindAndSaves(t *testing.T) {
 	archive := shareddata.Path(t, "fixtures/bert-fixture-a.tar.gz")
+	fixture.Dir(t) // extracted before TMPDIR moves below
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	m, err := Load(context.Background(), archive, Options{MaxLength: 64, Resolver: offline})

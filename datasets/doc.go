@@ -1,6 +1,8 @@
-// Package datasets reads the i.i.d. datasets BeLUGA pairs with its suites
-// (GLUE SST-2 and QQP, SQuAD v1.1), halves their official validation sets as
-// BeLUGA does, and fetches data files into a checksummed local cache.
+// Package datasets reads i.i.d. data: the datasets BeLUGA pairs with its
+// suites (GLUE SST-2 and QQP, SQuAD v1.1) and any labelled TSV, CSV or
+// JSON-lines file a task declares (FileSpec: which columns hold the text,
+// the optional second text and the label). It halves official validation
+// sets as BeLUGA does, and fetches data files into a checksummed cache.
 //
 // BeLUGA trains on the official training set and splits the official
 // validation set in two with HuggingFace's train_test_split(test_size=0.5,

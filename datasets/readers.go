@@ -36,12 +36,17 @@ type QAExample struct {
 type RowError struct {
 	File  string
 	Line  int
-	Field string
-	Err   error
+	Field string // the column's name, when the problem is in one cell
+	// Column is the 1-based character position of a syntax error.
+	Column int
+	Err    error
 }
 
 func (e *RowError) Error() string {
 	s := fmt.Sprintf("%s line %d", e.File, e.Line)
+	if e.Column > 0 {
+		s += fmt.Sprintf(" column %d", e.Column)
+	}
 	if e.Field != "" {
 		s += fmt.Sprintf(" field %q", e.Field)
 	}
@@ -115,6 +120,7 @@ func readTSV(path string, want []string, row func(line int, fields map[string]st
 		}
 	}
 	fields := map[string]string{}
+	rows := 0
 	for line := 2; sc.Scan(); line++ {
 		text := strings.TrimRight(sc.Text(), "\r")
 		if text == "" {
@@ -130,9 +136,13 @@ func readTSV(path string, want []string, row func(line int, fields map[string]st
 		if err := row(line, fields); err != nil {
 			return err
 		}
+		rows++
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
+	}
+	if rows == 0 {
+		return &RowError{File: path, Line: 1, Err: errNoRows}
 	}
 	return nil
 }

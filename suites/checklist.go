@@ -19,6 +19,8 @@ import (
 
 	"github.com/nlpodyssey/gopickle/pickle"
 	"github.com/nlpodyssey/gopickle/types"
+
+	"github.com/beluga-nlp/beluga/internal/pickscan"
 )
 
 //go:embed checklist_expectations.json
@@ -133,7 +135,7 @@ func unpickle(data []byte) (obj any, err error) {
 			obj, err = nil, fmt.Errorf("malformed pickle: %v", r)
 		}
 	}()
-	if err := scanPickle(data); err != nil {
+	if err := pickscan.Scan(data); err != nil {
 		return nil, err
 	}
 	u := pickle.NewUnpickler(bytes.NewReader(data))

@@ -103,9 +103,30 @@ func Load(path string) (*Suite, error) {
 			return nil, &LineError{File: path, Err: fmt.Errorf("not gzip: %w", err)}
 		}
 		defer zr.Close()
-		r = zr
+		tail := &readErrs{r: zr}
+		s, err := Read(tail, path)
+		// A truncated stream ends in a partial line, which would otherwise be
+		// reported as bad JSON: say what happened instead.
+		if errors.Is(tail.err, io.ErrUnexpectedEOF) {
+			return nil, &LineError{File: path, Err: fmt.Errorf("the gzip stream is truncated (an interrupted download or copy?): %w", tail.err)}
+		}
+		return s, err
 	}
 	return Read(r, path)
+}
+
+// readErrs remembers the error, other than io.EOF, its reader returned.
+type readErrs struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrs) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // Read reads a suite in the native JSON-lines format; name is used in errors.

@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/models/hub"
 )
 
 // dataCache builds the cache the data flags describe.
@@ -25,10 +28,14 @@ func init() {
 	var cacheDir, from string
 	fetch := &cobra.Command{
 		Use:   "fetch NAME...",
-		Short: "Download datasets into the cache, verifying their sha256 (or take them from --from DIR)",
+		Short: "Download datasets into the cache, verifying their sha256 (or take them from --from DIR), and models into the hub cache",
+		Long: `fetch downloads registered datasets (see beluga data list) into the data cache, and
+models named by a hub id (org/name[@revision]) into the HuggingFace hub cache, where later
+runs find them offline (HF_HUB_OFFLINE=1), e.g. on a cluster's compute nodes.`,
 		Example: `  beluga data fetch sst2 checklist-sentiment bert-vocab
   beluga data fetch sst2 checklist-sentiment --from ../shared/data
-  BELUGA_DATA=/scratch/beluga beluga data fetch squad-dev`,
+  BELUGA_DATA=/scratch/beluga beluga data fetch squad-dev
+  beluga data fetch qqp checklist-qqp google/bert_uncased_L-2_H-128_A-2`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := dataCache(cacheDir, from)
@@ -36,6 +43,16 @@ func init() {
 				return err
 			}
 			for _, name := range args {
+				if strings.Contains(name, "/") {
+					r := hub.FromEnv()
+					r.Progress = cmd.ErrOrStderr()
+					dir, err := r.Resolve(cmd.Context(), name)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\n", name, dir)
+					continue
+				}
 				d, err := datasets.Lookup(name)
 				if err != nil {
 					return err
@@ -53,7 +70,7 @@ func init() {
 	}
 	list := &cobra.Command{
 		Use:     "list",
-		Short:   "List the datasets beluga knows, and which files are cached where",
+		Short:   "List the datasets beluga knows and which files are cached, and the models in the HuggingFace hub cache",
 		Example: `  beluga data list`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -69,9 +86,16 @@ func init() {
 				if src == "" {
 					src = "(local copy only: --from DIR)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t%s\n", st.Dataset, st.File.Path, st.File.Size, st.Cached, src)
+				size := fmt.Sprint(st.File.Size)
+				if st.File.SHA256 == "" {
+					size = "-" // verified through its archive, no size of its own
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", st.Dataset, st.File.Path, size, st.Cached, src)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			return listModels(cmd.OutOrStdout(), hub.FromEnv())
 		},
 	}
 	for _, c := range []*cobra.Command{fetch, list} {
@@ -79,4 +103,28 @@ func init() {
 	}
 	fetch.Flags().StringVar(&from, "from", "", "take files from this local directory (laid out like ../shared/data) instead of the network")
 	dataCmd.AddCommand(fetch, list)
+}
+
+// listModels prints the model snapshots of the hub cache beluga shares
+// with transformers.
+func listModels(w io.Writer, r *hub.Resolver) error {
+	models, err := r.Cached()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nhub cache: %s\n\n", r.CacheDir)
+	if len(models) == 0 {
+		fmt.Fprintln(w, "(no models; beluga predict --model org/name downloads one, or HF_HUB_CACHE / HF_HOME point elsewhere)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "model\trevisions\tcommit\tfiles\tsize\tloadable")
+	for _, m := range models {
+		refs := strings.Join(m.Refs, ",")
+		if refs == "" {
+			refs = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f MB\t%v\n", m.Repo, refs, m.Commit[:min(12, len(m.Commit))], len(m.Files), float64(m.Size)/1e6, m.Complete)
+	}
+	return tw.Flush()
 }

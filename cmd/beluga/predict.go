@@ -1,47 +1,51 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/models"
-	"github.com/beluga-nlp/beluga/models/checkpoint"
+	"github.com/beluga-nlp/beluga/models/hub"
 	"github.com/beluga-nlp/beluga/models/predict"
-	"github.com/beluga-nlp/beluga/models/tokenize"
+	"github.com/beluga-nlp/beluga/models/pretrained"
 )
 
 func init() {
 	var modelPath, input, output string
 	var batchSize, maxLength int
+	var allowMissing bool
 	cmd := &cobra.Command{
 		Use:   "predict",
-		Short: "Predict JSON-lines inputs with a model directory (HuggingFace layout)",
+		Short: "Predict JSON-lines inputs with a model: a directory, a .tar.gz, or a HuggingFace hub id",
 		Long: `predict reads one {"text": …} or {"text": …, "text_pair": …} object a line and writes,
 in the same order, {"input_ids": […], "logits": […], "probs": […]}. Inputs are batched by
-length. The model directory holds config.json, model.safetensors or pytorch_model.bin, and
-tokenizer.json or vocab.txt; a .tar.gz of such a directory works too.`,
+length.
+
+--model is a model directory (config.json, model.safetensors or pytorch_model.bin, and
+tokenizer.json or vocab.txt), a .tar.gz of one, or a HuggingFace hub id org/name[@revision],
+looked up as transformers does: a local directory of that name, then the hub cache
+($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), then a download into that
+cache. HF_HUB_OFFLINE=1 forbids the download; HF_TOKEN is sent for gated models.`,
 		Example: `  beluga predict --model runs/abc123/model --input texts.jsonl --output preds.jsonl
+  beluga predict --model google/bert_uncased_L-2_H-128_A-2 --input texts.jsonl -o preds.jsonl
+  HF_HUB_OFFLINE=1 beluga predict --model textattack/bert-base-uncased-SST-2@main --input texts.jsonl -o out.jsonl
   beluga predict --model bert-fixture-a.tar.gz --input pairs.jsonl --output out.jsonl --max-length 64`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, rep, ck, err := models.Load(modelPath)
+			r := hub.FromEnv()
+			r.Progress = cmd.ErrOrStderr()
+			m, err := pretrained.Load(cmd.Context(), modelPath, pretrained.Options{
+				MaxLength: maxLength, AllowMissing: allowMissing, Resolver: r})
 			if err != nil {
 				return err
 			}
-			logLoadReport(rep)
-			tk, err := modelTokenizer(ck, maxLength)
-			if err != nil {
-				return err
-			}
+			logLoadReport(m.Report)
 			inputs, err := predict.ReadInputs(input)
 			if err != nil {
 				return err
 			}
-			outs, err := predict.Run(m, tk, inputs, batchSize)
+			outs, err := predict.Run(m.Classifier, m.Tokenizer, inputs, batchSize)
 			if err != nil {
 				return err
 			}
@@ -53,40 +57,16 @@ tokenizer.json or vocab.txt; a .tar.gz of such a directory works too.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&modelPath, "model", "", "model directory or .tar.gz")
+	fl.StringVar(&modelPath, "model", "", "model directory, .tar.gz, or hub id org/name[@revision]")
 	fl.StringVar(&input, "input", "", "JSON-lines inputs")
 	fl.StringVarP(&output, "output", "o", "", "JSON-lines predictions to write")
 	fl.IntVar(&batchSize, "batch-size", 64, "inputs per batch")
 	fl.IntVar(&maxLength, "max-length", 128, "truncate encodings to this many tokens")
+	fl.BoolVar(&allowMissing, "allow-missing", false, "initialise embedding and encoder tensors the checkpoint lacks instead of failing")
 	for _, f := range []string{"model", "input", "output"} {
 		cmd.MarkFlagRequired(f)
 	}
 	rootCmd.AddCommand(cmd)
-}
-
-// modelTokenizer rebuilds a model directory's tokenizer: for BERT
-// tokenizer.json if present, else vocab.txt; for word vectors the word list.
-func modelTokenizer(ck *checkpoint.Checkpoint, maxLength int) (predict.Tokenizer, error) {
-	dir := ck.Dir
-	if ck.Config.ModelType == "wordvec" {
-		words, err := tokenize.ReadVocab(filepath.Join(dir, "vocab.txt"))
-		if err != nil {
-			return nil, err
-		}
-		return tokenize.NewWordLevel(words, maxLength)
-	}
-	if p := filepath.Join(dir, "tokenizer.json"); fileExists(p) {
-		return tokenize.NewWordPieceFromJSON(p, maxLength)
-	}
-	if p := filepath.Join(dir, "vocab.txt"); fileExists(p) {
-		return tokenize.NewWordPieceFromVocab(p, maxLength)
-	}
-	return nil, fmt.Errorf("model %s: neither tokenizer.json nor vocab.txt", dir)
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
 }
 
 // logLoadReport says which checkpoint tensors were ignored and which

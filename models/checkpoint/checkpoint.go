@@ -50,45 +50,84 @@ func (ts Tensors) Names() []string {
 
 // Checkpoint is a model directory's configuration and weights.
 type Checkpoint struct {
-	Dir     string // the directory the files were read from
+	// Dir is the directory the files were read from; empty when they came
+	// from an archive, whose extraction is gone once Load returns.
+	Dir     string
 	Config  *Config
 	Weights Tensors
 	// Source is the weights file that was read.
 	Source string
 }
 
+// IsArchive reports whether path names a .tar.gz checkpoint.
+func IsArchive(path string) bool {
+	return strings.HasSuffix(path, ".tar.gz") || strings.HasSuffix(path, ".tgz")
+}
+
+// Open makes the model directory at path available for reading: path
+// itself (or its only subdirectory holding config.json), or, for a .tar.gz,
+// its extraction into a temporary directory. The caller calls cleanup when
+// done reading, which removes any extraction.
+func Open(path string) (dir string, cleanup func(), err error) {
+	cleanup = func() {}
+	dir = path
+	if IsArchive(path) {
+		tmp, err := targz.Extract(path)
+		if err != nil {
+			return "", nil, err
+		}
+		cleanup = func() { os.RemoveAll(tmp) }
+		dir = tmp
+	}
+	if dir, err = modelDir(dir); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return dir, cleanup, nil
+}
+
 // Load reads a HuggingFace model directory (or a .tar.gz holding one):
 // config.json, and model.safetensors if present, else pytorch_model.bin.
-// A .tar.gz is extracted into a temporary directory (see targz.Extract).
+// An archive is extracted into a temporary directory that is removed
+// before Load returns.
 func Load(path string) (*Checkpoint, error) {
-	dir := path
-	if strings.HasSuffix(path, ".tar.gz") || strings.HasSuffix(path, ".tgz") {
-		d, err := targz.Extract(path)
-		if err != nil {
-			return nil, err
-		}
-		dir = d
-	}
-	dir, err := modelDir(dir)
+	dir, cleanup, err := Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+		return nil, err
 	}
+	defer cleanup()
+	ck, err := LoadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if IsArchive(path) {
+		ck.Dir = ""
+	}
+	return ck, nil
+}
+
+// LoadDir reads the model directory dir (as Open returns it).
+func LoadDir(dir string) (*Checkpoint, error) {
 	cfg, err := ReadConfig(filepath.Join(dir, "config.json"))
 	if err != nil {
 		return nil, err
 	}
 	ck := &Checkpoint{Dir: dir, Config: cfg}
-	st := filepath.Join(dir, "model.safetensors")
-	if _, err := os.Stat(st); err == nil {
-		ck.Source = st
-		ck.Weights, err = ReadSafetensors(st)
-		return ck, err
-	}
-	pt := filepath.Join(dir, "pytorch_model.bin")
-	if _, err := os.Stat(pt); err == nil {
-		ck.Source = pt
-		ck.Weights, err = ReadPyTorch(pt)
-		return ck, err
+	for _, name := range []string{"model.safetensors", "pytorch_model.bin"} {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		ck.Source = p
+		if name == "model.safetensors" {
+			ck.Weights, err = ReadSafetensors(p)
+		} else {
+			ck.Weights, err = ReadPyTorch(p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return ck, nil
 	}
 	return nil, fmt.Errorf("checkpoint %s: neither model.safetensors nor pytorch_model.bin", dir)
 }

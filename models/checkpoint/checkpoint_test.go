@@ -35,15 +35,25 @@ func TestFixtureFormatsAgree(t *testing.T) {
 			t.Errorf("%s differs between the formats", name)
 		}
 	}
-	if w := st["bert.encoder.layer.0.attention.self.query.weight"]; w == nil || !reflect.DeepEqual(w.Shape, []int{32, 32}) {
-		t.Errorf("query weight: %+v", w)
+	// Sizes come from the fixture's config, so that any checkpoint given as
+	// BELUGA_BERT_FIXTURE passes.
+	cfg, err := ReadConfig(filepath.Join(dir, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := cfg.HiddenSize
+	if w := st["bert.encoder.layer.0.attention.self.query.weight"]; w == nil || !reflect.DeepEqual(w.Shape, []int{h, h}) {
+		t.Errorf("query weight: %+v, want [%d %d]", w, h, h)
+	}
+	if w := st["classifier.weight"]; w == nil || !reflect.DeepEqual(w.Shape, []int{cfg.Labels(), h}) {
+		t.Errorf("classifier weight: %+v, want [%d %d]", w, cfg.Labels(), h)
 	}
 	ck, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ck.Config.HiddenSize != 32 || ck.Config.Labels() != 2 || !strings.HasSuffix(ck.Source, "model.safetensors") {
-		t.Errorf("config %+v from %s", ck.Config, ck.Source)
+	if !reflect.DeepEqual(ck.Config, cfg) || !strings.HasSuffix(ck.Source, "model.safetensors") {
+		t.Errorf("config %+v from %s, want %+v", ck.Config, ck.Source, cfg)
 	}
 }
 
@@ -121,7 +131,6 @@ func TestMLMCheckpointReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(filepath.Dir(ck.Dir))
 	hasMLM, hasPooler := false, false
 	for n := range ck.Weights {
 		hasMLM = hasMLM || strings.HasPrefix(n, "cls.predictions.")
@@ -143,5 +152,21 @@ func TestPyTorchTruncated(t *testing.T) {
 		if _, err := ReadPyTorch(path); err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("truncated to %d bytes: error %v, want one naming the file", n, err)
 		}
+	}
+}
+
+func TestArchiveLeavesNoTemporaryDirectory(t *testing.T) {
+	path := shareddata.Path(t, "fixtures/bert-fixture-a.tar.gz")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	ck, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.Dir != "" || len(ck.Weights) == 0 {
+		t.Errorf("Dir %q, %d tensors; want no directory and the weights", ck.Dir, len(ck.Weights))
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("Load left %s in the temporary directory", left[0].Name())
 	}
 }

@@ -1,7 +1,6 @@
 package checkpoint
 
 import (
-	"archive/zip"
 	"fmt"
 
 	"github.com/nlpodyssey/gopickle/pytorch"
@@ -20,10 +19,9 @@ func ReadPyTorch(path string) (ts Tensors, err error) {
 	// gopickle falls back to PyTorch's pre-1.6 format for anything that is
 	// not a zip archive, and that reader can loop forever on a truncated
 	// file: only zip archives (torch.save since 1.6) are accepted.
-	if zr, err := zip.OpenReader(path); err != nil {
-		return nil, fmt.Errorf("pytorch %s: not a zip archive (truncated, or the pre-1.6 format, which is not supported): %w", path, err)
-	} else {
-		zr.Close()
+	// checkPyTorch also bounds every allocation gopickle is about to make.
+	if err := checkPyTorch(path); err != nil {
+		return nil, fmt.Errorf("pytorch %s: %w", path, err)
 	}
 	obj, err := pytorch.Load(path)
 	if err != nil {

@@ -1,4 +1,8 @@
-package suites
+// Package pickscan checks a pickle stream before gopickle reads it. gopickle
+// allocates each length a pickle declares before reading that many bytes,
+// so a corrupt or hostile length (in a CheckList suite or a
+// pytorch_model.bin) would otherwise ask for gigabytes.
+package pickscan
 
 import (
 	"bytes"
@@ -6,10 +10,9 @@ import (
 	"fmt"
 )
 
-// scanPickle walks a pickle's opcodes and checks that every length it
-// declares fits in the data. gopickle allocates a declared length before
-// reading it, so a corrupt length would otherwise ask for gigabytes.
-func scanPickle(data []byte) error {
+// Scan walks a pickle's opcodes and checks that every length it declares
+// fits in the data, up to the STOP opcode.
+func Scan(data []byte) error {
 	pos := 0
 	need := func(n uint64, op byte) error {
 		if n > uint64(len(data)-pos) {

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/beluga-nlp/beluga/internal/fixture"
+)
+
+// belugaEnv is beluga with extra environment variables.
+func belugaEnv(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "BELUGA_RUN_MAIN=1"), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out.String()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, out.String()
+}
+
+// hubCacheCopy lays src's files out in a hub cache as huggingface_hub does:
+// blobs named by content hash, relative links from the snapshot, refs/main.
+func hubCacheCopy(t *testing.T, cache, repo, commit, src string) {
+	t.Helper()
+	repoDir := filepath.Join(cache, "models--"+strings.ReplaceAll(repo, "/", "--"))
+	snap := filepath.Join(repoDir, "snapshots", commit)
+	os.MkdirAll(filepath.Join(repoDir, "blobs"), 0o755)
+	os.MkdirAll(snap, 0o755)
+	os.MkdirAll(filepath.Join(repoDir, "refs"), 0o755)
+	for _, name := range []string{"config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json", "tokenizer_config.json", "vocab.txt"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		etag := hex.EncodeToString(sum[:])
+		if err := os.WriteFile(filepath.Join(repoDir, "blobs", etag), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join("..", "..", "blobs", etag), filepath.Join(snap, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(repoDir, "refs", "main"), []byte(commit), 0o644)
+}
+
+func TestPredictByHubIDOffline(t *testing.T) {
+	src := fixture.Dir(t)
+	exp := fixture.Load(t)
+	dir := t.TempDir()
+	home := filepath.Join(dir, "hf")
+	const commit = "4f1d0c4a3e2b1a09f8e7d6c5b4a3928170f6e5d4"
+	hubCacheCopy(t, filepath.Join(home, "hub"), "acme/bert-fixture", commit, src)
+	in := filepath.Join(dir, "in.jsonl")
+	var lines []string
+	for _, x := range exp.Texts[:6] {
+		b, _ := json.Marshal(map[string]string{"text": x.Text})
+		lines = append(lines, string(b))
+	}
+	for _, p := range exp.Pairs[:3] {
+		b, _ := json.Marshal(map[string]string{"text": p.A, "text_pair": p.B})
+		lines = append(lines, string(b))
+	}
+	os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	// Nothing listens on the endpoint: a request would fail the run.
+	env := []string{"HF_HOME=" + home, "HF_HUB_CACHE=", "HF_HUB_OFFLINE=1", "HF_ENDPOINT=http://127.0.0.1:1"}
+
+	direct := filepath.Join(dir, "direct.jsonl")
+	if code, msg := belugaEnv(t, env, "predict", "--model", src, "--input", in, "-o", direct); code != 0 {
+		t.Fatalf("predict from the folder failed (%d): %s", code, msg)
+	}
+	for _, ref := range []string{"acme/bert-fixture", "acme/bert-fixture@main", "acme/bert-fixture@" + commit} {
+		byID := filepath.Join(dir, "hub.jsonl")
+		code, msg := belugaEnv(t, env, "predict", "--model", ref, "--input", in, "-o", byID)
+		if code != 0 {
+			t.Fatalf("predict --model %s failed (%d): %s", ref, code, msg)
+		}
+		a, _ := os.ReadFile(direct)
+		b, _ := os.ReadFile(byID)
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("--model %s: predictions differ from the folder's", ref)
+		}
+	}
+	code, msg := belugaEnv(t, env, "predict", "--model", "acme/not-downloaded", "--input", in, "-o", filepath.Join(dir, "x.jsonl"))
+	if code == 0 || !strings.Contains(msg, "HF_HUB_OFFLINE") {
+		t.Errorf("an uncached model offline: exit %d, %s", code, msg)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.jsonl")); err == nil {
+		t.Error("a failed predict wrote its output")
+	}
+}
+
+func TestDataListShowsCachedModels(t *testing.T) {
+	home := t.TempDir()
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	snap := filepath.Join(home, "hub", "models--acme--tiny", "snapshots", commit)
+	os.MkdirAll(snap, 0o755)
+	for _, name := range []string{"config.json", "model.safetensors", "vocab.txt"} {
+		os.WriteFile(filepath.Join(snap, name), []byte("x"), 0o644)
+	}
+	os.MkdirAll(filepath.Join(home, "hub", "models--acme--tiny", "refs"), 0o755)
+	os.WriteFile(filepath.Join(home, "hub", "models--acme--tiny", "refs", "main"), []byte(commit), 0o644)
+	partial := filepath.Join(home, "hub", "models--acme--partial", "snapshots", commit)
+	os.MkdirAll(partial, 0o755)
+	os.WriteFile(filepath.Join(partial, "config.json"), []byte("{}"), 0o644)
+	env := []string{"HF_HOME=" + home, "HF_HUB_CACHE=", "BELUGA_DATA=" + t.TempDir(), "HF_HUB_OFFLINE=1"}
+	// fetch of a cached model, offline, names its snapshot.
+	code, out := belugaEnv(t, env, "data", "fetch", "acme/tiny")
+	if code != 0 || !strings.Contains(out, "acme/tiny\t"+snap) {
+		t.Errorf("data fetch acme/tiny: exit %d, %s", code, out)
+	}
+	if code, out := belugaEnv(t, env, "data", "fetch", "acme/partial"); code == 0 || !strings.Contains(out, "HF_HUB_OFFLINE") {
+		t.Errorf("data fetch of an incomplete model offline: exit %d, %s", code, out)
+	}
+	code, out = belugaEnv(t, env, "data", "list")
+	if code != 0 {
+		t.Fatalf("data list failed (%d): %s", code, out)
+	}
+	for _, want := range []string{"sst2", "qqp", "hub cache: " + filepath.Join(home, "hub"),
+		"acme/tiny     main       0123456789ab  3      0.0 MB  true", "acme/partial  -          0123456789ab  1      0.0 MB  false"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("data list lacks %q:\n%s", want, out)
+		}
+	}
+}

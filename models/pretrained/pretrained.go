@@ -1,0 +1,239 @@
+// Package pretrained is beluga's one model loader: it turns what a user
+// names as a model — a HuggingFace model directory, a .tar.gz of one, a
+// hub id such as google/bert_uncased_L-2_H-128_A-2[@revision] (resolved by
+// package hub), or a model directory beluga wrote (BERT or word vectors) —
+// into a classifier, its tokenizer, and a way to save both. beluga predict
+// and training start from it.
+//
+// It loads the way transformers' from_pretrained does for
+// BertForSequenceClassification: legacy names (LayerNorm gamma/beta, a
+// state dict saved without the "bert." prefix) are mapped, tensors the model
+// does not use are ignored, and a missing pooler or classifier is
+// initialised afresh; both are reported. Unlike transformers, a missing
+// embedding or encoder-layer tensor is an error unless AllowMissing is set
+// (a checkpoint that lacks one is nearly always the wrong file), and a
+// non-finite weight is refused with its name.
+package pretrained
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/checkpoint"
+	"github.com/beluga-nlp/beluga/models/hub"
+	"github.com/beluga-nlp/beluga/models/predict"
+	"github.com/beluga-nlp/beluga/models/tokenize"
+)
+
+// Options tune Load.
+type Options struct {
+	// Labels is the number of classifier outputs the task needs; 0 keeps
+	// the checkpoint's (num_labels / id2label, else 2). When it differs from
+	// the checkpoint's, the checkpoint's classifier is ignored and a new one
+	// initialised.
+	Labels int
+	// MaxLength truncates encodings to this many tokens (0: no truncation).
+	MaxLength int
+	// Seed draws the parameters the checkpoint lacks.
+	Seed uint64
+	// AllowMissing lets embedding and encoder-layer tensors missing from the
+	// checkpoint be initialised afresh instead of failing.
+	AllowMissing bool
+	// Resolver resolves hub ids; nil means hub.FromEnv().
+	Resolver *hub.Resolver
+}
+
+// Model is a loaded classifier with its tokenizer.
+type Model struct {
+	Classifier models.Model
+	Tokenizer  predict.Tokenizer
+	Config     *checkpoint.Config
+	// Report says which checkpoint tensors were ignored and which
+	// parameters were initialised.
+	Report models.LoadReport
+	// Dir is the directory the model was read from (a hub-cache snapshot
+	// for a hub id); for an archive, the archive.
+	Dir string
+	// tokenizerFiles are the tokenizer's files, kept in memory so that Save
+	// works after an archive's extraction is gone.
+	tokenizerFiles map[string][]byte
+	words          []string // the word-vector model's vocabulary
+}
+
+// tokenizerFileNames are the files that rebuild a BERT tokenizer, in the
+// order Load prefers them.
+var tokenizerFileNames = []string{"tokenizer.json", "vocab.txt"}
+
+// Load resolves ref and reads the model there.
+func Load(ctx context.Context, ref string, opt Options) (*Model, error) {
+	r := opt.Resolver
+	if r == nil {
+		r = hub.FromEnv()
+	}
+	path, err := r.Resolve(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	dir, cleanup, err := checkpoint.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	ck, err := checkpoint.LoadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Config: ck.Config, Dir: dir, tokenizerFiles: map[string][]byte{}}
+	if checkpoint.IsArchive(path) {
+		m.Dir = path
+	}
+	if ck.Config.ModelType == "wordvec" {
+		err = m.loadWordVec(dir, opt)
+	} else {
+		err = m.loadBERT(ck, dir, opt)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", ref, err)
+	}
+	for _, p := range m.Classifier.Params() {
+		for i, v := range p.Value {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return nil, fmt.Errorf("model %s: tensor %s holds %v at index %d: refusing non-finite weights", ref, p.Name, v, i)
+			}
+		}
+	}
+	return m, nil
+}
+
+func (m *Model) loadBERT(ck *checkpoint.Checkpoint, dir string, opt Options) error {
+	weights := normaliseNames(ck.Weights)
+	labels := ck.Config.Labels()
+	if opt.Labels > 0 && opt.Labels != labels {
+		// A head trained for other classes is of no use: start it afresh.
+		for _, n := range []string{"classifier.weight", "classifier.bias"} {
+			delete(weights, n)
+		}
+		labels = opt.Labels
+	}
+	b, rep, err := models.NewBERT(ck.Config, labels, weights, opt.Seed)
+	if err != nil {
+		return err
+	}
+	if opt.Labels > 0 && opt.Labels != ck.Config.Labels() {
+		for _, n := range []string{"classifier.weight", "classifier.bias"} {
+			if _, ok := ck.Weights[n]; ok {
+				rep.Ignored = append(rep.Ignored, n)
+			}
+		}
+	}
+	if !opt.AllowMissing {
+		var missing []string
+		for _, n := range rep.Initialised {
+			if strings.HasPrefix(n, "bert.embeddings.") || strings.HasPrefix(n, "bert.encoder.") {
+				missing = append(missing, n)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("%s lacks %d encoder tensors (first %s): the wrong checkpoint? (--allow-missing initialises them afresh)", ck.Source, len(missing), missing[0])
+		}
+	}
+	m.Classifier, m.Report = b, rep
+	for _, name := range tokenizerFileNames {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		m.tokenizerFiles[name] = data
+		if m.Tokenizer != nil {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if name == "tokenizer.json" {
+			m.Tokenizer, err = tokenize.NewWordPieceFromJSON(p, opt.MaxLength)
+		} else {
+			m.Tokenizer, err = tokenize.NewWordPieceFromVocab(p, opt.MaxLength)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if m.Tokenizer == nil {
+		return fmt.Errorf("%s has neither tokenizer.json nor vocab.txt", dir)
+	}
+	return nil
+}
+
+func (m *Model) loadWordVec(dir string, opt Options) error {
+	wv, rep, ck, err := models.Load(dir)
+	if err != nil {
+		return err
+	}
+	if opt.Labels > 0 && opt.Labels != ck.Config.Labels() {
+		return fmt.Errorf("a word-vector model with %d labels cannot be loaded for %d", ck.Config.Labels(), opt.Labels)
+	}
+	words, err := tokenize.ReadVocab(filepath.Join(dir, "vocab.txt"))
+	if err != nil {
+		return err
+	}
+	tk, err := tokenize.NewWordLevel(words, opt.MaxLength)
+	if err != nil {
+		return err
+	}
+	m.Classifier, m.Report, m.Tokenizer, m.words = wv, rep, tk, words
+	return nil
+}
+
+// normaliseNames maps the tensor names older or headless checkpoints use to
+// BertForSequenceClassification's, as transformers does on loading:
+// LayerNorm's gamma and beta become weight and bias, and a state dict of a
+// bare BertModel ("embeddings.…", "encoder.…", "pooler.…") gains the
+// "bert." prefix.
+func normaliseNames(ts checkpoint.Tensors) checkpoint.Tensors {
+	out := checkpoint.Tensors{}
+	for name, t := range ts {
+		n := name
+		if strings.Contains(n, "LayerNorm.") {
+			n = strings.Replace(n, "LayerNorm.gamma", "LayerNorm.weight", 1)
+			n = strings.Replace(n, "LayerNorm.beta", "LayerNorm.bias", 1)
+		}
+		for _, p := range []string{"embeddings.", "encoder.", "pooler."} {
+			if strings.HasPrefix(n, p) {
+				n = "bert." + n
+			}
+		}
+		if _, clash := ts[n]; clash && n != name {
+			n = name // the checkpoint has both spellings: keep each as it is
+		}
+		out[n] = t
+	}
+	return out
+}
+
+// Save writes the model and its tokenizer files to dir, in the layout Load
+// reads; config.json is written last, so a directory with a config is
+// complete.
+func (m *Model) Save(dir string) error {
+	switch c := m.Classifier.(type) {
+	case *models.BERT:
+		for name, data := range m.tokenizerFiles {
+			if err := atomicfile.WriteFile(filepath.Join(dir, name), data); err != nil {
+				return err
+			}
+		}
+		return c.Save(dir, "")
+	case *models.WordVec:
+		return c.Save(dir, m.words)
+	}
+	return fmt.Errorf("save: unsupported model %T", m.Classifier)
+}

@@ -64,6 +64,10 @@ type Options struct {
 	// Tolerance, when set, replaces the tolerance of every INV, monotonic and
 	// positive_change expectation (CheckList's release suites use 0.1).
 	Tolerance *float64 `json:"tolerance,omitempty"`
+	// Float32 squashes sentiment probabilities at float32 (Squash32), as
+	// BeLUGA does with its float32 models' softmax; set it when the
+	// predictions came from a float32 model.
+	Float32 bool `json:"float32,omitempty"`
 }
 
 func (o Options) tolerance(e suites.Expectation) float64 {

@@ -46,22 +46,34 @@ type Interval struct {
 // numpy script reproduces the interval exactly (testdata/gen_statistics.py).
 // stat must not keep the slices it is given.
 func Bootstrap(groups [][]float64, stat func(groups [][]float64) float64, opt BootstrapOptions) (Interval, error) {
+	ivs, err := BootstrapAll(groups, []func([][]float64) float64{stat}, opt)
+	if err != nil {
+		return Interval{}, err
+	}
+	return ivs[0], nil
+}
+
+// BootstrapAll is Bootstrap of several statistics from the same resamples:
+// one draw of every group per replicate serves them all, which is what makes
+// intervals on every cell of a table affordable. Each statistic's interval
+// is the one Bootstrap would give it alone with the same groups.
+func BootstrapAll(groups [][]float64, stats []func(groups [][]float64) float64, opt BootstrapOptions) ([]Interval, error) {
 	if !(opt.Level > 0 && opt.Level < 1) {
-		return Interval{}, fmt.Errorf("bootstrap: confidence level %v is not in (0, 1)", opt.Level)
+		return nil, fmt.Errorf("bootstrap: confidence level %v is not in (0, 1)", opt.Level)
 	}
 	b := opt.Resamples
 	if b == 0 {
 		b = DefaultResamples
 	}
 	if b < 0 {
-		return Interval{}, fmt.Errorf("bootstrap: %d resamples", b)
+		return nil, fmt.Errorf("bootstrap: %d resamples", b)
 	}
 	rng := nprand.NewRandomState(opt.Seed)
 	res := make([][]float64, len(groups))
 	for i, g := range groups {
 		res[i] = make([]float64, len(g))
 	}
-	stats := make([]float64, 0, b)
+	values := make([][]float64, len(stats))
 	for range b {
 		for i, g := range groups {
 			if len(g) == 0 {
@@ -72,15 +84,22 @@ func Bootstrap(groups [][]float64, stat func(groups [][]float64) float64, opt Bo
 				res[i][j] = g[nprand.Interval(rng, max)]
 			}
 		}
-		if s := stat(res); !math.IsNaN(s) {
-			stats = append(stats, s)
+		for k, stat := range stats {
+			if s := stat(res); !math.IsNaN(s) {
+				values[k] = append(values[k], s)
+			}
 		}
 	}
-	if len(stats) == 0 {
-		return Interval{math.NaN(), math.NaN()}, nil
+	out := make([]Interval, len(stats))
+	for k, v := range values {
+		if len(v) == 0 {
+			out[k] = Interval{math.NaN(), math.NaN()}
+			continue
+		}
+		slices.Sort(v)
+		out[k] = Interval{Percentile(v, 100*(1-opt.Level)/2), Percentile(v, 100*(1+opt.Level)/2)}
 	}
-	slices.Sort(stats)
-	return Interval{Percentile(stats, 100*(1-opt.Level)/2), Percentile(stats, 100*(1+opt.Level)/2)}, nil
+	return out, nil
 }
 
 // Percentile is numpy's percentile(sorted, q) with linear interpolation:

@@ -21,7 +21,17 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // sweep runs the synthetic sweep into a fresh store and returns it with its runs.
 func sweep(t *testing.T) (*experiments.Store, []experiments.RunSpec) {
 	t.Helper()
-	spec, err := experiments.LoadSpec(filepath.Join("testdata", "sweep.yaml"))
+	b, err := os.ReadFile(filepath.Join("testdata", "sweep.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sweepOf(t, string(b))
+}
+
+// sweepOf runs the synthetic sweep of a spec given as YAML.
+func sweepOf(t *testing.T, yaml string) (*experiments.Store, []experiments.RunSpec) {
+	t.Helper()
+	spec, err := experiments.ParseSpec([]byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +88,13 @@ func TestTableLayout(t *testing.T) {
 		t.Errorf("rows %s, want %s", got, want)
 	}
 	cols := tab.Columns()
-	if len(cols) != 2+4*2+1 || cols[0].Header != "IID SENT" || cols[2].Header != "G_seen SENT" || cols[len(cols)-1].Header != "Avg" {
-		t.Errorf("columns %v", len(cols))
+	var heads []string
+	for _, c := range cols {
+		heads = append(heads, c.Header)
+	}
+	// Task-major G columns, as the paper's Table 3.
+	if got, want := strings.Join(heads, "|"), "IID SENT|IID PARA|G_seen SENT|G_func SENT|G_class SENT|G_type SENT|G_seen PARA|G_func PARA|G_class PARA|G_type PARA|Avg"; got != want {
+		t.Errorf("columns %s, want %s", got, want)
 	}
 	base, vanilla := tab.Rows[0], tab.Rows[1]
 	// The synthetic runner makes trained models pass far more seen cases
@@ -102,7 +117,34 @@ func TestTableLayout(t *testing.T) {
 	}
 }
 
-func TestFromDirMatchesFromStore(t *testing.T) {
+// samePValues fails unless a and b hold bit-identical p-values.
+func samePValues(t *testing.T, what string, a, b *Table) {
+	t.Helper()
+	if len(a.Rows) != len(b.Rows) {
+		t.Fatalf("%s: %d rows vs %d", what, len(a.Rows), len(b.Rows))
+	}
+	for i := range a.Rows {
+		x, y := a.Rows[i], b.Rows[i]
+		if x.Label() != y.Label() || !sameFloat(x.Avg, y.Avg) || !sameFloat(x.PAvg, y.PAvg) {
+			t.Errorf("%s row %d: %s avg %v p %v vs %s avg %v p %v", what, i, x.Label(), x.Avg, x.PAvg, y.Label(), y.Avg, y.PAvg)
+		}
+		for _, task := range a.Tasks {
+			for _, s := range a.Scores {
+				if !sameFloat(x.G[task][s], y.G[task][s]) || !sameFloat(x.PG[task][s], y.PG[task][s]) {
+					t.Errorf("%s row %d %s %s: G %v p %v vs G %v p %v", what, i, task, s, x.G[task][s], x.PG[task][s], y.G[task][s], y.PG[task][s])
+				}
+			}
+		}
+	}
+}
+
+func sameFloat(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+
+// TestTaskOrderIsBeLUGAs checks that tasks come in BeLUGA's order (sa, qqp,
+// squad) whatever the order of the spec or of the store's directories, so
+// that the randomisation test visits items in BeLUGA's order and its
+// p-values reproduce bit for bit.
+func TestTaskOrderIsBeLUGAs(t *testing.T) {
 	store, runs := sweep(t)
 	a, err := FromStore(store, runs, Options{Trials: 200, Seed: 1})
 	if err != nil {
@@ -112,26 +154,72 @@ func TestFromDirMatchesFromStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A directory carries no task order: tasks come alphabetically.
-	if got := strings.Join(b.Tasks, ","); got != "PARA,SENT" {
-		t.Errorf("tasks from a directory: %s", got)
-	}
-	if len(a.Rows) != len(b.Rows) {
-		t.Fatalf("%d rows from the store, %d from the directory", len(a.Rows), len(b.Rows))
-	}
-	for i := range a.Rows {
-		x, y := a.Rows[i], b.Rows[i]
-		// p-values differ: randomisation visits items in task order.
-		if x.Label() != y.Label() || math.Abs(x.Avg-y.Avg) > 1e-9 {
-			t.Errorf("row %d: %s %v vs %s %v", i, x.Label(), x.Avg, y.Label(), y.Avg)
+	for _, tab := range []*Table{a, b} {
+		if got := strings.Join(tab.Tasks, ","); got != "SENT,PARA" {
+			t.Errorf("tasks %s, want SENT,PARA", got)
 		}
-		for _, task := range a.Tasks {
-			for _, s := range a.Scores {
-				if math.Abs(x.G[task][s]-y.G[task][s]) > 1e-9 {
-					t.Errorf("row %d %s %s: %v vs %v", i, task, s, x.G[task][s], y.G[task][s])
-				}
-			}
+	}
+	samePValues(t, "directory vs spec", a, b)
+	// The same sweep with PARA listed first.
+	reversed, rruns := sweepOf(t, `name: report-test
+tasks:
+  - {name: PARA, data: qqp, suite: qqp}
+  - {name: SENT, data: sst2, suite: sentiment}
+model: {name: synthetic}
+configurations: [IID-T, IID+T]
+methods: [vanilla, lp]
+`)
+	c, err := FromStore(reversed, rruns, Options{Trials: 200, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.Tasks, ","); got != "SENT,PARA" {
+		t.Errorf("tasks of a spec listing PARA first: %s", got)
+	}
+	samePValues(t, "spec order PARA, SENT vs SENT, PARA", a, c)
+}
+
+// TestDefaultSeedIs42 checks that the zero Options draw BeLUGA's
+// random.Random(42), as the command line's default does.
+func TestDefaultSeedIs42(t *testing.T) {
+	store, runs := sweep(t)
+	a, err := FromStore(store, runs, Options{Trials: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := FromStore(store, runs, Options{Trials: 300, Seed: 42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePValues(t, "zero options vs seed 42", a, b)
+}
+
+// TestSignificanceWithoutFuncScores checks that a sweep without func runs
+// (the quickstart's) still tests every G it has.
+func TestSignificanceWithoutFuncScores(t *testing.T) {
+	store, runs := sweepOf(t, `name: no-func
+tasks:
+  - {name: SENT, data: sst2, suite: sentiment}
+model: {name: synthetic}
+configurations: [IID-T]
+methods: [vanilla]
+scores: [seen, class, type]
+`)
+	tab, err := FromStore(store, runs, Options{Trials: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := tab.Rows[1]
+	for _, s := range []string{"seen", "class", "type"} {
+		if p := row.PG["SENT"][s]; math.IsNaN(p) {
+			t.Errorf("G_%s has no p-value", s)
 		}
+	}
+	if p := row.PG["SENT"]["func"]; !math.IsNaN(p) {
+		t.Errorf("G_func, never run, has p-value %v", p)
+	}
+	if !math.IsNaN(row.Avg) || !math.IsNaN(row.PAvg) {
+		t.Errorf("Avg %v p %v of an incomplete row", row.Avg, row.PAvg)
 	}
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"math"
 	"os"
@@ -250,24 +251,25 @@ func TestLaTeXCompiles(t *testing.T) {
 	if err != nil {
 		t.Skip("pdflatex not installed (Debian: texlive-latex-recommended)")
 	}
-	tab := testTable(t)
-	var b bytes.Buffer
-	b.WriteString("\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[dvipsnames]{xcolor}\n\\usepackage[landscape]{geometry}\n\\begin{document}\n")
-	if err := tab.WriteLaTeX(&b); err != nil {
-		t.Fatal(err)
-	}
-	b.WriteString("\\end{document}\n")
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "t.tex"), b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(pdflatex, "-interaction=nonstopmode", "-halt-on-error", "t.tex")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("pdflatex: %v\n%s", err, out)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "t.pdf")); err != nil {
-		t.Fatal(err)
+	for name, tab := range map[string]*Table{"single seed": testTable(t), "seeds and intervals": seedsTable(t)} {
+		var b bytes.Buffer
+		b.WriteString("\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[dvipsnames]{xcolor}\n\\usepackage[landscape]{geometry}\n\\begin{document}\n")
+		if err := tab.WriteLaTeX(&b); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString("\\end{document}\n")
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "t.tex"), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(pdflatex, "-interaction=nonstopmode", "-halt-on-error", "t.tex")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: pdflatex: %v\n%s", name, err, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "t.pdf")); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -305,5 +307,148 @@ func TestRocketIsOrderedDarkToLight(t *testing.T) {
 		} else {
 			prev = l
 		}
+	}
+}
+
+// TestRefusesResultsThatDoNotFitTheSpec tampers with one result at a time
+// and expects the report to refuse, naming the run and the field, instead
+// of printing wrong numbers.
+func TestRefusesResultsThatDoNotFitTheSpec(t *testing.T) {
+	find := func(runs []experiments.RunSpec, score, task string) experiments.RunSpec {
+		for _, r := range runs {
+			if r.Score == score && r.Task == task && r.Method == "vanilla" {
+				return r
+			}
+		}
+		t.Fatalf("no %s run", score)
+		return experiments.RunSpec{}
+	}
+	for _, tc := range []struct {
+		name, score, field string
+		edit                func(*experiments.Result)
+	}{
+		{"fewer functionalities", "seen", "functionalities", func(r *experiments.Result) { r.Functionalities = r.Functionalities[1:] }},
+		{"extra verdicts", "seen", "functionalities[2].verdicts", func(r *experiments.Result) { r.Functionalities[2].Verdicts += "P" }},
+		{"short i.i.d. vector", "seen", "iid_correct", func(r *experiments.Result) { r.IIDCorrect = r.IIDCorrect[:10] }},
+		{"baseline's i.i.d. vector", "iid", "iid_correct", func(r *experiments.Result) { r.IIDCorrect = r.IIDCorrect[:10] }},
+		// A func fold scoring another functionality (edited below: it
+		// needs the fold's name).
+		{"functionality outside the fold", "func", "functionalities[0]", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store, runs := sweep(t)
+			r := find(runs, tc.score, "PARA")
+			if tc.score == "func" {
+				// A fold scoring a functionality that exists but is not its own.
+				for _, x := range runs {
+					if x.Score == "func" && x.Task == "PARA" && x.Method == "vanilla" && x.Configuration == "IID-T" {
+						r = x
+						break
+					}
+				}
+			}
+			dir := store.RunDir(r.ID())
+			res, err := experiments.ReadResult(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.score == "func" {
+				base, _ := experiments.ReadResult(store.RunDir(find(runs, "iid", "PARA").ID()))
+				for _, f := range base.Functionalities {
+					if f.Name != r.Fold {
+						res.Functionalities[0].Name = f.Name
+						break
+					}
+				}
+			} else {
+				tc.edit(res)
+			}
+			if err := experiments.WriteResult(dir, res); err != nil {
+				t.Fatal(err)
+			}
+			_, err = FromStore(store, runs, Options{Trials: 10})
+			var re *ResultError
+			if !errors.As(err, &re) {
+				t.Fatalf("error %v, want a ResultError", err)
+			}
+			// A baseline at fault is found by the runs that disagree with it;
+			// the message names both.
+			if re.Run != r.ID() && tc.score != "iid" || re.Field != tc.field {
+				t.Errorf("error names run %s field %s, want run %s field %s: %v", re.Run, re.Field, r.ID(), tc.field, err)
+			}
+			if !strings.Contains(err.Error(), re.Run) {
+				t.Errorf("message %q does not name the run", err)
+			}
+		})
+	}
+}
+
+func seedsTable(t *testing.T) *Table {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "sweep-seeds.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, runs := sweepOf(t, string(b))
+	tab, err := FromStore(store, runs, Options{Trials: 200, CI: 95, Resamples: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+func TestSeedsAndIntervals(t *testing.T) {
+	tab := seedsTable(t)
+	if got := strings.Join(tab.Replicates, ","); got != "seed=1,seed=2" {
+		t.Fatalf("replicates %s", got)
+	}
+	for _, c := range tab.Columns() {
+		for _, r := range tab.Rows {
+			reps := c.Reps(r)
+			if len(reps) != 2 {
+				t.Errorf("%s %s: %d replicates", r.Label(), c.Header, len(reps))
+				continue
+			}
+			mean, se := metrics.MeanSE([]float64{reps["seed=1"], reps["seed=2"]})
+			if math.Abs(mean-c.Value(r)) > 1e-9 || !sameFloat(se, c.SE(r)) {
+				t.Errorf("%s %s: %v ± %v, replicates give %v ± %v", r.Label(), c.Header, c.Value(r), c.SE(r), mean, se)
+			}
+			iv := c.CI(r)
+			if !(iv.Lo <= iv.Hi && iv.Lo >= 0 && iv.Hi <= 100) {
+				t.Errorf("%s %s: interval %v", r.Label(), c.Header, iv)
+			}
+		}
+	}
+	// Per-functionality q-values are Benjamini–Hochberg of the p-values.
+	row := tab.Rows[1]
+	for _, s := range tab.Scores {
+		want := metrics.BenjaminiHochberg(row.PFunc["SENT"][s])
+		for k, q := range row.QFunc["SENT"][s] {
+			if !sameFloat(q, want[k]) || q < row.PFunc["SENT"][s][k] {
+				t.Errorf("%s functionality %d: q %v, p %v", s, k, q, row.PFunc["SENT"][s][k])
+			}
+		}
+	}
+}
+
+func TestGoldenSeedsFormats(t *testing.T) {
+	tab := seedsTable(t)
+	for _, tc := range []struct {
+		name  string
+		write func(*bytes.Buffer) error
+	}{
+		{"seeds.md", func(b *bytes.Buffer) error { return tab.WriteMarkdown(b) }},
+		{"seeds.tex", func(b *bytes.Buffer) error { return tab.WriteLaTeX(b) }},
+		{"seeds.csv", func(b *bytes.Buffer) error { return tab.WriteCSV(b) }},
+		{"seeds-pvalues.csv", func(b *bytes.Buffer) error { return tab.WritePValuesCSV(b) }},
+		{"seeds-comparisons.csv", func(b *bytes.Buffer) error { return tab.WriteComparisonsCSV(b) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.write(&b); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, b.Bytes())
+		})
 	}
 }

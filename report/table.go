@@ -660,8 +660,14 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 				groups = append(groups, boolHits(c))
 			}
 		}
-		for _, score := range t.Scores {
+		for si, score := range t.Scores {
 			funcGroups[task][score] = map[string]int{}
+			if si > 0 && row.Configuration == experiments.ConfigIID {
+				// The baseline's verdicts stand in for every score: one
+				// resample of them serves all four.
+				funcGroups[task][score] = funcGroups[task][t.Scores[0]]
+				continue
+			}
 			for _, rep := range d.reps {
 				v := d.hits[task][score][rep]
 				if v == nil || slices.ContainsFunc(v, func(f []byte) bool { return f == nil }) {

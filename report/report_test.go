@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
+	"image/png"
 	"math"
 	"os"
 	"os/exec"
@@ -17,7 +19,10 @@ import (
 	"github.com/beluga-nlp/beluga/metrics"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+var (
+	update     = flag.Bool("update", false, "rewrite the golden files in testdata")
+	heatmapDir = flag.String("heatmap-dir", "", "also write the test heatmaps into this directory, to look at them")
+)
 
 // sweep runs the synthetic sweep into a fresh store and returns it with its runs.
 func sweep(t *testing.T) (*experiments.Store, []experiments.RunSpec) {
@@ -450,5 +455,64 @@ func TestGoldenSeedsFormats(t *testing.T) {
 			}
 			golden(t, tc.name, b.Bytes())
 		})
+	}
+}
+
+// TestHeatmapFitsAPage checks Figure 1's shape: at most 3:1 (width:height)
+// for a table of two rows and one task (the quickstart's), for the test
+// sweep, and for BeLUGA's three tasks with a full grid of rows.
+func TestHeatmapFitsAPage(t *testing.T) {
+	store, runs := sweepOf(t, `name: quick
+tasks:
+  - {name: SENT, data: sst2, suite: sentiment}
+model: {name: synthetic}
+configurations: [IID-IID+T]
+methods: [vanilla]
+scores: [seen, class, type]
+`)
+	quick, err := FromStore(store, runs, Options{Trials: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide := testTable(t)
+	// Three tasks of 53 functionalities and two rows: the widest shape.
+	three := &Table{Tasks: []string{"SENT", "PARA", "READ"}, Scores: wide.Scores, Functionalities: map[string][]Functionality{}, Rows: wide.Rows[:2]}
+	for _, task := range three.Tasks {
+		for k := range 53 {
+			three.Functionalities[task] = append(three.Functionalities[task], Functionality{Name: fmt.Sprintf("functionality number %d of a long list", k), Class: fmt.Sprint(k / 6), Type: "MFT"})
+		}
+	}
+	for name, tab := range map[string]*Table{"quickstart": quick, "test sweep": wide, "three wide tasks": three} {
+		var b bytes.Buffer
+		if err := tab.WriteHeatmap(&b, "png"); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := png.DecodeConfig(bytes.NewReader(b.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := float64(cfg.Width) / float64(cfg.Height); r > 3.01 || r < 0.5 {
+			t.Errorf("%s: %d x %d pixels, aspect %.2f", name, cfg.Width, cfg.Height, r)
+		}
+		if *heatmapDir != "" {
+			os.WriteFile(filepath.Join(*heatmapDir, strings.ReplaceAll(name, " ", "-")+".png"), b.Bytes(), 0o644)
+		}
+	}
+}
+
+func TestFigureOrderSwapsQQPColumns8And11(t *testing.T) {
+	fs := make([]Functionality, 12)
+	for i := range fs {
+		fs[i] = Functionality{Name: fmt.Sprint("f", i+1)}
+	}
+	fs[7].Name = "How can I become more {synonym}?"
+	fs[10].Name = "How can I become more X != How can I become less X"
+	tab := &Table{Tasks: []string{"PARA", "SENT"}, Functionalities: map[string][]Functionality{"PARA": fs, "SENT": fs},
+		beluga: map[string]string{"PARA": "qqp", "SENT": "sa"}}
+	if got := fmt.Sprint(tab.figureOrder("PARA")); got != "[0 1 2 3 4 5 6 10 8 9 7 11]" {
+		t.Errorf("QQP order %s", got)
+	}
+	if got := fmt.Sprint(tab.figureOrder("SENT")); got != "[0 1 2 3 4 5 6 7 8 9 10 11]" {
+		t.Errorf("sentiment order %s", got)
 	}
 }

@@ -330,7 +330,7 @@ func TestRefusesResultsThatDoNotFitTheSpec(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, score, field string
-		edit                func(*experiments.Result)
+		edit               func(*experiments.Result)
 	}{
 		{"fewer functionalities", "seen", "functionalities", func(r *experiments.Result) { r.Functionalities = r.Functionalities[1:] }},
 		{"extra verdicts", "seen", "functionalities[2].verdicts", func(r *experiments.Result) { r.Functionalities[2].Verdicts += "P" }},

@@ -192,3 +192,21 @@ func ExampleBootstrap() {
 	fmt.Printf("pass rate %.1f %%, 95 %% CI [%.1f, %.1f]\n", 100*NanMean(hits), ci.Lo, ci.Hi)
 	// Output: pass rate 71.4 %, 95 % CI [33.3, 100.0]
 }
+
+// BenchmarkBootstrapG is one row-task of a full SENT table: G over 436
+// i.i.d. examples and 38 functionalities of 250 cases, 1,000 resamples.
+func BenchmarkBootstrapG(b *testing.B) {
+	groups := [][]float64{make([]float64, 436)}
+	for f := 0; f < 38; f++ {
+		g := make([]float64, 250)
+		for i := range g {
+			g[i] = float64((i * (f + 3)) % 2)
+		}
+		groups = append(groups, g)
+	}
+	for b.Loop() {
+		if _, err := Bootstrap(groups, GStat, BootstrapOptions{Resamples: 1000, Level: 0.95, Seed: 42}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -103,7 +103,7 @@ func WriteCurveEvents(dir string, start time.Time, curve []CurvePoint) (string, 
 	return tfevents.Write(dir, start, CurveScalars(curve))
 }
 
-// curveSmoothing is the window of the moving average drawn over each
+// curveSmoothing is the widest window of the moving average drawn over each
 // kind's losses: single-batch losses are too noisy to read.
 const curveSmoothing = 25
 
@@ -142,7 +142,9 @@ func WriteCurvePlot(w io.Writer, curve []CurvePoint, title, format string) error
 		rgba := c.(color.RGBA)
 		faint := color.NRGBA{R: rgba.R, G: rgba.G, B: rgba.B, A: 0x50}
 		sc.GlyphStyle = draw.GlyphStyle{Color: faint, Radius: vg.Points(1), Shape: draw.CircleGlyph{}}
-		line, err := plotter.NewLine(movingAverage(pts, curveSmoothing))
+		// A kind with few batches gets a narrower window, so that its line
+		// still follows its points.
+		line, err := plotter.NewLine(movingAverage(pts, max(1, min(curveSmoothing, len(pts)/8))))
 		if err != nil {
 			return fmt.Errorf("curve: %w", err)
 		}

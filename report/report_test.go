@@ -516,3 +516,26 @@ func TestFigureOrderSwapsQQPColumns8And11(t *testing.T) {
 		t.Errorf("sentiment order %s", got)
 	}
 }
+
+func TestReplicateNamesDropFixedGridValues(t *testing.T) {
+	store, runs := sweepOf(t, `name: grid-seeds
+tasks:
+  - {name: SENT, data: sst2, suite: sentiment}
+model: {name: synthetic}
+configurations: [IID+T]
+methods: [vanilla]
+scores: [seen]
+seeds: [1, 2]
+grid: {lr: [0.001], epochs: [1, 2]}
+`)
+	tab, err := FromStore(store, runs, Options{Trials: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(tab.Replicates, ","); got != "seed=1 epochs=1,seed=1 epochs=2,seed=2 epochs=1,seed=2 epochs=2" {
+		t.Errorf("replicates %s", got)
+	}
+	if reps := tab.Columns()[0].Reps(tab.Rows[1]); len(reps) != 4 || math.IsNaN(reps["seed=2 epochs=1"]) {
+		t.Errorf("replicate values %v", reps)
+	}
+}

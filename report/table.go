@@ -345,7 +345,53 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 			}
 		}
 	}
+	t.shortenReplicates()
 	return t, nil
+}
+
+// shortenReplicates names replicates by what tells them apart: a
+// hyper-parameter with the same value in every replicate (a spec's fixed
+// grid values) is left out of the name, so "seed=42 lr=0.001" becomes
+// "seed=42" when every replicate has lr=0.001.
+func (t *Table) shortenReplicates() {
+	if len(t.Replicates) < 2 {
+		return
+	}
+	common := map[string]int{}
+	for _, rep := range t.Replicates {
+		for _, part := range strings.Fields(rep) {
+			common[part]++
+		}
+	}
+	short := map[string]string{}
+	for i, rep := range t.Replicates {
+		var keep []string
+		for _, part := range strings.Fields(rep) {
+			if strings.HasPrefix(part, "seed=") || common[part] < len(t.Replicates) {
+				keep = append(keep, part)
+			}
+		}
+		short[rep] = strings.Join(keep, " ")
+		t.Replicates[i] = short[rep]
+	}
+	rename := func(m map[string]float64) map[string]float64 {
+		out := make(map[string]float64, len(m))
+		for k, v := range m {
+			out[short[k]] = v
+		}
+		return out
+	}
+	for _, r := range t.Rows {
+		r.AvgRep = rename(r.AvgRep)
+		for task := range r.IIDRep {
+			r.IIDRep[task] = rename(r.IIDRep[task])
+		}
+		for task := range r.GRep {
+			for score := range r.GRep[task] {
+				r.GRep[task][score] = rename(r.GRep[task][score])
+			}
+		}
+	}
 }
 
 func newRow(k rowKey) *Row {

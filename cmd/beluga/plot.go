@@ -111,6 +111,8 @@ func runTitle(path string) string {
 		}
 	}
 	if r, err := experiments.ReadSpec(dir); err == nil {
+		// The label without its hyper-parameters, which overflow a title.
+		r.Hyper = nil
 		return r.Label()
 	}
 	return path

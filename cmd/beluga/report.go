@@ -101,7 +101,7 @@ Benjamini-Hochberg q-value. docs/statistics.md gives the formulas.`,
 	cmd.Flags().StringVar(&passRates, "pass-rates", "", "CSV of per-functionality pass rates")
 	cmd.Flags().StringVar(&comparisons, "comparisons", "", "CSV of per-functionality comparisons with the baseline (p- and q-values)")
 	cmd.Flags().IntVar(&trials, "trials", report.DefaultTrials, "approximate randomisation trials")
-	cmd.Flags().Uint32Var(&seed, "seed", report.DefaultSeed, "seed of the randomisation and the bootstrap (BeLUGA: 42)")
+	cmd.Flags().Uint32Var(&seed, "seed", report.DefaultSeed, "seed of the randomisation and the bootstrap (BeLUGA: 42; 0 also means 42)")
 	cmd.Flags().Float64Var(&ci, "ci", 0, "add bootstrap confidence intervals at this level in percent, e.g. 95")
 	cmd.Flags().IntVar(&resamples, "resamples", metrics.DefaultResamples, "bootstrap resamples (B)")
 	rootCmd.AddCommand(cmd)

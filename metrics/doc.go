@@ -21,4 +21,11 @@
 // Aggregates: the suite score is the mean of the functionalities' pass rates;
 // G is the harmonic mean of a suite score and the i.i.d. score; Avg is the
 // mean of the G scores.
+//
+// Tests and intervals: BeLUGA's McNemar exact test and approximate
+// randomisation (significance.go); over seeds, mean ± standard error and the
+// paired t-test (MeanSE, PairedTTest); stratified percentile bootstrap
+// intervals drawing numpy's RandomState stream (Bootstrap, BootstrapAll);
+// Benjamini–Hochberg q-values for many comparisons at once
+// (BenjaminiHochberg). Each is checked against numpy/scipy in testdata.
 package metrics

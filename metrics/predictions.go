@@ -212,3 +212,35 @@ func Squash(p float64, mode SquashMode) Prediction {
 	}
 	return Prediction{Class: argmax(pp), Probs: pp}
 }
+
+// Squash32 is Squash for the positive probability of a float32 model, as
+// BeLUGA squashes it: its softmax is a float32 tensor, and numpy compares
+// float32 arrays with the band edges, and computes the neutral band's
+// 1 − 3·|p − ½| and the outer bands' 1 − p, in float32 (a Python float never
+// widens a float32 array); the results land in a float64 array, where the
+// neutral band's complement 1 − pp[1] is taken in float64. It differs from
+// Squash on p exactly at float32(1/3) or float32(2/3) — the edge case,
+// reached by a float32 model but not by Squash of the widened value — and
+// in the low bits of the squashed probabilities that INV and DIR tolerances
+// compare.
+func Squash32(p float32, mode SquashMode) Prediction {
+	margin := 1 / 3.
+	mn := margin / 2
+	lo, hi := float32(0.5-mn), float32(0.5+mn)
+	scale := float32(1 / margin)
+	pp := make([]float64, 3)
+	abs := func(x float32) float32 { return float32(math.Abs(float64(x))) }
+	switch {
+	case p < lo || (mode == SquashCorrected && p == lo):
+		pp[0], pp[2] = float64(1-p), float64(p)
+	case p > hi || (mode == SquashCorrected && p == hi):
+		pp[0], pp[2] = float64(1-p), float64(p)
+	case p >= 0.5 && p < hi:
+		pp[1] = float64(1 - scale*abs(p-0.5))
+		pp[2] = 1 - pp[1]
+	case p < 0.5 && p > lo:
+		pp[1] = float64(1 - scale*abs(p-0.5))
+		pp[0] = 1 - pp[1]
+	}
+	return Prediction{Class: argmax(pp), Probs: pp}
+}

@@ -106,7 +106,7 @@ func Score(s *suites.Suite, preds []Prediction, opt ScoreOptions) (*Result, erro
 			cp := preds[next : next+len(c.Inputs)]
 			next += len(c.Inputs)
 			if squash {
-				cp = squashAll(cp, opt.Squash)
+				cp = squashAll(cp, opt.Options)
 			}
 			v, err := Evaluate(f, c, cp, opt.Options)
 			if err != nil {
@@ -141,12 +141,15 @@ func Score(s *suites.Suite, preds []Prediction, opt ScoreOptions) (*Result, erro
 	return res, nil
 }
 
-func squashAll(ps []Prediction, mode SquashMode) []Prediction {
+func squashAll(ps []Prediction, opt Options) []Prediction {
 	out := make([]Prediction, len(ps))
 	for i, p := range ps {
-		if len(p.Probs) == 2 {
-			out[i] = Squash(p.Probs[1], mode)
-		} else {
+		switch {
+		case len(p.Probs) == 2 && opt.Float32:
+			out[i] = Squash32(float32(p.Probs[1]), opt.Squash)
+		case len(p.Probs) == 2:
+			out[i] = Squash(p.Probs[1], opt.Squash)
+		default:
 			out[i] = p
 		}
 	}

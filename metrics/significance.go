@@ -63,8 +63,12 @@ type Scores struct {
 // BeLUGA's order: the i.i.d. items of every task first, then the suite items
 // by task, score, functionality and case.
 type RandomisationOptions struct {
-	Tasks           []string
-	ScoreNames      []string
+	Tasks      []string
+	ScoreNames []string
+	// TaskScores, when it has an entry for a task, replaces ScoreNames for
+	// that task: the scores a row has (a sweep without func runs has no
+	// G_func to test). The order within is ScoreNames'.
+	TaskScores      map[string][]string
 	Functionalities map[string][]string // per task, in suite order
 	Trials          int                 // BeLUGA: 10,000
 	Seed            uint32              // BeLUGA: 42
@@ -135,9 +139,15 @@ func Randomisation(a, b Scores, opt RandomisationOptions) (RandomisationResult, 
 		}
 		iidComp[t] = i
 	}
+	scores := func(t string) []string {
+		if s, ok := opt.TaskScores[t]; ok {
+			return s
+		}
+		return opt.ScoreNames
+	}
 	for _, t := range opt.Tasks {
 		suiteComp[t] = map[string][]int{}
-		for _, s := range opt.ScoreNames {
+		for _, s := range scores(t) {
 			for _, f := range opt.Functionalities[t] {
 				i, err := add(a.Suite[t][s][f], b.Suite[t][s][f], fmt.Sprintf("%s %s %q", t, s, f))
 				if err != nil {
@@ -152,7 +162,7 @@ func Randomisation(a, b Scores, opt RandomisationOptions) (RandomisationResult, 
 		var gs []float64
 		for _, t := range opt.Tasks {
 			iid := comps[iidComp[t]].mean(m)
-			for _, s := range opt.ScoreNames {
+			for _, s := range scores(t) {
 				var rates []float64
 				for _, ci := range suiteComp[t][s] {
 					if r := comps[ci].mean(m); !math.IsNaN(r) {
@@ -216,7 +226,7 @@ func Randomisation(a, b Scores, opt RandomisationOptions) (RandomisationResult, 
 	k := 0
 	for _, t := range opt.Tasks {
 		res.G[t] = map[string]float64{}
-		for _, s := range opt.ScoreNames {
+		for _, s := range scores(t) {
 			res.G[t][s] = p(counts[k])
 			k++
 		}

@@ -70,6 +70,10 @@ type Options struct {
 	// QQP's "Order does matter for asymmetric relations"). The default is
 	// BeLUGA's.
 	CheckListLabels bool `json:"checklist_labels,omitempty"`
+	// Float32 squashes sentiment probabilities at float32 (Squash32), as
+	// BeLUGA does with its float32 models' softmax; set it when the
+	// predictions came from a float32 model.
+	Float32 bool `json:"float32,omitempty"`
 }
 
 func (o Options) tolerance(e suites.Expectation) float64 {

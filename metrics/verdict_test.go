@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,5 +165,61 @@ func TestReadPredictionsFormats(t *testing.T) {
 	}
 	if ps[0].Class != 0 || ps[1].Class != 1 || ps[1].Probs[1] != 0.7 {
 		t.Errorf("binary_conf read as %+v (a tie must predict 0)", ps)
+	}
+}
+
+// TestSquash32MatchesNumpy checks Squash32 against BeLUGA's pred_and_conf
+// run by numpy on a float32 softmax (testdata/gen_squash32.py), the band
+// edges included: squashing the widened float64 value (Squash) gets
+// float32(1/3) and float32(2/3) wrong.
+func TestSquash32MatchesNumpy(t *testing.T) {
+	b, err := os.ReadFile("testdata/squash32.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref []struct {
+		P     float64
+		Class int
+		Probs [3]float64
+	}
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	differs := 0
+	for _, r := range ref {
+		got := Squash32(float32(r.P), SquashCheckList)
+		if got.Class != r.Class || [3]float64(got.Probs) != r.Probs {
+			t.Errorf("Squash32(%v) = %d %v, numpy %d %v", float32(r.P), got.Class, got.Probs, r.Class, r.Probs)
+		}
+		if wide := Squash(r.P, SquashCheckList); wide.Class != r.Class || [3]float64(wide.Probs) != r.Probs {
+			differs++
+		}
+	}
+	if differs == 0 {
+		t.Error("no reference value tells float32 squashing from float64 squashing")
+	}
+}
+
+// TestScoreFloat32 checks that Options.Float32 reaches the squashing of
+// 2-way sentiment predictions: at p = float32(2/3) BeLUGA's float32 model
+// predicts negative (CheckList's edge), the widened value neutral.
+func TestScoreFloat32(t *testing.T) {
+	s := &suites.Suite{Name: "s", Task: "sentiment", Labels: []string{"negative", "neutral", "positive"}, ModelLabels: []string{"negative", "positive"},
+		Functionalities: []*suites.Functionality{{Name: "f", Class: "c", Type: suites.MFT,
+			Expect: suites.Expectation{Kind: suites.ExpectEq, Value: intp(0), Agg: suites.AggAll},
+			Cases:  []*suites.Case{{ID: 0, Inputs: []suites.Input{{Text: "x"}}}}}}}
+	p := float64(float32(2.0 / 3))
+	pred := []Prediction{{Class: 1, Probs: []float64{1 - p, p}}}
+	for _, tc := range []struct {
+		float32 bool
+		want    Verdict
+	}{{false, Fail}, {true, Pass}} {
+		r, err := Score(s, pred, ScoreOptions{Options: Options{Float32: tc.float32}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Cases[0].Verdict; got != tc.want {
+			t.Errorf("Float32 %v: verdict %v, want %v", tc.float32, got, tc.want)
+		}
 	}
 }

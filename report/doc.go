@@ -19,8 +19,10 @@
 //     G = 2·iid·suite/(iid+suite);
 //
 // and Avg, the mean of all G values of the row (i.i.d. scores are shown but
-// not averaged). A row of several seeds or grid points shows the mean of
-// their scores.
+// not averaged). Columns are task-major as in the paper (each task's G_seen,
+// G_func, G_class, G_type), tasks in BeLUGA's order (sentiment, QQP, SQuAD).
+// A row of several seeds or grid points shows the mean of their scores ±
+// its standard error (scipy.stats.sem), and the CSV each seed's value.
 //
 // # Significance against the baseline
 //
@@ -34,5 +36,16 @@
 // as BeLUGA for the same seed. Several replicates (seeds, grid points) are
 // concatenated, each paired with the baseline's run of the same replicate.
 // Cells with p < 0.05 are coloured in LaTeX: PineGreen when at or
-// above the baseline, red when below.
+// above the baseline, red when below. Over several seeds a paired t-test
+// over seeds is reported beside the tests over cases.
+//
+// # Beyond BeLUGA, when asked
+//
+// Options.CI adds stratified percentile bootstrap intervals over test cases
+// and i.i.d. examples to every cell (metrics.BootstrapAll); per
+// functionality, McNemar's exact test against the baseline with
+// Benjamini–Hochberg q-values within each task and score
+// (WriteComparisonsCSV). Results are validated against their run's spec
+// (functionality set, verdict counts, i.i.d. vector length) before anything
+// is computed. docs/statistics.md gives the formulas.
 package report

@@ -7,21 +7,41 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/beluga-nlp/beluga/metrics"
 )
 
 // Column is one numeric column of Table 3.
 type Column struct {
 	// Header is the column's name, e.g. "IID SENT" or "G_seen SENT" or "Avg".
 	Header string
-	// Value and P return a row's value and p-value against the baseline.
+	// Value and P return a row's value and p-value against the baseline
+	// over test cases and examples.
 	Value func(*Row) float64
 	P     func(*Row) float64
+	// Reps returns the row's value per replicate, PSeeds the p-value of the
+	// paired t-test over replicates against the baseline, CI the bootstrap
+	// interval.
+	Reps   func(*Row) map[string]float64
+	PSeeds func(*Row) float64
+	CI     func(*Row) metrics.Interval
+}
+
+// SE is the standard error of a row's value over replicates (NaN for one).
+func (c Column) SE(r *Row) float64 {
+	var xs []float64
+	for _, v := range c.Reps(r) {
+		xs = append(xs, v)
+	}
+	_, se := metrics.MeanSE(xs)
+	return se
 }
 
 var scoreTitles = map[string]string{"seen": "Seen", "func": "Func", "class": "Class", "type": "Type"}
 
-// Columns lists Table 3's columns: the i.i.d. score per task, then G per
-// score and task, then Avg.
+// Columns lists Table 3's columns as the paper lays them out: the i.i.d.
+// score per task, then per task its G of each score (SENT seen, func,
+// class, type, then PARA ...), then Avg.
 func (t *Table) Columns() []Column {
 	var cols []Column
 	for _, task := range t.Tasks {
@@ -29,22 +49,42 @@ func (t *Table) Columns() []Column {
 			Header: "IID " + task,
 			Value:  func(r *Row) float64 { return r.IID[task] },
 			P:      func(r *Row) float64 { return r.PIID[task] },
+			Reps:   func(r *Row) map[string]float64 { return r.IIDRep[task] },
+			PSeeds: func(r *Row) float64 { return r.PSeedIID[task] },
+			CI:     func(r *Row) metrics.Interval { return ci(r.IIDCI[task]) },
 		})
 	}
-	for _, score := range t.Scores {
-		for _, task := range t.Tasks {
+	for _, task := range t.Tasks {
+		for _, score := range t.Scores {
 			cols = append(cols, Column{
 				Header: "G_" + score + " " + task,
 				Value:  func(r *Row) float64 { return r.G[task][score] },
 				P:      func(r *Row) float64 { return r.PG[task][score] },
+				Reps:   func(r *Row) map[string]float64 { return r.GRep[task][score] },
+				PSeeds: func(r *Row) float64 { return r.PSeedG[task][score] },
+				CI:     func(r *Row) metrics.Interval { return ci(r.GCI[task][score]) },
 			})
 		}
 	}
 	cols = append(cols, Column{Header: "Avg",
-		Value: func(r *Row) float64 { return r.Avg },
-		P:     func(r *Row) float64 { return r.PAvg }})
+		Value:  func(r *Row) float64 { return r.Avg },
+		P:      func(r *Row) float64 { return r.PAvg },
+		Reps:   func(r *Row) map[string]float64 { return r.AvgRep },
+		PSeeds: func(r *Row) float64 { return r.PSeedAvg },
+		CI:     func(r *Row) metrics.Interval { return r.AvgCI }})
 	return cols
 }
+
+// ci returns iv, or NaNs for an interval never computed.
+func ci(iv metrics.Interval) metrics.Interval {
+	if iv == (metrics.Interval{}) {
+		return noInterval
+	}
+	return iv
+}
+
+// seeds reports whether the table shows mean ± SE over several replicates.
+func (t *Table) seeds() bool { return len(t.Replicates) > 1 }
 
 // best returns, per column, the largest value (NaN ignored).
 func (t *Table) best(cols []Column) []float64 {
@@ -96,6 +136,13 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 			} else if v == best[j] {
 				s = "**" + s + "**"
 			}
+			if s != "–" && t.seeds() {
+				s += " ± " + dash(num(c.SE(r)))
+			}
+			if s != "–" && t.CI > 0 {
+				iv := c.CI(r)
+				s += " [" + dash(num(iv.Lo)) + ", " + dash(num(iv.Hi)) + "]"
+			}
 			switch mark(v, c.Value(t.Rows[0]), c.P(r)) {
 			case 1:
 				s += " ↑"
@@ -108,6 +155,13 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
 }
 
 // mark is +1 for significantly at or above the baseline, −1 below, else 0.
@@ -138,29 +192,30 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("% Table 3 (beluga report). Needs \\usepackage{booktabs} and \\usepackage[dvipsnames]{xcolor}.\n")
 	fmt.Fprintf(&b, "\\begin{tabular}{ll%s}\n\\toprule\n", strings.Repeat("r", len(cols)))
-	// Two header lines: the measure, then the task.
+	// Two header lines: the group (IID, each task's G, Avg), then the
+	// column within it.
 	b.WriteString(" & ")
 	for i := 0; i < len(cols); {
-		h, _ := splitHeader(cols[i].Header)
+		g, _ := latexGroup(cols[i].Header)
 		n := 1
 		for i+n < len(cols) {
-			if h2, _ := splitHeader(cols[i+n].Header); h2 != h {
+			if g2, _ := latexGroup(cols[i+n].Header); g2 != g {
 				break
 			}
 			n++
 		}
 		if n > 1 {
-			fmt.Fprintf(&b, " & \\multicolumn{%d}{c}{%s}", n, latexHeader(h))
+			fmt.Fprintf(&b, " & \\multicolumn{%d}{c}{%s}", n, g)
 		} else {
-			fmt.Fprintf(&b, " & %s", latexHeader(h))
+			fmt.Fprintf(&b, " & %s", g)
 		}
 		i += n
 	}
 	b.WriteString(" \\\\\n")
 	b.WriteString("Config & Method")
 	for _, c := range cols {
-		_, task := splitHeader(c.Header)
-		b.WriteString(" & " + latexEscape(task))
+		_, sub := latexGroup(c.Header)
+		b.WriteString(" & " + sub)
 	}
 	b.WriteString(" \\\\\n\\midrule\n")
 	for i, r := range t.Rows {
@@ -184,6 +239,16 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 			if v == best[j] {
 				s = "\\textbf{" + s + "}"
 			}
+			if t.seeds() {
+				if se := num(c.SE(r)); se != "" {
+					s += "\\,{\\scriptsize$\\pm$" + se + "}"
+				}
+			}
+			if t.CI > 0 {
+				if iv := c.CI(r); !math.IsNaN(iv.Lo) {
+					s += "\\,{\\scriptsize[" + num(iv.Lo) + ", " + num(iv.Hi) + "]}"
+				}
+			}
 			switch mark(v, c.Value(t.Rows[0]), c.P(r)) {
 			case 1:
 				s = "\\textcolor{PineGreen}{" + s + "}"
@@ -204,11 +269,15 @@ func splitHeader(h string) (measure, task string) {
 	return m, t
 }
 
-func latexHeader(h string) string {
-	if g, ok := strings.CutPrefix(h, "G_"); ok {
-		return "$G_{\\mathrm{" + scoreTitles[g] + "}}$"
+// latexGroup splits a column header into the header's group line and its
+// own line: "IID SENT" → (IID, SENT), "G_seen SENT" → (SENT, $G_{Seen}$),
+// "Avg" → (Avg, "").
+func latexGroup(h string) (group, sub string) {
+	m, task := splitHeader(h)
+	if g, ok := strings.CutPrefix(m, "G_"); ok {
+		return latexEscape(task), "$G_{\\mathrm{" + scoreTitles[g] + "}}$"
 	}
-	return latexEscape(h)
+	return latexEscape(m), latexEscape(task)
 }
 
 var latexReplacer = strings.NewReplacer(`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`, `{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`)
@@ -216,37 +285,80 @@ var latexReplacer = strings.NewReplacer(`\`, `\textbackslash{}`, `&`, `\&`, `%`,
 func latexEscape(s string) string { return latexReplacer.Replace(s) }
 
 // WriteCSV writes Table 3's values, full precision, one row per table row.
+// A table of several replicates adds, after each column, its standard error
+// ("… se") and its value in each replicate ("… seed=1", …); a table with
+// intervals adds their ends ("… ci95 lo", "… ci95 hi").
 func (t *Table) WriteCSV(w io.Writer) error {
-	return t.writeCSV(w, func(c Column, r *Row) float64 { return c.Value(r) })
+	extra := func(c Column) []csvColumn {
+		var out []csvColumn
+		if t.seeds() {
+			out = append(out, csvColumn{c.Header + " se", c.SE})
+			for _, rep := range t.Replicates {
+				out = append(out, csvColumn{c.Header + " " + rep, func(r *Row) float64 {
+					if v, ok := c.Reps(r)[rep]; ok {
+						return v
+					}
+					return math.NaN()
+				}})
+			}
+		}
+		if t.CI > 0 {
+			level := strconv.FormatFloat(t.CI, 'g', -1, 64)
+			out = append(out,
+				csvColumn{c.Header + " ci" + level + " lo", func(r *Row) float64 { return c.CI(r).Lo }},
+				csvColumn{c.Header + " ci" + level + " hi", func(r *Row) float64 { return c.CI(r).Hi }})
+		}
+		return out
+	}
+	return t.writeCSV(w, func(c Column) csvColumn { return csvColumn{c.Header, c.Value} }, extra)
 }
 
-// WritePValuesCSV writes the p-values against the baseline in Table 3's layout.
+// WritePValuesCSV writes the p-values against the baseline in Table 3's
+// layout: over test cases and examples (McNemar, randomisation) and, for a
+// table of several replicates, over them ("… seeds", paired t-test).
 func (t *Table) WritePValuesCSV(w io.Writer) error {
-	return t.writeCSV(w, func(c Column, r *Row) float64 { return c.P(r) })
+	extra := func(c Column) []csvColumn {
+		if !t.seeds() {
+			return nil
+		}
+		return []csvColumn{{c.Header + " seeds", c.PSeeds}}
+	}
+	return t.writeCSV(w, func(c Column) csvColumn { return csvColumn{c.Header, c.P} }, extra)
 }
 
-func (t *Table) writeCSV(w io.Writer, val func(Column, *Row) float64) error {
-	cols := t.Columns()
+type csvColumn struct {
+	header string
+	value  func(*Row) float64
+}
+
+func (t *Table) writeCSV(w io.Writer, main func(Column) csvColumn, extra func(Column) []csvColumn) error {
+	var cols []csvColumn
+	for _, c := range t.Columns() {
+		cols = append(cols, main(c))
+		cols = append(cols, extra(c)...)
+	}
 	cw := csv.NewWriter(w)
 	head := []string{"config", "method"}
 	for _, c := range cols {
-		head = append(head, c.Header)
+		head = append(head, c.header)
 	}
 	cw.Write(head)
 	for _, r := range t.Rows {
 		rec := []string{r.Configuration, r.Method}
 		for _, c := range cols {
-			v := val(c, r)
-			if math.IsNaN(v) {
-				rec = append(rec, "")
-			} else {
-				rec = append(rec, strconv.FormatFloat(v, 'g', 8, 64))
-			}
+			rec = append(rec, csvNum(c.value(r)))
 		}
 		cw.Write(rec)
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+func csvNum(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', 8, 64)
 }
 
 // WritePassRatesCSV writes the per-functionality pass rates in BeLUGA's
@@ -285,4 +397,61 @@ func (t *Table) WritePassRatesCSV(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// WriteComparisonsCSV writes every functionality's comparison with the
+// baseline, one line per task, row, score and functionality: its pass rate
+// and the baseline's, the p-value of McNemar's exact test over the cases
+// both scored, and the Benjamini–Hochberg q-value within the task and score
+// (the 38–53 functionalities tested at once). A table with intervals adds
+// the pass rate's bootstrap interval. A line "(suite score)" per task, row
+// and score gives the suite score, the baseline's and the interval.
+func (t *Table) WriteComparisonsCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	head := []string{"task", "config", "method", "score", "number", "functionality", "class", "type", "pass_rate", "baseline", "p", "q"}
+	if t.CI > 0 {
+		level := strconv.FormatFloat(t.CI, 'g', -1, 64)
+		head = append(head, "ci"+level+"_lo", "ci"+level+"_hi")
+	}
+	cw.Write(head)
+	if len(t.Rows) == 0 {
+		cw.Flush()
+		return cw.Error()
+	}
+	base := t.Rows[0]
+	for _, task := range t.Tasks {
+		for _, r := range t.Rows[1:] {
+			for _, score := range t.Scores {
+				rec := []string{task, r.Configuration, r.Method, score, "", "(suite score)", "", "",
+					csvNum(r.Suite[task][score]), csvNum(base.Suite[task][score]), "", ""}
+				if t.CI > 0 {
+					iv := ci(r.SuiteCI[task][score])
+					rec = append(rec, csvNum(iv.Lo), csvNum(iv.Hi))
+				}
+				cw.Write(rec)
+				for k, f := range t.Functionalities[task] {
+					rec := []string{task, r.Configuration, r.Method, score, strconv.Itoa(k + 1), f.Name, f.Class, f.Type,
+						csvNum(at(r.PassRates[task][score], k)), csvNum(at(base.PassRates[task][score], k)),
+						csvNum(at(r.PFunc[task][score], k)), csvNum(at(r.QFunc[task][score], k))}
+					if t.CI > 0 {
+						iv := noInterval
+						if cis := r.PassRateCI[task][score]; k < len(cis) {
+							iv = cis[k]
+						}
+						rec = append(rec, csvNum(iv.Lo), csvNum(iv.Hi))
+					}
+					cw.Write(rec)
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func at(xs []float64, k int) float64 {
+	if k < len(xs) {
+		return xs[k]
+	}
+	return math.NaN()
 }

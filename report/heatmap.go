@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -49,22 +50,70 @@ var typeColours = map[string]color.Color{
 
 // Heatmap sizes, in points.
 const (
-	cellW, cellH = vg.Length(11), vg.Length(11)
-	panelGap     = vg.Length(10)
-	titleH       = vg.Length(18)
-	tickH        = vg.Length(14)
-	barW         = vg.Length(12)
-	fontSize     = vg.Length(8)
+	cellW       = vg.Length(9)
+	minCellH    = vg.Length(9)
+	panelGap    = vg.Length(12)
+	titleH      = vg.Length(14)
+	tickH       = vg.Length(10)
+	barW        = vg.Length(10)
+	fontSize    = vg.Length(8)
+	nameSize    = vg.Length(6.5)
+	nameMax     = 48 // characters of a functionality name shown
+	maxAspect   = 3  // width : height at most
+	figureInset = vg.Length(6)
 )
 
-// WriteHeatmap draws Figure 1: one panel per task (rows of panels) and score
-// (columns of panels: seen, func, class, type). In each panel the rows are
-// the IID baseline and every configuration × method, the columns the suite
-// score (Avg) and then every functionality's pass rate, coloured 0–100 on
-// one shared colour bar. Functionality numbers below the panels are coloured
-// by test type (MFT blue, INV red, DIR green); lines separate the baseline
-// and the configurations, and the functionality classes. format is png, svg
-// or pdf. Labels are kept ASCII, which PDF's standard fonts need.
+// figureOrder returns the task's functionalities in Figure 1's column
+// order: suite order, except that BeLUGA swaps QQP's 8th and 11th columns
+// so that the Vocabulary tests stand together; the swap is made only when
+// those two columns are the release suite's tests.
+func (t *Table) figureOrder(task string) []int {
+	fs := t.Functionalities[task]
+	order := make([]int, len(fs))
+	for i := range order {
+		order[i] = i
+	}
+	if t.beluga[task] == "qqp" && len(fs) >= 11 &&
+		fs[7].Name == "How can I become more {synonym}?" &&
+		fs[10].Name == "How can I become more X != How can I become less X" {
+		order[7], order[10] = 10, 7
+	}
+	return order
+}
+
+// figureScores lists the scores that get a row of panels: those some row
+// other than the baseline has (the quickstart runs no func folds), or all
+// of them for a table of the baseline alone.
+func (t *Table) figureScores() []string {
+	var out []string
+	for _, s := range t.Scores {
+		for _, r := range t.Rows[1:] {
+			if slices.ContainsFunc(t.Tasks, func(task string) bool { return !math.IsNaN(r.Suite[task][s]) }) {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return t.Scores
+	}
+	return out
+}
+
+// WriteHeatmap draws Figure 1 laid out for a page. Panels form a grid: one
+// column per task, one row per score (seen, func, class, type; a score no
+// row has is left out). In each
+// panel the rows are the IID baseline and every configuration × method, the
+// columns the suite score (Avg) and then every functionality's pass rate,
+// coloured 0–100 on one shared colour bar. Each panel's columns are
+// numbered by the functionality's place in the suite; under the bottom
+// panel the numbers carry the functionality names, written upwards. Numbers
+// and names are coloured by test type (MFT blue, INV red, DIR green); lines
+// separate the baseline and the configurations, and the functionality
+// classes. QQP's columns 8 and 11 are swapped as in BeLUGA. Cells grow
+// taller when needed so that the figure is at most three times as wide as
+// high. format is png, svg or pdf. Labels are kept ASCII, which PDF's
+// standard fonts need.
 func (t *Table) WriteHeatmap(w io.Writer, format string) error {
 	if len(t.Rows) == 0 || len(t.Tasks) == 0 {
 		return fmt.Errorf("heatmap: empty table")
@@ -74,23 +123,43 @@ func (t *Table) WriteHeatmap(w io.Writer, format string) error {
 	}
 	label := txt(fontSize, color.Black, draw.XRight, draw.YCenter)
 	labelW := vg.Length(0)
-	for _, r := range t.Rows {
-		labelW = max(labelW, label.Width(ascii(r.Label())))
+	for i := range t.Rows {
+		labelW = max(labelW, label.Width(ascii(rowLabel(t, i))))
 	}
-	labelW += 10
-	maxCols := 0
+	labelW += 8
+	nameStyle := func(c color.Color) draw.TextStyle {
+		st := txt(nameSize, c, draw.XRight, draw.YCenter)
+		st.Rotation = math.Pi / 2
+		return st
+	}
+	namesH := vg.Length(0)
+	panelW := map[string]vg.Length{}
+	width := figureInset + labelW
 	for _, task := range t.Tasks {
-		maxCols = max(maxCols, 1+len(t.Functionalities[task]))
+		for _, f := range t.Functionalities[task] {
+			namesH = max(namesH, nameStyle(color.Black).Width(columnName(0, f)))
+		}
+		panelW[task] = cellW * vg.Length(1+len(t.Functionalities[task]))
+		width += panelW[task] + panelGap
 	}
-	panelW := cellW * vg.Length(maxCols)
-	panelH := cellH * vg.Length(len(t.Rows))
-	scores := t.Scores
-	width := labelW + vg.Length(len(scores))*(panelW+panelGap) + barW + 40
-	height := vg.Length(len(t.Tasks))*(titleH+panelH+tickH+panelGap) + 10
+	width += barW + 24
+	namesH += 6
+	scores := t.figureScores()
+	nrows := vg.Length(len(t.Rows))
+	bandH := func(cellH vg.Length) vg.Length { return titleH + cellH*nrows + tickH + panelGap }
+	// Under the bottom panel the names take the place of the numbers.
+	fixed := 2*figureInset + namesH - tickH - panelGap
+	cellH := minCellH
+	if height := fixed + vg.Length(len(scores))*bandH(cellH); width > maxAspect*height {
+		// Taller cells, not smaller text: reach width/3 exactly.
+		need := width/maxAspect - fixed - vg.Length(len(scores))*(titleH+tickH+panelGap)
+		cellH = need / (vg.Length(len(scores)) * nrows)
+	}
+	height := fixed + vg.Length(len(scores))*bandH(cellH)
 
 	var cw vg.CanvasWriterTo
 	if format == "png" {
-		// 200 dpi: the default 96 blurs the small tick labels.
+		// 200 dpi: the default 96 blurs the small labels.
 		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(200))}
 	} else {
 		var err error
@@ -103,22 +172,30 @@ func (t *Table) WriteHeatmap(w io.Writer, format string) error {
 	thin := draw.LineStyle{Color: color.White, Width: 0.6}
 	sep := draw.LineStyle{Color: color.RGBA{0, 0, 0xff, 0xff}, Width: 0.8}
 
-	for ti, task := range t.Tasks {
+	x0 := figureInset + labelW
+	for _, task := range t.Tasks {
 		fs := t.Functionalities[task]
-		top := height - 5 - vg.Length(ti)*(titleH+panelH+tickH+panelGap)
-		y0 := top - titleH // top of the cells
+		order := t.figureOrder(task)
+		pw := panelW[task]
 		for si, score := range scores {
-			x0 := labelW + vg.Length(si)*(panelW+panelGap)
+			top := height - figureInset - vg.Length(si)*bandH(cellH)
+			y0 := top - titleH // top of the cells
+			panelH := cellH * nrows
 			title := fmt.Sprintf("%s: %s", task, scoreTitles[score])
-			dc.FillText(txt(fontSize+2, color.Black, draw.XCenter, draw.YCenter), vg.Point{X: x0 + cellW*vg.Length(1+len(fs))/2, Y: top - titleH/2}, ascii(title))
+			dc.FillText(txt(fontSize+1, color.Black, draw.XCenter, draw.YCenter), vg.Point{X: x0 + pw/2, Y: top - titleH/2}, ascii(title))
 			for ri, r := range t.Rows {
 				y := y0 - cellH*vg.Length(ri+1)
-				vals := append([]float64{r.Suite[task][score]}, r.PassRates[task][score]...)
-				for ci, v := range vals {
-					x := x0 + cellW*vg.Length(ci)
+				dc.FillPolygon(Rocket(r.Suite[task][score]/100), rect(x0, y, x0+cellW, y+cellH))
+				rates := r.PassRates[task][score]
+				for ci, k := range order {
+					v := math.NaN()
+					if k < len(rates) {
+						v = rates[k]
+					}
+					x := x0 + cellW*vg.Length(ci+1)
 					dc.FillPolygon(Rocket(v/100), rect(x, y, x+cellW, y+cellH))
 				}
-				if si == 0 {
+				if task == t.Tasks[0] {
 					dc.FillText(label, vg.Point{X: x0 - 3, Y: y + cellH/2}, ascii(rowLabel(t, ri)))
 				}
 			}
@@ -129,39 +206,43 @@ func (t *Table) WriteHeatmap(w io.Writer, format string) error {
 			}
 			for ri := 1; ri < len(t.Rows); ri++ {
 				y := y0 - cellH*vg.Length(ri)
-				dc.StrokeLine2(thin, x0, y, x0+cellW*vg.Length(1+len(fs)), y)
+				dc.StrokeLine2(thin, x0, y, x0+pw, y)
 			}
 			// Separators: after the baseline and between configurations...
 			for ri := 1; ri < len(t.Rows); ri++ {
 				if ri == 1 || t.Rows[ri].Configuration != t.Rows[ri-1].Configuration {
 					y := y0 - cellH*vg.Length(ri)
-					dc.StrokeLine2(sep, x0, y, x0+cellW*vg.Length(1+len(fs)), y)
+					dc.StrokeLine2(sep, x0, y, x0+pw, y)
 				}
 			}
 			// ...and after Avg and between functionality classes.
-			for k := range fs {
-				if k == 0 || fs[k].Class != fs[k-1].Class {
-					x := x0 + cellW*vg.Length(1+k)
+			for ci, k := range order {
+				if ci == 0 || fs[k].Class != fs[order[ci-1]].Class {
+					x := x0 + cellW*vg.Length(1+ci)
 					dc.StrokeLine2(sep, x, y0-panelH, x, y0)
 				}
 			}
-			// x tick labels: Avg, then 1..n coloured by test type.
+			// x tick labels: Avg, then the functionalities' numbers coloured
+			// by test type; names under the bottom panel.
 			ty := y0 - panelH - tickH/2
 			dc.FillText(txt(fontSize-2, color.Black, draw.XCenter, draw.YCenter), vg.Point{X: x0 + cellW/2, Y: ty}, "Avg")
-			for k, f := range fs {
-				c := typeColours[f.Type]
-				if c == nil {
-					c = color.Black
+			for ci, k := range order {
+				c := typeColour(fs[k].Type)
+				x := x0 + cellW*vg.Length(ci+1) + cellW/2
+				if si == len(scores)-1 {
+					dc.FillText(nameStyle(c), vg.Point{X: x, Y: y0 - panelH - 2}, columnName(k+1, fs[k]))
+				} else {
+					dc.FillText(txt(fontSize-2.5, c, draw.XCenter, draw.YCenter), vg.Point{X: x, Y: ty}, fmt.Sprint(k+1))
 				}
-				dc.FillText(txt(fontSize-2, c, draw.XCenter, draw.YCenter), vg.Point{X: x0 + cellW*vg.Length(k+1) + cellW/2, Y: ty}, fmt.Sprint(k+1))
 			}
 		}
+		x0 += pw + panelGap
 	}
 	// One shared colour bar, drawn as rectangles (gonum/plot's own colour bar
 	// is flipped in PDF and has the wrong image type in SVG).
-	bx := labelW + vg.Length(len(scores))*(panelW+panelGap)
-	btop := height - 5 - titleH
-	bbot := 5 + tickH
+	bx := x0
+	btop := height - figureInset - titleH
+	bbot := btop - vg.Length(len(scores)-1)*bandH(cellH) - cellH*nrows
 	const steps = 100
 	for i := 0; i < steps; i++ {
 		ya := bbot + (btop-bbot)*vg.Length(i)/steps
@@ -175,6 +256,23 @@ func (t *Table) WriteHeatmap(w io.Writer, format string) error {
 	}
 	_, err := cw.WriteTo(w)
 	return err
+}
+
+func typeColour(typ string) color.Color {
+	if c := typeColours[typ]; c != nil {
+		return c
+	}
+	return color.Black
+}
+
+// columnName is a functionality's label under the bottom panel: its number
+// in the suite and its name, shortened to nameMax characters.
+func columnName(n int, f Functionality) string {
+	name := ascii(f.Name)
+	if len(name) > nameMax {
+		name = name[:nameMax-3] + "..."
+	}
+	return fmt.Sprintf("%d  %s", n, name)
 }
 
 // rowLabel is Figure 1's y label: "Config: Method" on the first row of a

@@ -3,7 +3,10 @@ package report
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
+	"fmt"
+	"image/png"
 	"math"
 	"os"
 	"os/exec"
@@ -16,12 +19,25 @@ import (
 	"github.com/beluga-nlp/beluga/metrics"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+var (
+	update     = flag.Bool("update", false, "rewrite the golden files in testdata")
+	heatmapDir = flag.String("heatmap-dir", "", "also write the test heatmaps into this directory, to look at them")
+)
 
 // sweep runs the synthetic sweep into a fresh store and returns it with its runs.
 func sweep(t *testing.T) (*experiments.Store, []experiments.RunSpec) {
 	t.Helper()
-	spec, err := experiments.LoadSpec(filepath.Join("testdata", "sweep.yaml"))
+	b, err := os.ReadFile(filepath.Join("testdata", "sweep.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sweepOf(t, string(b))
+}
+
+// sweepOf runs the synthetic sweep of a spec given as YAML.
+func sweepOf(t *testing.T, yaml string) (*experiments.Store, []experiments.RunSpec) {
+	t.Helper()
+	spec, err := experiments.ParseSpec([]byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +94,13 @@ func TestTableLayout(t *testing.T) {
 		t.Errorf("rows %s, want %s", got, want)
 	}
 	cols := tab.Columns()
-	if len(cols) != 2+4*2+1 || cols[0].Header != "IID SENT" || cols[2].Header != "G_seen SENT" || cols[len(cols)-1].Header != "Avg" {
-		t.Errorf("columns %v", len(cols))
+	var heads []string
+	for _, c := range cols {
+		heads = append(heads, c.Header)
+	}
+	// Task-major G columns, as the paper's Table 3.
+	if got, want := strings.Join(heads, "|"), "IID SENT|IID PARA|G_seen SENT|G_func SENT|G_class SENT|G_type SENT|G_seen PARA|G_func PARA|G_class PARA|G_type PARA|Avg"; got != want {
+		t.Errorf("columns %s, want %s", got, want)
 	}
 	base, vanilla := tab.Rows[0], tab.Rows[1]
 	// The synthetic runner makes trained models pass far more seen cases
@@ -102,7 +123,34 @@ func TestTableLayout(t *testing.T) {
 	}
 }
 
-func TestFromDirMatchesFromStore(t *testing.T) {
+// samePValues fails unless a and b hold bit-identical p-values.
+func samePValues(t *testing.T, what string, a, b *Table) {
+	t.Helper()
+	if len(a.Rows) != len(b.Rows) {
+		t.Fatalf("%s: %d rows vs %d", what, len(a.Rows), len(b.Rows))
+	}
+	for i := range a.Rows {
+		x, y := a.Rows[i], b.Rows[i]
+		if x.Label() != y.Label() || !sameFloat(x.Avg, y.Avg) || !sameFloat(x.PAvg, y.PAvg) {
+			t.Errorf("%s row %d: %s avg %v p %v vs %s avg %v p %v", what, i, x.Label(), x.Avg, x.PAvg, y.Label(), y.Avg, y.PAvg)
+		}
+		for _, task := range a.Tasks {
+			for _, s := range a.Scores {
+				if !sameFloat(x.G[task][s], y.G[task][s]) || !sameFloat(x.PG[task][s], y.PG[task][s]) {
+					t.Errorf("%s row %d %s %s: G %v p %v vs G %v p %v", what, i, task, s, x.G[task][s], x.PG[task][s], y.G[task][s], y.PG[task][s])
+				}
+			}
+		}
+	}
+}
+
+func sameFloat(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+
+// TestTaskOrderIsBeLUGAs checks that tasks come in BeLUGA's order (sa, qqp,
+// squad) whatever the order of the spec or of the store's directories, so
+// that the randomisation test visits items in BeLUGA's order and its
+// p-values reproduce bit for bit.
+func TestTaskOrderIsBeLUGAs(t *testing.T) {
 	store, runs := sweep(t)
 	a, err := FromStore(store, runs, Options{Trials: 200, Seed: 1})
 	if err != nil {
@@ -112,26 +160,72 @@ func TestFromDirMatchesFromStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A directory carries no task order: tasks come alphabetically.
-	if got := strings.Join(b.Tasks, ","); got != "PARA,SENT" {
-		t.Errorf("tasks from a directory: %s", got)
-	}
-	if len(a.Rows) != len(b.Rows) {
-		t.Fatalf("%d rows from the store, %d from the directory", len(a.Rows), len(b.Rows))
-	}
-	for i := range a.Rows {
-		x, y := a.Rows[i], b.Rows[i]
-		// p-values differ: randomisation visits items in task order.
-		if x.Label() != y.Label() || math.Abs(x.Avg-y.Avg) > 1e-9 {
-			t.Errorf("row %d: %s %v vs %s %v", i, x.Label(), x.Avg, y.Label(), y.Avg)
+	for _, tab := range []*Table{a, b} {
+		if got := strings.Join(tab.Tasks, ","); got != "SENT,PARA" {
+			t.Errorf("tasks %s, want SENT,PARA", got)
 		}
-		for _, task := range a.Tasks {
-			for _, s := range a.Scores {
-				if math.Abs(x.G[task][s]-y.G[task][s]) > 1e-9 {
-					t.Errorf("row %d %s %s: %v vs %v", i, task, s, x.G[task][s], y.G[task][s])
-				}
-			}
+	}
+	samePValues(t, "directory vs spec", a, b)
+	// The same sweep with PARA listed first.
+	reversed, rruns := sweepOf(t, `name: report-test
+tasks:
+  - {name: PARA, data: qqp, suite: qqp}
+  - {name: SENT, data: sst2, suite: sentiment}
+model: {name: synthetic}
+configurations: [IID-T, IID+T]
+methods: [vanilla, lp]
+`)
+	c, err := FromStore(reversed, rruns, Options{Trials: 200, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.Tasks, ","); got != "SENT,PARA" {
+		t.Errorf("tasks of a spec listing PARA first: %s", got)
+	}
+	samePValues(t, "spec order PARA, SENT vs SENT, PARA", a, c)
+}
+
+// TestDefaultSeedIs42 checks that the zero Options draw BeLUGA's
+// random.Random(42), as the command line's default does.
+func TestDefaultSeedIs42(t *testing.T) {
+	store, runs := sweep(t)
+	a, err := FromStore(store, runs, Options{Trials: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := FromStore(store, runs, Options{Trials: 300, Seed: 42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePValues(t, "zero options vs seed 42", a, b)
+}
+
+// TestSignificanceWithoutFuncScores checks that a sweep without func runs
+// (the quickstart's) still tests every G it has.
+func TestSignificanceWithoutFuncScores(t *testing.T) {
+	store, runs := sweepOf(t, `name: no-func
+tasks:
+  - {name: SENT, data: sst2, suite: sentiment}
+model: {name: synthetic}
+configurations: [IID-T]
+methods: [vanilla]
+scores: [seen, class, type]
+`)
+	tab, err := FromStore(store, runs, Options{Trials: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := tab.Rows[1]
+	for _, s := range []string{"seen", "class", "type"} {
+		if p := row.PG["SENT"][s]; math.IsNaN(p) {
+			t.Errorf("G_%s has no p-value", s)
 		}
+	}
+	if p := row.PG["SENT"]["func"]; !math.IsNaN(p) {
+		t.Errorf("G_func, never run, has p-value %v", p)
+	}
+	if !math.IsNaN(row.Avg) || !math.IsNaN(row.PAvg) {
+		t.Errorf("Avg %v p %v of an incomplete row", row.Avg, row.PAvg)
 	}
 }
 
@@ -162,24 +256,25 @@ func TestLaTeXCompiles(t *testing.T) {
 	if err != nil {
 		t.Skip("pdflatex not installed (Debian: texlive-latex-recommended)")
 	}
-	tab := testTable(t)
-	var b bytes.Buffer
-	b.WriteString("\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[dvipsnames]{xcolor}\n\\usepackage[landscape]{geometry}\n\\begin{document}\n")
-	if err := tab.WriteLaTeX(&b); err != nil {
-		t.Fatal(err)
-	}
-	b.WriteString("\\end{document}\n")
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "t.tex"), b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(pdflatex, "-interaction=nonstopmode", "-halt-on-error", "t.tex")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("pdflatex: %v\n%s", err, out)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "t.pdf")); err != nil {
-		t.Fatal(err)
+	for name, tab := range map[string]*Table{"single seed": testTable(t), "seeds and intervals": seedsTable(t)} {
+		var b bytes.Buffer
+		b.WriteString("\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[dvipsnames]{xcolor}\n\\usepackage[landscape]{geometry}\n\\begin{document}\n")
+		if err := tab.WriteLaTeX(&b); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString("\\end{document}\n")
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "t.tex"), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(pdflatex, "-interaction=nonstopmode", "-halt-on-error", "t.tex")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: pdflatex: %v\n%s", name, err, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "t.pdf")); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -217,5 +312,230 @@ func TestRocketIsOrderedDarkToLight(t *testing.T) {
 		} else {
 			prev = l
 		}
+	}
+}
+
+// TestRefusesResultsThatDoNotFitTheSpec tampers with one result at a time
+// and expects the report to refuse, naming the run and the field, instead
+// of printing wrong numbers.
+func TestRefusesResultsThatDoNotFitTheSpec(t *testing.T) {
+	find := func(runs []experiments.RunSpec, score, task string) experiments.RunSpec {
+		for _, r := range runs {
+			if r.Score == score && r.Task == task && r.Method == "vanilla" {
+				return r
+			}
+		}
+		t.Fatalf("no %s run", score)
+		return experiments.RunSpec{}
+	}
+	for _, tc := range []struct {
+		name, score, field string
+		edit               func(*experiments.Result)
+	}{
+		{"fewer functionalities", "seen", "functionalities", func(r *experiments.Result) { r.Functionalities = r.Functionalities[1:] }},
+		{"extra verdicts", "seen", "functionalities[2].verdicts", func(r *experiments.Result) { r.Functionalities[2].Verdicts += "P" }},
+		{"short i.i.d. vector", "seen", "iid_correct", func(r *experiments.Result) { r.IIDCorrect = r.IIDCorrect[:10] }},
+		{"baseline's i.i.d. vector", "iid", "iid_correct", func(r *experiments.Result) { r.IIDCorrect = r.IIDCorrect[:10] }},
+		// A func fold scoring another functionality (edited below: it
+		// needs the fold's name).
+		{"functionality outside the fold", "func", "functionalities[0]", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store, runs := sweep(t)
+			r := find(runs, tc.score, "PARA")
+			if tc.score == "func" {
+				// A fold scoring a functionality that exists but is not its own.
+				for _, x := range runs {
+					if x.Score == "func" && x.Task == "PARA" && x.Method == "vanilla" && x.Configuration == "IID-T" {
+						r = x
+						break
+					}
+				}
+			}
+			dir := store.RunDir(r.ID())
+			res, err := experiments.ReadResult(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.score == "func" {
+				base, _ := experiments.ReadResult(store.RunDir(find(runs, "iid", "PARA").ID()))
+				for _, f := range base.Functionalities {
+					if f.Name != r.Fold {
+						res.Functionalities[0].Name = f.Name
+						break
+					}
+				}
+			} else {
+				tc.edit(res)
+			}
+			if err := experiments.WriteResult(dir, res); err != nil {
+				t.Fatal(err)
+			}
+			_, err = FromStore(store, runs, Options{Trials: 10})
+			var re *ResultError
+			if !errors.As(err, &re) {
+				t.Fatalf("error %v, want a ResultError", err)
+			}
+			// A baseline at fault is found by the runs that disagree with it;
+			// the message names both.
+			if re.Run != r.ID() && tc.score != "iid" || re.Field != tc.field {
+				t.Errorf("error names run %s field %s, want run %s field %s: %v", re.Run, re.Field, r.ID(), tc.field, err)
+			}
+			if !strings.Contains(err.Error(), re.Run) {
+				t.Errorf("message %q does not name the run", err)
+			}
+		})
+	}
+}
+
+func seedsTable(t *testing.T) *Table {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "sweep-seeds.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, runs := sweepOf(t, string(b))
+	tab, err := FromStore(store, runs, Options{Trials: 200, CI: 95, Resamples: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+func TestSeedsAndIntervals(t *testing.T) {
+	tab := seedsTable(t)
+	if got := strings.Join(tab.Replicates, ","); got != "seed=1,seed=2" {
+		t.Fatalf("replicates %s", got)
+	}
+	for _, c := range tab.Columns() {
+		for _, r := range tab.Rows {
+			reps := c.Reps(r)
+			if len(reps) != 2 {
+				t.Errorf("%s %s: %d replicates", r.Label(), c.Header, len(reps))
+				continue
+			}
+			mean, se := metrics.MeanSE([]float64{reps["seed=1"], reps["seed=2"]})
+			if math.Abs(mean-c.Value(r)) > 1e-9 || !sameFloat(se, c.SE(r)) {
+				t.Errorf("%s %s: %v ± %v, replicates give %v ± %v", r.Label(), c.Header, c.Value(r), c.SE(r), mean, se)
+			}
+			iv := c.CI(r)
+			if !(iv.Lo <= iv.Hi && iv.Lo >= 0 && iv.Hi <= 100) {
+				t.Errorf("%s %s: interval %v", r.Label(), c.Header, iv)
+			}
+		}
+	}
+	// Per-functionality q-values are Benjamini–Hochberg of the p-values.
+	row := tab.Rows[1]
+	for _, s := range tab.Scores {
+		want := metrics.BenjaminiHochberg(row.PFunc["SENT"][s])
+		for k, q := range row.QFunc["SENT"][s] {
+			if !sameFloat(q, want[k]) || q < row.PFunc["SENT"][s][k] {
+				t.Errorf("%s functionality %d: q %v, p %v", s, k, q, row.PFunc["SENT"][s][k])
+			}
+		}
+	}
+}
+
+func TestGoldenSeedsFormats(t *testing.T) {
+	tab := seedsTable(t)
+	for _, tc := range []struct {
+		name  string
+		write func(*bytes.Buffer) error
+	}{
+		{"seeds.md", func(b *bytes.Buffer) error { return tab.WriteMarkdown(b) }},
+		{"seeds.tex", func(b *bytes.Buffer) error { return tab.WriteLaTeX(b) }},
+		{"seeds.csv", func(b *bytes.Buffer) error { return tab.WriteCSV(b) }},
+		{"seeds-pvalues.csv", func(b *bytes.Buffer) error { return tab.WritePValuesCSV(b) }},
+		{"seeds-comparisons.csv", func(b *bytes.Buffer) error { return tab.WriteComparisonsCSV(b) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.write(&b); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, b.Bytes())
+		})
+	}
+}
+
+// TestHeatmapFitsAPage checks Figure 1's shape: at most 3:1 (width:height)
+// for a table of two rows and one task (the quickstart's), for the test
+// sweep, and for BeLUGA's three tasks with a full grid of rows.
+func TestHeatmapFitsAPage(t *testing.T) {
+	store, runs := sweepOf(t, `name: quick
+tasks:
+  - {name: SENT, data: sst2, suite: sentiment}
+model: {name: synthetic}
+configurations: [IID-IID+T]
+methods: [vanilla]
+scores: [seen, class, type]
+`)
+	quick, err := FromStore(store, runs, Options{Trials: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide := testTable(t)
+	// Three tasks of 53 functionalities and two rows: the widest shape.
+	three := &Table{Tasks: []string{"SENT", "PARA", "READ"}, Scores: wide.Scores, Functionalities: map[string][]Functionality{}, Rows: wide.Rows[:2]}
+	for _, task := range three.Tasks {
+		for k := range 53 {
+			three.Functionalities[task] = append(three.Functionalities[task], Functionality{Name: fmt.Sprintf("functionality number %d of a long list", k), Class: fmt.Sprint(k / 6), Type: "MFT"})
+		}
+	}
+	for name, tab := range map[string]*Table{"quickstart": quick, "test sweep": wide, "three wide tasks": three} {
+		var b bytes.Buffer
+		if err := tab.WriteHeatmap(&b, "png"); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := png.DecodeConfig(bytes.NewReader(b.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := float64(cfg.Width) / float64(cfg.Height); r > 3.01 || r < 0.5 {
+			t.Errorf("%s: %d x %d pixels, aspect %.2f", name, cfg.Width, cfg.Height, r)
+		}
+		if *heatmapDir != "" {
+			os.WriteFile(filepath.Join(*heatmapDir, strings.ReplaceAll(name, " ", "-")+".png"), b.Bytes(), 0o644)
+		}
+	}
+}
+
+func TestFigureOrderSwapsQQPColumns8And11(t *testing.T) {
+	fs := make([]Functionality, 12)
+	for i := range fs {
+		fs[i] = Functionality{Name: fmt.Sprint("f", i+1)}
+	}
+	fs[7].Name = "How can I become more {synonym}?"
+	fs[10].Name = "How can I become more X != How can I become less X"
+	tab := &Table{Tasks: []string{"PARA", "SENT"}, Functionalities: map[string][]Functionality{"PARA": fs, "SENT": fs},
+		beluga: map[string]string{"PARA": "qqp", "SENT": "sa"}}
+	if got := fmt.Sprint(tab.figureOrder("PARA")); got != "[0 1 2 3 4 5 6 10 8 9 7 11]" {
+		t.Errorf("QQP order %s", got)
+	}
+	if got := fmt.Sprint(tab.figureOrder("SENT")); got != "[0 1 2 3 4 5 6 7 8 9 10 11]" {
+		t.Errorf("sentiment order %s", got)
+	}
+}
+
+func TestReplicateNamesDropFixedGridValues(t *testing.T) {
+	store, runs := sweepOf(t, `name: grid-seeds
+tasks:
+  - {name: SENT, data: sst2, suite: sentiment}
+model: {name: synthetic}
+configurations: [IID+T]
+methods: [vanilla]
+scores: [seen]
+seeds: [1, 2]
+grid: {lr: [0.001], epochs: [1, 2]}
+`)
+	tab, err := FromStore(store, runs, Options{Trials: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(tab.Replicates, ","); got != "seed=1 epochs=1,seed=1 epochs=2,seed=2 epochs=1,seed=2 epochs=2" {
+		t.Errorf("replicates %s", got)
+	}
+	if reps := tab.Columns()[0].Reps(tab.Rows[1]); len(reps) != 4 || math.IsNaN(reps["seed=2 epochs=1"]) {
+		t.Errorf("replicate values %v", reps)
 	}
 }

@@ -3,8 +3,10 @@ package report
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/metrics"
@@ -16,6 +18,8 @@ type Functionality struct {
 }
 
 // Row is one row of Table 3: the IID baseline or a configuration × method.
+// A value over several replicates (seeds, grid points) is their mean; the
+// per-replicate values are kept for standard errors and the CSV.
 type Row struct {
 	Configuration, Method string
 	// IID[task] is the i.i.d. score in percent (NaN when missing).
@@ -29,10 +33,35 @@ type Row struct {
 	// Avg is the mean of the row's G values.
 	Avg float64
 	// PIID[task], PG[task][score] and PAvg are the p-values of the row
-	// against the baseline (NaN for the baseline itself).
+	// against the baseline over test cases and examples (NaN for the
+	// baseline itself, and where a score is missing).
 	PIID map[string]float64
 	PG   map[string]map[string]float64
 	PAvg float64
+
+	// IIDRep, GRep and AvgRep hold the values of each replicate, keyed as
+	// Table.Replicates.
+	IIDRep map[string]map[string]float64            // task → replicate
+	GRep   map[string]map[string]map[string]float64 // task → score → replicate
+	AvgRep map[string]float64
+	// PSeedIID, PSeedG and PSeedAvg are the p-values of the paired t-test
+	// over replicates against the baseline (NaN with fewer than two).
+	PSeedIID map[string]float64
+	PSeedG   map[string]map[string]float64
+	PSeedAvg float64
+
+	// Bootstrap intervals over test cases (Options.CI); NaN when not asked.
+	IIDCI      map[string]metrics.Interval
+	SuiteCI    map[string]map[string]metrics.Interval
+	GCI        map[string]map[string]metrics.Interval
+	AvgCI      metrics.Interval
+	PassRateCI map[string]map[string][]metrics.Interval
+
+	// PFunc[task][score][k] is the p-value of McNemar's exact test of
+	// functionality k's cases against the baseline's, QFunc its
+	// Benjamini–Hochberg q-value within the task and score (NaN for the
+	// baseline and where nothing is paired).
+	PFunc, QFunc map[string]map[string][]float64
 }
 
 // Label is the row's display name, e.g. "IID+T: LP".
@@ -46,19 +75,57 @@ func (r *Row) Label() string {
 
 // Table is Table 3 with everything needed for Figure 1.
 type Table struct {
+	// Tasks in BeLUGA's order (sentiment, QQP, SQuAD; see TaskOrder), then
+	// any other task in the order met.
 	Tasks  []string
 	Scores []string
 	// Functionalities[task] in suite order.
 	Functionalities map[string][]Functionality
 	Rows            []*Row
+	// Replicates names the seeds × grid points, e.g. "seed=1"; a table of
+	// one replicate is BeLUGA's.
+	Replicates []string
+	// CI is the level of the bootstrap intervals in percent (0: none).
+	CI float64
+	// beluga[task] is the BeLUGA task ("sa", "qqp", "squad") a task is,
+	// when it is one.
+	beluga map[string]string
 }
 
-// Options controls significance testing.
+// Options controls significance tests and intervals.
 type Options struct {
-	// Trials of approximate randomisation; 0 means 10,000 (BeLUGA's).
+	// Trials of approximate randomisation; 0 means DefaultTrials.
 	Trials int
-	// Seed of the swap draws; BeLUGA uses 42.
-	Seed uint64
+	// Seed of the randomisation's swap draws and of the bootstrap's
+	// resamples; 0 means DefaultSeed.
+	Seed uint32
+	// CI, when set, adds bootstrap intervals at this level in percent
+	// (e.g. 95) over test cases and i.i.d. examples.
+	CI float64
+	// Resamples is the bootstrap's B; 0 means metrics.DefaultResamples.
+	Resamples int
+}
+
+// BeLUGA's randomisation test: 10,000 trials, random.Random(42).
+const (
+	DefaultTrials = 10000
+	DefaultSeed   = 42
+)
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Trials <= 0 {
+		o.Trials = DefaultTrials
+	}
+	if o.Seed == 0 {
+		o.Seed = DefaultSeed
+	}
+	if o.CI != 0 && !(o.CI > 0 && o.CI < 100) {
+		return o, fmt.Errorf("confidence level %v%% is not in (0, 100)", o.CI)
+	}
+	if o.Resamples < 0 {
+		return o, fmt.Errorf("%d bootstrap resamples", o.Resamples)
+	}
+	return o, nil
 }
 
 // cell holds one (task, configuration, method, score) cell's runs by replicate.
@@ -72,7 +139,7 @@ func replicate(r experiments.RunSpec) string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	s := fmt.Sprint(r.Seed)
+	s := fmt.Sprintf("seed=%d", r.Seed)
 	for _, k := range keys {
 		s += fmt.Sprintf(" %s=%v", k, r.Hyper[k])
 	}
@@ -110,7 +177,46 @@ func FromDir(dir string, opt Options) (*Table, error) {
 	return build(store, runs, opt)
 }
 
-// sortRuns orders runs read from a directory as Expand would have listed them.
+// TaskOrder is BeLUGA's order of its tasks (sentiment, QQP, SQuAD): the
+// order of Table 3's columns, Figure 1's rows and the randomisation test's
+// visits, which decides its p-values.
+var TaskOrder = []string{"sa", "qqp", "squad"}
+
+// belugaTask names the BeLUGA task a run belongs to — from the task's name
+// (SENT, PARA, READ, or BeLUGA's own sa, qqp, squad), else from its data or
+// suite — or "" for another task.
+func belugaTask(r experiments.RunSpec) string {
+	switch strings.ToLower(r.Task) {
+	case "sent", "sa", "sst2", "sentiment":
+		return "sa"
+	case "para", "qqp":
+		return "qqp"
+	case "read", "squad":
+		return "squad"
+	}
+	for _, p := range []string{r.Data, r.Suite} {
+		b := strings.ToLower(filepath.Base(p))
+		switch {
+		case strings.Contains(b, "sst2") || strings.Contains(b, "sentiment"):
+			return "sa"
+		case strings.Contains(b, "qqp"):
+			return "qqp"
+		case strings.Contains(b, "squad"):
+			return "squad"
+		}
+	}
+	return ""
+}
+
+func taskRank(r experiments.RunSpec) int {
+	if i := slices.Index(TaskOrder, belugaTask(r)); i >= 0 {
+		return i
+	}
+	return len(TaskOrder)
+}
+
+// sortRuns orders runs read from a directory as Expand would have listed
+// them, tasks in BeLUGA's order (others by name).
 func sortRuns(runs []experiments.RunSpec) {
 	rank := func(list []string, v string) int {
 		if i := slices.Index(list, v); i >= 0 {
@@ -121,6 +227,9 @@ func sortRuns(runs []experiments.RunSpec) {
 	configs := append([]string{experiments.ConfigIID}, experiments.Configurations...)
 	sort.SliceStable(runs, func(i, j int) bool {
 		a, b := runs[i], runs[j]
+		if x, y := taskRank(a), taskRank(b); x != y {
+			return x < y
+		}
 		if a.Task != b.Task {
 			return a.Task < b.Task
 		}
@@ -134,17 +243,40 @@ func sortRuns(runs []experiments.RunSpec) {
 	})
 }
 
+var knownScores = []string{experiments.ScoreIID, experiments.ScoreSeen, experiments.ScoreFunc, experiments.ScoreClass, experiments.ScoreType}
+
 func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*Table, error) {
-	t := &Table{Scores: experiments.Scores, Functionalities: map[string][]Functionality{}}
-	cells := map[string]map[rowKey]map[string]cell{} // task → row → score → cell
-	var rowOrder []rowKey
-	for _, r := range runs {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	// Tasks in BeLUGA's order; the stable sort keeps the given order
+	// otherwise, so a spec's own order decides among other tasks.
+	runs = slices.Clone(runs)
+	sort.SliceStable(runs, func(i, j int) bool { return taskRank(runs[i]) < taskRank(runs[j]) })
+	t := &Table{Scores: experiments.Scores, Functionalities: map[string][]Functionality{}, beluga: map[string]string{}}
+	if opt.CI > 0 {
+		t.CI = opt.CI
+	}
+	results := make([]*experiments.Result, len(runs))
+	for i, r := range runs {
 		res, err := experiments.ReadResult(store.RunDir(r.ID()))
 		if err != nil {
 			return nil, fmt.Errorf("run %s (%s): %w", r.ID(), r.Label(), err)
 		}
+		results[i] = res
+	}
+	if err := validate(runs, results); err != nil {
+		return nil, err
+	}
+	cells := map[string]map[rowKey]map[string]cell{} // task → row → score → cell
+	var rowOrder []rowKey
+	seeds := map[string]int64{}
+	for i, r := range runs {
+		res := results[i]
 		if !slices.Contains(t.Tasks, r.Task) {
 			t.Tasks = append(t.Tasks, r.Task)
+			t.beluga[r.Task] = belugaTask(r)
 			cells[r.Task] = map[rowKey]map[string]cell{}
 		}
 		k := rowKey{r.Configuration, r.Method}
@@ -154,23 +286,29 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 		if cells[r.Task][k] == nil {
 			cells[r.Task][k] = map[string]cell{}
 		}
-		score := r.Score
-		if score == experiments.ScoreFunc || score == experiments.ScoreClass || score == experiments.ScoreType || score == experiments.ScoreSeen || score == experiments.ScoreIID {
-			if cells[r.Task][k][score] == nil {
-				cells[r.Task][k][score] = cell{}
+		rep := replicate(r)
+		if _, ok := seeds[rep]; !ok {
+			seeds[rep] = r.Seed
+			t.Replicates = append(t.Replicates, rep)
+		}
+		if slices.Contains(knownScores, r.Score) {
+			if cells[r.Task][k][r.Score] == nil {
+				cells[r.Task][k][r.Score] = cell{}
 			}
-			c := cells[r.Task][k][score]
-			rep := replicate(r)
+			c := cells[r.Task][k][r.Score]
 			if prev := c[rep]; prev != nil {
-				// Held-out folds of one cell: merge their functionalities; the
-				// i.i.d. score of a held-out cell is not used.
-				prev.Functionalities = append(prev.Functionalities, res.Functionalities...)
+				// Held-out folds of one cell: merge their functionalities
+				// (into a copy: the result may be shared); the i.i.d. score
+				// of a held-out cell is not used.
+				merged := *prev
+				merged.Functionalities = append(slices.Clone(prev.Functionalities), res.Functionalities...)
+				c[rep] = &merged
 			} else {
 				c[rep] = res
 			}
 		}
 		// The functionality list comes from a run scored on all of them.
-		if score == experiments.ScoreIID || (score == experiments.ScoreSeen && t.Functionalities[r.Task] == nil) {
+		if r.Score == experiments.ScoreIID || (r.Score == experiments.ScoreSeen && t.Functionalities[r.Task] == nil) {
 			var fs []Functionality
 			for _, f := range res.Functionalities {
 				fs = append(fs, Functionality{f.Name, f.Class, f.Type})
@@ -178,12 +316,9 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 			t.Functionalities[r.Task] = fs
 		}
 	}
+	sort.SliceStable(t.Replicates, func(i, j int) bool { return seeds[t.Replicates[i]] < seeds[t.Replicates[j]] })
 	for _, k := range rowOrder {
-		row := &Row{Configuration: k.config, Method: k.method,
-			IID: map[string]float64{}, Suite: map[string]map[string]float64{}, G: map[string]map[string]float64{},
-			PassRates: map[string]map[string][]float64{}, Avg: math.NaN(),
-			PIID: map[string]float64{}, PG: map[string]map[string]float64{}, PAvg: math.NaN()}
-		t.Rows = append(t.Rows, row)
+		t.Rows = append(t.Rows, newRow(k))
 	}
 	// The baseline row first.
 	sort.SliceStable(t.Rows, func(i, j int) bool {
@@ -196,11 +331,82 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 	}
 	if base := t.Rows[0]; base.Configuration == experiments.ConfigIID {
 		for _, row := range t.Rows[1:] {
-			significance(t, data[base], data[row], row, opt)
+			if err := significance(t, data[base], data[row], row, opt); err != nil {
+				return nil, fmt.Errorf("%s against the baseline: %w", row.Label(), err)
+			}
+			compareFunctionalities(t, data[base], data[row], row)
+			overSeeds(t, base, row)
 		}
 	}
+	if opt.CI > 0 {
+		for _, row := range t.Rows {
+			if err := intervals(t, data[row], row, opt); err != nil {
+				return nil, fmt.Errorf("%s: %w", row.Label(), err)
+			}
+		}
+	}
+	t.shortenReplicates()
 	return t, nil
 }
+
+// shortenReplicates names replicates by what tells them apart: a
+// hyper-parameter with the same value in every replicate (a spec's fixed
+// grid values) is left out of the name, so "seed=42 lr=0.001" becomes
+// "seed=42" when every replicate has lr=0.001.
+func (t *Table) shortenReplicates() {
+	if len(t.Replicates) < 2 {
+		return
+	}
+	common := map[string]int{}
+	for _, rep := range t.Replicates {
+		for _, part := range strings.Fields(rep) {
+			common[part]++
+		}
+	}
+	short := map[string]string{}
+	for i, rep := range t.Replicates {
+		var keep []string
+		for _, part := range strings.Fields(rep) {
+			if strings.HasPrefix(part, "seed=") || common[part] < len(t.Replicates) {
+				keep = append(keep, part)
+			}
+		}
+		short[rep] = strings.Join(keep, " ")
+		t.Replicates[i] = short[rep]
+	}
+	rename := func(m map[string]float64) map[string]float64 {
+		out := make(map[string]float64, len(m))
+		for k, v := range m {
+			out[short[k]] = v
+		}
+		return out
+	}
+	for _, r := range t.Rows {
+		r.AvgRep = rename(r.AvgRep)
+		for task := range r.IIDRep {
+			r.IIDRep[task] = rename(r.IIDRep[task])
+		}
+		for task := range r.GRep {
+			for score := range r.GRep[task] {
+				r.GRep[task][score] = rename(r.GRep[task][score])
+			}
+		}
+	}
+}
+
+func newRow(k rowKey) *Row {
+	return &Row{Configuration: k.config, Method: k.method,
+		IID: map[string]float64{}, Suite: map[string]map[string]float64{}, G: map[string]map[string]float64{},
+		PassRates: map[string]map[string][]float64{}, Avg: math.NaN(),
+		PIID: map[string]float64{}, PG: map[string]map[string]float64{}, PAvg: math.NaN(),
+		IIDRep: map[string]map[string]float64{}, GRep: map[string]map[string]map[string]float64{}, AvgRep: map[string]float64{},
+		PSeedIID: map[string]float64{}, PSeedG: map[string]map[string]float64{}, PSeedAvg: math.NaN(),
+		IIDCI: map[string]metrics.Interval{}, SuiteCI: map[string]map[string]metrics.Interval{}, GCI: map[string]map[string]metrics.Interval{},
+		AvgCI: noInterval, PassRateCI: map[string]map[string][]metrics.Interval{},
+		PFunc: map[string]map[string][]float64{}, QFunc: map[string]map[string][]float64{}}
+}
+
+var noInterval = metrics.Interval{Lo: math.NaN(), Hi: math.NaN()}
 
 // rowData holds, per replicate, the i.i.d. correctness per task and the
 // verdicts per task, score and functionality: what scores are computed from
@@ -248,7 +454,8 @@ func newRowData(t *Table, cells map[string]map[rowKey]map[string]cell, k rowKey)
 			}
 		}
 	}
-	sort.Strings(d.reps)
+	// The table's replicate order.
+	slices.SortFunc(d.reps, func(a, b string) int { return slices.Index(t.Replicates, a) - slices.Index(t.Replicates, b) })
 	return d
 }
 
@@ -262,17 +469,25 @@ func accuracy(c []bool) float64 {
 
 func (d *rowData) fill(t *Table, row *Row) {
 	var gs []float64
+	avgParts := map[string][]float64{}
 	for _, task := range t.Tasks {
+		row.IIDRep[task] = map[string]float64{}
 		var iids []float64
-		for _, c := range d.iid[task] {
-			iids = append(iids, accuracy(c))
+		for _, rep := range d.reps {
+			if c, ok := d.iid[task][rep]; ok {
+				row.IIDRep[task][rep] = accuracy(c)
+				iids = append(iids, accuracy(c))
+			}
 		}
 		row.IID[task] = metrics.Mean(iids)
 		row.Suite[task] = map[string]float64{}
 		row.G[task] = map[string]float64{}
+		row.GRep[task] = map[string]map[string]float64{}
 		row.PassRates[task] = map[string][]float64{}
 		row.PG[task] = map[string]float64{}
+		row.PSeedG[task] = map[string]float64{}
 		row.PIID[task] = math.NaN()
+		row.PSeedIID[task] = math.NaN()
 		for _, score := range t.Scores {
 			reps := d.hits[task][score]
 			n := len(t.Functionalities[task])
@@ -280,28 +495,44 @@ func (d *rowData) fill(t *Table, row *Row) {
 			var suite, g []float64
 			for i := range rates {
 				var per []float64
-				for _, v := range reps {
-					if v[i] != nil {
+				for _, rep := range d.reps {
+					if v := reps[rep]; v != nil && v[i] != nil {
 						per = append(per, passRate(v[i]))
 					}
 				}
 				rates[i] = metrics.NanMean(per)
 			}
-			for rep, v := range reps {
+			row.GRep[task][score] = map[string]float64{}
+			for _, rep := range d.reps {
+				v, ok := reps[rep]
+				if !ok {
+					continue
+				}
 				s := suiteScore(v)
 				suite = append(suite, s)
 				if c, ok := d.iid[task][rep]; ok {
-					g = append(g, g100(accuracy(c), s))
+					gv := g100(accuracy(c), s)
+					g = append(g, gv)
+					row.GRep[task][score][rep] = gv
+					avgParts[rep] = append(avgParts[rep], gv)
 				}
 			}
 			row.PassRates[task][score] = rates
 			row.Suite[task][score] = metrics.Mean(suite)
 			row.G[task][score] = metrics.Mean(g)
 			row.PG[task][score] = math.NaN()
+			row.PSeedG[task][score] = math.NaN()
 			gs = append(gs, row.G[task][score])
 		}
 	}
 	row.Avg = metrics.Mean(gs)
+	if !math.IsNaN(row.Avg) {
+		for rep, parts := range avgParts {
+			if len(parts) == len(gs) {
+				row.AvgRep[rep] = metrics.Mean(parts)
+			}
+		}
+	}
 }
 
 // suiteScore is the mean pass rate over functionalities; NaN when a
@@ -321,18 +552,17 @@ func suiteScore(v [][]byte) float64 {
 // g100 is G on percentages.
 func g100(iid, suite float64) float64 { return metrics.HarmonicMean(iid, suite) }
 
-// significance fills row's p-values against the baseline with package
-// metrics' tests; replicates (seeds, grid points) are concatenated, each
-// paired with the baseline's run of the same replicate.
-func significance(t *Table, base, d *rowData, row *Row, opt Options) {
-	trials := opt.Trials
-	if trials <= 0 {
-		trials = 10000
-	}
+// significance fills row's p-values against the baseline over cases and
+// examples with package metrics' tests; replicates (seeds, grid points) are
+// concatenated, each paired with the baseline's run of the same replicate.
+// Every G the row has is tested (a row without func runs still gets its
+// seen, class and type p-values); Avg only when the row has every G.
+func significance(t *Table, base, d *rowData, row *Row, opt Options) error {
 	a := metrics.Scores{IID: map[string][]float64{}, Suite: map[string]map[string]map[string][]float64{}}
 	b := metrics.Scores{IID: map[string][]float64{}, Suite: map[string]map[string]map[string][]float64{}}
 	ro := metrics.RandomisationOptions{Tasks: t.Tasks, ScoreNames: t.Scores, Functionalities: map[string][]string{},
-		Trials: trials, Seed: uint32(opt.Seed)}
+		TaskScores: map[string][]string{}, Trials: opt.Trials, Seed: opt.Seed}
+	tested := 0
 	for _, task := range t.Tasks {
 		for _, rep := range d.reps {
 			x, ok1 := base.iid[task][rep]
@@ -343,45 +573,254 @@ func significance(t *Table, base, d *rowData, row *Row, opt Options) {
 			}
 		}
 		if len(a.IID[task]) > 0 {
-			if p, err := metrics.McNemarExact(a.IID[task], b.IID[task]); err == nil {
-				row.PIID[task] = p
+			p, err := metrics.McNemarExact(a.IID[task], b.IID[task])
+			if err != nil {
+				return fmt.Errorf("task %s i.i.d.: %w", task, err)
 			}
+			row.PIID[task] = p
 		}
-		fs := t.Functionalities[task]
-		names := make([]string, len(fs))
-		for k, f := range fs {
-			names[k] = f.Name
-		}
+		names := funcNames(t, task)
 		ro.Functionalities[task] = names
+		ro.TaskScores[task] = []string{}
 		a.Suite[task], b.Suite[task] = map[string]map[string][]float64{}, map[string]map[string][]float64{}
 		for _, score := range t.Scores {
+			if math.IsNaN(row.G[task][score]) || math.IsNaN(t.Rows[0].G[task][score]) {
+				continue
+			}
+			ro.TaskScores[task] = append(ro.TaskScores[task], score)
+			tested++
 			a.Suite[task][score], b.Suite[task][score] = map[string][]float64{}, map[string][]float64{}
 			for _, rep := range d.reps {
 				x, y := base.hits[task][score][rep], d.hits[task][score][rep]
+				if x == nil || y == nil {
+					continue
+				}
 				for k, name := range names {
-					if x != nil {
-						a.Suite[task][score][name] = append(a.Suite[task][score][name], verdictHits(x[k])...)
-					}
-					if y != nil {
-						b.Suite[task][score][name] = append(b.Suite[task][score][name], verdictHits(y[k])...)
-					}
+					a.Suite[task][score][name] = append(a.Suite[task][score][name], verdictHits(x[k])...)
+					b.Suite[task][score][name] = append(b.Suite[task][score][name], verdictHits(y[k])...)
 				}
 			}
 		}
 	}
-	if math.IsNaN(row.Avg) {
-		return // an incomplete row has nothing to test
+	if tested == 0 {
+		return nil // nothing to test
 	}
 	res, err := metrics.Randomisation(a, b, ro)
 	if err != nil {
-		return // shapes differ: the row and the baseline saw different cases
+		return err
 	}
 	for _, task := range t.Tasks {
-		for _, score := range t.Scores {
+		for _, score := range ro.TaskScores[task] {
 			row.PG[task][score] = res.G[task][score]
 		}
 	}
-	row.PAvg = res.Avg
+	if !math.IsNaN(row.Avg) {
+		row.PAvg = res.Avg
+	}
+	return nil
+}
+
+func funcNames(t *Table, task string) []string {
+	fs := t.Functionalities[task]
+	names := make([]string, len(fs))
+	for k, f := range fs {
+		names[k] = f.Name
+	}
+	return names
+}
+
+// compareFunctionalities tests every functionality's pass rate against the
+// baseline's with McNemar's exact test over the cases both scored (paired by
+// case and replicate), and controls the false discovery rate over the
+// functionalities of each task and score with Benjamini–Hochberg.
+func compareFunctionalities(t *Table, base, d *rowData, row *Row) {
+	for _, task := range t.Tasks {
+		row.PFunc[task], row.QFunc[task] = map[string][]float64{}, map[string][]float64{}
+		for _, score := range t.Scores {
+			ps := make([]float64, len(t.Functionalities[task]))
+			for k := range ps {
+				var x, y []float64
+				for _, rep := range d.reps {
+					bv, rv := base.hits[task][score][rep], d.hits[task][score][rep]
+					if bv == nil || rv == nil || bv[k] == nil || rv[k] == nil || len(bv[k]) != len(rv[k]) {
+						continue
+					}
+					for i := range bv[k] {
+						if bv[k][i] != experiments.Filtered && rv[k][i] != experiments.Filtered {
+							x = append(x, verdictHits(bv[k][i : i+1])[0])
+							y = append(y, verdictHits(rv[k][i : i+1])[0])
+						}
+					}
+				}
+				ps[k] = math.NaN()
+				if len(x) > 0 {
+					ps[k], _ = metrics.McNemarExact(x, y)
+				}
+			}
+			row.PFunc[task][score] = ps
+			row.QFunc[task][score] = metrics.BenjaminiHochberg(ps)
+		}
+	}
+}
+
+// overSeeds tests the row against the baseline over replicates: a paired
+// t-test of the per-replicate values, each replicate paired with the
+// baseline's of the same replicate.
+func overSeeds(t *Table, base, row *Row) {
+	paired := func(x, y map[string]float64) float64 {
+		var a, b []float64
+		for _, rep := range t.Replicates {
+			u, ok1 := x[rep]
+			v, ok2 := y[rep]
+			if ok1 && ok2 {
+				a, b = append(a, u), append(b, v)
+			}
+		}
+		p, _ := metrics.PairedTTest(a, b)
+		return p
+	}
+	for _, task := range t.Tasks {
+		row.PSeedIID[task] = paired(base.IIDRep[task], row.IIDRep[task])
+		for _, score := range t.Scores {
+			row.PSeedG[task][score] = paired(base.GRep[task][score], row.GRep[task][score])
+		}
+	}
+	row.PSeedAvg = paired(base.AvgRep, row.AvgRep)
+}
+
+// intervals fills the row's bootstrap intervals. One resample of every
+// group per bootstrap replicate serves every statistic of the row: the
+// i.i.d. examples of each task and replicate, and the cases of each
+// functionality per score and replicate; a statistic over several
+// replicates is the mean of theirs, as the table's value is.
+func intervals(t *Table, d *rowData, row *Row, opt Options) error {
+	var groups [][]float64
+	iidGroup := map[string]map[string]int{}              // task → rep → group
+	funcGroups := map[string]map[string]map[string]int{} // task → score → rep → first group
+	for _, task := range t.Tasks {
+		iidGroup[task] = map[string]int{}
+		funcGroups[task] = map[string]map[string]int{}
+		for _, rep := range d.reps {
+			if c, ok := d.iid[task][rep]; ok {
+				iidGroup[task][rep] = len(groups)
+				groups = append(groups, boolHits(c))
+			}
+		}
+		for si, score := range t.Scores {
+			funcGroups[task][score] = map[string]int{}
+			if si > 0 && row.Configuration == experiments.ConfigIID {
+				// The baseline's verdicts stand in for every score: one
+				// resample of them serves all four.
+				funcGroups[task][score] = funcGroups[task][t.Scores[0]]
+				continue
+			}
+			for _, rep := range d.reps {
+				v := d.hits[task][score][rep]
+				if v == nil || slices.ContainsFunc(v, func(f []byte) bool { return f == nil }) {
+					continue
+				}
+				funcGroups[task][score][rep] = len(groups)
+				for _, f := range v {
+					groups = append(groups, verdictHits(f))
+				}
+			}
+		}
+	}
+	type stat struct {
+		set func(metrics.Interval)
+		f   func([][]float64) float64
+	}
+	var stats []stat
+	meanOver := func(reps []string, one func(g [][]float64, rep string) float64) func([][]float64) float64 {
+		return func(g [][]float64) float64 {
+			s := 0.0
+			for _, rep := range reps {
+				s += one(g, rep)
+			}
+			return s / float64(len(reps))
+		}
+	}
+	var allG []func([][]float64) float64
+	for _, task := range t.Tasks {
+		n := len(t.Functionalities[task])
+		var iidReps []string
+		for _, rep := range d.reps {
+			if _, ok := iidGroup[task][rep]; ok {
+				iidReps = append(iidReps, rep)
+			}
+		}
+		row.IIDCI[task] = noInterval
+		if len(iidReps) > 0 {
+			stats = append(stats, stat{func(iv metrics.Interval) { row.IIDCI[task] = iv },
+				meanOver(iidReps, func(g [][]float64, rep string) float64 { return 100 * metrics.Mean(g[iidGroup[task][rep]]) })})
+		}
+		row.SuiteCI[task] = map[string]metrics.Interval{}
+		row.GCI[task] = map[string]metrics.Interval{}
+		row.PassRateCI[task] = map[string][]metrics.Interval{}
+		for _, score := range t.Scores {
+			var reps, greps []string
+			for _, rep := range d.reps {
+				if _, ok := funcGroups[task][score][rep]; ok {
+					reps = append(reps, rep)
+					if _, ok := iidGroup[task][rep]; ok {
+						greps = append(greps, rep)
+					}
+				}
+			}
+			row.SuiteCI[task][score], row.GCI[task][score] = noInterval, noInterval
+			pcis := make([]metrics.Interval, n)
+			for k := range pcis {
+				pcis[k] = noInterval
+			}
+			row.PassRateCI[task][score] = pcis
+			if len(reps) == 0 {
+				continue
+			}
+			first := funcGroups[task][score]
+			suite := func(g [][]float64, rep string) float64 {
+				return metrics.SuiteScoreStat(g[first[rep] : first[rep]+n])
+			}
+			stats = append(stats, stat{func(iv metrics.Interval) { row.SuiteCI[task][score] = iv }, meanOver(reps, suite)})
+			for k := range n {
+				stats = append(stats, stat{func(iv metrics.Interval) { pcis[k] = iv },
+					func(g [][]float64) float64 {
+						var per []float64
+						for _, rep := range reps {
+							per = append(per, metrics.PassRateStat(g[first[rep]+k:]))
+						}
+						return metrics.NanMean(per)
+					}})
+			}
+			if len(greps) > 0 {
+				gf := meanOver(greps, func(g [][]float64, rep string) float64 {
+					return g100(100*metrics.Mean(g[iidGroup[task][rep]]), suite(g, rep))
+				})
+				stats = append(stats, stat{func(iv metrics.Interval) { row.GCI[task][score] = iv }, gf})
+				allG = append(allG, gf)
+			}
+		}
+	}
+	if !math.IsNaN(row.Avg) && len(allG) == len(t.Tasks)*len(t.Scores) {
+		stats = append(stats, stat{func(iv metrics.Interval) { row.AvgCI = iv }, func(g [][]float64) float64 {
+			s := 0.0
+			for _, f := range allG {
+				s += f(g)
+			}
+			return s / float64(len(allG))
+		}})
+	}
+	fs := make([]func([][]float64) float64, len(stats))
+	for i, s := range stats {
+		fs[i] = s.f
+	}
+	ivs, err := metrics.BootstrapAll(groups, fs, metrics.BootstrapOptions{Resamples: opt.Resamples, Level: opt.CI / 100, Seed: opt.Seed})
+	if err != nil {
+		return err
+	}
+	for i, s := range stats {
+		s.set(ivs[i])
+	}
+	return nil
 }
 
 func boolHits(c []bool) []float64 {

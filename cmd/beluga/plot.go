@@ -3,9 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/report"
 )
 
@@ -46,5 +49,71 @@ follows the extension of -o. The functionality numbers are the columns of
 	}
 	heatmap.Flags().StringVarP(&out, "out", "o", "", "figure file (.png, .svg or .pdf)")
 	plotCmd.AddCommand(heatmap)
+
+	var curveOut, events string
+	curves := &cobra.Command{
+		Use:   "curves RUN -o FIG.png|svg|pdf",
+		Short: "Draw a run's training curve: loss per batch kind and learning rate by step",
+		Long: `curves draws the training curve a run stored (RUN is the run's directory in
+the store, or its curve.jsonl): the loss of every batch kind (MFT, INV, DIR,
+i.i.d.) as faint points with a moving average, and the learning rate below.
+With --tfevents DIR it also writes the curve as a TensorBoard event file into
+DIR (tags loss/KIND and lr), so that "tensorboard --logdir" shows it.`,
+		Example: `  beluga plot curves runs/quickstart/3f2a9c0b1d4e -o curve.png
+  beluga plot curves runs/quickstart/3f2a9c0b1d4e --tfevents runs/quickstart/3f2a9c0b1d4e`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if curveOut == "" && events == "" {
+				return errors.New("say what to write: -o FIG.png|svg|pdf and/or --tfevents DIR")
+			}
+			path, err := report.FindCurve(args[0])
+			if err != nil {
+				return err
+			}
+			curve, err := report.ReadCurve(path)
+			if err != nil {
+				return err
+			}
+			if curveOut != "" {
+				if err := report.WriteCurvePlotFile(curveOut, curve, runTitle(args[0])); err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.ErrOrStderr(), "wrote", curveOut)
+			}
+			if events != "" {
+				fi, err := os.Stat(path)
+				if err != nil {
+					return err
+				}
+				ev, err := report.WriteCurveEvents(events, fi.ModTime(), curve)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.ErrOrStderr(), "wrote", ev)
+			}
+			return nil
+		},
+	}
+	curves.Flags().StringVarP(&curveOut, "out", "o", "", "figure file (.png, .svg or .pdf)")
+	curves.Flags().StringVar(&events, "tfevents", "", "also write the curve as a TensorBoard event file into this directory")
+	plotCmd.AddCommand(curves)
 	rootCmd.AddCommand(plotCmd)
+}
+
+// runTitle names a run for a plot: its label from the store's spec.json
+// when the directory has one, else the path.
+func runTitle(path string) string {
+	dir := path
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		dir = filepath.Dir(path)
+		if filepath.Base(dir) == "train" {
+			dir = filepath.Dir(dir)
+		}
+	}
+	if r, err := experiments.ReadSpec(dir); err == nil {
+		// The label without its hyper-parameters, which overflow a title.
+		r.Hyper = nil
+		return r.Label()
+	}
+	return path
 }

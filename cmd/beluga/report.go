@@ -10,14 +10,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/report"
 )
 
 func init() {
 	var (
-		format, out, pvalues, passRates string
-		trials                          int
-		seed                            uint64
+		format, out, pvalues, passRates, comparisons string
+		trials, resamples                            int
+		seed                                         uint32
+		ci                                           float64
 	)
 	cmd := &cobra.Command{
 		Use:   "report SPEC|DIR",
@@ -29,13 +31,22 @@ task, Avg. The best value per column is bold. In LaTeX, cells significantly
 above / below the baseline (p < 0.05: McNemar's exact test for i.i.d. scores,
 approximate randomisation for G) are PineGreen / red; with -o the p-values go
 to a companion CSV next to the table. --pass-rates writes every row's
-per-functionality pass rates.`,
+per-functionality pass rates.
+
+Several seeds (a spec's seeds: [1, 2, 3]) make every cell the mean +- standard
+error over seeds; the CSV adds each seed's value and the p-values CSV a paired
+t-test over seeds beside the tests over cases. --ci 95 adds percentile
+bootstrap intervals (over test cases and i.i.d. examples, --resamples B,
+seeded by --seed) to every format. --comparisons writes each functionality's
+pass rate against the baseline's with McNemar's exact p-value and its
+Benjamini-Hochberg q-value. docs/statistics.md gives the formulas.`,
 		Example: `  beluga report specs/quickstart.yaml
   beluga report runs/sent-full --format latex -o table3.tex
-  beluga report specs/sent-full.yaml --format csv -o table3.csv --pass-rates pass-rates.csv`,
+  beluga report specs/sent-full.yaml --format csv -o table3.csv --pass-rates pass-rates.csv
+  beluga report runs/two-seeds --ci 95 --comparisons functionalities.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			tab, err := loadTable(args[0], report.Options{Trials: trials, Seed: seed})
+			tab, err := loadTable(args[0], report.Options{Trials: trials, Seed: seed, CI: ci, Resamples: resamples})
 			if err != nil {
 				return err
 			}
@@ -69,6 +80,12 @@ per-functionality pass rates.`,
 				}
 				fmt.Fprintln(cmd.ErrOrStderr(), "wrote", pvalues)
 			}
+			if comparisons != "" {
+				if err := atomicfile.Write(comparisons, tab.WriteComparisonsCSV); err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.ErrOrStderr(), "wrote", comparisons)
+			}
 			if passRates != "" {
 				if err := atomicfile.Write(passRates, tab.WritePassRatesCSV); err != nil {
 					return err
@@ -82,8 +99,11 @@ per-functionality pass rates.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default standard output)")
 	cmd.Flags().StringVar(&pvalues, "pvalues", "", "CSV of p-values against the baseline (default: next to -o as NAME-pvalues.csv)")
 	cmd.Flags().StringVar(&passRates, "pass-rates", "", "CSV of per-functionality pass rates")
-	cmd.Flags().IntVar(&trials, "trials", 10000, "approximate randomisation trials")
-	cmd.Flags().Uint64Var(&seed, "seed", 42, "seed of the randomisation")
+	cmd.Flags().StringVar(&comparisons, "comparisons", "", "CSV of per-functionality comparisons with the baseline (p- and q-values)")
+	cmd.Flags().IntVar(&trials, "trials", report.DefaultTrials, "approximate randomisation trials")
+	cmd.Flags().Uint32Var(&seed, "seed", report.DefaultSeed, "seed of the randomisation and the bootstrap (BeLUGA: 42; 0 also means 42)")
+	cmd.Flags().Float64Var(&ci, "ci", 0, "add bootstrap confidence intervals at this level in percent, e.g. 95")
+	cmd.Flags().IntVar(&resamples, "resamples", metrics.DefaultResamples, "bootstrap resamples (B)")
 	rootCmd.AddCommand(cmd)
 }
 

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/experiments/experimentstest"
+	"github.com/beluga-nlp/beluga/report/tfevents"
+)
+
+// resetFlags puts the named flags of a command back to their defaults:
+// cobra keeps a flag's value from one Execute to the next.
+func resetFlags(t *testing.T, path []string, names ...string) {
+	t.Cleanup(func() {
+		cmd, _, err := rootCmd.Find(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			f := cmd.Flags().Lookup(n)
+			f.Value.Set(f.DefValue)
+			f.Changed = false
+		}
+	})
+}
+
+func TestReportSeedsIntervalsComparisons(t *testing.T) {
+	resetFlags(t, []string{"report"}, "ci", "resamples", "comparisons", "trials", "format", "out", "pvalues")
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.yaml")
+	os.WriteFile(spec, []byte(`name: cli-seeds
+out: store
+tasks:
+  - {name: SENT, data: sst2, suite: sentiment, folds: {type: [MFT, DIR, INV]}}
+model: {name: synthetic}
+configurations: [IID+T]
+methods: [vanilla]
+scores: [seen, type]
+seeds: [1, 2]
+`), 0o644)
+	s, runs, err := loadRuns(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := experiments.Execute(context.Background(), storeOf(s), runs, experimentstest.Runner{}, experiments.Options{Logger: discardLogger()}); err != nil {
+		t.Fatal(err)
+	}
+	cmp := filepath.Join(dir, "cmp.csv")
+	out, err := execute(t, "report", spec, "--trials", "50", "--ci", "95", "--resamples", "100", "--comparisons", cmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// mean ± SE over the two seeds, then the interval.
+	if !strings.Contains(out, " ± ") || !strings.Contains(out, "[") {
+		t.Errorf("report with seeds and --ci:\n%s", out)
+	}
+	f, err := os.Open(cmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := strings.Join(recs[0], ","); !strings.HasPrefix(h, "task,config,method,score,number,functionality") || !strings.HasSuffix(h, "p,q,ci95_lo,ci95_hi") {
+		t.Errorf("comparisons header %s", h)
+	}
+	if _, err := execute(t, "report", spec, "--ci", "100"); err == nil {
+		t.Error("no error for a 100% interval")
+	}
+}
+
+func TestPlotCurves(t *testing.T) {
+	resetFlags(t, []string{"plot", "curves"}, "out", "tfevents")
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "train"), 0o755)
+	os.WriteFile(filepath.Join(dir, "train", "curve.jsonl"), []byte(`{"step":0,"kind":"mft","loss":0.7,"lr":2e-05}
+{"step":1,"kind":"inv","loss":0.5,"lr":1e-05}
+`), 0o644)
+	png, events := filepath.Join(dir, "curve.png"), filepath.Join(dir, "tb")
+	if _, err := execute(t, "plot", "curves", dir, "-o", png, "--tfevents", events); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(png); err != nil {
+		t.Error(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(events, "events.out.tfevents.*"))
+	if len(files) != 1 {
+		t.Fatalf("event files %v", files)
+	}
+	evs, err := tfevents.ReadFile(files[0])
+	if err != nil || len(evs) != 5 {
+		t.Errorf("%d events, %v", len(evs), err)
+	}
+	if _, err := execute(t, "plot", "curves", t.TempDir(), "-o", png); err == nil {
+		t.Error("no error for a directory without a curve")
+	}
+}

@@ -1,7 +1,10 @@
 package perturb
 
 import (
+	"os"
+
 	"fmt"
+	"github.com/beluga-nlp/beluga/suites"
 	"reflect"
 	"strings"
 	"testing"
@@ -188,5 +191,37 @@ func TestApplyDeterministicAndCounts(t *testing.T) {
 	}
 	if _, err := Lookup("nope", Options{}); err == nil || !strings.Contains(err.Error(), "typos") {
 		t.Errorf("unknown perturbation error %v", err)
+	}
+}
+
+func TestSuiteAndReadTexts(t *testing.T) {
+	dir := t.TempDir()
+	p := dir + "/d.tsv"
+	os.WriteFile(p, []byte("sentence\tlabel\nI can't wait . \t1\nit is what it is \t0\nno change\t1\n"), 0o644)
+	texts, err := ReadTexts(p, "")
+	if err != nil || len(texts) != 3 || texts[0] != "I can't wait ." {
+		t.Fatalf("ReadTexts = %q, %v", texts, err)
+	}
+	if _, err := ReadTexts(p, "text"); err == nil || !strings.Contains(err.Error(), `no column "text"`) {
+		t.Errorf("missing column: %v", err)
+	}
+	s, st, err := Suite(texts, SuiteSpec{Name: "p", Task: "sentiment", Perturbations: []string{"contractions", "punctuation"}, Type: suites.INV, Class: "Robustness"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Functionalities) != 2 || st[0].Applied != 2 || st[1].Applied != 3 {
+		t.Errorf("functionalities %d, stats %+v", len(s.Functionalities), st)
+	}
+	_, _, err = Suite(texts, SuiteSpec{Perturbations: []string{"change_number"}, Type: suites.INV})
+	if err == nil || !strings.Contains(err.Error(), "applies to none of the 3 texts") {
+		t.Errorf("no-op perturbation: %v", err)
+	}
+	_, _, err = Suite(texts, SuiteSpec{Perturbations: []string{"add_negation"}, Type: suites.DIR})
+	if err == nil || !strings.Contains(err.Error(), "direction") {
+		t.Errorf("DIR without direction: %v", err)
+	}
+	s, _, err = Suite(texts, SuiteSpec{Perturbations: []string{"add_negation"}, Type: suites.DIR, Direction: "not_more_positive", Class: "Negation"})
+	if err != nil || s.Functionalities[0].Expect.Kind != suites.ExpectPositiveChange || s.Functionalities[0].Train.Direction != "not_less_0" {
+		t.Errorf("DIR suite: %v %+v", err, s)
 	}
 }

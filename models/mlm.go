@@ -18,7 +18,7 @@ import (
 // checkpoint carries cls.predictions.decoder.weight) plus cls.predictions.bias.
 // CheckList's editor suggests template fill-ins this way (with RoBERTa).
 type MaskedLM struct {
-	Encoder *BERT
+	Encoder                            *BERT
 	dense, denseBias, lnWeight, lnBias []float32
 	decoder, bias                      []float32 // [vocab, hidden], [vocab]
 }

@@ -45,7 +45,7 @@ func TestInnerPunctuation(t *testing.T) {
 		{"Well, it is, good,", ',', "Deletion", "Well it is good,"}, // the last character is kept
 		{"I love this food", ',', "Insertion", "I love, this food"},
 		{"I  love   this food.", ',', "Insertion", "I love, this food."}, // re-joined with single spaces
-		{"hello,", ',', "Insertion", "hello,,"},                              // only the final sign: Azimuth adds one
+		{"hello,", ',', "Insertion", "hello,,"},                          // only the final sign: Azimuth adds one
 		{"Dr. Who is here.", '.', "Deletion", "Dr Who is here."},
 		{"one two three", '.', "Insertion", "one two. three"},
 	} {

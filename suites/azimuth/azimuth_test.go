@@ -217,3 +217,15 @@ func TestGenerateNothing(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func BenchmarkGenerate(b *testing.B) {
+	texts := make([]string, 200)
+	for i := range texts {
+		texts[i] = utterances[i%4]
+	}
+	for b.Loop() {
+		if _, _, err := Generate(texts, DefaultOptions()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -250,6 +250,8 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 				return nil, fmt.Errorf("positive_change with direction %q (want not_more_negative or not_more_positive)", e.Direction)
 			}
 		}
+	case suites.ExpectAzimuth:
+		return azimuthResults(preds, opt.tolerance(e)), nil
 	case suites.ExpectImplicationTriplet:
 		if len(preds) != 3 {
 			return nil, fmt.Errorf("implication triplet needs 3 inputs, has %d", len(preds))

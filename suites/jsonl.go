@@ -374,7 +374,7 @@ func decodeLabel(raw json.RawMessage) (Label, error) {
 var knownExpectKinds = map[string]bool{
 	ExpectEq: true, ExpectPredNot: true, ExpectAllowForNeutral: true, ExpectInv: true,
 	ExpectMonotonic: true, ExpectPositiveChange: true, ExpectImplicationTriplet: true,
-	ExpectSquadCleanEq: true, ExpectSquadInvSubstitution: true,
+	ExpectSquadCleanEq: true, ExpectSquadInvSubstitution: true, ExpectAzimuth: true,
 }
 
 // DefaultExpectation is the expectation CheckList gives a test of type t when

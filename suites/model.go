@@ -153,6 +153,7 @@ const (
 	ExpectImplicationTriplet   = "qqp_implication_triplet" // QQP: predictions on (x,a),(x,b),(a,b)
 	ExpectSquadCleanEq         = "squad_clean_eq"          // clean(pred) == clean(label)
 	ExpectSquadInvSubstitution = "squad_inv_substitution"  // pred equals original answer with the substitution applied
+	ExpectAzimuth              = "azimuth"                 // Azimuth's rule: same class, top-class confidence within Tolerance
 )
 
 // Expectation is CheckList's evaluation rule for a functionality.

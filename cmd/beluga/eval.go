@@ -14,7 +14,7 @@ import (
 func init() {
 	var (
 		suitePath, predPath, format, split, output, casesPath string
-		squash, triplet, labels                               string
+		squash, triplet, labels, smartTags                    string
 		tolerance                                             float64
 		exclude                                               []string
 	)
@@ -30,6 +30,7 @@ cases, or those of --split), in one of CheckList's formats:
 Two-way sentiment probabilities are squashed to CheckList's three classes. It writes the
 per-functionality results (and optionally one verdict per case) and prints a table.`,
 		Example: `  beluga eval --suite sentiment.jsonl.gz --predictions preds.txt --format pred_and_softmax --split test --output results.json
+  beluga eval --suite azimuth-sst2.jsonl --predictions preds.txt --format softmax --output results.json --smart-tags -
   beluga eval --suite squad_suite.tar.gz --predictions answers.txt --format pred_only --output results.json --cases cases.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -83,7 +84,13 @@ per-functionality results (and optionally one verdict per case) and prints a tab
 					return err
 				}
 			}
-			return res.WriteTable(cmd.OutOrStdout())
+			if err := res.WriteTable(cmd.OutOrStdout()); err != nil {
+				return err
+			}
+			if smartTags != "" {
+				return writeSmartTags(cmd.OutOrStdout(), s, res, smartTags)
+			}
+			return nil
 		},
 	}
 	fl := cmd.Flags()
@@ -98,6 +105,7 @@ per-functionality results (and optionally one verdict per case) and prints a tab
 	fl.StringVar(&labels, "labels", "beluga", "labels scored against: beluga (its re-labelled QQP \"Order does matter for asymmetric relations\") or checklist")
 	fl.Float64Var(&tolerance, "tolerance", 0.1, "override the INV / DIR tolerance of every expectation")
 	fl.StringSliceVar(&exclude, "exclude", nil, "functionalities left out of the suite score (default: BeLUGA's two unscorable sentiment DIR tests)")
+	fl.StringVar(&smartTags, "smart-tags", "", "Azimuth suites: write each utterance's smart tags (failed_fuzzy_matching, failed_punctuation) to this file, or - to print them")
 	for _, req := range []string{"suite", "predictions", "output"} {
 		cmd.MarkFlagRequired(req)
 	}

@@ -225,36 +225,63 @@ feed:
 // run between the sweep's listing and the claim.
 var errAlreadyDone = errors.New("already done")
 
-// executeOne claims, resets and executes one run. ran reports whether the
-// runner was called: an error with ran false is the store's, not the run's.
+// executeOne claims, resets and executes one run of the store. ran reports
+// whether the runner was called: an error with ran false is the store's,
+// not the run's.
 func executeOne(ctx context.Context, store *Store, r RunSpec, runner Runner) (ran bool, err error) {
-	id := r.ID()
-	release, err := store.tryClaim(id)
+	return store.runInDir(ctx, store.RunDir(r.ID()), r, func(ctx context.Context, dir string) error {
+		if err := safeRun(ctx, runner, r, dir); err != nil {
+			return err
+		}
+		if _, err := os.Stat(filepath.Join(dir, ResultFile)); err != nil {
+			return fmt.Errorf("runner wrote no %s", ResultFile)
+		}
+		return nil
+	})
+}
+
+// RunOne executes one run in dir itself with the run-directory protocol of
+// a store (beluga train --out DIR): claim, reset, SpecFile, fn, then
+// TimingFile and DoneFile — or FailedFile with the reason. A cancelled run
+// is left incomplete. A run already done is not redone (ErrAlreadyDone).
+func RunOne(ctx context.Context, dir string, spec any, fn func(ctx context.Context, dir string) error) error {
+	s := &Store{Dir: dir}
+	if exists(filepath.Join(dir, DoneFile)) {
+		return ErrAlreadyDone
+	}
+	_, err := s.runInDir(ctx, dir, spec, fn)
+	if errors.Is(err, errClaimed) {
+		return fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	return err
+}
+
+// ErrAlreadyDone says a run directory holds a finished run.
+var ErrAlreadyDone = errAlreadyDone
+
+// runInDir is the run-directory protocol every run goes through.
+func (s *Store) runInDir(ctx context.Context, dir string, spec any, fn func(ctx context.Context, dir string) error) (ran bool, err error) {
+	release, err := s.claimDir(dir)
 	if err != nil {
 		return false, err
 	}
 	defer release()
-	dir := store.RunDir(id)
 	// Another process may have finished it between our check and our claim.
 	if exists(filepath.Join(dir, DoneFile)) {
 		return false, errAlreadyDone
 	}
-	if err := store.reset(id); err != nil {
+	if err := resetDir(dir); err != nil {
 		return false, err
 	}
-	if err := writeJSON(filepath.Join(dir, SpecFile), r); err != nil {
+	if err := writeJSON(filepath.Join(dir, SpecFile), spec); err != nil {
 		return false, err
 	}
 	start := time.Now()
-	err = safeRun(ctx, runner, r, dir)
-	if err == nil {
-		if _, rerr := os.Stat(filepath.Join(dir, ResultFile)); rerr != nil {
-			err = fmt.Errorf("runner wrote no %s", ResultFile)
-		}
-	}
-	if err != nil {
+	if err := fn(ctx, dir); err != nil {
 		if ctx.Err() == nil {
-			writeJSON(filepath.Join(dir, FailedFile), map[string]string{"error": err.Error(), "time": time.Now().UTC().Format(time.RFC3339)})
+			if werr := writeJSON(filepath.Join(dir, FailedFile), map[string]string{"error": err.Error(), "time": time.Now().UTC().Format(time.RFC3339)}); werr != nil {
+				err = errors.Join(err, werr)
+			}
 		}
 		return true, err
 	}
@@ -263,7 +290,7 @@ func executeOne(ctx context.Context, store *Store, r RunSpec, runner Runner) (ra
 	if err := writeJSON(filepath.Join(dir, TimingFile), Timing{Start: start.UTC(), End: end.UTC(), Seconds: end.Sub(start).Seconds(), Host: host}); err != nil {
 		return false, err
 	}
-	if err := writeJSON(filepath.Join(dir, DoneFile), map[string]string{"id": id}); err != nil {
+	if err := writeJSON(filepath.Join(dir, DoneFile), map[string]string{"id": filepath.Base(dir)}); err != nil {
 		return false, err
 	}
 	return true, nil

@@ -73,6 +73,12 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 		return s, fmt.Errorf("task %s: training supports SENT (sentiment) and PARA (qqp)", rs.Task)
 	}
 	s.Task = task
+	// Refuse what cannot run before fetching anything.
+	switch rs.Model {
+	case "bert-tiny", "wordvec", "bert":
+	default:
+		return s, fmt.Errorf("unknown model %q (want bert-tiny, wordvec or bert)", rs.Model)
+	}
 	config, ok := configNames[rs.Configuration]
 	if !ok {
 		return s, fmt.Errorf("unknown configuration %q", rs.Configuration)
@@ -129,6 +135,16 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	// The grid's epochs / iid_epochs override the budget's for the suite
 	// phase and the IID baseline respectively.
 	s.Hyper = train.Hyper{Epochs: toFloat(hyper(rs, "epochs", epochs)), BatchSize: toInt(hyper(rs, "batch_size", 16)), LR: toFloat(hyper(rs, "lr", 2e-5))}
+	// LP-FT probes with BeLUGA's hard-coded LP row (set_hyperparams: batch
+	// 8, lr 1e-3 for both tasks; QQP's IID+T from scratch uses batch 16),
+	// for 1.5 epochs.
+	probeBatch := 8
+	if task == "qqp" && config == train.ConfigIIDPlusT {
+		probeBatch = 16
+	}
+	s.ProbeHyper = train.Hyper{Epochs: train.LPFTEpochs, BatchSize: toInt(hyper(rs, "probe_batch_size", probeBatch)), LR: toFloat(hyper(rs, "probe_lr", 1e-3))}
+	s.Corrections = rs.Corrections
+	s.MaxSteps = rs.Budget.MaxSteps
 	s.IIDHyper = train.Hyper{Epochs: toFloat(hyper(rs, "iid_epochs", epochs)), BatchSize: toInt(hyper(rs, "iid_batch_size", 32)), LR: toFloat(hyper(rs, "iid_lr", 3e-4))}
 	if kind, ok := scoreFolds[rs.Score]; ok {
 		s.HeldOut = &train.FoldSpec{Kind: kind, Name: rs.Fold}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
+	"github.com/beluga-nlp/beluga/train"
 )
 
 // The BeLUGA training configurations (REFERENCE 1.1) in Table 3's order.
@@ -77,6 +79,9 @@ type Spec struct {
 	// Grid holds hyper-parameter values; every combination is a separate
 	// run, so keep it small. Keys are passed to the runner unchanged.
 	Grid map[string][]any `yaml:"grid"`
+	// Corrections lists the BeLUGA behaviours to correct (train.Corrections);
+	// none means BeLUGA's faithful behaviour.
+	Corrections []string `yaml:"corrections,omitempty"`
 
 	dir string // directory of the spec file, for relative paths
 }
@@ -110,7 +115,6 @@ type Budget struct {
 	MaxSteps  int     `yaml:"max_steps,omitempty" json:"max_steps,omitempty"`
 	MaxIID    int     `yaml:"max_iid,omitempty" json:"max_iid,omitempty"`       // i.i.d. training examples used, 0 = all
 	MaxCases  int     `yaml:"max_cases,omitempty" json:"max_cases,omitempty"`   // suite test cases per functionality, 0 = all
-	TimeLimit string  `yaml:"time_limit,omitempty" json:"time_limit,omitempty"` // Go duration, e.g. 10m
 }
 
 // RunSpec is one fully resolved run: everything that determines its outputs.
@@ -133,6 +137,9 @@ type RunSpec struct {
 	Seed   int64          `json:"seed"`
 	Budget Budget         `json:"budget"`
 	Hyper  map[string]any `json:"hyper,omitempty"`
+	// Corrections of BeLUGA's behaviour (omitted when none, so that faithful
+	// runs keep their IDs).
+	Corrections []string `json:"corrections,omitempty"`
 }
 
 // IDLength is the number of hex digits of a run ID.
@@ -260,8 +267,24 @@ func (s *Spec) Validate() error {
 			return fmt.Errorf("field scores[%d]: unknown score %q (want one of %s)", i, sc, strings.Join(Scores, ", "))
 		}
 	}
+	if s.Seeds != nil && len(s.Seeds) == 0 {
+		return errors.New("field seeds: an empty list runs nothing (leave it out for BeLUGA's seed 42)")
+	}
 	if len(s.Seeds) == 0 {
 		s.Seeds = []int64{42}
+	}
+	for field, v := range map[string]int{"budget.max_iid": s.Budget.MaxIID, "budget.max_cases": s.Budget.MaxCases, "budget.max_steps": s.Budget.MaxSteps} {
+		if v < 0 {
+			return fmt.Errorf("field %s: %d must not be negative (0 means no limit)", field, v)
+		}
+	}
+	if s.Budget.Epochs < 0 {
+		return fmt.Errorf("field budget.epochs: %v must not be negative", s.Budget.Epochs)
+	}
+	for i, c := range s.Corrections {
+		if _, ok := train.Corrections[c]; !ok {
+			return fmt.Errorf("field corrections[%d]: unknown correction %q (known: %s)", i, c, strings.Join(slices.Sorted(maps.Keys(train.Corrections)), ", "))
+		}
 	}
 	for k, vs := range s.Grid {
 		if len(vs) == 0 {
@@ -366,7 +389,7 @@ func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
 		base := RunSpec{
 			Task: t.Name, Data: t.Data, Suite: t.Suite,
 			Model: s.Model.Name, Checkpoint: s.Model.Checkpoint, ModelOptions: s.Model.Options,
-			Budget: s.Budget,
+			Budget: s.Budget, Corrections: s.Corrections,
 		}
 		foldsOf := map[string][]string{}
 		for _, sc := range s.Scores {

@@ -156,7 +156,10 @@ var errClaimed = errors.New("claimed by another process")
 // is removed and the claim retried once; the removal is itself a rename race
 // that only one process wins.
 func (s *Store) tryClaim(id string) (release func(), err error) {
-	dir := s.RunDir(id)
+	return s.claimDir(s.RunDir(id))
+}
+
+func (s *Store) claimDir(dir string) (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -210,8 +213,9 @@ func (s *Store) tryClaim(id string) (release func(), err error) {
 
 // reset empties a run directory except its claim: a run without done is
 // redone from scratch.
-func (s *Store) reset(id string) error {
-	dir := s.RunDir(id)
+func (s *Store) reset(id string) error { return resetDir(s.RunDir(id)) }
+
+func resetDir(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
@@ -221,7 +225,7 @@ func (s *Store) reset(id string) error {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-			return fmt.Errorf("reset run %s: %w", id, err)
+			return fmt.Errorf("reset run %s: %w", dir, err)
 		}
 	}
 	return nil

@@ -20,6 +20,7 @@ import (
 	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/predict"
+	"github.com/beluga-nlp/beluga/models/pretrained"
 	"github.com/beluga-nlp/beluga/models/tokenize"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
@@ -44,6 +45,9 @@ type ModelSpec struct {
 	Vocab  string `json:"vocab,omitempty" yaml:"vocab,omitempty"`
 	GloVe  string `json:"glove,omitempty" yaml:"glove,omitempty"`
 	Hidden int    `json:"hidden,omitempty" yaml:"hidden,omitempty"`
+	// AllowMissing initialises encoder tensors a checkpoint lacks instead
+	// of refusing it.
+	AllowMissing bool `json:"allow_missing,omitempty" yaml:"allow_missing,omitempty"`
 }
 
 // FoldSpec names a held-out fold: kind func, class or type, and the held-out
@@ -151,7 +155,8 @@ func (s *RunSpec) validate() error {
 
 // Run trains and evaluates one run, writing its artefacts into outDir: the
 // model, the suite and i.i.d. test predictions, per-functionality results
-// and per-case verdicts, the training curve, timing and metrics.json. It
+// and per-case verdicts, the training curve and metrics.json (with the
+// steps and seconds). It
 // writes no markers: the run store (package experiments) owns a run's
 // lifecycle (spec.json, failed.json, done). Cancelling ctx stops training
 // within one update.
@@ -213,9 +218,6 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := writeJSON(filepath.Join(outDir, "metrics.json"), out); err != nil {
 		return nil, err
 	}
-	if err := writeJSON(filepath.Join(outDir, "timing.json"), map[string]float64{"seconds": out.Seconds, "steps": float64(out.Steps)}); err != nil {
-		return nil, err
-	}
 	return out, nil
 }
 
@@ -261,7 +263,7 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 			return nil, fmt.Errorf("suite %s has no %s fold %q", suite.Name, spec.HeldOut.Kind, spec.HeldOut.Name)
 		}
 	}
-	if p.model, p.tk, p.save, err = startModel(spec); err != nil {
+	if p.model, p.tk, p.save, err = startModel(ctx, spec); err != nil {
 		return nil, err
 	}
 	hyper := spec.Hyper
@@ -330,7 +332,7 @@ func (s *RunSpec) defaults() Defaults {
 
 // startModel builds the run's initial model, its tokenizer and a function
 // that saves it.
-func startModel(spec RunSpec) (models.Model, predict.Tokenizer, func(dir string) error, error) {
+func startModel(ctx context.Context, spec RunSpec) (models.Model, predict.Tokenizer, func(dir string) error, error) {
 	path := ""
 	switch {
 	case spec.Configuration == ConfigIIDThenT || spec.Configuration == ConfigIIDThenIT:
@@ -339,22 +341,13 @@ func startModel(spec RunSpec) (models.Model, predict.Tokenizer, func(dir string)
 		path = spec.Model.Path
 	}
 	if path != "" {
-		m, _, ck, err := models.Load(path)
+		// One loader for predict and train: a local directory or archive, a
+		// beluga model directory or a HuggingFace hub id.
+		pm, err := pretrained.Load(ctx, path, pretrained.Options{Labels: 2, MaxLength: spec.MaxLength, AllowMissing: spec.Model.AllowMissing})
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if wv, ok := m.(*models.WordVec); ok {
-			words, err := tokenize.ReadVocab(filepath.Join(ck.Dir, "vocab.txt"))
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			tk, err := tokenize.NewWordLevel(words, spec.MaxLength)
-			return m, tk, func(dir string) error { return wv.Save(dir, words) }, err
-		}
-		vocab := filepath.Join(ck.Dir, "vocab.txt")
-		tk, err := tokenize.NewWordPieceFromVocab(vocab, spec.MaxLength)
-		bert := m.(*models.BERT)
-		return m, tk, func(dir string) error { return bert.Save(dir, vocab) }, err
+		return pm.Classifier, pm.Tokenizer, pm.Save, nil
 	}
 	switch spec.Model.Kind {
 	case "bert-tiny":
@@ -468,7 +461,8 @@ func evalSuite(m predict.Model, tk predict.Tokenizer, s *suites.Suite, outDir st
 	var buf bytes.Buffer
 	for i, o := range outs {
 		if squash {
-			preds[i] = metrics.Squash(float64(o.Probs[1]), metrics.SquashCheckList)
+			// BeLUGA squashes its float32 model's softmax at float32.
+			preds[i] = metrics.Squash32(o.Probs[1], metrics.SquashCheckList)
 			p := preds[i].Probs
 			fmt.Fprintf(&buf, "%d %g %g %g\n", preds[i].Class, p[0], p[1], p[2])
 			continue

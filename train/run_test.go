@@ -36,7 +36,7 @@ func TestRunConfigurations(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"model/config.json", "model/model.safetensors", "iid_predictions.txt",
-		"suite_predictions.txt", "results.json", "cases.jsonl", "curve.jsonl", "timing.json", "metrics.json"} {
+		"suite_predictions.txt", "results.json", "cases.jsonl", "curve.jsonl", "metrics.json"} {
 		if _, err := os.Stat(filepath.Join(iidDir, f)); err != nil {
 			t.Errorf("IID run lacks %s", f)
 		}

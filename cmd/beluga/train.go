@@ -2,15 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
+	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/train"
@@ -45,7 +51,8 @@ Flags override the YAML spec.`,
 				if err != nil {
 					return err
 				}
-				var fromFile train.RunSpec
+				// Fields the file leaves out keep the flags' defaults.
+				fromFile := spec
 				dec := yaml.NewDecoder(bytes.NewReader(b))
 				dec.KnownFields(true)
 				if err := dec.Decode(&fromFile); err != nil {
@@ -77,32 +84,42 @@ Flags override the YAML spec.`,
 				}
 				spec.Hyper = chosen.Hyper
 			}
-			if search {
-				grid := train.BeLUGAGrid
-				if spec.Method == "lp" {
-					grid = train.BeLUGALPGrid
+			spec.ProbeHyper.Epochs = train.LPFTEpochs
+			var res *train.Result
+			err := experiments.RunOne(cmd.Context(), out, spec, func(ctx context.Context, dir string) error {
+				if search {
+					grid := train.BeLUGAGrid
+					if spec.Method == "lp" {
+						grid = train.BeLUGALPGrid
+					}
+					if len(gridLR) > 0 {
+						grid.LR = gridLR
+					}
+					if len(gridBatch) > 0 {
+						grid.BatchSize = gridBatch
+					}
+					if len(gridEpochs) > 0 {
+						grid.Epochs = gridEpochs
+					}
+					best, trials, err := train.Search(ctx, spec, grid)
+					if err != nil {
+						return err
+					}
+					rec, _ := json.MarshalIndent(map[string]any{"grid": grid, "trials": trials, "chosen": best}, "", "  ")
+					if err := atomicfile.WriteFile(filepath.Join(dir, "hp_search.json"), append(rec, '\n')); err != nil {
+						return err
+					}
+					spec.Hyper = best
+					fmt.Fprintf(cmd.OutOrStdout(), "chose lr %g, batch size %d, epochs %g from %d trials on T_val\n", best.LR, best.BatchSize, best.Epochs, len(trials))
 				}
-				if len(gridLR) > 0 {
-					grid.LR = gridLR
-				}
-				if len(gridBatch) > 0 {
-					grid.BatchSize = gridBatch
-				}
-				if len(gridEpochs) > 0 {
-					grid.Epochs = gridEpochs
-				}
-				best, trials, err := train.Search(cmd.Context(), spec, grid)
-				if err != nil {
-					return err
-				}
-				rec, _ := json.MarshalIndent(map[string]any{"grid": grid, "trials": trials, "chosen": best}, "", "  ")
-				if err := atomicfile.WriteFile(filepath.Join(out, "hp_search.json"), append(rec, '\n')); err != nil {
-					return err
-				}
-				spec.Hyper = best
-				fmt.Fprintf(cmd.OutOrStdout(), "chose lr %g, batch size %d, epochs %g from %d trials on T_val\n", best.LR, best.BatchSize, best.Epochs, len(trials))
+				var err error
+				res, err = train.Run(ctx, spec, dir)
+				return err
+			})
+			if errors.Is(err, experiments.ErrAlreadyDone) {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s is already done (remove it to train again)\n", out)
+				return nil
 			}
-			res, err := train.Run(cmd.Context(), spec, out)
 			if err != nil {
 				return err
 			}
@@ -124,12 +141,17 @@ Flags override the YAML spec.`,
 	fl.StringVar(&spec.IIDDev, "iid-dev", "", "i.i.d. dev set, halved into validation and test (SST-2 dev.tsv)")
 	fl.IntVar(&spec.IIDLimit, "iid-limit", 0, "use only the first N i.i.d. training examples (0: all)")
 	fl.StringVar(&spec.Model.Kind, "model-kind", "bert-tiny", "bert (a checkpoint --model), bert-tiny (from scratch, --vocab) or wordvec (--glove)")
-	fl.StringVar(&spec.Model.Path, "model", "", "model directory or .tar.gz for --model-kind bert")
+	fl.StringVar(&spec.Model.Path, "model", "", "model for --model-kind bert: a directory, .tar.gz or HuggingFace hub id (org/name[@revision])")
 	fl.StringVar(&spec.Model.Vocab, "vocab", "", "WordPiece vocab.txt for bert-tiny")
 	fl.StringVar(&spec.Model.GloVe, "glove", "", "GloVe vectors for wordvec")
 	fl.IntVar(&spec.Model.Hidden, "hidden", 128, "pooler width of wordvec")
 	fl.StringVar(&spec.Configuration, "configuration", train.ConfigIID, "iid, iid-t, iid+t or iid-(iid+t)")
-	fl.StringVar(&spec.Method, "method", "vanilla", "vanilla, l2, dropout, lp or lp-ft")
+	fl.StringVar(&spec.Method, "method", "vanilla", strings.Join(train.MethodNames(), ", "))
+	fl.IntVar(&spec.ProbeHyper.BatchSize, "probe-batch-size", 8, "lp-ft: batch size of the linear-probing phase (BeLUGA's sentiment value)")
+	fl.Float64Var(&spec.ProbeHyper.LR, "probe-lr", 1e-3, "lp-ft: learning rate of the linear-probing phase (BeLUGA's sentiment value)")
+	fl.StringSliceVar(&spec.Corrections, "correct", nil, "correct these BeLUGA behaviours: "+strings.Join(slices.Sorted(maps.Keys(train.Corrections)), ", "))
+	fl.IntVar(&spec.MaxSteps, "max-steps", 0, "cap each training phase at this many updates (0: none)")
+	fl.BoolVar(&spec.Model.AllowMissing, "allow-missing", false, "initialise encoder tensors the checkpoint lacks instead of refusing it")
 	fl.StringVar(&spec.FromIID, "from-iid", "", "the IID run's model directory (iid-t, iid-(iid+t))")
 	fl.StringVar(&heldOut, "held-out", "", "held-out fold KIND:NAME, e.g. class:Negation, type:DIR, func:reducers")
 	fl.Float64Var(&spec.Hyper.Epochs, "epochs", 1, "epochs of the suite phase")
@@ -152,27 +174,32 @@ Flags override the YAML spec.`,
 // trainFlagFields copies the field a flag sets from src (the flags) to dst
 // (the YAML spec).
 var trainFlagFields = map[string]func(dst, src *train.RunSpec){
-	"task":           func(d, s *train.RunSpec) { d.Task = s.Task },
-	"suite":          func(d, s *train.RunSpec) { d.Suite = s.Suite },
-	"iid-train":      func(d, s *train.RunSpec) { d.IIDTrain = s.IIDTrain },
-	"iid-dev":        func(d, s *train.RunSpec) { d.IIDDev = s.IIDDev },
-	"iid-limit":      func(d, s *train.RunSpec) { d.IIDLimit = s.IIDLimit },
-	"model-kind":     func(d, s *train.RunSpec) { d.Model.Kind = s.Model.Kind },
-	"model":          func(d, s *train.RunSpec) { d.Model.Path = s.Model.Path },
-	"vocab":          func(d, s *train.RunSpec) { d.Model.Vocab = s.Model.Vocab },
-	"glove":          func(d, s *train.RunSpec) { d.Model.GloVe = s.Model.GloVe },
-	"hidden":         func(d, s *train.RunSpec) { d.Model.Hidden = s.Model.Hidden },
-	"configuration":  func(d, s *train.RunSpec) { d.Configuration = s.Configuration },
-	"method":         func(d, s *train.RunSpec) { d.Method = s.Method },
-	"from-iid":       func(d, s *train.RunSpec) { d.FromIID = s.FromIID },
-	"epochs":         func(d, s *train.RunSpec) { d.Hyper.Epochs = s.Hyper.Epochs },
-	"batch-size":     func(d, s *train.RunSpec) { d.Hyper.BatchSize = s.Hyper.BatchSize },
-	"lr":             func(d, s *train.RunSpec) { d.Hyper.LR = s.Hyper.LR },
-	"iid-epochs":     func(d, s *train.RunSpec) { d.IIDHyper.Epochs = s.IIDHyper.Epochs },
-	"iid-batch-size": func(d, s *train.RunSpec) { d.IIDHyper.BatchSize = s.IIDHyper.BatchSize },
-	"iid-lr":         func(d, s *train.RunSpec) { d.IIDHyper.LR = s.IIDHyper.LR },
-	"max-length":     func(d, s *train.RunSpec) { d.MaxLength = s.MaxLength },
-	"seed":           func(d, s *train.RunSpec) { d.Seed = s.Seed },
+	"task":             func(d, s *train.RunSpec) { d.Task = s.Task },
+	"suite":            func(d, s *train.RunSpec) { d.Suite = s.Suite },
+	"iid-train":        func(d, s *train.RunSpec) { d.IIDTrain = s.IIDTrain },
+	"iid-dev":          func(d, s *train.RunSpec) { d.IIDDev = s.IIDDev },
+	"iid-limit":        func(d, s *train.RunSpec) { d.IIDLimit = s.IIDLimit },
+	"model-kind":       func(d, s *train.RunSpec) { d.Model.Kind = s.Model.Kind },
+	"model":            func(d, s *train.RunSpec) { d.Model.Path = s.Model.Path },
+	"vocab":            func(d, s *train.RunSpec) { d.Model.Vocab = s.Model.Vocab },
+	"glove":            func(d, s *train.RunSpec) { d.Model.GloVe = s.Model.GloVe },
+	"hidden":           func(d, s *train.RunSpec) { d.Model.Hidden = s.Model.Hidden },
+	"configuration":    func(d, s *train.RunSpec) { d.Configuration = s.Configuration },
+	"method":           func(d, s *train.RunSpec) { d.Method = s.Method },
+	"from-iid":         func(d, s *train.RunSpec) { d.FromIID = s.FromIID },
+	"epochs":           func(d, s *train.RunSpec) { d.Hyper.Epochs = s.Hyper.Epochs },
+	"batch-size":       func(d, s *train.RunSpec) { d.Hyper.BatchSize = s.Hyper.BatchSize },
+	"lr":               func(d, s *train.RunSpec) { d.Hyper.LR = s.Hyper.LR },
+	"iid-epochs":       func(d, s *train.RunSpec) { d.IIDHyper.Epochs = s.IIDHyper.Epochs },
+	"iid-batch-size":   func(d, s *train.RunSpec) { d.IIDHyper.BatchSize = s.IIDHyper.BatchSize },
+	"iid-lr":           func(d, s *train.RunSpec) { d.IIDHyper.LR = s.IIDHyper.LR },
+	"max-length":       func(d, s *train.RunSpec) { d.MaxLength = s.MaxLength },
+	"seed":             func(d, s *train.RunSpec) { d.Seed = s.Seed },
+	"probe-batch-size": func(d, s *train.RunSpec) { d.ProbeHyper.BatchSize = s.ProbeHyper.BatchSize },
+	"probe-lr":         func(d, s *train.RunSpec) { d.ProbeHyper.LR = s.ProbeHyper.LR },
+	"correct":          func(d, s *train.RunSpec) { d.Corrections = s.Corrections },
+	"max-steps":        func(d, s *train.RunSpec) { d.MaxSteps = s.MaxSteps },
+	"allow-missing":    func(d, s *train.RunSpec) { d.Model.AllowMissing = s.Model.AllowMissing },
 }
 
 func cutFold(s string) (splits.FoldKind, string, bool) {

@@ -1,0 +1,65 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseSpecRefusesBadFields(t *testing.T) {
+	base := "tasks: [{name: SENT, data: sst2, suite: sentiment}]\nmodel: {name: bert-tiny}\n"
+	for _, tc := range []struct{ extra, want string }{
+		{"seeds: []\n", "field seeds"},
+		{"budget: {max_iid: -5}\n", "field budget.max_iid"},
+		{"budget: {max_steps: -1}\n", "field budget.max_steps"},
+		{"corrections: [fish]\n", "field corrections[0]"},
+		{"budget: {time_limit: 10m}\n", "time_limit"},
+	} {
+		_, err := ParseSpec([]byte(base + tc.extra))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one naming %s", tc.extra, err, tc.want)
+		}
+	}
+	if _, err := ParseSpec([]byte(base + "corrections: [fish-outer-step]\n")); err != nil {
+		t.Errorf("a known correction: %v", err)
+	}
+}
+
+// TestRunOneRetryLeavesNoStaleFailure: beluga train --out DIR goes through
+// the store's protocol, so a failed attempt's failed.json is gone once a
+// retry succeeds, and a finished run is not redone.
+func TestRunOneRetryLeavesNoStaleFailure(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	spec := map[string]string{"method": "vanilla"}
+	boom := errors.New("boom")
+	if err := RunOne(context.Background(), dir, spec, func(context.Context, string) error { return boom }); !errors.Is(err, boom) {
+		t.Fatalf("first attempt: %v", err)
+	}
+	if !exists(filepath.Join(dir, FailedFile)) || exists(filepath.Join(dir, DoneFile)) {
+		t.Fatal("a failed attempt must leave failed.json and no done")
+	}
+	if err := RunOne(context.Background(), dir, spec, func(_ context.Context, d string) error {
+		return os.WriteFile(filepath.Join(d, "model.txt"), []byte("ok"), 0o644)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string]bool{FailedFile: false, DoneFile: true, SpecFile: true, TimingFile: true, "model.txt": true, ClaimFile: false} {
+		if exists(filepath.Join(dir, f)) != want {
+			t.Errorf("after the retry, %s present = %v, want %v", f, !want, want)
+		}
+	}
+	if err := RunOne(context.Background(), dir, spec, func(context.Context, string) error { return boom }); !errors.Is(err, ErrAlreadyDone) {
+		t.Errorf("a done run was redone: %v", err)
+	}
+	// A cancelled run stays incomplete: no failed.json, no done.
+	dir2 := filepath.Join(t.TempDir(), "cancelled")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	RunOne(ctx, dir2, spec, func(ctx context.Context, _ string) error { return ctx.Err() })
+	if exists(filepath.Join(dir2, FailedFile)) || exists(filepath.Join(dir2, DoneFile)) || exists(filepath.Join(dir2, ClaimFile)) {
+		t.Error("a cancelled run must be left incomplete, its claim released")
+	}
+}

@@ -111,10 +111,10 @@ type Model struct {
 
 // Budget bounds a run's training.
 type Budget struct {
-	Epochs    float64 `yaml:"epochs,omitempty" json:"epochs,omitempty"`
-	MaxSteps  int     `yaml:"max_steps,omitempty" json:"max_steps,omitempty"`
-	MaxIID    int     `yaml:"max_iid,omitempty" json:"max_iid,omitempty"`       // i.i.d. training examples used, 0 = all
-	MaxCases  int     `yaml:"max_cases,omitempty" json:"max_cases,omitempty"`   // suite test cases per functionality, 0 = all
+	Epochs   float64 `yaml:"epochs,omitempty" json:"epochs,omitempty"`
+	MaxSteps int     `yaml:"max_steps,omitempty" json:"max_steps,omitempty"`
+	MaxIID   int     `yaml:"max_iid,omitempty" json:"max_iid,omitempty"`     // i.i.d. training examples used, 0 = all
+	MaxCases int     `yaml:"max_cases,omitempty" json:"max_cases,omitempty"` // suite test cases per functionality, 0 = all
 }
 
 // RunSpec is one fully resolved run: everything that determines its outputs.

@@ -10,16 +10,22 @@ import (
 	"github.com/beluga-nlp/beluga/internal/fixture"
 	"github.com/beluga-nlp/beluga/internal/shareddata"
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/checkpoint"
 	"github.com/beluga-nlp/beluga/models/tokenize"
 )
 
 func loadMLM(t testing.TB) (*models.MaskedLM, *tokenize.WordPiece, []string) {
 	t.Helper()
-	m, ck, err := models.LoadMaskedLM(shareddata.Path(t, "fixtures/bert-tiny-mlm.tar.gz"))
+	dir, cleanup, err := checkpoint.Open(shareddata.Path(t, "fixtures/bert-tiny-mlm.tar.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	vocabFile := filepath.Join(ck.Dir, "vocab.txt")
+	t.Cleanup(cleanup)
+	m, _, err := models.LoadMaskedLM(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vocabFile := filepath.Join(dir, "vocab.txt")
 	tk, err := tokenize.NewWordPieceFromVocab(vocabFile, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -40,8 +40,8 @@ command exits non-zero when any failed.
 --shard I/N executes only the I-th (0-based) of N disjoint slices, for Slurm
 job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 		Example: `  beluga run specs/quickstart.yaml --dry-run
-  beluga run specs/sent-full.yaml --jobs 2
-  beluga run specs/sent-full.yaml --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT`,
+  beluga run specs/sent-grid.yaml --jobs 2
+  beluga run specs/sent-grid.yaml --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec, runs, err := loadRuns(args[0])

@@ -10,9 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -81,6 +81,9 @@ type Options struct {
 	Progress Progress
 	// Logger receives one line per finished run; nil means slog.Default().
 	Logger *slog.Logger
+	// WaitDeps bounds the wait for dependencies other processes are running
+	// (0: DefaultWaitDeps).
+	WaitDeps time.Duration
 }
 
 // Progress follows a sweep.
@@ -123,12 +126,31 @@ func (s Summary) Err() error {
 	return errors.New(b.String())
 }
 
+// Dependent is implemented by runners whose runs need other runs done
+// first (an IID→T run starts from its IID baseline's model).
+type Dependent interface {
+	Needs(spec RunSpec) []RunSpec
+}
+
+// DefaultWaitDeps bounds how long a sweep waits for a dependency that
+// another process is running.
+const DefaultWaitDeps = 24 * time.Hour
+
+// depPoll is how often a sweep looks whether a dependency that another
+// process holds is done.
+var depPoll = 2 * time.Second
+
 // Execute runs the runs of the store that are not done with a pool of
 // opts.Jobs workers. A run already done is skipped; a run without done is
 // redone from scratch; a run another live process has claimed is left to
-// it. One failing run does not stop the others: failures are recorded in
-// their directories and listed in the summary. Execute returns an error
-// only when the context is cancelled or the store cannot be written.
+// it. Dependencies (Dependent) are scheduled, never failed: a run starts
+// once the runs it needs are done — a missing dependency, even one outside
+// the given runs (another shard's), is run here first; one that another
+// process is running is waited for (up to opts.WaitDeps). One failing run
+// does not stop the others, only the runs that need it: failures are
+// recorded in their directories and listed in the summary. Execute returns
+// an error only when the context is cancelled or the store cannot be
+// written.
 func Execute(ctx context.Context, store *Store, runs []RunSpec, runner Runner, opts Options) (Summary, error) {
 	start := time.Now()
 	log := opts.Logger
@@ -136,81 +158,164 @@ func Execute(ctx context.Context, store *Store, runs []RunSpec, runner Runner, o
 		log = slog.Default()
 	}
 	jobs := max(opts.Jobs, 1)
+	waitDeps := opts.WaitDeps
+	if waitDeps <= 0 {
+		waitDeps = DefaultWaitDeps
+	}
 	if err := os.MkdirAll(store.Dir, 0o755); err != nil {
 		return Summary{}, fmt.Errorf("run store: %w", err)
 	}
+	needs := func(RunSpec) []RunSpec { return nil }
+	if d, ok := runner.(Dependent); ok {
+		needs = d.Needs
+	}
 	sum := Summary{Total: len(runs)}
+	// The runs to do, each after the missing runs it needs.
 	var todo []RunSpec
-	seen := map[string]bool{}
-	for _, r := range runs {
+	deps := map[string][]string{}
+	queued := map[string]bool{}
+	var add func(r RunSpec, wanted bool)
+	add = func(r RunSpec, wanted bool) {
 		id := r.ID()
-		if seen[id] {
-			sum.Total--
-			continue
+		if queued[id] {
+			if wanted {
+				sum.Total--
+			}
+			return
 		}
-		seen[id] = true
+		queued[id] = true
 		if store.State(id) == Done {
-			sum.Skipped++
-			continue
+			if wanted {
+				sum.Skipped++
+			}
+			return
+		}
+		for _, d := range needs(r) {
+			deps[id] = append(deps[id], d.ID())
+			add(d, false)
+		}
+		if !wanted {
+			sum.Total++
 		}
 		todo = append(todo, r)
+	}
+	for _, r := range runs {
+		add(r, true)
 	}
 	if opts.Progress != nil {
 		opts.Progress.Start(len(todo))
 		defer opts.Progress.Stop()
 	}
+	type outcome struct {
+		r   RunSpec
+		ran bool
+		err error
+		dt  time.Duration
+	}
 	var (
-		mu       sync.Mutex
 		fatal    error
-		wg       sync.WaitGroup
-		queue    = make(chan RunSpec)
+		results  = make(chan outcome)
 		ctx2, cf = context.WithCancel(ctx)
+		failed   = map[string]string{} // run ID → why, for its dependents
+		pending  = todo
+		running  = 0
+		waiting  time.Time
 	)
 	defer cf()
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range queue {
-				id := r.ID()
-				t0 := time.Now()
-				ran, err := executeOne(ctx2, store, r, runner)
-				mu.Lock()
-				switch {
-				case errors.Is(err, errAlreadyDone):
-					sum.Skipped++
-				case errors.Is(err, errClaimed):
-					sum.Busy++
-					log.Info("run busy elsewhere", "id", id, "run", r.Label())
-				case err != nil && ctx2.Err() != nil:
-					// Cancelled: the run stays incomplete and is redone next time.
-				case err != nil && !ran:
-					fatal = errors.Join(fatal, err)
-					cf()
-				case err != nil:
-					sum.Failed = append(sum.Failed, FailedRun{ID: id, Spec: r, Error: err})
-					log.Error("run failed", "id", id, "run", r.Label(), "err", err)
-				default:
-					sum.Ran++
-					log.Info("run done", "id", id, "run", r.Label(), "seconds", time.Since(t0).Round(time.Millisecond).Seconds())
-				}
-				if opts.Progress != nil && !errors.Is(err, errClaimed) && !errors.Is(err, errAlreadyDone) {
-					opts.Progress.Finished(r, err)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for _, r := range todo {
-		select {
-		case queue <- r:
-		case <-ctx2.Done():
-			break feed
+	finish := func(o outcome) {
+		id := o.r.ID()
+		err := o.err
+		switch {
+		case errors.Is(err, errAlreadyDone):
+			sum.Skipped++
+		case errors.Is(err, errClaimed):
+			sum.Busy++
+			log.Info("run busy elsewhere", "id", id, "run", o.r.Label())
+		case err != nil && ctx2.Err() != nil:
+			// Cancelled: the run stays incomplete and is redone next time.
+		case err != nil && !o.ran:
+			fatal = errors.Join(fatal, err)
+			cf()
+		case err != nil:
+			failed[id] = err.Error()
+			sum.Failed = append(sum.Failed, FailedRun{ID: id, Spec: o.r, Error: err})
+			log.Error("run failed", "id", id, "run", o.r.Label(), "err", err)
+		default:
+			sum.Ran++
+			log.Info("run done", "id", id, "run", o.r.Label(), "seconds", o.dt.Round(time.Millisecond).Seconds())
+		}
+		if opts.Progress != nil && !errors.Is(err, errClaimed) && !errors.Is(err, errAlreadyDone) {
+			opts.Progress.Finished(o.r, err)
 		}
 	}
-	close(queue)
-	wg.Wait()
+	// ready says whether r can start now, or why it never will.
+	ready := func(r RunSpec) (bool, error) {
+		for _, d := range deps[r.ID()] {
+			if why, ok := failed[d]; ok {
+				return false, fmt.Errorf("needs run %s, which failed: %s", d, why)
+			}
+			switch store.State(d) {
+			case Done:
+				continue
+			case Failed:
+				if !queued[d] || !slices.ContainsFunc(pending, func(p RunSpec) bool { return p.ID() == d }) {
+					return false, fmt.Errorf("needs run %s, which failed: %s", d, store.FailureReason(d))
+				}
+			}
+			return false, nil
+		}
+		return true, nil
+	}
+	for {
+		if ctx2.Err() == nil {
+			var still []RunSpec
+			for _, r := range pending {
+				if running == jobs {
+					still = append(still, r)
+					continue
+				}
+				ok, err := ready(r)
+				switch {
+				case err != nil:
+					finish(outcome{r: r, ran: true, err: err})
+				case ok:
+					running++
+					go func(r RunSpec) {
+						t0 := time.Now()
+						ran, err := executeOne(ctx2, store, r, runner)
+						results <- outcome{r, ran, err, time.Since(t0)}
+					}(r)
+				default:
+					still = append(still, r)
+				}
+			}
+			pending = still
+		}
+		if running == 0 && (len(pending) == 0 || ctx2.Err() != nil) {
+			break
+		}
+		if running == 0 {
+			// Everything left waits on runs other processes hold.
+			if waiting.IsZero() {
+				waiting = time.Now()
+			}
+			if time.Since(waiting) > waitDeps {
+				for _, r := range pending {
+					finish(outcome{r: r, ran: true, err: fmt.Errorf("waited %s for its dependencies, held by other processes", waitDeps)})
+				}
+				break
+			}
+			select {
+			case <-time.After(depPoll):
+			case <-ctx2.Done():
+			}
+			continue
+		}
+		waiting = time.Time{}
+		o := <-results
+		running--
+		finish(o)
+	}
 	sum.Elapsed = time.Since(start)
 	if fatal != nil {
 		return sum, fatal

@@ -3,6 +3,8 @@ package experiments
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,3 +65,52 @@ func TestRunOneRetryLeavesNoStaleFailure(t *testing.T) {
 		t.Error("a cancelled run must be left incomplete, its claim released")
 	}
 }
+
+// depRunner makes every non-IID run need the IID run of its task, and
+// checks, when a run starts, that what it needs is done.
+type depRunner struct {
+	store *Store
+	fail  bool // the baseline fails
+}
+
+func (d depRunner) Needs(r RunSpec) []RunSpec {
+	if r.Configuration == ConfigIID {
+		return nil
+	}
+	return []RunSpec{baseline(r)}
+}
+
+func (d depRunner) Run(ctx context.Context, r RunSpec, dir string) error {
+	for _, n := range d.Needs(r) {
+		if d.store.State(n.ID()) != Done {
+			return errors.New("started before its dependency was done")
+		}
+	}
+	if d.fail && r.Configuration == ConfigIID {
+		return errors.New("baseline broke")
+	}
+	return WriteResult(dir, &Result{})
+}
+
+func TestDependenciesAreScheduled(t *testing.T) {
+	base := RunSpec{Task: "SENT", Configuration: ConfigIID, Method: "vanilla", Score: ScoreIID}
+	var runs []RunSpec
+	for _, m := range []string{"vanilla", "l2", "lp"} {
+		r := base
+		r.Configuration, r.Method, r.Score = ConfigIIDT, m, ScoreSeen
+		runs = append(runs, r) // dependents first, their baseline missing from the list (another shard's)
+	}
+	store := &Store{Dir: t.TempDir()}
+	sum, err := Execute(context.Background(), store, runs, depRunner{store: store}, Options{Jobs: 3, Logger: discardLogger()})
+	if err != nil || len(sum.Failed) != 0 || sum.Ran != 4 {
+		t.Fatalf("summary %+v, %v: want the baseline and its 3 dependents run, none failed", sum, err)
+	}
+	// A failed dependency fails its dependents with the reason, at once.
+	store2 := &Store{Dir: t.TempDir()}
+	sum, _ = Execute(context.Background(), store2, runs, depRunner{store: store2, fail: true}, Options{Jobs: 2, Logger: discardLogger()})
+	if len(sum.Failed) != 4 || !strings.Contains(sum.Err().Error(), "baseline broke") {
+		t.Errorf("summary %+v: want the baseline and its 3 dependents failed, naming why", sum)
+	}
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

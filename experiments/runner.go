@@ -150,14 +150,29 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 		s.HeldOut = &train.FoldSpec{Kind: kind, Name: rs.Fold}
 	}
 	if config == train.ConfigIIDThenT || config == train.ConfigIIDThenIT {
-		base := rs
-		base.Configuration, base.Method, base.Score, base.Fold = ConfigIID, "vanilla", ScoreIID, ""
+		base := baseline(rs)
 		if r.Store == nil || r.Store.State(base.ID()) != Done {
-			return s, fmt.Errorf("%s starts from the IID baseline %s, which is not done yet (run the sweep again once it is)", rs.Configuration, base.ID())
+			return s, fmt.Errorf("%s starts from the IID baseline %s, which is not done", rs.Configuration, base.ID())
 		}
 		s.FromIID = filepath.Join(r.Store.RunDir(base.ID()), "train", "model")
 	}
 	return s, nil
+}
+
+// baseline is the IID baseline run an IID→T or IID→(IID+T) run starts from.
+func baseline(rs RunSpec) RunSpec {
+	base := rs
+	base.Configuration, base.Method, base.Score, base.Fold = ConfigIID, "vanilla", ScoreIID, ""
+	return base
+}
+
+// Needs implements Dependent: IID→T and IID→(IID+T) runs start from the
+// model of their IID baseline.
+func (r *TrainRunner) Needs(rs RunSpec) []RunSpec {
+	if rs.Configuration == ConfigIIDT || rs.Configuration == ConfigIIDIIDPlT {
+		return []RunSpec{baseline(rs)}
+	}
+	return nil
 }
 
 func hyper(rs RunSpec, key string, def any) any {

@@ -9,12 +9,28 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 func main() {
-	if err := rootCmd.Execute(); err != nil {
+	// SIGINT and SIGTERM cancel the command's context: training stops
+	// within one update, an unfinished run is left without done and its
+	// claim released. A second signal kills at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	err := rootCmd.ExecuteContext(ctx)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			err = fmt.Errorf("interrupted: %w", err)
+		}
 		fmt.Fprintln(os.Stderr, "beluga:", err)
 		os.Exit(1)
 	}

@@ -32,6 +32,9 @@ runs are kept in the store: running it again only does what is missing.`,
   go run ./cmd/beluga quickstart --checkpoint ./bert_uncased_L-2_H-128_A-2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if jobs < 1 {
+				return fmt.Errorf("--jobs %d: want at least 1", jobs)
+			}
 			raw, err := specs.FS.ReadFile("quickstart.yaml")
 			if err != nil {
 				return err
@@ -61,7 +64,7 @@ runs are kept in the store: running it again only does what is missing.`,
 			store := storeOf(spec)
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if _, err := executeSweep(ctx, cmd.ErrOrStderr(), store, runs, &experiments.TrainRunner{Cache: cache, Store: store}, jobs); err != nil {
+			if _, err := executeSweep(ctx, cmd.ErrOrStderr(), store, runs, &experiments.TrainRunner{Cache: cache, Store: store}, experiments.Options{Jobs: jobs}); err != nil {
 				return err
 			}
 			tab, err := report.FromStore(store, runs, report.Options{})

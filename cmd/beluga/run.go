@@ -24,6 +24,7 @@ func init() {
 		jobs       int
 		shard      string
 		staleAfter time.Duration
+		waitDeps   time.Duration
 		from       string
 		out        string
 	)
@@ -71,7 +72,13 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			_, err = executeSweep(ctx, cmd.ErrOrStderr(), store, runs, runner, jobs)
+			if jobs < 1 {
+				return fmt.Errorf("--jobs %d: want at least 1", jobs)
+			}
+			if staleAfter <= 0 || waitDeps <= 0 {
+				return fmt.Errorf("--stale-after and --wait-deps must be positive durations")
+			}
+			_, err = executeSweep(ctx, cmd.ErrOrStderr(), store, runs, runner, experiments.Options{Jobs: jobs, WaitDeps: waitDeps})
 			return err
 		},
 	}
@@ -80,6 +87,7 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 	cmd.Flags().StringVar(&shard, "shard", "", "execute only slice I of N (0-based), e.g. 0/4")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "run store directory (default: the spec's out)")
 	cmd.Flags().StringVar(&from, "from", "", "take data files from this local directory (laid out like ../shared/data) instead of the network")
+	cmd.Flags().DurationVar(&waitDeps, "wait-deps", experiments.DefaultWaitDeps, "how long to wait for a run this one needs while another process runs it")
 	cmd.Flags().DurationVar(&staleAfter, "stale-after", experiments.DefaultStaleAfter, "age of a claim's heartbeat after which another host's claim counts as abandoned")
 	rootCmd.AddCommand(cmd)
 }
@@ -99,13 +107,15 @@ func loadRuns(path string) (*experiments.Spec, []experiments.RunSpec, error) {
 
 // executeSweep runs a sweep with a progress bar on a terminal (log lines
 // otherwise) and prints its summary.
-func executeSweep(ctx context.Context, w io.Writer, store *experiments.Store, runs []experiments.RunSpec, runner experiments.Runner, jobs int) (experiments.Summary, error) {
-	opts := experiments.Options{Jobs: jobs}
+func executeSweep(ctx context.Context, w io.Writer, store *experiments.Store, runs []experiments.RunSpec, runner experiments.Runner, opts experiments.Options) (experiments.Summary, error) {
 	if f, ok := w.(*os.File); ok && experiments.IsTerminal(f) {
 		opts.Progress = &experiments.Bar{W: w}
 		opts.Logger = discardLogger()
 	}
 	sum, err := experiments.Execute(ctx, store, runs, runner, opts)
+	if ctx.Err() != nil {
+		fmt.Fprintf(w, "interrupted: unfinished runs are left incomplete (no done); run the same command again to finish them\n")
+	}
 	fmt.Fprintf(w, "%d runs in %s: %d skipped (already done), %d ran, %d failed, %d busy in other processes (%s)\n",
 		sum.Total, store.Dir, sum.Skipped, sum.Ran, len(sum.Failed), sum.Busy, sum.Elapsed.Round(time.Millisecond))
 	return sum, errors.Join(err, sum.Err())

@@ -114,3 +114,39 @@ func TestDependenciesAreScheduled(t *testing.T) {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// TestLateStaleRecoveryKeepsTheFreshClaim: two processes judge one claim
+// stale; the first recovers it and claims the run; the second, acting on
+// its old reading, must not remove the first's fresh claim.
+func TestLateStaleRecoveryKeepsTheFreshClaim(t *testing.T) {
+	s := &Store{Dir: t.TempDir()}
+	dir := s.RunDir("r1")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, ClaimFile)
+	host, _ := os.Hostname()
+	// A claim of a process that no longer exists on this host.
+	if err := os.WriteFile(path, []byte(`{"host":"`+host+`","pid":2147483646,"started":"2020-01-01T00:00:00Z"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stale, err := readClaim(path)
+	if err != nil || !s.stale(stale) {
+		t.Fatalf("setup: claim %+v stale=%v, %v", stale, s.stale(stale), err)
+	}
+	release, err := s.tryClaim("r1") // the first process recovers and claims
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	fresh, _ := os.ReadFile(path)
+	if s.takeOver(path, stale) { // the second, late, with its old reading
+		t.Fatal("a late recovery removed the fresh claim")
+	}
+	if now, _ := os.ReadFile(path); string(now) != string(fresh) {
+		t.Errorf("claim changed from %s to %s", fresh, now)
+	}
+	if _, err := s.tryClaim("r1"); !errors.Is(err, errClaimed) {
+		t.Errorf("second claim: %v, want errClaimed", err)
+	}
+}

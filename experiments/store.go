@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -200,15 +199,36 @@ func (s *Store) claimDir(dir string) (release func(), err error) {
 		if !s.stale(c) {
 			return nil, errClaimed
 		}
-		// Move the stale claim aside under a unique name; only one of several
-		// processes recovering it at once succeeds in the rename.
-		aside := path + ".stale." + host + "." + strconv.Itoa(os.Getpid())
-		if os.Rename(path, aside) != nil {
+		if !s.takeOver(path, c) {
 			return nil, errClaimed
 		}
-		os.Remove(aside)
 	}
 	return nil, errClaimed
+}
+
+// identity names one claim: its process and start, or for a torn claim its
+// last heartbeat.
+func (c claim) identity() string {
+	return fmt.Sprintf("%s.%d.%d.%d", c.Host, c.PID, c.Started.UnixNano(), c.beat.UnixNano())
+}
+
+// takeOver removes the stale claim c at path for this process. Of several
+// processes that judged c stale, only the one that creates c's takeover
+// token (O_EXCL) may remove it, and only while the claim at path is still
+// c: a process that read c long ago can no longer remove the fresh claim of
+// the process that recovered it first. The tokens stay in the directory
+// (reset keeps them) so that a late process cannot take c over again.
+func (s *Store) takeOver(path string, c claim) bool {
+	f, err := os.OpenFile(path+".takeover."+c.identity(), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	now, err := readClaim(path)
+	if err != nil || now.identity() != c.identity() {
+		return false
+	}
+	return os.Remove(path) == nil
 }
 
 // reset empties a run directory except its claim: a run without done is
@@ -221,8 +241,8 @@ func resetDir(dir string) error {
 		return err
 	}
 	for _, e := range entries {
-		if e.Name() == ClaimFile {
-			continue
+		if strings.HasPrefix(e.Name(), ClaimFile) {
+			continue // the claim and the takeover tokens of stale claims
 		}
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 			return fmt.Errorf("reset run %s: %w", dir, err)

@@ -338,8 +338,12 @@ func executeOne(ctx context.Context, store *Store, r RunSpec, runner Runner) (ra
 		if err := safeRun(ctx, runner, r, dir); err != nil {
 			return err
 		}
-		if _, err := os.Stat(filepath.Join(dir, ResultFile)); err != nil {
-			return fmt.Errorf("runner wrote no %s", ResultFile)
+		out := ResultFile
+		if r.Score == ScoreSearch {
+			out = SearchFile
+		}
+		if _, err := os.Stat(filepath.Join(dir, out)); err != nil {
+			return fmt.Errorf("runner wrote no %s", out)
 		}
 		return nil
 	})

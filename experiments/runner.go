@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,22 +36,27 @@ var scoreFolds = map[string]splits.FoldKind{ScoreFunc: splits.ByFunctionality, S
 // resolve returns a local path for a dataset name or a path, fetching the
 // named file into the cache when needed.
 func (r *TrainRunner) resolve(ctx context.Context, nameOrPath, rel string) (string, error) {
-	if _, err := os.Stat(nameOrPath); err == nil {
-		if rel != "" {
-			if st, _ := os.Stat(nameOrPath); st.IsDir() {
-				return filepath.Join(nameOrPath, filepath.Base(rel)), nil
-			}
+	return resolveData(ctx, r.Cache, nameOrPath, rel)
+}
+
+// resolveData returns a local path for a dataset name or a path: a path as
+// it is (rel's base name inside it, for a directory), a name through the
+// data cache, fetching it when needed.
+func resolveData(ctx context.Context, cache *datasets.Cache, nameOrPath, rel string) (string, error) {
+	if st, err := os.Stat(nameOrPath); err == nil {
+		if rel != "" && st.IsDir() {
+			return filepath.Join(nameOrPath, filepath.Base(rel)), nil
 		}
 		return nameOrPath, nil
 	}
-	if r.Cache == nil {
+	if cache == nil {
 		return "", fmt.Errorf("%s is neither a file nor, without a data cache, a dataset name", nameOrPath)
 	}
 	d, err := datasets.Lookup(nameOrPath)
 	if err != nil {
 		return "", err
 	}
-	paths, err := r.Cache.Ensure(ctx, d)
+	paths, err := cache.Ensure(ctx, d)
 	if err != nil {
 		return "", err
 	}
@@ -60,6 +66,18 @@ func (r *TrainRunner) resolve(ctx context.Context, nameOrPath, rel string) (stri
 		}
 	}
 	return "", fmt.Errorf("dataset %s has no file %s", nameOrPath, rel)
+}
+
+// ResolveSuite returns a local path for a task's suite: a file, or a
+// CheckList release suite by task name (sentiment, qqp, squad) or dataset
+// name, through the data cache.
+func ResolveSuite(ctx context.Context, cache *datasets.Cache, suite string) (string, error) {
+	if d, ok := suiteDatasets[suite]; ok {
+		if _, err := os.Stat(suite); err != nil {
+			suite = d
+		}
+	}
+	return resolveData(ctx, cache, suite, "")
 }
 
 // suiteDatasets names the CheckList release suite of each task.
@@ -92,11 +110,7 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	if s.IIDDev, err = r.resolve(ctx, rs.Data, iidFiles[1]); err != nil {
 		return s, err
 	}
-	suite := rs.Suite
-	if d, ok := suiteDatasets[suite]; ok {
-		suite = d
-	}
-	if s.Suite, err = r.resolve(ctx, suite, ""); err != nil {
+	if s.Suite, err = ResolveSuite(ctx, r.Cache, rs.Suite); err != nil {
 		return s, err
 	}
 	opt := func(key string, def any) any {
@@ -143,11 +157,26 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 		probeBatch = 16
 	}
 	s.ProbeHyper = train.Hyper{Epochs: train.LPFTEpochs, BatchSize: toInt(hyper(rs, "probe_batch_size", probeBatch)), LR: toFloat(hyper(rs, "probe_lr", 1e-3))}
-	s.Corrections = rs.Corrections
+	for _, c := range rs.Corrections {
+		if _, ok := train.Corrections[c]; ok {
+			s.Corrections = append(s.Corrections, c)
+		}
+	}
 	s.MaxSteps = rs.Budget.MaxSteps
 	s.IIDHyper = train.Hyper{Epochs: toFloat(hyper(rs, "iid_epochs", epochs)), BatchSize: toInt(hyper(rs, "iid_batch_size", 32)), LR: toFloat(hyper(rs, "iid_lr", 3e-4))}
 	if kind, ok := scoreFolds[rs.Score]; ok {
 		s.HeldOut = &train.FoldSpec{Kind: kind, Name: rs.Fold}
+	}
+	for _, search := range Searches(rs) {
+		h, err := r.chosen(search)
+		if err != nil {
+			return s, err
+		}
+		if rs.Method == "lp-ft" && search.Method == "lp" {
+			s.ProbeHyper.BatchSize, s.ProbeHyper.LR = h.BatchSize, h.LR
+			continue
+		}
+		s.Hyper.Epochs, s.Hyper.BatchSize, s.Hyper.LR = h.Epochs, h.BatchSize, h.LR
 	}
 	if config == train.ConfigIIDThenT || config == train.ConfigIIDThenIT {
 		base := baseline(rs)
@@ -166,13 +195,46 @@ func baseline(rs RunSpec) RunSpec {
 	return base
 }
 
-// Needs implements Dependent: IID→T and IID→(IID+T) runs start from the
-// model of their IID baseline.
+// Needs implements Dependent: IID→T and IID→(IID+T) runs (searches
+// included) start from the model of their IID baseline, and with a search
+// grid a run trains with its searches' choices (Searches).
 func (r *TrainRunner) Needs(rs RunSpec) []RunSpec {
+	var out []RunSpec
 	if rs.Configuration == ConfigIIDT || rs.Configuration == ConfigIIDIIDPlT {
-		return []RunSpec{baseline(rs)}
+		out = append(out, baseline(rs))
 	}
-	return nil
+	return append(out, Searches(rs)...)
+}
+
+// TrainSpecFile records the package train spec a run was trained with.
+const TrainSpecFile = "train_spec.json"
+
+// SearchFile is what a search run writes: the grid, every trial's
+// validation scores and the chosen hyper-parameters.
+const SearchFile = "hp_search.json"
+
+// SearchRecord is the content of SearchFile.
+type SearchRecord struct {
+	Grid   train.Grid    `json:"grid"`
+	Trials []train.Trial `json:"trials"`
+	Chosen train.Hyper   `json:"chosen"`
+}
+
+// chosen reads what a done search run chose.
+func (r *TrainRunner) chosen(search RunSpec) (train.Hyper, error) {
+	var rec SearchRecord
+	if r.Store == nil || r.Store.State(search.ID()) != Done {
+		return rec.Chosen, fmt.Errorf("trains with the choice of search %s (%s), which is not done", search.ID(), search.Label())
+	}
+	path := filepath.Join(r.Store.RunDir(search.ID()), SearchFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return rec.Chosen, err
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return rec.Chosen, fmt.Errorf("%s: %w", path, err)
+	}
+	return rec.Chosen, nil
 }
 
 func hyper(rs RunSpec, key string, def any) any {
@@ -211,6 +273,22 @@ func toFloat(v any) float64 {
 func (r *TrainRunner) Run(ctx context.Context, rs RunSpec, dir string) error {
 	s, err := r.Spec(ctx, rs, dir)
 	if err != nil {
+		return err
+	}
+	if rs.Score == ScoreSearch {
+		g := train.Grid{LR: rs.Search.LR, BatchSize: rs.Search.BatchSize, Epochs: rs.Search.Epochs}
+		if rs.Method == "lp" {
+			g.LR = rs.Search.LPLR
+		}
+		best, trials, err := train.Search(ctx, s, g)
+		if err != nil {
+			return err
+		}
+		return writeJSON(filepath.Join(dir, SearchFile), SearchRecord{Grid: g, Trials: trials, Chosen: best})
+	}
+	// The resolved training spec (paths, the searched hyper-parameters) is
+	// kept beside the run's own spec.
+	if err := writeJSON(filepath.Join(dir, TrainSpecFile), s); err != nil {
 		return err
 	}
 	res, err := train.Run(ctx, s, filepath.Join(dir, "train"))

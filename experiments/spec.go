@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -16,6 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
@@ -38,6 +40,10 @@ const (
 	ScoreFunc  = "func"
 	ScoreClass = "class"
 	ScoreType  = "type"
+	// ScoreSearch marks a hyper-parameter search run: it tunes one
+	// configuration × method on T_val and is scored on nothing; the seen and
+	// held-out runs of that cell train with what it chose.
+	ScoreSearch = "search"
 )
 
 // Configurations, Methods and Scores list the known names in Table 3's order.
@@ -82,8 +88,49 @@ type Spec struct {
 	// Corrections lists the BeLUGA behaviours to correct (train.Corrections);
 	// none means BeLUGA's faithful behaviour.
 	Corrections []string `yaml:"corrections,omitempty"`
+	// Search, when set, tunes every configuration × method on T_val before
+	// its runs, as BeLUGA does (REFERENCE 1.5): lr, batch size and epochs
+	// over the grid, maximising BeLUGA's objective; the held-out runs reuse
+	// the choice. The grid's own keys then set only the IID baseline.
+	Search *SearchGrid `yaml:"search,omitempty"`
 
 	dir string // directory of the spec file, for relative paths
+}
+
+// SearchGrid is a search's grid; empty lists mean BeLUGA's values: lr
+// {2e-5, 3e-5, 5e-5} (LP: lp_lr {1e-4, 5e-4, 1e-3}), batch size {8, 16},
+// epochs {1, 2, 3} — 18 trials.
+type SearchGrid struct {
+	LR        []float64 `yaml:"lr,omitempty" json:"lr"`
+	LPLR      []float64 `yaml:"lp_lr,omitempty" json:"lp_lr"`
+	BatchSize []int     `yaml:"batch_size,omitempty" json:"batch_size"`
+	Epochs    []float64 `yaml:"epochs,omitempty" json:"epochs"`
+}
+
+func (g *SearchGrid) fill() error {
+	if len(g.LR) == 0 {
+		g.LR = slices.Clone(train.BeLUGAGrid.LR)
+	}
+	if len(g.LPLR) == 0 {
+		g.LPLR = slices.Clone(train.BeLUGALPGrid.LR)
+	}
+	if len(g.BatchSize) == 0 {
+		g.BatchSize = slices.Clone(train.BeLUGAGrid.BatchSize)
+	}
+	if len(g.Epochs) == 0 {
+		g.Epochs = slices.Clone(train.BeLUGAGrid.Epochs)
+	}
+	for _, v := range append(append(slices.Clone(g.LR), g.LPLR...), g.Epochs...) {
+		if !(v > 0) {
+			return fmt.Errorf("field search: %v is not a positive number", v)
+		}
+	}
+	for _, b := range g.BatchSize {
+		if b <= 0 {
+			return fmt.Errorf("field search.batch_size: %d is not positive", b)
+		}
+	}
+	return nil
 }
 
 // Task is one task of an experiment: its i.i.d. data and its suite.
@@ -140,6 +187,9 @@ type RunSpec struct {
 	// Corrections of BeLUGA's behaviour (omitted when none, so that faithful
 	// runs keep their IDs).
 	Corrections []string `json:"corrections,omitempty"`
+	// Search is the grid a configuration × method is tuned over (nil: the
+	// fixed values of Hyper). The baseline never carries one.
+	Search *SearchGrid `json:"search,omitempty"`
 }
 
 // IDLength is the number of hex digits of a run ID.
@@ -281,8 +331,13 @@ func (s *Spec) Validate() error {
 	if s.Budget.Epochs < 0 {
 		return fmt.Errorf("field budget.epochs: %v must not be negative", s.Budget.Epochs)
 	}
+	if s.Search != nil {
+		if err := s.Search.fill(); err != nil {
+			return err
+		}
+	}
 	for i, c := range s.Corrections {
-		if _, ok := train.Corrections[c]; !ok {
+		if _, ok := train.Corrections[c]; !ok && c != CorrectLPFTProbe {
 			return fmt.Errorf("field corrections[%d]: unknown correction %q (known: %s)", i, c, strings.Join(slices.Sorted(maps.Keys(train.Corrections)), ", "))
 		}
 	}
@@ -335,8 +390,10 @@ type FoldLister interface {
 }
 
 // SuiteFolds lists folds from the task's explicit Folds, else by loading the
-// task's suite file (any format package suites opens).
+// task's suite (any format package suites opens; a suite name resolves
+// through Data, fetching it when needed).
 type SuiteFolds struct {
+	Data  *datasets.Cache
 	cache map[string]*suites.Suite
 }
 
@@ -350,8 +407,10 @@ func (f *SuiteFolds) Folds(task Task, score string) ([]string, error) {
 	}
 	s, ok := f.cache[task.Suite]
 	if !ok {
-		var err error
-		s, err = suites.Open(task.Suite)
+		path, err := ResolveSuite(context.Background(), f.Data, task.Suite)
+		if err == nil {
+			s, err = suites.Open(path)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("task %s: folds for %s: %w", task.Name, score, err)
 		}
@@ -411,9 +470,20 @@ func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
 				r.Hyper, r.Seed = hyper, seed
 				r.Configuration, r.Method, r.Score = ConfigIID, "vanilla", ScoreIID
 				runs = append(runs, r)
+				r.Search = s.Search
+				listed := map[string]bool{}
 				for _, c := range s.Configurations {
 					for _, m := range s.Methods {
 						r.Configuration, r.Method, r.Score, r.Fold = c, m, ScoreSeen, ""
+						// The searches this cell's runs need, each listed once.
+						held := r
+						held.Score = ScoreFunc
+						for _, n := range append(Searches(r), Searches(held)...) {
+							if !listed[n.ID()] {
+								listed[n.ID()] = true
+								runs = append(runs, n)
+							}
+						}
 						runs = append(runs, r)
 						for _, sc := range s.Scores {
 							for _, f := range foldsOf[sc] {
@@ -427,6 +497,34 @@ func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
 		}
 	}
 	return runs, nil
+}
+
+// CorrectLPFTProbe makes LP-FT's seen run probe with the LP search's
+// choice, as its held-out runs do. BeLUGA's seen run passes a directory
+// where set_hyperparams wants training_args.bin, so it probes with the
+// hard-coded LP row instead (suite_finetuning.py).
+const CorrectLPFTProbe = "lpft-probe"
+
+// Searches lists the search runs a run trains with the choice of: its own
+// cell's, or for LP-FT vanilla's (the fine-tuning phase) and, except for
+// BeLUGA's seen run, LP's (the probing phase). None without a search grid.
+func Searches(r RunSpec) []RunSpec {
+	if r.Search == nil || r.Score == ScoreSearch || r.Configuration == ConfigIID {
+		return nil
+	}
+	at := func(method string) RunSpec {
+		s := r
+		s.Method, s.Score, s.Fold = method, ScoreSearch, ""
+		return s
+	}
+	if r.Method != "lp-ft" {
+		return []RunSpec{at(r.Method)}
+	}
+	out := []RunSpec{at("vanilla")}
+	if r.Score != ScoreSeen || slices.Contains(r.Corrections, CorrectLPFTProbe) {
+		out = append(out, at("lp"))
+	}
+	return out
 }
 
 // gridPoints returns every combination of the grid's values (keys sorted),

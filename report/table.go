@@ -153,7 +153,7 @@ type rowKey struct{ config, method string }
 func FromStore(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*Table, error) {
 	var done []experiments.RunSpec
 	for _, r := range runs {
-		if store.State(r.ID()) == experiments.Done {
+		if r.Score != experiments.ScoreSearch && store.State(r.ID()) == experiments.Done {
 			done = append(done, r)
 		}
 	}
@@ -166,9 +166,15 @@ func FromStore(store *experiments.Store, runs []experiments.RunSpec, opt Options
 // FromDir builds the table from every done run in a store directory.
 func FromDir(dir string, opt Options) (*Table, error) {
 	store := &experiments.Store{Dir: dir}
-	runs, err := store.DoneRuns()
+	all, err := store.DoneRuns()
 	if err != nil {
 		return nil, err
+	}
+	var runs []experiments.RunSpec
+	for _, r := range all {
+		if r.Score != experiments.ScoreSearch {
+			runs = append(runs, r)
+		}
 	}
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("run store %s: no finished runs", dir)

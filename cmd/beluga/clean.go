@@ -18,13 +18,13 @@ func init() {
 "done" and no live claim: interrupted and failed runs. Finished runs and runs a
 live process is working on are never touched. (beluga run redoes such runs from
 scratch anyway; clean is for tidying a store or retrying failures afresh.)`,
-		Example: `  beluga clean specs/sent-grid.yaml --incomplete`,
+		Example: `  beluga clean specs/sent-full.yaml --incomplete`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !incomplete {
 				return errors.New("say what to clean: --incomplete")
 			}
-			spec, runs, err := loadRuns(args[0])
+			spec, runs, err := loadRuns(args[0], "")
 			if err != nil {
 				return err
 			}

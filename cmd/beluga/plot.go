@@ -29,7 +29,7 @@ type: MFT blue, INV red, DIR green); one shared colour bar 0-100. The format
 follows the extension of -o. The functionality numbers are the columns of
 "beluga report --pass-rates".`,
 		Example: `  beluga plot heatmap specs/quickstart.yaml -o heatmap.png
-  beluga plot heatmap runs/sent-grid -o figure1.pdf`,
+  beluga plot heatmap runs/sent-full -o figure1.pdf`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {

@@ -41,8 +41,8 @@ seeded by --seed) to every format. --comparisons writes each functionality's
 pass rate against the baseline's with McNemar's exact p-value and its
 Benjamini-Hochberg q-value. docs/statistics.md gives the formulas.`,
 		Example: `  beluga report specs/quickstart.yaml
-  beluga report runs/sent-grid --format latex -o table3.tex
-  beluga report specs/sent-grid.yaml --format csv -o table3.csv --pass-rates pass-rates.csv
+  beluga report runs/sent-full --format latex -o table3.tex
+  beluga report specs/sent-full.yaml --format csv -o table3.csv --pass-rates pass-rates.csv
   beluga report runs/two-seeds --ci 95 --comparisons functionalities.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -117,7 +117,7 @@ func loadTable(arg string, opt report.Options) (*report.Table, error) {
 	if fi.IsDir() {
 		return report.FromDir(arg, opt)
 	}
-	spec, runs, err := loadRuns(arg)
+	spec, runs, err := loadRuns(arg, "")
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ methods: [vanilla]
 scores: [seen, type]
 seeds: [1, 2]
 `), 0o644)
-	s, runs, err := loadRuns(spec)
+	s, runs, err := loadRuns(spec, "")
 	if err != nil {
 		t.Fatal(err)
 	}

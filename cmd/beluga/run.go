@@ -41,11 +41,11 @@ command exits non-zero when any failed.
 --shard I/N executes only the I-th (0-based) of N disjoint slices, for Slurm
 job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 		Example: `  beluga run specs/quickstart.yaml --dry-run
-  beluga run specs/sent-grid.yaml --jobs 2
-  beluga run specs/sent-grid.yaml --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT`,
+  beluga run specs/sent-full.yaml --jobs 2
+  beluga run specs/sent-full.yaml --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, runs, err := loadRuns(args[0])
+			spec, runs, err := loadRuns(args[0], from)
 			if err != nil {
 				return err
 			}
@@ -92,13 +92,18 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 	rootCmd.AddCommand(cmd)
 }
 
-// loadRuns reads a spec and expands it into its runs.
-func loadRuns(path string) (*experiments.Spec, []experiments.RunSpec, error) {
+// loadRuns reads a spec and expands it into its runs; suite names (for the
+// folds) resolve through the data cache, taking files from fromDir when set.
+func loadRuns(path, fromDir string) (*experiments.Spec, []experiments.RunSpec, error) {
 	spec, err := experiments.LoadSpec(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	runs, err := experiments.Expand(spec, &experiments.SuiteFolds{})
+	cache, err := dataCache("", fromDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	runs, err := experiments.Expand(spec, &experiments.SuiteFolds{Data: cache})
 	if err != nil {
 		return nil, nil, fmt.Errorf("experiment spec %s: %w", path, err)
 	}

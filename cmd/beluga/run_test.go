@@ -65,7 +65,7 @@ func TestRunStatusReportPlotClean(t *testing.T) {
 	}
 
 	// Fill the store with the synthetic runner, then break one run.
-	s, runs, err := loadRuns(spec)
+	s, runs, err := loadRuns(spec, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,11 +18,11 @@ func init() {
 running (claimed by a live process), failed (the last attempt recorded why),
 incomplete (interrupted) or missing (never launched). Failed runs are listed
 with their reasons; --all lists every run.`,
-		Example: `  beluga status specs/sent-grid.yaml
+		Example: `  beluga status specs/sent-full.yaml
   beluga status specs/quickstart.yaml --all`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, runs, err := loadRuns(args[0])
+			spec, runs, err := loadRuns(args[0], "")
 			if err != nil {
 				return err
 			}

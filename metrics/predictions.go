@@ -92,6 +92,11 @@ func ReadPredictions(path string, format Format, want int, answers bool) ([]Pred
 			return nil, &PredictionError{File: path, Line: line, Msg: fmt.Sprintf("more predictions than the %d scored inputs", want)}
 		}
 		p, perr := parsePrediction(text, format, answers)
+		if perr == nil && len(out) > 0 && len(p.Probs) != len(out[0].Probs) {
+			// One model scored every input: a line with another number of
+			// classes is a corrupt line, not another model.
+			perr = &PredictionError{Field: "probabilities", Msg: fmt.Sprintf("%d probabilities, where the first line has %d", len(p.Probs), len(out[0].Probs))}
+		}
 		if perr != nil {
 			perr.File, perr.Line = path, line
 			return nil, perr

@@ -88,6 +88,9 @@ func Score(s *suites.Suite, preds []Prediction, opt ScoreOptions) (*Result, erro
 	}
 	excluded := map[string]bool{}
 	for _, n := range exclude {
+		if opt.Exclude != nil && s.Functionality(n) == nil {
+			return nil, fmt.Errorf("exclude: suite %s has no functionality %q", s.Name, n)
+		}
 		excluded[n] = true
 	}
 	squash := len(s.Labels) == 3 && len(s.ModelLabels) == 2

@@ -117,7 +117,13 @@ type Result struct {
 	Suite      *metrics.Result `json:"-"`
 }
 
-func (s *RunSpec) validate() error {
+// Validate checks a run spec before anything is written for it.
+func (s *RunSpec) Validate() error {
+	for field, v := range map[string]int{"iid_limit": s.IIDLimit, "suite_limit": s.SuiteLimit, "eval_limit": s.EvalLimit} {
+		if v < 0 {
+			return fmt.Errorf("%s %d must not be negative (0 means no limit)", field, v)
+		}
+	}
 	switch s.Configuration {
 	case ConfigIID, ConfigIIDPlusT:
 	case ConfigIIDThenT, ConfigIIDThenIT:
@@ -162,7 +168,7 @@ func (s *RunSpec) validate() error {
 // within one update.
 func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	start := time.Now()
-	if err := spec.validate(); err != nil {
+	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {

@@ -194,3 +194,22 @@ func TestLabelDIRBatches(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateRefusesNegativeLimits(t *testing.T) {
+	for _, set := range []func(*RunSpec){
+		func(s *RunSpec) { s.IIDLimit = -10 },
+		func(s *RunSpec) { s.SuiteLimit = -1 },
+		func(s *RunSpec) { s.IIDHyper.Epochs = 1e9 },
+		func(s *RunSpec) { s.MaxSteps = -1 },
+		func(s *RunSpec) { s.Corrections = []string{"nope"} },
+	} {
+		spec := tinySpec(ConfigIID)
+		set(&spec)
+		if err := spec.Validate(); err == nil {
+			t.Errorf("spec %+v accepted", spec)
+		}
+	}
+	if spec := tinySpec(ConfigIID); spec.Validate() != nil {
+		t.Error("the tiny spec is refused")
+	}
+}

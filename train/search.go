@@ -52,7 +52,7 @@ func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error
 				}
 				s := spec
 				s.Hyper = Hyper{Epochs: ep, BatchSize: bs, LR: lr, Loss: spec.Hyper.Loss}
-				if err := s.validate(); err != nil {
+				if err := s.Validate(); err != nil {
 					return Hyper{}, trials, err
 				}
 				p, err := prepare(ctx, s)

@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"math"
 
 	"github.com/spf13/cobra"
 
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
@@ -65,7 +67,13 @@ per-functionality results (and optionally one verdict per case) and prints a tab
 			default:
 				return fmt.Errorf("unknown --labels %q (want beluga or checklist)", labels)
 			}
+			if err := atomicfile.Writable(output, casesPath, smartTags); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("tolerance") {
+				if !(tolerance >= 0) || math.IsInf(tolerance, 0) {
+					return fmt.Errorf("--tolerance %v: want a finite number of at least 0", tolerance)
+				}
 				opt.Tolerance = &tolerance
 			}
 			preds, err := metrics.ReadPredictions(predPath, f, metrics.ScoredInputs(s, opt.Split), len(s.Labels) == 0)

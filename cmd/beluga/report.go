@@ -46,6 +46,9 @@ Benjamini-Hochberg q-value. docs/statistics.md gives the formulas.`,
   beluga report runs/two-seeds --ci 95 --comparisons functionalities.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if trials < 1 || resamples < 0 {
+				return fmt.Errorf("--trials %d, --resamples %d: want at least 1 trial and no negative resamples", trials, resamples)
+			}
 			tab, err := loadTable(args[0], report.Options{Trials: trials, Seed: seed, CI: ci, Resamples: resamples})
 			if err != nil {
 				return err
@@ -60,6 +63,9 @@ Benjamini-Hochberg q-value. docs/statistics.md gives the formulas.`,
 				write = tab.WriteCSV
 			default:
 				return fmt.Errorf("unknown --format %q (want md, latex or csv)", format)
+			}
+			if err := atomicfile.Writable(out, pvalues, comparisons, passRates); err != nil {
+				return err
 			}
 			if out == "" || out == "-" {
 				if err := write(cmd.OutOrStdout()); err != nil {

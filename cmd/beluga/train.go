@@ -85,6 +85,10 @@ Flags override the YAML spec.`,
 				spec.Hyper = chosen.Hyper
 			}
 			spec.ProbeHyper.Epochs = train.LPFTEpochs
+			// Refuse bad flags before the run directory is touched.
+			if err := spec.Validate(); err != nil {
+				return err
+			}
 			var res *train.Result
 			err := experiments.RunOne(cmd.Context(), out, spec, func(ctx context.Context, dir string) error {
 				if search {

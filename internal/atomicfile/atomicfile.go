@@ -4,8 +4,10 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -51,4 +53,44 @@ func WriteFile(path string, data []byte) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// Writable reports whether Write could create every path ("" and "-" are
+// skipped), without writing any: a command with several outputs checks them
+// all first, so that a bad last path leaves no first file behind.
+func Writable(paths ...string) error {
+	for _, p := range paths {
+		if p == "" || p == "-" {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return fmt.Errorf("cannot write %s: it is a directory", p)
+		}
+		// Write creates missing directories: check the nearest existing one.
+		dir := filepath.Dir(p)
+		for {
+			st, err := os.Stat(dir)
+			if err == nil {
+				if !st.IsDir() {
+					return fmt.Errorf("cannot write %s: %s is not a directory", p, dir)
+				}
+				break
+			}
+			if !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("cannot write %s: %w", p, err)
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+		f, err := os.CreateTemp(dir, ".write-check-*")
+		if err != nil {
+			return fmt.Errorf("cannot write %s: %w", p, err)
+		}
+		f.Close()
+		os.Remove(f.Name())
+	}
+	return nil
 }

@@ -34,3 +34,30 @@ func TestWriteReplacesOnlyOnSuccess(t *testing.T) {
 		t.Errorf("directory holds %d entries after a failed write, want 1 (no temporary left)", len(entries))
 	}
 }
+
+func TestWritable(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		ok   bool
+	}{
+		{filepath.Join(dir, "out.json"), true},
+		{filepath.Join(dir, "new", "deeper", "out.json"), true},
+		{"-", true},
+		{"", true},
+		{filepath.Join(file, "out.json"), false},
+		{dir, false},
+	} {
+		err := Writable(filepath.Join(dir, "a.json"), tc.path)
+		if (err == nil) != tc.ok {
+			t.Errorf("Writable(%q) = %v, want ok %v", tc.path, err, tc.ok)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("Writable left files behind: %v", entries)
+	}
+}

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -37,15 +38,18 @@ const (
 	// PredOnly lines are the prediction itself (a class, or an answer text),
 	// with confidence 1.
 	PredOnly Format = "pred_only"
+	// PredictJSONL lines are beluga predict's output objects; their "probs"
+	// are read as Softmax lines.
+	PredictJSONL Format = "predict_jsonl"
 )
 
 // ParseFormat checks a format name.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(s); f {
-	case PredAndSoftmax, Softmax, BinaryConf, PredOnly:
+	case PredAndSoftmax, Softmax, BinaryConf, PredOnly, PredictJSONL:
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown prediction format %q (want pred_and_softmax, softmax, binary_conf or pred_only)", s)
+	return "", fmt.Errorf("unknown prediction format %q (want pred_and_softmax, softmax, binary_conf, pred_only or predict_jsonl)", s)
 }
 
 // PredictionError locates a problem in a prediction file.
@@ -125,6 +129,19 @@ func parsePrediction(text string, format Format, answers bool) (Prediction, *Pre
 	}
 	fields := strings.Fields(text)
 	var p Prediction
+	if format == PredictJSONL {
+		var o struct {
+			Probs []float64 `json:"probs"`
+		}
+		if err := json.Unmarshal([]byte(text), &o); err != nil {
+			return p, &PredictionError{Msg: fmt.Sprintf("not a JSON object: %v", err)}
+		}
+		fields = fields[:0]
+		for _, v := range o.Probs {
+			fields = append(fields, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		format = Softmax
+	}
 	switch format {
 	case PredAndSoftmax:
 		if len(fields) < 3 {

@@ -34,3 +34,25 @@ func TestScoreRefusesAnUnknownExclusion(t *testing.T) {
 		t.Errorf("excluding an unknown functionality: %v", err)
 	}
 }
+
+// beluga predict's JSON lines are scored by their probabilities.
+func TestReadPredictJSONL(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "preds.jsonl")
+	lines := `{"input_ids":[101,102],"logits":[1,2],"probs":[0.25,0.75]}` + "\n" + `{"probs":[0.9,0.1]}` + "\n"
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := ReadPredictions(path, PredictJSONL, 2, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps[0].Class != 1 || ps[1].Class != 0 || ps[0].Probs[1] != 0.75 {
+		t.Errorf("read %+v", ps)
+	}
+	if err := os.WriteFile(path, []byte("0.3 0.7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadPredictions(path, PredictJSONL, 1, false); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("a non-JSON line: %v", err)
+	}
+}

@@ -31,9 +31,9 @@ cases, or those of --split), in one of CheckList's formats:
 
 Two-way sentiment probabilities are squashed to CheckList's three classes. It writes the
 per-functionality results (and optionally one verdict per case) and prints a table.`,
-		Example: `  beluga eval --suite sentiment.jsonl.gz --predictions preds.txt --format pred_and_softmax --split test --output results.json
+		Example: `  beluga eval --suite sentiment.jsonl.gz --predictions preds.txt --predictions-format pred_and_softmax --split test -o results.json
   beluga eval --suite azimuth-sst2.jsonl --predictions preds.txt --format softmax --output results.json --smart-tags -
-  beluga eval --suite squad_suite.tar.gz --predictions answers.txt --format pred_only --output results.json --cases cases.jsonl`,
+  beluga eval --suite squad_suite.tar.gz --predictions answers.txt --predictions-format pred_only -o results.json --cases cases.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := metrics.ParseFormat(format)
@@ -104,9 +104,9 @@ per-functionality results (and optionally one verdict per case) and prints a tab
 	fl := cmd.Flags()
 	fl.StringVar(&suitePath, "suite", "", "suite (.jsonl[.gz], CheckList .pkl/.tar.gz, HateCheck .csv)")
 	fl.StringVar(&predPath, "predictions", "", "prediction file, one line per scored input")
-	fl.StringVar(&format, "format", string(metrics.PredAndSoftmax), "pred_and_softmax, softmax, binary_conf or pred_only")
+	fl.StringVar(&format, "predictions-format", string(metrics.PredAndSoftmax), "format of --predictions: pred_and_softmax, softmax, binary_conf, pred_only or predict_jsonl (beluga predict's output)")
 	fl.StringVar(&split, "split", "", "score only this split (train, validation, test)")
-	fl.StringVarP(&output, "output", "o", "", "results JSON to write")
+	fl.StringVarP(&output, "out", "o", "", "results JSON to write")
 	fl.StringVar(&casesPath, "cases", "", "also write one verdict per test case (JSON lines)")
 	fl.StringVar(&squash, "squash", "checklist", "sentiment 3-class squash at p = 0.5 ± 1/6: checklist (class 0, as CheckList) or corrected")
 	fl.StringVar(&triplet, "triplet", "checklist", "QQP implication rule: checklist (its notebook's always-failing branch) or corrected")
@@ -114,7 +114,15 @@ per-functionality results (and optionally one verdict per case) and prints a tab
 	fl.Float64Var(&tolerance, "tolerance", 0.1, "override the INV / DIR tolerance of every expectation")
 	fl.StringSliceVar(&exclude, "exclude", nil, "functionalities left out of the suite score (default: BeLUGA's two unscorable sentiment DIR tests)")
 	fl.StringVar(&smartTags, "smart-tags", "", "Azimuth suites: write each utterance's smart tags (failed_fuzzy_matching, failed_punctuation) to this file, or - to print them")
-	for _, req := range []string{"suite", "predictions", "output"} {
+	// The names before -o meant --out everywhere and --format named the
+	// output's format everywhere else.
+	fl.SetNormalizeFunc(renamedFlags(map[string]string{"output": "out", "format": "predictions-format"}))
+	enumFlag(cmd, "predictions-format", "pred_and_softmax", "softmax", "binary_conf", "pred_only", "predict_jsonl")
+	enumFlag(cmd, "squash", "checklist", "corrected")
+	enumFlag(cmd, "triplet", "checklist", "corrected")
+	enumFlag(cmd, "labels", "beluga", "checklist")
+	enumFlag(cmd, "split", "train", "validation", "test")
+	for _, req := range []string{"suite", "predictions", "out"} {
 		cmd.MarkFlagRequired(req)
 	}
 	rootCmd.AddCommand(cmd)

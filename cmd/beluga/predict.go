@@ -27,10 +27,10 @@ tokenizer.json or vocab.txt), a .tar.gz of one, or a HuggingFace hub id org/name
 looked up as transformers does: a local directory of that name, then the hub cache
 ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), then a download into that
 cache. HF_HUB_OFFLINE=1 forbids the download; HF_TOKEN is sent for gated models.`,
-		Example: `  beluga predict --model runs/abc123/model --input texts.jsonl --output preds.jsonl
+		Example: `  beluga predict --model runs/abc123/model --input texts.jsonl -o preds.jsonl
   beluga predict --model google/bert_uncased_L-2_H-128_A-2 --input texts.jsonl -o preds.jsonl
   HF_HUB_OFFLINE=1 beluga predict --model textattack/bert-base-uncased-SST-2@main --input texts.jsonl -o out.jsonl
-  beluga predict --model bert-fixture-a.tar.gz --input pairs.jsonl --output out.jsonl --max-length 64`,
+  beluga predict --model bert-fixture-a.tar.gz --input pairs.jsonl -o out.jsonl --max-length 64`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r := hub.FromEnv()
@@ -59,11 +59,12 @@ cache. HF_HUB_OFFLINE=1 forbids the download; HF_TOKEN is sent for gated models.
 	fl := cmd.Flags()
 	fl.StringVar(&modelPath, "model", "", "model directory, .tar.gz, or hub id org/name[@revision]")
 	fl.StringVar(&input, "input", "", "JSON-lines inputs")
-	fl.StringVarP(&output, "output", "o", "", "JSON-lines predictions to write")
+	fl.StringVarP(&output, "out", "o", "", "JSON-lines predictions to write")
+	fl.SetNormalizeFunc(renamedFlags(map[string]string{"output": "out"}))
 	fl.IntVar(&batchSize, "batch-size", 64, "inputs per batch")
 	fl.IntVar(&maxLength, "max-length", 128, "truncate encodings to this many tokens")
 	fl.BoolVar(&allowMissing, "allow-missing", false, "initialise embedding and encoder tensors the checkpoint lacks instead of failing")
-	for _, f := range []string{"model", "input", "output"} {
+	for _, f := range []string{"model", "input", "out"} {
 		cmd.MarkFlagRequired(f)
 	}
 	rootCmd.AddCommand(cmd)

@@ -171,6 +171,10 @@ Flags override the YAML spec.`,
 	fl.IntSliceVar(&gridBatch, "grid-batch-size", nil, "batch sizes to search (default BeLUGA's)")
 	fl.Float64SliceVar(&gridEpochs, "grid-epochs", nil, "epochs to search (default BeLUGA's)")
 	fl.StringVar(&hyperFrom, "hyper-from", "", "reuse the suite-phase hyper-parameters of this run directory (held-out runs reuse the full run's)")
+	enumFlag(cmd, "method", train.MethodNames()...)
+	enumFlag(cmd, "configuration", train.ConfigIID, train.ConfigIIDThenT, train.ConfigIIDPlusT, train.ConfigIIDThenIT)
+	enumFlag(cmd, "model-kind", "bert", "bert-tiny", "wordvec")
+	enumFlag(cmd, "correct", slices.Sorted(maps.Keys(train.Corrections))...)
 	cmd.MarkFlagRequired("out")
 	rootCmd.AddCommand(cmd)
 }

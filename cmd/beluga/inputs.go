@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/splits"
+	"github.com/beluga-nlp/beluga/suites"
+)
+
+func init() {
+	var split, out string
+	cmd := &cobra.Command{
+		Use:   "inputs SUITE",
+		Short: "Write a suite's inputs in scoring order, as beluga predict reads them",
+		Long: `inputs writes one {"text": …[, "text_pair": …]} object a line for every input of the
+suite's cases (or of --split's), in the order beluga eval scores them: run any model on them
+(beluga predict, or your own code) and score the result with beluga eval.`,
+		Example: `  beluga suite inputs sentiment.jsonl.gz --split test -o inputs.jsonl
+  beluga predict --model runs/abc123/train/model --input inputs.jsonl -o preds.jsonl
+  beluga eval --suite sentiment.jsonl.gz --split test --predictions preds.jsonl --predictions-format predict_jsonl -o results.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := suites.Open(args[0])
+			if err != nil {
+				return err
+			}
+			sp := suites.Split(split)
+			switch sp {
+			case "", suites.SplitTrain, suites.SplitValidation, suites.SplitTest:
+			default:
+				return fmt.Errorf("unknown --split %q (want train, validation or test)", split)
+			}
+			if sp != "" && suites.Summarise(s).Splits[sp].Cases == 0 {
+				slog.Info("suite carries no split; assigning BeLUGA's", "seed", splits.BeLUGASeed)
+				splits.Assign(s, splits.BeLUGASeed)
+			}
+			return atomicfile.Write(out, func(w io.Writer) error {
+				enc := json.NewEncoder(w)
+				enc.SetEscapeHTML(false)
+				for _, f := range s.Functionalities {
+					for _, c := range f.Cases {
+						if sp != "" && c.Split != sp {
+							continue
+						}
+						for _, in := range c.Inputs {
+							o := map[string]string{"text": in.Text}
+							if in.IsPair {
+								o["text_pair"] = in.Pair
+							}
+							if err := enc.Encode(o); err != nil {
+								return err
+							}
+						}
+					}
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&split, "split", "", "only the cases of this split (train, validation, test)")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "JSON-lines file to write")
+	cmd.MarkFlagRequired("out")
+	suiteCmd.AddCommand(cmd)
+}

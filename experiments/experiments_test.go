@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -37,7 +39,13 @@ func sweepProcess(dir, shard string) int {
 		}
 		runs = sh.Select(runs)
 	}
-	sum, err := Execute(context.Background(), &Store{Dir: dir}, runs, fakeRunner{delay: 60 * time.Millisecond}, Options{Jobs: 2})
+	runner := fakeRunner{delay: 60 * time.Millisecond}
+	if n, err := strconv.Atoi(os.Getenv("BELUGA_TEST_HANG_AFTER")); err == nil {
+		// Finish n runs, then hang every later one until killed.
+		var started atomic.Int32
+		runner = fakeRunner{hang: func() bool { return started.Add(1) > int32(n) }}
+	}
+	sum, err := Execute(context.Background(), &Store{Dir: dir}, runs, runner, Options{Jobs: 2})
 	if err != nil || sum.Err() != nil {
 		fmt.Fprintln(os.Stderr, err, sum.Err())
 		return 1
@@ -272,15 +280,25 @@ func TestStaleClaimOfDeadProcessIsRecovered(t *testing.T) {
 	}
 }
 
-func startSweep(t *testing.T, dir, shard string) *exec.Cmd {
+func startSweep(t *testing.T, dir, shard string, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "BELUGA_TEST_SWEEP="+dir, "BELUGA_TEST_SHARD="+shard)
+	cmd.Env = append(append(os.Environ(), "BELUGA_TEST_SWEEP="+dir, "BELUGA_TEST_SHARD="+shard), env...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	return cmd
+}
+
+func claimed(s *Store, runs []RunSpec) int {
+	n := 0
+	for _, r := range runs {
+		if exists(filepath.Join(s.RunDir(r.ID()), ClaimFile)) {
+			n++
+		}
+	}
+	return n
 }
 
 func countDone(s *Store, runs []RunSpec) int {
@@ -304,13 +322,19 @@ func TestKillMidSweepThenResume(t *testing.T) {
 	}
 
 	store := &Store{Dir: t.TempDir()}
-	cmd := startSweep(t, store.Dir, "")
-	deadline := time.Now().Add(20 * time.Second)
+	// The sweep finishes half the runs and hangs in the next ones, so the
+	// kill lands mid-sweep whatever the machine's speed.
+	cmd := startSweep(t, store.Dir, "", "BELUGA_TEST_HANG_AFTER="+strconv.Itoa(len(runs)/2))
+	deadline := time.Now().Add(60 * time.Second)
 	for countDone(store, runs) < len(runs)/2 {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatal("sweep made no progress")
 		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// Let the hanging runs claim their directories, then kill.
+	for claimed(store, runs) < 2 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {

@@ -23,6 +23,9 @@ var fakeSuite = []FuncResult{
 type fakeRunner struct {
 	delay time.Duration
 	fail  func(RunSpec) error
+	// hang, when set and true for a run, blocks it until the process is
+	// killed: a sweep that stops at a known point.
+	hang func() bool
 }
 
 func (f fakeRunner) Run(ctx context.Context, r RunSpec, dir string) error {
@@ -34,6 +37,10 @@ func (f fakeRunner) Run(ctx context.Context, r RunSpec, dir string) error {
 	// Write something first so that an interrupted run leaves litter behind.
 	if err := os.WriteFile(filepath.Join(dir, LogFile), []byte("training "+r.Label()+"\n"), 0o644); err != nil {
 		return err
+	}
+	if f.hang != nil && f.hang() {
+		<-ctx.Done()
+		return ctx.Err()
 	}
 	select {
 	case <-time.After(f.delay):

@@ -297,8 +297,15 @@ func (s *Spec) Validate() error {
 		return errors.New("field model.name: required")
 	}
 	for i, c := range s.Configurations {
-		if !slices.Contains(Configurations, c) {
+		// Either spelling (IID-IID+T or train's iid-(iid+t)), any case.
+		tc, err := train.ParseConfiguration(c)
+		if err != nil || tc == train.ConfigIID {
 			return fmt.Errorf("field configurations[%d]: unknown configuration %q (want one of %s)", i, c, strings.Join(Configurations, ", "))
+		}
+		for name, t := range configNames {
+			if t == tc {
+				s.Configurations[i] = name
+			}
 		}
 	}
 	for i, m := range s.Methods {

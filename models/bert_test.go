@@ -1,6 +1,7 @@
 package models
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -131,12 +132,16 @@ func TestBERTRefusesMismatchedShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every size comes from the fixture's config, so that any checkpoint
+	// given through BELUGA_BERT_FIXTURE works.
 	cfg := *ck.Config
-	cfg.IntermediateSize = 48
+	h, ffn := cfg.HiddenSize, cfg.IntermediateSize
+	cfg.IntermediateSize = ffn + 16
 	_, _, err = NewBERT(&cfg, 2, ck.Weights, 1)
+	have, want := fmt.Sprintf("[%d %d]", ffn, h), fmt.Sprintf("[%d %d]", ffn+16, h)
 	if err == nil || !strings.Contains(err.Error(), "bert.encoder.layer.0.intermediate.dense.weight") ||
-		!strings.Contains(err.Error(), "[64 32]") || !strings.Contains(err.Error(), "[48 32]") {
-		t.Errorf("error %v, want the key and both shapes", err)
+		!strings.Contains(err.Error(), have) || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want the key and both shapes (%s, %s)", err, have, want)
 	}
 }
 

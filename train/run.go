@@ -34,6 +34,23 @@ const (
 	ConfigIIDThenIT = "iid-(iid+t)" // IID→(IID+T): from the IID model, i.i.d. + suite
 )
 
+// ParseConfiguration returns the configuration a name denotes, in either
+// spelling beluga accepts — package train's (iid-(iid+t)) or an experiment
+// spec's and Table 3's (IID-IID+T) — whatever the case.
+func ParseConfiguration(name string) (string, error) {
+	switch strings.ToLower(name) {
+	case ConfigIID:
+		return ConfigIID, nil
+	case ConfigIIDThenT:
+		return ConfigIIDThenT, nil
+	case ConfigIIDPlusT:
+		return ConfigIIDPlusT, nil
+	case ConfigIIDThenIT, "iid-iid+t":
+		return ConfigIIDThenIT, nil
+	}
+	return "", fmt.Errorf("unknown configuration %q (want iid, iid-t, iid+t or iid-(iid+t); IID-IID+T is the same)", name)
+}
+
 // ModelSpec says which model a run starts from.
 type ModelSpec struct {
 	// Kind is "bert" (a HuggingFace or beluga model directory at Path),
@@ -123,6 +140,9 @@ func (s *RunSpec) Validate() error {
 		if v < 0 {
 			return fmt.Errorf("%s %d must not be negative (0 means no limit)", field, v)
 		}
+	}
+	if c, err := ParseConfiguration(s.Configuration); err == nil {
+		s.Configuration = c
 	}
 	switch s.Configuration {
 	case ConfigIID, ConfigIIDPlusT:

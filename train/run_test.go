@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -211,5 +212,35 @@ func TestValidateRefusesNegativeLimits(t *testing.T) {
 	}
 	if spec := tinySpec(ConfigIID); spec.Validate() != nil {
 		t.Error("the tiny spec is refused")
+	}
+}
+
+func TestParseConfigurationAcceptsBothSpellings(t *testing.T) {
+	for in, want := range map[string]string{"iid": ConfigIID, "IID-T": ConfigIIDThenT, "iid+t": ConfigIIDPlusT,
+		"IID-IID+T": ConfigIIDThenIT, "iid-(iid+t)": ConfigIIDThenIT} {
+		if got, err := ParseConfiguration(in); err != nil || got != want {
+			t.Errorf("ParseConfiguration(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseConfiguration("iid-t+t"); err == nil {
+		t.Error("an unknown configuration was accepted")
+	}
+}
+
+func TestMaxStepsCapsEachPhase(t *testing.T) {
+	spec := tinySpec(ConfigIID)
+	spec.IIDHyper.Epochs = 50
+	p, err := prepare(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	curve, err := Train(context.Background(), p.model, p.data, p.phases, TrainOptions{Seed: 1, MaxSteps: 3})
+	if err != nil || len(curve) != 3 {
+		t.Fatalf("%d updates, %v: want 3", len(curve), err)
+	}
+	// The schedule is laid over the capped count: it starts at lr and falls
+	// by a third each update.
+	if curve[0].LR != spec.IIDHyper.LR || math.Abs(curve[1].LR-spec.IIDHyper.LR*2/3) > 1e-12 {
+		t.Errorf("learning rates %v, %v: want the schedule over 3 updates", curve[0].LR, curve[1].LR)
 	}
 }

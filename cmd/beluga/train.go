@@ -38,7 +38,9 @@ iid-(iid+t), from the IID run's model), trains with the method on the configurat
 (T_train of the suite without the held-out fold, and/or the i.i.d. training set), then
 writes into --out the model, T_test and i.i.d. test predictions, CheckList results per
 functionality and per case, the training curve, timing, metrics.json and, last, done.
-Flags override the YAML spec.`,
+A flag given on the command line overrides the YAML spec; a field the spec leaves out keeps
+the flag's default. docs/train-spec.md documents the YAML with an example; suite_limit,
+eval_limit and hyper.loss are spec-only.`,
 		Example: `  beluga train --suite sentiment.jsonl.gz --iid-train sst2/train.tsv --iid-dev sst2/dev.tsv \
       --model-kind wordvec --glove glove.6B.100d.top50k.txt.gz --configuration iid --out runs/iid
   beluga train --spec run.yaml --configuration "iid-(iid+t)" --from-iid runs/iid/model --method l2 --out runs/l2

@@ -302,6 +302,28 @@ func (s *Store) DoneRuns() ([]RunSpec, error) {
 	return runs, nil
 }
 
+// Runs lists every run of the store directory whose spec was written (done
+// or not), for commands given a store instead of an experiment spec.
+func (s *Store) Runs() ([]RunSpec, error) {
+	ids, err := s.Dirs()
+	if err != nil {
+		return nil, fmt.Errorf("run store: %w", err)
+	}
+	var runs []RunSpec
+	for _, id := range ids {
+		dir := s.RunDir(id)
+		if !exists(filepath.Join(dir, SpecFile)) {
+			continue
+		}
+		r, err := ReadSpec(dir)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
 // CleanIncomplete removes the directories of the given runs that are
 // incomplete or failed (never those done or held by a live claim) and
 // returns how many it removed.

@@ -5,14 +5,13 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/beluga-nlp/beluga/experiments"
 )
 
 func init() {
 	var incomplete bool
+	var out string
 	cmd := &cobra.Command{
-		Use:   "clean SPEC --incomplete",
+		Use:   "clean SPEC|STORE --incomplete",
 		Short: "Remove the directories of interrupted and failed runs of an experiment",
 		Long: `clean --incomplete removes the run directories of an experiment that hold no
 "done" and no live claim: interrupted and failed runs. Finished runs and runs a
@@ -24,11 +23,10 @@ scratch anyway; clean is for tidying a store or retrying failures afresh.)`,
 			if !incomplete {
 				return errors.New("say what to clean: --incomplete")
 			}
-			spec, runs, err := loadRuns(args[0], "")
+			store, runs, err := sweepOf(args[0], out)
 			if err != nil {
 				return err
 			}
-			store := &experiments.Store{Dir: spec.OutDir()}
 			ids := make([]string, len(runs))
 			for i, r := range runs {
 				ids[i] = r.ID()
@@ -39,5 +37,6 @@ scratch anyway; clean is for tidying a store or retrying failures afresh.)`,
 		},
 	}
 	cmd.Flags().BoolVar(&incomplete, "incomplete", false, "remove interrupted and failed runs")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "run store directory (default: the spec's out)")
 	rootCmd.AddCommand(cmd)
 }

@@ -17,7 +17,7 @@ func init() {
 		Use:   "plot",
 		Short: "Draw BeLUGA's figures from a run store",
 	}
-	var out string
+	var out, store string
 	heatmap := &cobra.Command{
 		Use:   "heatmap SPEC|DIR -o FIG.png|svg|pdf",
 		Short: "Draw Figure 1: per-functionality pass rates per task and score (seen, func, class, type)",
@@ -36,7 +36,7 @@ follows the extension of -o. The functionality numbers are the columns of
 				return errors.New("say where to write the figure: -o FIG.png|svg|pdf")
 			}
 			// The figure needs no p-values: one trial keeps it fast.
-			tab, err := loadTable(args[0], report.Options{Trials: 1})
+			tab, err := loadTable(args[0], store, report.Options{Trials: 1})
 			if err != nil {
 				return err
 			}
@@ -48,6 +48,7 @@ follows the extension of -o. The functionality numbers are the columns of
 		},
 	}
 	heatmap.Flags().StringVarP(&out, "out", "o", "", "figure file (.png, .svg or .pdf)")
+	heatmap.Flags().StringVar(&store, "store", "", "run store directory (default: the spec's out)")
 	plotCmd.AddCommand(heatmap)
 
 	var curveOut, events string

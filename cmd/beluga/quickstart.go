@@ -51,13 +51,11 @@ runs are kept in the store: running it again only does what is missing.`,
 			if err != nil {
 				return err
 			}
-			// The folds come from the suite, so it is fetched first.
-			suitePath, err := cache.EnsureFile(cmd.Context(), "checklist-sentiment", "checklist/sentiment_suite.tar.gz")
-			if err != nil {
-				return err
-			}
-			spec.Tasks[0].Suite = suitePath
-			runs, err := experiments.Expand(spec, &experiments.SuiteFolds{})
+			// Names (sst2, sentiment) stay names, so that the runs are those of
+			// specs/quickstart.yaml: beluga status/report on the spec with
+			// --out/--store quickstart-out see them. The folds come from the
+			// suite, fetched through the cache.
+			runs, err := experiments.Expand(spec, &experiments.SuiteFolds{Data: cache})
 			if err != nil {
 				return err
 			}

@@ -16,10 +16,10 @@ import (
 
 func init() {
 	var (
-		format, out, pvalues, passRates, comparisons string
-		trials, resamples                            int
-		seed                                         uint32
-		ci                                           float64
+		format, out, store, pvalues, passRates, comparisons string
+		trials, resamples                                   int
+		seed                                                uint32
+		ci                                                  float64
 	)
 	cmd := &cobra.Command{
 		Use:   "report SPEC|DIR",
@@ -49,7 +49,7 @@ Benjamini-Hochberg q-value. docs/statistics.md gives the formulas.`,
 			if trials < 1 || resamples < 0 {
 				return fmt.Errorf("--trials %d, --resamples %d: want at least 1 trial and no negative resamples", trials, resamples)
 			}
-			tab, err := loadTable(args[0], report.Options{Trials: trials, Seed: seed, CI: ci, Resamples: resamples})
+			tab, err := loadTable(args[0], store, report.Options{Trials: trials, Seed: seed, CI: ci, Resamples: resamples})
 			if err != nil {
 				return err
 			}
@@ -103,6 +103,7 @@ Benjamini-Hochberg q-value. docs/statistics.md gives the formulas.`,
 	}
 	cmd.Flags().StringVar(&format, "format", "md", "table format: md, latex or csv")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default standard output)")
+	cmd.Flags().StringVar(&store, "store", "", "run store directory (default: the spec's out)")
 	cmd.Flags().StringVar(&pvalues, "pvalues", "", "CSV of p-values against the baseline (default: next to -o as NAME-pvalues.csv)")
 	cmd.Flags().StringVar(&passRates, "pass-rates", "", "CSV of per-functionality pass rates")
 	cmd.Flags().StringVar(&comparisons, "comparisons", "", "CSV of per-functionality comparisons with the baseline (p- and q-values)")
@@ -115,7 +116,7 @@ Benjamini-Hochberg q-value. docs/statistics.md gives the formulas.`,
 
 // loadTable builds Table 3 from an experiment spec (its done runs) or from a
 // run store directory (all its done runs).
-func loadTable(arg string, opt report.Options) (*report.Table, error) {
+func loadTable(arg, store string, opt report.Options) (*report.Table, error) {
 	fi, err := os.Stat(arg)
 	if err != nil {
 		return nil, err
@@ -123,9 +124,9 @@ func loadTable(arg string, opt report.Options) (*report.Table, error) {
 	if fi.IsDir() {
 		return report.FromDir(arg, opt)
 	}
-	spec, runs, err := loadRuns(arg, "")
+	s, runs, err := sweepOf(arg, store)
 	if err != nil {
 		return nil, err
 	}
-	return report.FromStore(storeOf(spec), runs, opt)
+	return report.FromStore(s, runs, opt)
 }

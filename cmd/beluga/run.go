@@ -92,6 +92,27 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 	rootCmd.AddCommand(cmd)
 }
 
+// sweepOf reads an experiment's store and runs from a spec file (store, when
+// set, replaces the spec's out), or from a store directory, whose runs are
+// the directories that hold a spec.
+func sweepOf(arg, store string) (*experiments.Store, []experiments.RunSpec, error) {
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		s := &experiments.Store{Dir: arg}
+		runs, err := s.Runs()
+		return s, runs, err
+	}
+	spec, runs, err := loadRuns(arg, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	if store != "" {
+		if spec.Out, err = filepath.Abs(store); err != nil {
+			return nil, nil, err
+		}
+	}
+	return storeOf(spec), runs, nil
+}
+
 // loadRuns reads a spec and expands it into its runs; suite names (for the
 // folds) resolve through the data cache, taking files from fromDir when set.
 func loadRuns(path, fromDir string) (*experiments.Spec, []experiments.RunSpec, error) {

@@ -11,22 +11,23 @@ import (
 
 func init() {
 	var all bool
+	var out string
 	cmd := &cobra.Command{
-		Use:   "status SPEC",
+		Use:   "status SPEC|STORE",
 		Short: "Show how many runs of an experiment are done, running, failed, incomplete or missing",
 		Long: `status reads every run's state from the run store: done ("done" written),
 running (claimed by a live process), failed (the last attempt recorded why),
 incomplete (interrupted) or missing (never launched). Failed runs are listed
 with their reasons; --all lists every run.`,
 		Example: `  beluga status specs/sent-full.yaml
-  beluga status specs/quickstart.yaml --all`,
+  beluga status specs/quickstart.yaml --all
+  beluga status quickstart-out`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, runs, err := loadRuns(args[0], "")
+			store, runs, err := sweepOf(args[0], out)
 			if err != nil {
 				return err
 			}
-			store := &experiments.Store{Dir: spec.OutDir()}
 			st := experiments.StatusOf(store, runs)
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "%s: %d runs: %d done, %d running, %d failed, %d incomplete, %d missing\n", store.Dir, len(runs),
@@ -42,5 +43,6 @@ with their reasons; --all lists every run.`,
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "list every run, not only the failed ones")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "run store directory (default: the spec's out)")
 	rootCmd.AddCommand(cmd)
 }

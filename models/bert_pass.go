@@ -271,6 +271,19 @@ func (p *bertPass) Backward(dLogits []float32) error {
 	for i := 0; i < b.Size; i++ {
 		copy(dx[i*L*h:], dCLS[i*h:(i+1)*h])
 	}
+	p.encoderBackward(dx)
+	return nil
+}
+
+// encoderBackward back-propagates dx, the gradient of the last layer's
+// output (a buffer of the pool, which it takes over), through the layers
+// and the embeddings into the parameters' gradients. The classifier's and
+// the span head's backward passes end here.
+func (p *bertPass) encoderBackward(dx []float32) {
+	m, b := p.m, p.b
+	pool := &m.pool
+	c := &m.Config
+	h, L, n := c.HiddenSize, b.SeqLen, b.Size*b.SeqLen
 	for l := c.NumHiddenLayers - 1; l >= 0; l-- {
 		dIn := m.layerBackward(l, dx, b, &p.layers[l])
 		pool.put(dx)
@@ -294,7 +307,6 @@ func (p *bertPass) Backward(dLogits []float32) error {
 			tg[t*h+k] += v
 		}
 	}
-	return nil
 }
 
 // layerBackward back-propagates dout through layer l and returns the

@@ -29,7 +29,7 @@ func (s *SequencePass) Release() { s.p.Release() }
 // dHidden = d(loss)/d(Hidden()). A frozen encoder gets nothing.
 func (s *SequencePass) BackwardHidden(dHidden []float32) error {
 	p := s.p
-	m, b := p.m, p.b
+	m := p.m
 	if !p.train {
 		return fmt.Errorf("backward of an evaluation pass: call ForwardSequence with train set")
 	}
@@ -39,27 +39,9 @@ func (s *SequencePass) BackwardHidden(dHidden []float32) error {
 	if m.frozen {
 		return nil
 	}
-	c := &m.Config
-	h, L, n := c.HiddenSize, b.SeqLen, b.Size*b.SeqLen
-	dx := dHidden
-	for l := c.NumHiddenLayers - 1; l >= 0; l-- {
-		dx = m.layerBackward(l, dx, b, &p.layers[l])
-	}
-	applyKeep(dx, p.embKeep)
-	ln := m.byName["bert.embeddings.LayerNorm.weight"]
-	dsum := make([]float32, n*h)
-	layerNormBackward(dsum, ln.Grad, m.byName["bert.embeddings.LayerNorm.bias"].Grad, dx, p.embXhat, p.embRstd, ln.Value, h)
-	wg, pg, tg := m.byName["bert.embeddings.word_embeddings.weight"].Grad,
-		m.byName["bert.embeddings.position_embeddings.weight"].Grad,
-		m.byName["bert.embeddings.token_type_embeddings.weight"].Grad
-	for r := 0; r < n; r++ {
-		id, t, j := b.IDs[r], b.Types[r], r%L
-		row := dsum[r*h : (r+1)*h]
-		for k, v := range row {
-			wg[id*h+k] += v
-			pg[j*h+k] += v
-			tg[t*h+k] += v
-		}
-	}
+	// The pass's backward takes over a pool buffer: copy dHidden into one.
+	dx := m.pool.get(len(dHidden))
+	copy(dx, dHidden)
+	p.encoderBackward(dx)
 	return nil
 }

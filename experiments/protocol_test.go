@@ -150,3 +150,49 @@ func TestLateStaleRecoveryKeepsTheFreshClaim(t *testing.T) {
 		t.Errorf("second claim: %v, want errClaimed", err)
 	}
 }
+
+func TestTrainRunnerCheckRefusesWhatItWouldIgnore(t *testing.T) {
+	base := "tasks: [{name: SENT, data: sst2, suite: sentiment}]\n"
+	for _, tc := range []struct{ spec, want string }{
+		{"model: {name: bert-tiny}\ngrid: {lr: [fast]}\n", "field grid.lr[0]"},
+		{"model: {name: bert-tiny, options: {max_length: \"32\"}}\n", "field model.options.max_length"},
+		{"model: {name: bert-tiny}\ngrid: {learning_rate: [0.1]}\n", "field grid.learning_rate"},
+		{"model: {name: bert-tiny, options: {glove: x}}\n", "field model.options.glove"},
+		{"model: {name: gpt}\n", "field model.name"},
+		{"model: {name: bert}\n", "field model.checkpoint"},
+		{"model: {name: bert-tiny}\ngrid: {batch_size: [0]}\n", "field grid.batch_size[0]"},
+	} {
+		s, err := ParseSpec([]byte(base + tc.spec))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.spec, err)
+		}
+		if err := (&TrainRunner{}).Check(s); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want an error naming %s", tc.spec, err, tc.want)
+		}
+	}
+	s, err := ParseSpec([]byte(base + "model: {name: wordvec, options: {glove: g.txt, hidden: 8, max_length: 16}}\ngrid: {lr: [0.001], iid_batch_size: [16]}\nconfigurations: [IID+T]\nmethods: [dro-domainbed, irm-domainbed]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&TrainRunner{}).Check(s); err != nil {
+		t.Errorf("a good spec: %v", err)
+	}
+}
+
+// The shipped specs must run as shipped.
+func TestShippedSpecsAreTrainable(t *testing.T) {
+	paths, _ := filepath.Glob("../specs/*.yaml")
+	if len(paths) < 3 {
+		t.Fatalf("found %d shipped specs", len(paths))
+	}
+	for _, p := range paths {
+		s, err := LoadSpec(p)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if err := (&TrainRunner{}).Check(s); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}

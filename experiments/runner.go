@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/beluga-nlp/beluga/datasets"
@@ -136,34 +139,34 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	default:
 		return s, fmt.Errorf("unknown model %q (want bert-tiny, wordvec or bert)", rs.Model)
 	}
-	s.MaxLength = toInt(opt("max_length", 64))
+	s.MaxLength = toInt(opt("max_length", train.DefaultMaxLength))
 	s.IIDLimit = rs.Budget.MaxIID
 	// max_cases bounds both the suite cases trained on and those scored,
 	// per functionality: a budget for quick runs (the quickstart), whose
 	// pass rates then come from a subsample of T_test.
 	s.SuiteLimit, s.EvalLimit = rs.Budget.MaxCases, rs.Budget.MaxCases
-	epochs := rs.Budget.Epochs
-	if epochs == 0 {
-		epochs = 1
+	// BeLUGA's defaults (package train) unless the budget's epochs or the
+	// grid's keys say otherwise; a search replaces the suite phase's below.
+	suite, iid := train.DefaultHyper, train.DefaultIIDHyper
+	if rs.Budget.Epochs > 0 {
+		suite.Epochs, iid.Epochs = rs.Budget.Epochs, rs.Budget.Epochs
 	}
-	// The grid's epochs / iid_epochs override the budget's for the suite
-	// phase and the IID baseline respectively.
-	s.Hyper = train.Hyper{Epochs: toFloat(hyper(rs, "epochs", epochs)), BatchSize: toInt(hyper(rs, "batch_size", 16)), LR: toFloat(hyper(rs, "lr", 2e-5))}
+	s.Hyper = train.Hyper{Epochs: toFloat(hyper(rs, "epochs", suite.Epochs)), BatchSize: toInt(hyper(rs, "batch_size", suite.BatchSize)), LR: toFloat(hyper(rs, "lr", suite.LR))}
+	s.IIDHyper = train.Hyper{Epochs: toFloat(hyper(rs, "iid_epochs", iid.Epochs)), BatchSize: toInt(hyper(rs, "iid_batch_size", iid.BatchSize)), LR: toFloat(hyper(rs, "iid_lr", iid.LR))}
 	// LP-FT probes with BeLUGA's hard-coded LP row (set_hyperparams: batch
 	// 8, lr 1e-3 for both tasks; QQP's IID+T from scratch uses batch 16),
 	// for 1.5 epochs.
-	probeBatch := 8
+	probeBatch := train.DefaultProbeHyper.BatchSize
 	if task == "qqp" && config == train.ConfigIIDPlusT {
 		probeBatch = 16
 	}
-	s.ProbeHyper = train.Hyper{Epochs: train.LPFTEpochs, BatchSize: toInt(hyper(rs, "probe_batch_size", probeBatch)), LR: toFloat(hyper(rs, "probe_lr", 1e-3))}
+	s.ProbeHyper = train.Hyper{Epochs: train.LPFTEpochs, BatchSize: toInt(hyper(rs, "probe_batch_size", probeBatch)), LR: toFloat(hyper(rs, "probe_lr", train.DefaultProbeHyper.LR))}
 	for _, c := range rs.Corrections {
 		if _, ok := train.Corrections[c]; ok {
 			s.Corrections = append(s.Corrections, c)
 		}
 	}
 	s.MaxSteps = rs.Budget.MaxSteps
-	s.IIDHyper = train.Hyper{Epochs: toFloat(hyper(rs, "iid_epochs", epochs)), BatchSize: toInt(hyper(rs, "iid_batch_size", 32)), LR: toFloat(hyper(rs, "iid_lr", 3e-4))}
 	if kind, ok := scoreFolds[rs.Score]; ok {
 		s.HeldOut = &train.FoldSpec{Kind: kind, Name: rs.Fold}
 	}
@@ -186,6 +189,85 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 		s.FromIID = filepath.Join(r.Store.RunDir(base.ID()), "train", "model")
 	}
 	return s, nil
+}
+
+// trainOptions are the model options TrainRunner reads, per model, with
+// their kinds; trainGrid the grid keys it reads.
+var (
+	trainOptions = map[string]map[string]string{
+		"bert":      {"max_length": "int"},
+		"bert-tiny": {"max_length": "int", "vocab": "string"},
+		"wordvec":   {"max_length": "int", "glove": "string", "hidden": "int"},
+	}
+	trainGrid = map[string]string{
+		"epochs": "number", "batch_size": "int", "lr": "number",
+		"iid_epochs": "number", "iid_batch_size": "int", "iid_lr": "number",
+		"probe_batch_size": "int", "probe_lr": "number",
+	}
+)
+
+// Check refuses, with the field's path, what TrainRunner cannot train or
+// would silently ignore: an unknown model, model option or grid key, a
+// value of the wrong kind, a value that is not positive.
+func (r *TrainRunner) Check(s *Spec) error {
+	opts, ok := trainOptions[s.Model.Name]
+	if !ok {
+		return fmt.Errorf("field model.name: unknown model %q (want bert, bert-tiny or wordvec)", s.Model.Name)
+	}
+	if s.Model.Name == "bert" && s.Model.Checkpoint == "" {
+		return fmt.Errorf("field model.checkpoint: model bert starts from a checkpoint (a directory, .tar.gz or hub id)")
+	}
+	for k, v := range s.Model.Options {
+		kind, ok := opts[k]
+		if !ok {
+			return fmt.Errorf("field model.options.%s: model %s has no such option (known: %s)", k, s.Model.Name, strings.Join(slices.Sorted(maps.Keys(opts)), ", "))
+		}
+		if err := checkKind(v, kind); err != nil {
+			return fmt.Errorf("field model.options.%s: %w", k, err)
+		}
+	}
+	for k, vs := range s.Grid {
+		kind, ok := trainGrid[k]
+		if !ok {
+			return fmt.Errorf("field grid.%s: unknown key (known: %s)", k, strings.Join(slices.Sorted(maps.Keys(trainGrid)), ", "))
+		}
+		for i, v := range vs {
+			if err := checkKind(v, kind); err != nil {
+				return fmt.Errorf("field grid.%s[%d]: %w", k, i, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkKind checks a YAML value against a kind: "int" (a positive whole
+// number), "number" (a positive number) or "string".
+func checkKind(v any, kind string) error {
+	switch kind {
+	case "string":
+		if _, ok := v.(string); !ok {
+			return fmt.Errorf("%v is not a string", v)
+		}
+		return nil
+	case "int":
+		if n, ok := v.(int); ok && n > 0 {
+			return nil
+		}
+		return fmt.Errorf("%#v is not a positive whole number", v)
+	}
+	var f float64
+	switch x := v.(type) {
+	case int:
+		f = float64(x)
+	case float64:
+		f = x
+	default:
+		return fmt.Errorf("%#v is not a number", v)
+	}
+	if !(f > 0) || math.IsInf(f, 0) {
+		return fmt.Errorf("%v is not a positive number", v)
+	}
+	return nil
 }
 
 // baseline is the IID baseline run an IID→T or IID→(IID+T) run starts from.

@@ -57,6 +57,7 @@ var (
 var MethodNames = map[string]string{
 	"vanilla": "Vanilla", "l2": "L2", "dropout": "Dropout", "lp": "LP",
 	"lp-ft": "LP-FT", "irm": "IRM", "dro": "G-DRO", "fish": "Fish",
+	"irm-domainbed": "IRM (DomainBed)", "dro-domainbed": "G-DRO (DomainBed)",
 }
 
 // Spec is an experiment: the grid of runs that one Table 3 and one Figure 1
@@ -309,8 +310,8 @@ func (s *Spec) Validate() error {
 		}
 	}
 	for i, m := range s.Methods {
-		if !slices.Contains(Methods, m) {
-			return fmt.Errorf("field methods[%d]: unknown method %q (want one of %s)", i, m, strings.Join(Methods, ", "))
+		if _, ok := train.Methods[m]; !ok {
+			return fmt.Errorf("field methods[%d]: unknown method %q (want one of %s)", i, m, strings.Join(train.MethodNames(), ", "))
 		}
 	}
 	if len(s.Configurations) > 0 && len(s.Methods) == 0 {

@@ -216,7 +216,7 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	acc, correct, err := evalIID(eval, tk, iidTest, filepath.Join(outDir, "iid_predictions.txt"))
+	acc, correct, err := evalIID(ctx, eval, tk, iidTest, filepath.Join(outDir, "iid_predictions.txt"))
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sr, err := evalSuite(eval, tk, scored, outDir)
+	sr, err := evalSuite(ctx, eval, tk, scored, outDir)
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +422,7 @@ func writeCurve(path string, curve []CurvePoint) error {
 
 // evalIID predicts the i.i.d. test half and returns the accuracy and which
 // predictions were right.
-func evalIID(m predict.Model, tk predict.Tokenizer, test []datasets.Example, path string) (float64, []bool, error) {
+func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, test []datasets.Example, path string) (float64, []bool, error) {
 	inputs := make([]predict.Input, len(test))
 	gold := make([]int, len(test))
 	for i, e := range test {
@@ -433,7 +433,7 @@ func evalIID(m predict.Model, tk predict.Tokenizer, test []datasets.Example, pat
 		}
 		gold[i] = e.Label
 	}
-	outs, err := predict.Run(m, tk, inputs, 64)
+	outs, err := predict.RunContext(ctx, m, tk, inputs, 64)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -458,7 +458,7 @@ func evalIID(m predict.Model, tk predict.Tokenizer, test []datasets.Example, pat
 // evalSuite predicts every input of the T_test cases of s in suite order,
 // writes CheckList's pred_and_softmax file (3-class squashed, as BeLUGA
 // writes it) and scores it.
-func evalSuite(m predict.Model, tk predict.Tokenizer, s *suites.Suite, outDir string) (*metrics.Result, error) {
+func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, s *suites.Suite, outDir string) (*metrics.Result, error) {
 	var inputs []predict.Input
 	for _, f := range s.Functionalities {
 		for _, c := range f.Cases {
@@ -475,7 +475,7 @@ func evalSuite(m predict.Model, tk predict.Tokenizer, s *suites.Suite, outDir st
 			}
 		}
 	}
-	outs, err := predict.Run(m, tk, inputs, 64)
+	outs, err := predict.RunContext(ctx, m, tk, inputs, 64)
 	if err != nil {
 		return nil, err
 	}

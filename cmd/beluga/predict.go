@@ -45,7 +45,7 @@ cache. HF_HUB_OFFLINE=1 forbids the download; HF_TOKEN is sent for gated models.
 			if err != nil {
 				return err
 			}
-			outs, err := predict.Run(m.Classifier, m.Tokenizer, inputs, batchSize)
+			outs, err := predict.RunContext(cmd.Context(), m.Classifier, m.Tokenizer, inputs, batchSize)
 			if err != nil {
 				return err
 			}

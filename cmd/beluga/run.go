@@ -70,6 +70,9 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 			if err != nil {
 				return err
 			}
+			if err := runner.Check(spec); err != nil {
+				return fmt.Errorf("experiment spec %s: %w", args[0], err)
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if jobs < 1 {
@@ -164,7 +167,7 @@ func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Disca
 
 // runnerFor trains runs with package train, resolving dataset names through
 // the data cache (taking files from fromDir when set).
-func runnerFor(spec *experiments.Spec, fromDir string) (experiments.Runner, error) {
+func runnerFor(spec *experiments.Spec, fromDir string) (*experiments.TrainRunner, error) {
 	cache, err := dataCache("", fromDir)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ package predict
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -42,6 +43,12 @@ type Model interface {
 // Run predicts every input with batches of at most batchSize inputs of
 // similar length.
 func Run(m Model, tk Tokenizer, inputs []Input, batchSize int) ([]Output, error) {
+	return RunContext(context.Background(), m, tk, inputs, batchSize)
+}
+
+// RunContext is Run that stops between batches, with ctx's error, when ctx
+// is cancelled.
+func RunContext(ctx context.Context, m Model, tk Tokenizer, inputs []Input, batchSize int) ([]Output, error) {
 	if batchSize <= 0 {
 		return nil, fmt.Errorf("batch size %d", batchSize)
 	}
@@ -64,6 +71,9 @@ func Run(m Model, tk Tokenizer, inputs []Input, batchSize int) ([]Output, error)
 	sort.SliceStable(order, func(a, b int) bool { return len(encs[order[a]].IDs) < len(encs[order[b]].IDs) })
 	out := make([]Output, len(encs))
 	for start := 0; start < len(order); start += batchSize {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("prediction stopped after %d of %d inputs: %w", start, len(order), err)
+		}
 		idx := order[start:min(start+batchSize, len(order))]
 		batch := make([]models.Encoding, len(idx))
 		for j, i := range idx {

@@ -3,6 +3,8 @@ package models
 import (
 	"math"
 	"testing"
+
+	"github.com/beluga-nlp/beluga/models/internal/vec32"
 )
 
 // TestFloat32KernelsMatchFloat64 checks the float32 kernels, which use
@@ -52,7 +54,7 @@ func TestFloat32KernelsMatchFloat64(t *testing.T) {
 func TestParallelForCoversEachIndexOnce(t *testing.T) {
 	for _, n := range []int{0, 1, 100, elementGrain, 2*elementGrain + 1, 7 * elementGrain} {
 		seen := make([]int32, n)
-		parallelFor(n, elementGrain, func(lo, hi int) {
+		vec32.ParallelFor(n, elementGrain, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				seen[i]++
 			}

@@ -30,7 +30,7 @@ func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 		return
 	}
 	if splitGemm && m >= 64 && m*n*k >= gemmSplitWork {
-		parallelFor(m, 32, func(lo, hi int) {
+		vec32.ParallelFor(m, 32, func(lo, hi int) {
 			aOff := lo * lda // rows of A
 			if transA {
 				aOff = lo // columns of A
@@ -112,7 +112,7 @@ func linearBackwardAdd[T Float](dx, dw, db, dy, x, w []T, n, in, out int) {
 // Rows are spread over the cores; y may be x.
 func layerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps float64) {
 	rows := len(x) / h
-	parallelFor(rows, max(1, elementGrain/h), func(lo, hi int) {
+	vec32.ParallelFor(rows, max(1, elementGrain/h), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			row := x[r*h : (r+1)*h]
 			var mean float64
@@ -153,7 +153,7 @@ func layerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 		mu       sync.Mutex
 		partials []partial
 	)
-	parallelFor(rows, max(1, elementGrain/h), func(lo, hi int) {
+	vec32.ParallelFor(rows, max(1, elementGrain/h), func(lo, hi int) {
 		var dg, db []T
 		if dgamma != nil {
 			dg, db = make([]T, h), make([]T, h)
@@ -201,7 +201,7 @@ func layerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 func geluForward[T Float](y, x []T) {
 	if x32, ok := any(x).([]float32); ok {
 		y32 := any(y).([]float32)
-		parallelFor(len(x32), elementGrain, func(lo, hi int) { vec32.GELU(y32[lo:hi], x32[lo:hi]) })
+		vec32.ParallelFor(len(x32), elementGrain, func(lo, hi int) { vec32.GELU(y32[lo:hi], x32[lo:hi]) })
 		return
 	}
 	for i, v := range x {
@@ -213,7 +213,7 @@ func geluForward[T Float](y, x []T) {
 func geluBackward[T Float](dx, dy, x []T) {
 	if x32, ok := any(x).([]float32); ok {
 		dx32, dy32 := any(dx).([]float32), any(dy).([]float32)
-		parallelFor(len(x32), elementGrain, func(lo, hi int) { vec32.GELUBackward(dx32[lo:hi], dy32[lo:hi], x32[lo:hi]) })
+		vec32.ParallelFor(len(x32), elementGrain, func(lo, hi int) { vec32.GELUBackward(dx32[lo:hi], dy32[lo:hi], x32[lo:hi]) })
 		return
 	}
 	const invSqrt2Pi = 0.3989422804014327
@@ -237,7 +237,7 @@ func attentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, keep []T
 	h := heads * d
 	scale := T(1 / math.Sqrt(float64(d)))
 	// The (row, head) pairs are independent: they run in parallel.
-	parallelFor(batch*heads, 1, func(lo, hi int) {
+	vec32.ParallelFor(batch*heads, 1, func(lo, hi int) {
 		var dropped []T
 		if keep != nil {
 			dropped = make([]T, seq*seq)
@@ -269,7 +269,7 @@ func attentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, keep []T
 func attentionBackward[T Float](dq, dk, dv, dctx, probs, keep, q, k, v []T, batch, seq, heads, d int) {
 	h := heads * d
 	scale := T(1 / math.Sqrt(float64(d)))
-	parallelFor(batch*heads, 1, func(lo, hi int) {
+	vec32.ParallelFor(batch*heads, 1, func(lo, hi int) {
 		dp := make([]T, seq*seq)
 		var dropped []T
 		if keep != nil {

@@ -67,7 +67,7 @@ func Gemm(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32
 			putPack(ap)
 		}
 		if parallel {
-			parallelFor(panels, max(1, (1<<16)/(kb*n+1)), run)
+			ParallelFor(panels, max(1, (1<<16)/(kb*n+1)), run)
 		} else {
 			run(0, panels)
 		}
@@ -147,9 +147,9 @@ func getPack(n int) []float32 {
 
 func putPack(b []float32) { packs.Put(&b) }
 
-// parallelFor calls fn over [0, n) split into at most GOMAXPROCS contiguous
+// ParallelFor calls fn over [0, n) split into at most GOMAXPROCS contiguous
 // ranges of at least grain elements, the caller's goroutine taking the first.
-func parallelFor(n, grain int, fn func(lo, hi int)) {
+func ParallelFor(n, grain int, fn func(lo, hi int)) {
 	parts := min(runtime.GOMAXPROCS(0), n/max(grain, 1))
 	if parts <= 1 {
 		fn(0, n)

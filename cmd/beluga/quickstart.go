@@ -83,7 +83,7 @@ runs are kept in the store: running it again only does what is missing.`,
 	}
 	cmd.Flags().StringVar(&from, "from", "", "take data files from this local directory (laid out like ../shared/data) instead of the network")
 	cmd.Flags().StringVarP(&out, "out", "o", "quickstart-out", "run store and outputs")
-	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "start from this pretrained HuggingFace BERT directory instead of a from-scratch BERT-tiny")
+	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "start from this pretrained HuggingFace BERT (a directory, .tar.gz or hub id org/name) instead of a from-scratch BERT-tiny")
 	cmd.Flags().IntVarP(&jobs, "jobs", "j", 1, "runs executed at once")
 	rootCmd.AddCommand(cmd)
 }

@@ -30,35 +30,40 @@ func loadFixtureBERT(t *testing.T) *BERT {
 func TestBERTGradientDirectional(t *testing.T) {
 	m := loadFixtureBERT(t)
 	m.HiddenDropout, m.AttentionDropout = 0, 0
-	// A step small against the tensor's own scale keeps the difference
-	// quotient in the linear regime (embeddings are ~0.02).
-	checkDirectional(t, m, fixtureBatch(), 9, func(orig []float32) float64 {
-		var rms float64
-		for _, v := range orig {
-			rms += float64(v) * float64(v)
-		}
-		return math.Min(1e-2, 0.05*math.Sqrt(rms/float64(len(orig))))
-	})
+	checkDirectional(t, m, fixtureBatch(), 9, rmsStep)
+}
+
+// rmsStep is a step small against the tensor's own scale, which keeps the
+// difference quotient in the linear regime (embeddings are ~0.02).
+func rmsStep(orig []float32) float64 {
+	var rms float64
+	for _, v := range orig {
+		rms += float64(v) * float64(v)
+	}
+	return math.Min(1e-2, 0.05*math.Sqrt(rms/float64(len(orig))))
 }
 
 // checkDirectional checks m's backward pass on b: for L = Σ r⊙logits and a
 // random direction u per parameter tensor (so a wrong gradient anywhere
 // shows), (L(θ+εu) − L(θ−εu))/2ε must equal Σ ∇L·u; stepOf chooses ε from
-// the tensor's values.
-func checkDirectional(t *testing.T, m Model, b Batch, seed uint64, stepOf func(orig []float32) float64) {
+// the tensor's values. It serves every model whose logits are a function
+// of its parameters, whatever their layout (classes per row, or start and
+// end logits per token).
+func checkDirectional(t *testing.T, m Classifier, b Batch, seed uint64, stepOf func(orig []float32) float64) {
 	t.Helper()
 	r := &rng{seed}
-	weights := randVec(r, b.Size*m.NumLabels())
-	loss := func() float64 {
-		out, err := m.Infer(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return dot(float64s(out.Logits), weights)
-	}
 	pass, err := m.Forward(b, true)
 	if err != nil {
 		t.Fatal(err)
+	}
+	weights := randVec(r, len(pass.Logits()))
+	loss := func() float64 {
+		p, err := m.Forward(b, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Release()
+		return dot(float64s(p.Logits()), weights)
 	}
 	dl := make([]float32, len(weights))
 	for i, w := range weights {

@@ -76,53 +76,7 @@ func TestSpanBERTMatchesSequenceOutput(t *testing.T) {
 func TestSpanBERTGradientDirectional(t *testing.T) {
 	m := loadFixtureSpan(t)
 	m.enc.SetDropout(0, 0)
-	b := fixtureBatch()
-	r := &rng{11}
-	weights := randVec(r, b.Size*2*b.SeqLen)
-	loss := func() float64 {
-		p, err := m.Forward(b, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Release()
-		return dot(float64s(p.Logits()), weights)
-	}
-	pass, err := m.Forward(b, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dl := make([]float32, len(weights))
-	for i, w := range weights {
-		dl[i] = float32(w)
-	}
-	if err := pass.Backward(dl); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range m.Params() {
-		u := randVec(r, len(p.Value))
-		analytic := 0.0
-		for i := range u {
-			analytic += float64(p.Grad[i]) * u[i]
-		}
-		orig := append([]float32(nil), p.Value...)
-		var rms float64
-		for _, v := range orig {
-			rms += float64(v) * float64(v)
-		}
-		eps := math.Min(1e-2, 0.05*math.Sqrt(rms/float64(len(orig))))
-		for i := range p.Value {
-			p.Value[i] = orig[i] + float32(eps*u[i])
-		}
-		up := loss()
-		for i := range p.Value {
-			p.Value[i] = orig[i] - float32(eps*u[i])
-		}
-		down := loss()
-		copy(p.Value, orig)
-		if num := (up - down) / (2 * eps); math.Abs(num-analytic) > 2e-3*math.Max(1, math.Abs(num)) {
-			t.Errorf("%s: directional derivative %.6g, backward gives %.6g", p.Name, num, analytic)
-		}
-	}
+	checkDirectional(t, m, fixtureBatch(), 11, rmsStep)
 }
 
 func TestSpanBERTFrozenEncoder(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -170,8 +169,13 @@ func Execute(ctx context.Context, store *Store, runs []RunSpec, runner Runner, o
 		needs = d.Needs
 	}
 	sum := Summary{Total: len(runs)}
-	// The runs to do, each after the missing runs it needs.
-	var todo []RunSpec
+	// The runs to do, each after the missing runs it needs; a run's ID is a
+	// hash of its spec, computed once here.
+	type job struct {
+		r  RunSpec
+		id string
+	}
+	var todo []job
 	deps := map[string][]string{}
 	queued := map[string]bool{}
 	var add func(r RunSpec, wanted bool)
@@ -197,7 +201,7 @@ func Execute(ctx context.Context, store *Store, runs []RunSpec, runner Runner, o
 		if !wanted {
 			sum.Total++
 		}
-		todo = append(todo, r)
+		todo = append(todo, job{r, id})
 	}
 	for _, r := range runs {
 		add(r, true)
@@ -207,29 +211,31 @@ func Execute(ctx context.Context, store *Store, runs []RunSpec, runner Runner, o
 		defer opts.Progress.Stop()
 	}
 	type outcome struct {
-		r   RunSpec
+		job
 		ran bool
 		err error
 		dt  time.Duration
 	}
 	var (
-		fatal    error
-		results  = make(chan outcome)
-		ctx2, cf = context.WithCancel(ctx)
-		failed   = map[string]string{} // run ID → why, for its dependents
-		pending  = todo
-		running  = 0
-		waiting  time.Time
+		fatal     error
+		results   = make(chan outcome)
+		ctx2, cf  = context.WithCancel(ctx)
+		failed    = map[string]string{} // run ID → why, for its dependents
+		elsewhere = map[string]bool{}   // runs another process held when we tried them
+		pending   = todo
+		running   = 0
+		waiting   time.Time
 	)
 	defer cf()
 	finish := func(o outcome) {
-		id := o.r.ID()
+		id := o.id
 		err := o.err
 		switch {
 		case errors.Is(err, errAlreadyDone):
 			sum.Skipped++
 		case errors.Is(err, errClaimed):
 			sum.Busy++
+			elsewhere[id] = true
 			log.Info("run busy elsewhere", "id", id, "run", o.r.Label())
 		case err != nil && ctx2.Err() != nil:
 			// Cancelled: the run stays incomplete and is redone next time.
@@ -248,9 +254,12 @@ func Execute(ctx context.Context, store *Store, runs []RunSpec, runner Runner, o
 			opts.Progress.Finished(o.r, err)
 		}
 	}
-	// ready says whether r can start now, or why it never will.
-	ready := func(r RunSpec) (bool, error) {
-		for _, d := range deps[r.ID()] {
+	// ready says whether a run can start now, or why it never will. A
+	// dependency this sweep queued is waited for until it is done or fails
+	// here; one another process held is followed in the store, and taken
+	// back when that process gave it up.
+	ready := func(j job) (bool, error) {
+		for _, d := range deps[j.id] {
 			if why, ok := failed[d]; ok {
 				return false, fmt.Errorf("needs run %s, which failed: %s", d, why)
 			}
@@ -258,8 +267,18 @@ func Execute(ctx context.Context, store *Store, runs []RunSpec, runner Runner, o
 			case Done:
 				continue
 			case Failed:
-				if !queued[d] || !slices.ContainsFunc(pending, func(p RunSpec) bool { return p.ID() == d }) {
+				if elsewhere[d] {
 					return false, fmt.Errorf("needs run %s, which failed: %s", d, store.FailureReason(d))
+				}
+			case Incomplete, Missing:
+				if elsewhere[d] {
+					// Its process died or let it go: run it here.
+					delete(elsewhere, d)
+					for _, q := range todo {
+						if q.id == d {
+							pending = append(pending, q)
+						}
+					}
 				}
 			}
 			return false, nil
@@ -268,25 +287,26 @@ func Execute(ctx context.Context, store *Store, runs []RunSpec, runner Runner, o
 	}
 	for {
 		if ctx2.Err() == nil {
-			var still []RunSpec
-			for _, r := range pending {
+			var still []job
+			for i := 0; i < len(pending); i++ { // ready may append to pending
+				j := pending[i]
 				if running == jobs {
-					still = append(still, r)
+					still = append(still, j)
 					continue
 				}
-				ok, err := ready(r)
+				ok, err := ready(j)
 				switch {
 				case err != nil:
-					finish(outcome{r: r, ran: true, err: err})
+					finish(outcome{job: j, ran: true, err: err})
 				case ok:
 					running++
-					go func(r RunSpec) {
+					go func(j job) {
 						t0 := time.Now()
-						ran, err := executeOne(ctx2, store, r, runner)
-						results <- outcome{r, ran, err, time.Since(t0)}
-					}(r)
+						ran, err := executeOne(ctx2, store, j.r, runner)
+						results <- outcome{j, ran, err, time.Since(t0)}
+					}(j)
 				default:
-					still = append(still, r)
+					still = append(still, j)
 				}
 			}
 			pending = still
@@ -300,8 +320,8 @@ func Execute(ctx context.Context, store *Store, runs []RunSpec, runner Runner, o
 				waiting = time.Now()
 			}
 			if time.Since(waiting) > waitDeps {
-				for _, r := range pending {
-					finish(outcome{r: r, ran: true, err: fmt.Errorf("waited %s for its dependencies, held by other processes", waitDeps)})
+				for _, j := range pending {
+					finish(outcome{job: j, ran: true, err: fmt.Errorf("waited %s for its dependencies, held by other processes", waitDeps)})
 				}
 				break
 			}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseSpecRefusesBadFields(t *testing.T) {
@@ -194,5 +195,29 @@ func TestShippedSpecsAreTrainable(t *testing.T) {
 		if err := (&TrainRunner{}).Check(s); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
+	}
+}
+
+// TestDependencyGivenUpElsewhereIsRunHere: a dependency another live
+// process claims is waited for; when that process lets it go unfinished,
+// the sweep runs it itself and then its dependents.
+func TestDependencyGivenUpElsewhereIsRunHere(t *testing.T) {
+	defer func(d time.Duration) { depPoll = d }(depPoll)
+	depPoll = 10 * time.Millisecond
+	base := RunSpec{Task: "SENT", Configuration: ConfigIID, Method: "vanilla", Score: ScoreIID}
+	dep := base
+	dep.Configuration, dep.Score = ConfigIIDT, ScoreSeen
+	store := &Store{Dir: t.TempDir()}
+	release, err := store.tryClaim(base.ID()) // "another process" (alive: this one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		release() // gives the baseline up without finishing it
+	}()
+	sum, err := Execute(context.Background(), store, []RunSpec{dep}, depRunner{store: store}, Options{Logger: discardLogger()})
+	if err != nil || sum.Err() != nil || store.State(base.ID()) != Done || store.State(dep.ID()) != Done {
+		t.Fatalf("summary %+v, %v, %v: want the baseline taken back and both done", sum, err, sum.Err())
 	}
 }

@@ -134,7 +134,8 @@ type Result struct {
 	Suite      *metrics.Result `json:"-"`
 }
 
-// Validate checks a run spec before anything is written for it.
+// Validate checks a run spec before anything is written for it, and
+// writes its configuration in package train's spelling (ParseConfiguration).
 func (s *RunSpec) Validate() error {
 	for field, v := range map[string]int{"iid_limit": s.IIDLimit, "suite_limit": s.SuiteLimit, "eval_limit": s.EvalLimit} {
 		if v < 0 {

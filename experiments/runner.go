@@ -181,6 +181,9 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 		}
 		s.Hyper.Epochs, s.Hyper.BatchSize, s.Hyper.LR = h.Epochs, h.BatchSize, h.LR
 	}
+	if r.Store != nil {
+		s.TokenCache = filepath.Join(r.Store.Dir, TokenCacheDir)
+	}
 	if config == train.ConfigIIDThenT || config == train.ConfigIIDThenIT {
 		base := baseline(rs)
 		if r.Store == nil || r.Store.State(base.ID()) != Done {
@@ -190,6 +193,10 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	}
 	return s, nil
 }
+
+// TokenCacheDir is where, in a store, the runs of a sweep share their
+// tokenised suites and datasets (train.RunSpec.TokenCache).
+const TokenCacheDir = ".cache/tokens"
 
 // trainOptions are the model options TrainRunner reads, per model, with
 // their kinds; trainGrid the grid keys it reads.

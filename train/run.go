@@ -104,6 +104,10 @@ type RunSpec struct {
 	// Corrections lists the BeLUGA behaviours to correct (Corrections);
 	// none means BeLUGA's faithful behaviour.
 	Corrections []string `json:"corrections,omitempty" yaml:"corrections,omitempty"`
+	// TokenCache is a directory of tokenised inputs shared by the runs of a
+	// sweep (tokenize.Cache; none when empty). It changes no result, so it
+	// is no part of the spec a run records or is identified by.
+	TokenCache string `json:"-" yaml:"-"`
 }
 
 // Corrections of BeLUGA's faithful behaviour that a run can ask for, with
@@ -309,6 +313,9 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 	}
 	dev, err := read(spec.IIDDev)
 	if err != nil {
+		return nil, err
+	}
+	if p.tk, err = withTokenCache(p.tk, spec.TokenCache, suite, train, dev); err != nil {
 		return nil, err
 	}
 	_, testIdx := datasets.Halve(len(dev), datasets.BeLUGAHalvingSeed)

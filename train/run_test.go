@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -242,5 +243,49 @@ func TestMaxStepsCapsEachPhase(t *testing.T) {
 	// by a third each update.
 	if curve[0].LR != spec.IIDHyper.LR || math.Abs(curve[1].LR-spec.IIDHyper.LR*2/3) > 1e-12 {
 		t.Errorf("learning rates %v, %v: want the schedule over 3 updates", curve[0].LR, curve[1].LR)
+	}
+}
+
+// TestRunWithTokenCacheChangesNothing: runs sharing a tokenisation cache
+// tokenise the suite and the i.i.d. files once, into the cache, and train
+// and predict exactly as runs without one.
+func TestRunWithTokenCacheChangesNothing(t *testing.T) {
+	plain := t.TempDir()
+	if _, err := Run(context.Background(), tinySpec(ConfigIIDPlusT), plain); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	for run := 0; run < 2; run++ { // the first fills the cache, the second reads it
+		spec := tinySpec(ConfigIIDPlusT)
+		spec.TokenCache = cache
+		out := t.TempDir()
+		if _, err := Run(context.Background(), spec, out); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"curve.jsonl", "iid_predictions.txt", "suite_predictions.txt", "cases.jsonl"} {
+			want, _ := os.ReadFile(filepath.Join(plain, f))
+			got, err := os.ReadFile(filepath.Join(out, f))
+			if err != nil || string(got) != string(want) {
+				t.Errorf("run %d: %s differs from the run without a cache (%v)", run, f, err)
+			}
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(cache, "*.tok"))
+	if len(files) != 3 {
+		t.Errorf("cache holds %d tokenised lists, want 3 (suite, train, dev)", len(files))
+	}
+	p, err := prepare(context.Background(), func() RunSpec { s := tinySpec(ConfigIIDPlusT); s.TokenCache = cache; return s }())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, ok := p.tk.(*pretokenized)
+	if !ok {
+		t.Fatalf("tokenizer %T, want the cache's", p.tk)
+	}
+	// An input outside the cached lists is encoded by the wrapped tokenizer.
+	want, _ := pt.tk.Encode("an unseen sentence", "", false)
+	got, _ := pt.Encode("an unseen sentence", "", false)
+	if !slices.Equal(got.IDs, want.IDs) {
+		t.Errorf("unseen input encoded %v, want %v", got.IDs, want.IDs)
 	}
 }

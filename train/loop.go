@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
@@ -310,6 +311,12 @@ func Train(ctx context.Context, m models.Classifier, data Data, phases []Phase, 
 		st := &UpdateState{Model: m, Hyper: ph.Hyper, Updates: updates, Losses: ev,
 			Opt: NewAdamW(ph.WeightDecay), Schedule: &Schedule{LR: ph.Hyper.LR, Total: schedule}, Frozen: ph.Frozen}
 		params := m.Params()
+		if ph.Frozen {
+			// A frozen encoder gets no gradient: clipping, AdamW and zeroing
+			// the head's alone give the same step without sweeping every
+			// encoder weight at every update.
+			params = slices.DeleteFunc(slices.Clone(params), encoderFrozen)
+		}
 		for i := 0; i < updates; i++ {
 			if err := ctx.Err(); err != nil {
 				m.SetFrozenEncoder(false)

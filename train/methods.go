@@ -30,12 +30,15 @@ type vanillaFamily struct {
 	weightDecay float64
 	dropout     float64 // 0: the model's own rates
 	frozen      bool
+	// cached trains a frozen encoder's head on cached features
+	// (CorrectLPFrozenEval).
+	cached bool
 }
 
 func (v vanillaFamily) Name() string { return v.name }
 
 func (v vanillaFamily) Phases(hp, _ Hyper) []Phase {
-	return []Phase{{Hyper: hp, WeightDecay: v.weightDecay, Dropout: v.dropout, Frozen: v.frozen, Update: &erm{}}}
+	return []Phase{{Hyper: hp, WeightDecay: v.weightDecay, Dropout: v.dropout, Frozen: v.frozen, Update: probeUpdater(v.frozen && v.cached)}}
 }
 
 // LPFTEpochs is the length of each LP-FT phase: BeLUGA forces
@@ -45,14 +48,25 @@ const LPFTEpochs = 1.5
 // lpft is LP-FT: linear probing with the probing hyper-parameters, then full
 // fine-tuning with the run's own (BeLUGA: vanilla's), 1.5 epochs each, the
 // second phase with a fresh optimiser and schedule.
-type lpft struct{}
+type lpft struct {
+	cached bool // the probing phase on cached features (CorrectLPFrozenEval)
+}
 
 func (lpft) Name() string { return "lp-ft" }
 
-func (lpft) Phases(hp, probe Hyper) []Phase {
+func (l lpft) Phases(hp, probe Hyper) []Phase {
 	probe.Epochs, hp.Epochs = LPFTEpochs, LPFTEpochs
 	probe.Loss = hp.Loss
-	return []Phase{{Hyper: probe, Frozen: true, Update: &erm{}}, {Hyper: hp, Update: &erm{}}}
+	return []Phase{{Hyper: probe, Frozen: true, Update: probeUpdater(l.cached)}, {Hyper: hp, Update: &erm{}}}
+}
+
+// probeUpdater is a linear-probing phase's update: erm's, or erm's batches
+// on cached features.
+func probeUpdater(cached bool) Updater {
+	if cached {
+		return &cachedProbe{}
+	}
+	return &erm{}
 }
 
 // onePhase is a method trained as one phase of its own update step.
@@ -71,8 +85,8 @@ var Methods = map[string]func(Defaults) Method{
 	"vanilla": func(Defaults) Method { return vanillaFamily{name: "vanilla"} },
 	"l2":      func(d Defaults) Method { return vanillaFamily{name: "l2", weightDecay: d.WeightDecay} },
 	"dropout": func(d Defaults) Method { return vanillaFamily{name: "dropout", dropout: d.Dropout} },
-	"lp":      func(Defaults) Method { return vanillaFamily{name: "lp", frozen: true} },
-	"lp-ft":   func(Defaults) Method { return lpft{} },
+	"lp":      func(d Defaults) Method { return vanillaFamily{name: "lp", frozen: true, cached: d.LPFrozenEval} },
+	"lp-ft":   func(d Defaults) Method { return lpft{cached: d.LPFrozenEval} },
 	"irm": func(d Defaults) Method {
 		return onePhase{"irm", func() Updater { return &IRM{Dummy: d.IRMDummy, Lambda: d.IRMLambda} }}
 	},
@@ -130,6 +144,10 @@ type Defaults struct {
 	// weight by its momentum (then BeLUGA restores the optimiser's state, not
 	// the weights). false is torch ≥ 2.0's behaviour: no outer step.
 	FishOuterStep bool
+	// LPFrozenEval runs linear probing with the frozen encoder's dropout
+	// off, on features computed once (CorrectLPFrozenEval); BeLUGA's
+	// encoder keeps its dropout.
+	LPFrozenEval bool
 }
 
 // BeLUGADefaults are BeLUGA's constants (REFERENCE 1.5–1.6).

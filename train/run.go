@@ -115,6 +115,7 @@ type RunSpec struct {
 var Corrections = map[string]string{
 	CorrectFishOuterStep: "Fish without the Trainer's extra AdamW step after each meta update (torch ≥ 2.0's behaviour)",
 	CorrectIRMDummy:      "IRM's dummy loss for sentiment MFT batches is the sigmoid BCE the ERM term uses, not softmax CE",
+	CorrectLPFrozenEval:  "LP and LP-FT's probing without dropout in the frozen encoder, the head trained on its features computed once",
 }
 
 // The corrections package train applies.
@@ -361,6 +362,7 @@ func (s *RunSpec) defaults() Defaults {
 	if s.corrected(CorrectIRMDummy) {
 		d.IRMDummy = losses.DummyBCE
 	}
+	d.LPFrozenEval = s.corrected(CorrectLPFrozenEval)
 	return d
 }
 

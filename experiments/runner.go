@@ -182,7 +182,7 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 		s.Hyper.Epochs, s.Hyper.BatchSize, s.Hyper.LR = h.Epochs, h.BatchSize, h.LR
 	}
 	if r.Store != nil {
-		s.TokenCache = filepath.Join(r.Store.Dir, TokenCacheDir)
+		s.Cache = filepath.Join(r.Store.Dir, CacheDir)
 	}
 	if config == train.ConfigIIDThenT || config == train.ConfigIIDThenIT {
 		base := baseline(rs)
@@ -194,9 +194,10 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	return s, nil
 }
 
-// TokenCacheDir is where, in a store, the runs of a sweep share their
-// tokenised suites and datasets (train.RunSpec.TokenCache).
-const TokenCacheDir = ".cache/tokens"
+// CacheDir is where, in a store, the runs of a sweep share what they would
+// otherwise each compute: tokenised suites and datasets, frozen encoders'
+// features (train.RunSpec.Cache).
+const CacheDir = ".cache"
 
 // trainOptions are the model options TrainRunner reads, per model, with
 // their kinds; trainGrid the grid keys it reads.

@@ -260,6 +260,8 @@ type UpdateState struct {
 	Opt      *AdamW
 	Schedule *Schedule
 	Frozen   bool
+	// Cache is TrainOptions.Cache.
+	Cache string
 }
 
 // Step is what an update reports.
@@ -279,6 +281,8 @@ type TrainOptions struct {
 	MaxSteps int
 	// MaxGradNorm is the clipping norm (default 1.0, the Trainer's).
 	MaxGradNorm float64
+	// Cache is a directory of caches shared by runs (RunSpec.Cache).
+	Cache string
 }
 
 // Train runs the phases on m and returns the loss curve. It stops with
@@ -309,7 +313,7 @@ func Train(ctx context.Context, m models.Classifier, data Data, phases []Phase, 
 		}
 		m.SetFrozenEncoder(ph.Frozen)
 		st := &UpdateState{Model: m, Hyper: ph.Hyper, Updates: updates, Losses: ev,
-			Opt: NewAdamW(ph.WeightDecay), Schedule: &Schedule{LR: ph.Hyper.LR, Total: schedule}, Frozen: ph.Frozen}
+			Opt: NewAdamW(ph.WeightDecay), Schedule: &Schedule{LR: ph.Hyper.LR, Total: schedule}, Frozen: ph.Frozen, Cache: opt.Cache}
 		params := m.Params()
 		if ph.Frozen {
 			// A frozen encoder gets no gradient: clipping, AdamW and zeroing

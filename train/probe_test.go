@@ -3,6 +3,8 @@ package train
 import (
 	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -124,5 +126,53 @@ func TestLPFrozenEvalNeedsAHead(t *testing.T) {
 	_, err := Run(context.Background(), spec, t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), CorrectLPFrozenEval) {
 		t.Fatalf("error %v, want one naming %s", err, CorrectLPFrozenEval)
+	}
+}
+
+// TestCachedProbeSharesFeatures: runs that probe the same frozen encoder
+// with a cache directory compute its features once between them; another
+// encoder gets its own, and a damaged cache file is recomputed.
+func TestCachedProbeSharesFeatures(t *testing.T) {
+	cfg := models.TinyConfig(200)
+	cfg.HiddenSize, cfg.IntermediateSize = 32, 64
+	data, distinct := probeData()
+	dir := t.TempDir()
+	hp := Hyper{Epochs: 1, BatchSize: 4, LR: 1e-2}
+	run := func(seed uint64) (int, []CurvePoint) {
+		b, _, err := models.NewBERT(cfg, 2, nil, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := &countingBERT{BERT: b}
+		curve, err := Train(context.Background(), m, data, []Phase{{Hyper: hp, Frozen: true, Update: &cachedProbe{}}}, TrainOptions{Seed: 4, Cache: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.inferred, curve
+	}
+	n1, c1 := run(9)
+	n2, c2 := run(9)
+	if n1 != distinct || n2 != 0 {
+		t.Errorf("features computed for %d then %d inputs, want %d then 0", n1, n2, distinct)
+	}
+	for i := range c1 {
+		if c1[i] != c2[i] {
+			t.Fatalf("update %d: %+v with features read back, %+v computed", i, c2[i], c1[i])
+		}
+	}
+	if n, _ := run(10); n != distinct {
+		t.Errorf("another encoder reused %d features", distinct-n)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "features", "*.feat"))
+	if len(files) != 2 {
+		t.Fatalf("%d feature files, want one per encoder", len(files))
+	}
+	for _, f := range files {
+		if err := os.Truncate(f, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, c := run(9); n != distinct || c[len(c)-1] != c1[len(c1)-1] {
+		t.Errorf("after damage: %d features computed (want %d), last update %+v (want %+v)", n, distinct, c[len(c)-1], c1[len(c1)-1])
 	}
 }

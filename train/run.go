@@ -104,10 +104,11 @@ type RunSpec struct {
 	// Corrections lists the BeLUGA behaviours to correct (Corrections);
 	// none means BeLUGA's faithful behaviour.
 	Corrections []string `json:"corrections,omitempty" yaml:"corrections,omitempty"`
-	// TokenCache is a directory of tokenised inputs shared by the runs of a
-	// sweep (tokenize.Cache; none when empty). It changes no result, so it
-	// is no part of the spec a run records or is identified by.
-	TokenCache string `json:"-" yaml:"-"`
+	// Cache is a directory of caches shared by the runs of a sweep (none
+	// when empty): tokenised inputs (tokenize.Cache) and frozen encoders'
+	// features (CorrectLPFrozenEval). It changes no result, so it is no
+	// part of the spec a run records or is identified by.
+	Cache string `json:"-" yaml:"-"`
 }
 
 // Corrections of BeLUGA's faithful behaviour that a run can ask for, with
@@ -204,7 +205,7 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	curve, err := Train(ctx, p.model, p.data, p.phases, TrainOptions{Seed: spec.Seed, MaxSteps: spec.MaxSteps})
+	curve, err := Train(ctx, p.model, p.data, p.phases, TrainOptions{Seed: spec.Seed, MaxSteps: spec.MaxSteps, Cache: spec.Cache})
 	if werr := writeCurve(filepath.Join(outDir, "curve.jsonl"), curve); werr != nil && err == nil {
 		err = werr
 	}
@@ -316,7 +317,7 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.tk, err = withTokenCache(p.tk, spec.TokenCache, suite, train, dev); err != nil {
+	if p.tk, err = withTokenCache(p.tk, spec.Cache, suite, train, dev); err != nil {
 		return nil, err
 	}
 	_, testIdx := datasets.Halve(len(dev), datasets.BeLUGAHalvingSeed)

@@ -257,7 +257,7 @@ func TestRunWithTokenCacheChangesNothing(t *testing.T) {
 	cache := t.TempDir()
 	for run := 0; run < 2; run++ { // the first fills the cache, the second reads it
 		spec := tinySpec(ConfigIIDPlusT)
-		spec.TokenCache = cache
+		spec.Cache = cache
 		out := t.TempDir()
 		if _, err := Run(context.Background(), spec, out); err != nil {
 			t.Fatal(err)
@@ -270,11 +270,11 @@ func TestRunWithTokenCacheChangesNothing(t *testing.T) {
 			}
 		}
 	}
-	files, _ := filepath.Glob(filepath.Join(cache, "*.tok"))
+	files, _ := filepath.Glob(filepath.Join(cache, "tokens", "*.tok"))
 	if len(files) != 3 {
 		t.Errorf("cache holds %d tokenised lists, want 3 (suite, train, dev)", len(files))
 	}
-	p, err := prepare(context.Background(), func() RunSpec { s := tinySpec(ConfigIIDPlusT); s.TokenCache = cache; return s }())
+	p, err := prepare(context.Background(), func() RunSpec { s := tinySpec(ConfigIIDPlusT); s.Cache = cache; return s }())
 	if err != nil {
 		t.Fatal(err)
 	}

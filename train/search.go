@@ -59,7 +59,7 @@ func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error
 				if err != nil {
 					return Hyper{}, trials, err
 				}
-				if _, err := Train(ctx, p.model, p.data, p.phases, TrainOptions{Seed: s.Seed, MaxSteps: s.MaxSteps}); err != nil {
+				if _, err := Train(ctx, p.model, p.data, p.phases, TrainOptions{Seed: s.Seed, MaxSteps: s.MaxSteps, Cache: s.Cache}); err != nil {
 					return Hyper{}, trials, fmt.Errorf("trial lr %g, batch %d, epochs %g: %w", lr, bs, ep, err)
 				}
 				val, err := BuildSuiteData(p.suite, suites.SplitValidation, nil, p.tk)

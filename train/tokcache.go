@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/models"
@@ -36,7 +37,7 @@ func (p *pretokenized) Encode(text, pair string, isPair bool) (models.Encoding, 
 
 // withTokenCache returns a tokenizer that encodes every input of suite and
 // of the i.i.d. sets as tk does, each list read from (or tokenised once
-// into) the content-addressed cache in dir: the runs of a sweep that share
+// into) the content-addressed cache in dir/tokens: the runs of a sweep that share
 // a suite, a dataset and a tokenizer tokenise them once. It returns tk
 // itself when dir is empty or tk's encodings cannot be cached (it has no
 // fingerprint). Encodings are identical either way.
@@ -45,7 +46,7 @@ func withTokenCache(tk predict.Tokenizer, dir string, suite *suites.Suite, sets 
 	if dir == "" || !ok {
 		return tk, nil
 	}
-	cache, err := tokenize.NewCache(dir)
+	cache, err := tokenize.NewCache(filepath.Join(dir, "tokens"))
 	if err != nil {
 		return nil, err
 	}

@@ -147,9 +147,9 @@ type Result struct {
 	IIDMetrics map[string]float64 `json:"iid_metrics,omitempty"`
 	SuiteScore *float64           `json:"suite_score"` // mean T_test pass rate, in [0, 1]
 	// G is the harmonic mean of the i.i.d. and suite scores, when both exist.
-	G *float64 `json:"g"`
-	Steps       int      `json:"steps"`
-	Seconds     float64  `json:"seconds"`
+	G       *float64 `json:"g"`
+	Steps   int      `json:"steps"`
+	Seconds float64  `json:"seconds"`
 	// IIDCorrect says, per i.i.d. test example, whether the prediction was
 	// right; Suite holds the T_test verdicts. Both are also in the run's files.
 	IIDCorrect []bool          `json:"-"`

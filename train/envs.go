@@ -102,7 +102,7 @@ func sample(rng *rand.Rand, e *Env, bs int) Batch {
 	encs := make([]models.Encoding, n)
 	for i, j := range idx {
 		encs[i] = e.Rows[j].Enc
-		b.Targets = append(b.Targets, e.Rows[j].Target[:]...)
+		b.Targets = append(b.Targets, e.Rows[j].Target...)
 	}
 	b.Input = models.NewBatch(encs)
 	return b
@@ -382,7 +382,7 @@ func (r *IRM) Update(st *UpdateState) (Step, error) {
 		case KindDIR:
 			kind = losses.DummyDIR
 		}
-		pen, dpen, err := st.Losses.IRMPenalty(pass.Logits(), b.Input.Size, 2, kind, b.Targets, b.Dirs, r.DomainBed)
+		pen, dpen, err := st.Losses.IRMPenalty(pass.Logits(), b.Input.Size, len(pass.Logits())/b.Input.Size, kind, b.Targets, b.Dirs, r.DomainBed)
 		if err != nil {
 			pass.Release()
 			return Step{Kind: r.envs[ei].Name}, err

@@ -58,9 +58,9 @@ func labelDIRBatch(rng *rand.Rand, cases []Perturbed) Batch {
 		e, ls := labelDIRRows(rng, p)
 		encs = append(encs, e...)
 		for _, l := range ls {
-			t := [2]float64{}
+			t := make([]float64, p.Classes)
 			t[l] = 1
-			b.Targets = append(b.Targets, t[:]...)
+			b.Targets = append(b.Targets, t...)
 		}
 	}
 	b.Input = models.NewBatch(encs)
@@ -72,7 +72,7 @@ func labelDIRBatch(rng *rand.Rand, cases []Perturbed) Batch {
 type Batch struct {
 	Kind    BatchKind
 	Input   models.Batch
-	Targets []float64          // MFT and i.i.d.: 2 per row
+	Targets []float64          // MFT and i.i.d.: one per class per row
 	Dirs    []losses.Direction // DIR: one per pair
 }
 
@@ -115,11 +115,11 @@ func (mx *Mixer) Epoch() []Batch {
 	var out []Batch
 	rows := func(kind BatchKind, rs []Row) {
 		for _, chunk := range mx.chunks(len(rs), mx.BatchSize) {
-			b := Batch{Kind: kind, Targets: make([]float64, 0, 2*len(chunk))}
+			b := Batch{Kind: kind}
 			encs := make([]models.Encoding, len(chunk))
 			for i, j := range chunk {
 				encs[i] = rs[j].Enc
-				b.Targets = append(b.Targets, rs[j].Target[:]...)
+				b.Targets = append(b.Targets, rs[j].Target...)
 			}
 			b.Input = models.NewBatch(encs)
 			out = append(out, b)
@@ -178,13 +178,18 @@ type LossOptions struct {
 func batchLoss(ev *losses.Evaluator, b Batch, opt LossOptions) LossFunc {
 	rows := b.Input.Size
 	return func(z []float32) (float64, []float32, error) {
+		if rows == 0 || len(z)%rows != 0 {
+			return 0, nil, fmt.Errorf("%d logits for a batch of %d", len(z), rows)
+		}
+		// The model's width is the task's number of classes.
+		cols := len(z) / rows
 		switch b.Kind {
 		case KindMFT, KindIID:
-			return ev.MFT(z, rows, 2, b.Targets, opt.MFT)
+			return ev.MFT(z, rows, cols, b.Targets, opt.MFT)
 		case KindLabelDIR:
-			return ev.MFT(z, rows, 2, b.Targets, losses.SoftmaxCE)
+			return ev.MFT(z, rows, cols, b.Targets, losses.SoftmaxCE)
 		case KindINV:
-			return ev.INV(z, rows, 2, opt.DetachINV)
+			return ev.INV(z, rows, cols, opt.DetachINV)
 		case KindDIR:
 			return ev.DIR(z, rows, b.Dirs)
 		}

@@ -29,7 +29,7 @@ func BenchmarkLP(b *testing.B) {
 	}
 	d := Data{Suite: &SuiteData{}}
 	for i := 0; i < 512; i++ {
-		d.Suite.MFT = append(d.Suite.MFT, Row{Enc: enc(), Target: [2]float64{float64(i % 2), float64(1 - i%2)}, Env: "MFT/a"})
+		d.Suite.MFT = append(d.Suite.MFT, Row{Enc: enc(), Target: []float64{float64(i % 2), float64(1 - i%2)}, Env: "MFT/a"})
 	}
 	for i := 0; i < 128; i++ {
 		d.Suite.INV = append(d.Suite.INV, Perturbed{Orig: enc(), Perts: []models.Encoding{enc(), enc()}, Env: "INV/b"})

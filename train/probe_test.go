@@ -32,8 +32,8 @@ func probeData() (Data, int) {
 	d.Suite = &SuiteData{}
 	for i := 0; i < 12; i++ {
 		e := enc(10+i, 40+i%3)
-		d.Suite.MFT = append(d.Suite.MFT, Row{Enc: e, Target: [2]float64{float64(i % 2), float64(1 - i%2)}, Env: "MFT/a"})
-		d.IID = append(d.IID, Row{Enc: enc(60+i, 61, 62+i%4), Target: [2]float64{float64(i % 2), float64(1 - i%2)}, Env: "iid"})
+		d.Suite.MFT = append(d.Suite.MFT, Row{Enc: e, Target: []float64{float64(i % 2), float64(1 - i%2)}, Env: "MFT/a"})
+		d.IID = append(d.IID, Row{Enc: enc(60+i, 61, 62+i%4), Target: []float64{float64(i % 2), float64(1 - i%2)}, Env: "iid"})
 	}
 	for i := 0; i < 6; i++ {
 		d.Suite.INV = append(d.Suite.INV, Perturbed{Orig: enc(80 + i), Perts: []models.Encoding{enc(80+i, 90), enc(80+i, 91, 92)}, Env: "INV/b"})

@@ -59,6 +59,9 @@ func withTokenCache(tk predict.Tokenizer, dir string, suite *suites.Suite, sets 
 	}
 	lists = append(lists, in)
 	for _, set := range sets {
+		if len(set) == 0 {
+			continue
+		}
 		in := make([]suites.Input, len(set))
 		for i, e := range set {
 			in[i] = suites.Input{Text: e.Text, Pair: e.Pair, IsPair: e.IsPair}

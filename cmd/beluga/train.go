@@ -129,12 +129,23 @@ eval_limit and hyper.loss are spec-only.`,
 			if err != nil {
 				return err
 			}
-			score := "none"
-			if res.SuiteScore != nil {
-				score = fmt.Sprintf("%.1f%%, G %.1f", 100**res.SuiteScore, 100**res.G)
+			iid, score := "none", "none"
+			if res.IIDScore != nil {
+				iid = fmt.Sprintf("accuracy %.1f%%", 100**res.IIDScore)
+				for _, m := range slices.Sorted(maps.Keys(res.IIDMetrics)) {
+					if m != "accuracy" {
+						iid += fmt.Sprintf(", %s %.1f%%", m, 100*res.IIDMetrics[m])
+					}
+				}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: i.i.d. accuracy %.1f%%, T_test pass rate %s (%d steps, %.0f s)\n",
-				out, 100*res.IIDAccuracy, score, res.Steps, res.Seconds)
+			if res.SuiteScore != nil {
+				score = fmt.Sprintf("%.1f%%", 100**res.SuiteScore)
+				if res.G != nil {
+					score += fmt.Sprintf(", G %.1f", 100**res.G)
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: i.i.d. %s, T_test pass rate %s (%d steps, %.0f s)\n",
+				out, iid, score, res.Steps, res.Seconds)
 			return nil
 		},
 	}

@@ -57,6 +57,9 @@ var (
 	methods = []string{"vanilla", "l2", "dropout", "lp", "lp-ft", "irm", "dro", "fish"}
 )
 
+// baselineOnly stops after the IID baseline's measurement.
+var baselineOnly bool
+
 // maxLength is the spec's padding length (BeLUGA's for SENT).
 const maxLength = 128
 
@@ -70,6 +73,7 @@ func main() {
 	steps := flag.Int("steps", 3, "updates measured per kind of run, after one left out (IRM and Fish: 1)")
 	evalN := flag.Int("eval", 256, "T_test inputs scored to measure scoring throughput")
 	label := flag.String("label", "", "name of this tree in the output")
+	flag.BoolVar(&baselineOnly, "baseline-only", false, "measure the IID baseline's update and stop (an A/B of two trees)")
 	flag.Parse()
 	if err := run(*data, *shape, *steps, *evalN, *label); err != nil {
 		fmt.Fprintln(os.Stderr, "gogrid:", err)
@@ -313,6 +317,10 @@ func run(dataDir, shape string, steps, evalN int, label string) error {
 	base := kind{train.ConfigIID, "vanilla"}
 	if err := measure(base, iidPhases, iidData); err != nil {
 		return err
+	}
+	if baselineOnly {
+		fmt.Printf("IID baseline: %.3f s/update, load %s\n", perUpdate[base][0], loadavg())
+		return nil
 	}
 	prep := func(config string) float64 {
 		if cachedTokSecs >= 0 {

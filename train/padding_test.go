@@ -81,7 +81,10 @@ func TestPaddingChangesNoLoss(t *testing.T) {
 					diff += d * d
 				}
 			}
-			if norm == 0 || math.Sqrt(diff) > 1e-5*math.Sqrt(norm) {
+			// Float32 products blocked differently for different lengths
+			// (OpenBLAS) differ in their last bits; a padding that leaked
+			// into the loss would differ in the leading ones.
+			if norm == 0 || math.Sqrt(diff) > 1e-4*math.Sqrt(norm) {
 				t.Errorf("gradients differ with the padding: |Δg| %g, |g| %g", math.Sqrt(diff), math.Sqrt(norm))
 			}
 		})

@@ -22,6 +22,9 @@ type Row struct {
 	Enc    models.Encoding
 	Target [2]float64
 	Env    string // environment: "MFT/<functionality>" or "iid"
+	// Span is a span feature's answer start and end token (reading
+	// comprehension; Data.SpanLength), Target unused.
+	Span [2]int
 }
 
 // Perturbed is one INV or DIR training case: the original and its
@@ -36,6 +39,9 @@ type Perturbed struct {
 	// trained on too (REFERENCE 1.5).
 	Labels       []int
 	WithOriginal bool
+	// Aligns, for span INV cases, pairs the original's token positions with
+	// each perturbation's (losses.AlignSpans), one per perturbation.
+	Aligns []losses.SpanAlignment
 }
 
 // SuiteData is the training view of a suite split, by test type.

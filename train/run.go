@@ -154,8 +154,13 @@ func (s *RunSpec) Validate() error {
 	default:
 		return fmt.Errorf("unknown configuration %q (want iid, iid-t, iid+t or iid-(iid+t))", s.Configuration)
 	}
-	if s.Task != "sentiment" && s.Task != "qqp" {
-		return fmt.Errorf("task %q: training supports sentiment and qqp", s.Task)
+	if s.Task != "sentiment" && s.Task != "qqp" && s.Task != TaskRead {
+		return fmt.Errorf("task %q: training supports sentiment, qqp and %s", s.Task, TaskRead)
+	}
+	if s.Task == TaskRead {
+		if err := s.validateRead(); err != nil {
+			return err
+		}
 	}
 	hypers := map[string]Hyper{"hyper": s.Hyper, "iid_hyper": s.IIDHyper}
 	if s.Method == "lp-ft" {
@@ -194,6 +199,9 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, err
+	}
+	if spec.Task == TaskRead {
+		return runRead(ctx, spec, outDir, start)
 	}
 	p, err := prepare(ctx, spec)
 	if err != nil {

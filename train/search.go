@@ -42,6 +42,9 @@ type Trial struct {
 // pass + DIR pass; for QQP (MFT accuracy + F1)/2 + INV pass + (label-DIR
 // accuracy + F1)/2. It returns the best hyper-parameters and every trial.
 func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error) {
+	if spec.Task == TaskRead {
+		return Hyper{}, nil, fmt.Errorf("task %s: hyper-parameter search (BeLUGA's span accuracy + aligned INV pass objective) is not implemented; give the hyper-parameters", TaskRead)
+	}
 	var trials []Trial
 	best := -1
 	for _, lr := range grid.LR {

@@ -27,7 +27,7 @@ type TrainRunner struct {
 }
 
 // taskNames maps an experiment's task names to package train's tasks.
-var taskNames = map[string]string{"SENT": "sentiment", "sentiment": "sentiment", "PARA": "qqp", "qqp": "qqp"}
+var taskNames = map[string]string{"SENT": "sentiment", "sentiment": "sentiment", "PARA": "qqp", "qqp": "qqp", "READ": train.TaskRead, "squad": train.TaskRead}
 
 var configNames = map[string]string{
 	ConfigIID: train.ConfigIID, ConfigIIDT: train.ConfigIIDThenT,
@@ -91,7 +91,7 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	var s train.RunSpec
 	task, ok := taskNames[rs.Task]
 	if !ok {
-		return s, fmt.Errorf("task %s: training supports SENT (sentiment) and PARA (qqp)", rs.Task)
+		return s, fmt.Errorf("task %s: training supports SENT (sentiment), PARA (qqp) and READ (squad)", rs.Task)
 	}
 	s.Task = task
 	// Refuse what cannot run before fetching anything.
@@ -106,11 +106,15 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	}
 	s.Configuration, s.Method, s.Seed = config, rs.Method, uint64(rs.Seed)
 	var err error
-	iidFiles := map[string][2]string{"sentiment": {"sst2/train.tsv", "sst2/dev.tsv"}, "qqp": {"qqp/train.tsv", "qqp/dev.tsv"}}[task]
-	if s.IIDTrain, err = r.resolve(ctx, rs.Data, iidFiles[0]); err != nil {
+	iidFiles := map[string][2]string{"sentiment": {"sst2/train.tsv", "sst2/dev.tsv"}, "qqp": {"qqp/train.tsv", "qqp/dev.tsv"}, train.TaskRead: {squadTrain, squadDev}}[task]
+	trainData, devData := rs.Data, rs.Data
+	if task == train.TaskRead {
+		trainData, devData = readData(rs.Data)
+	}
+	if s.IIDTrain, err = r.resolve(ctx, trainData, iidFiles[0]); err != nil {
 		return s, err
 	}
-	if s.IIDDev, err = r.resolve(ctx, rs.Data, iidFiles[1]); err != nil {
+	if s.IIDDev, err = r.resolve(ctx, devData, iidFiles[1]); err != nil {
 		return s, err
 	}
 	if s.Suite, err = ResolveSuite(ctx, r.Cache, rs.Suite); err != nil {
@@ -140,6 +144,11 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 		return s, fmt.Errorf("unknown model %q (want bert-tiny, wordvec or bert)", rs.Model)
 	}
 	s.MaxLength = toInt(opt("max_length", train.DefaultMaxLength))
+	suite, iid, probe := train.DefaultHyper, train.DefaultIIDHyper, train.DefaultProbeHyper
+	if task == train.TaskRead {
+		s.MaxLength = toInt(opt("max_length", train.ReadMaxLength))
+		suite, iid, probe = train.ReadDefaultHyper, train.ReadDefaultIIDHyper, train.ReadDefaultProbeHyper
+	}
 	s.IIDLimit = rs.Budget.MaxIID
 	// max_cases bounds both the suite cases trained on and those scored,
 	// per functionality: a budget for quick runs (the quickstart), whose
@@ -147,7 +156,6 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	s.SuiteLimit, s.EvalLimit = rs.Budget.MaxCases, rs.Budget.MaxCases
 	// BeLUGA's defaults (package train) unless the budget's epochs or the
 	// grid's keys say otherwise; a search replaces the suite phase's below.
-	suite, iid := train.DefaultHyper, train.DefaultIIDHyper
 	if rs.Budget.Epochs > 0 {
 		suite.Epochs, iid.Epochs = rs.Budget.Epochs, rs.Budget.Epochs
 	}
@@ -156,11 +164,14 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	// LP-FT probes with BeLUGA's hard-coded LP row (set_hyperparams: batch
 	// 8, lr 1e-3 for both tasks; QQP's IID+T from scratch uses batch 16),
 	// for 1.5 epochs.
-	probeBatch := train.DefaultProbeHyper.BatchSize
-	if task == "qqp" && config == train.ConfigIIDPlusT {
+	probeBatch, probeLR := probe.BatchSize, probe.LR
+	switch {
+	case task == "qqp" && config == train.ConfigIIDPlusT:
 		probeBatch = 16
+	case task == train.TaskRead && config == train.ConfigIIDPlusT:
+		probeLR = 5e-4 // SQuAD's LP row when not from the IID model
 	}
-	s.ProbeHyper = train.Hyper{Epochs: train.LPFTEpochs, BatchSize: toInt(hyper(rs, "probe_batch_size", probeBatch)), LR: toFloat(hyper(rs, "probe_lr", train.DefaultProbeHyper.LR))}
+	s.ProbeHyper = train.Hyper{Epochs: train.LPFTEpochs, BatchSize: toInt(hyper(rs, "probe_batch_size", probeBatch)), LR: toFloat(hyper(rs, "probe_lr", probeLR))}
 	for _, c := range rs.Corrections {
 		if _, ok := train.Corrections[c]; ok {
 			s.Corrections = append(s.Corrections, c)
@@ -189,6 +200,24 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 		s.FromIID = filepath.Join(r.Store.RunDir(base.ID()), "train", "model")
 	}
 	return s, nil
+}
+
+// READ's i.i.d. files: SQuAD v1.1 train and dev.
+const (
+	squadTrain = "squad/train-v1.1.json"
+	squadDev   = "squad/dev-v1.1.json"
+)
+
+// readData names the datasets (or directories) READ's i.i.d. train and dev
+// files come from: "squad" is SQuAD train and dev (squad-train and
+// squad-dev); any other name or directory holds both. Named squad-dev alone,
+// training takes dev's validation half (package train never trains on the
+// i.i.d. test half): the offline demonstration where SQuAD train is absent.
+func readData(data string) (trainData, devData string) {
+	if data == "squad" {
+		return "squad-train", "squad-dev"
+	}
+	return data, data
 }
 
 // trainOptions are the model options TrainRunner reads, per model, with

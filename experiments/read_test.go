@@ -94,13 +94,14 @@ grid: {iid_epochs: [1], iid_batch_size: [4], iid_lr: [0.001], epochs: [1], batch
 }
 
 func TestReadData(t *testing.T) {
-	for data, want := range map[string][2]string{
-		"squad":     {"squad-train", "squad-dev"},
-		"squad-dev": {"squad-dev", "squad-dev"},
-		"/data/dir": {"/data/dir", "/data/dir"},
+	for data, want := range map[string][4]string{
+		"squad":     {"squad-train", "squad/train-v1.1.json", "squad-dev", "squad/dev-v1.1.json"},
+		"squad-dev": {"squad-dev", "squad/dev-v1.1.json", "squad-dev", "squad/dev-v1.1.json"},
+		"/data/dir": {"/data/dir", "squad/train-v1.1.json", "/data/dir", "squad/dev-v1.1.json"},
 	} {
-		if tr, dev := readData(data); tr != want[0] || dev != want[1] {
-			t.Errorf("readData(%s) = %s, %s; want %s, %s", data, tr, dev, want[0], want[1])
+		from, files := readData(data)
+		if got := [4]string{from[0], files[0], from[1], files[1]}; got != want {
+			t.Errorf("readData(%s) = %v, want %v", data, got, want)
 		}
 	}
 }

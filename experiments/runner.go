@@ -106,15 +106,15 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	}
 	s.Configuration, s.Method, s.Seed = config, rs.Method, uint64(rs.Seed)
 	var err error
-	iidFiles := map[string][2]string{"sentiment": {"sst2/train.tsv", "sst2/dev.tsv"}, "qqp": {"qqp/train.tsv", "qqp/dev.tsv"}, train.TaskRead: {squadTrain, squadDev}}[task]
-	trainData, devData := rs.Data, rs.Data
+	iidFiles := map[string][2]string{"sentiment": {"sst2/train.tsv", "sst2/dev.tsv"}, "qqp": {"qqp/train.tsv", "qqp/dev.tsv"}}[task]
+	data := [2]string{rs.Data, rs.Data}
 	if task == train.TaskRead {
-		trainData, devData = readData(rs.Data)
+		data, iidFiles = readData(rs.Data)
 	}
-	if s.IIDTrain, err = r.resolve(ctx, trainData, iidFiles[0]); err != nil {
+	if s.IIDTrain, err = r.resolve(ctx, data[0], iidFiles[0]); err != nil {
 		return s, err
 	}
-	if s.IIDDev, err = r.resolve(ctx, devData, iidFiles[1]); err != nil {
+	if s.IIDDev, err = r.resolve(ctx, data[1], iidFiles[1]); err != nil {
 		return s, err
 	}
 	if s.Suite, err = ResolveSuite(ctx, r.Cache, rs.Suite); err != nil {
@@ -202,22 +202,21 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	return s, nil
 }
 
-// READ's i.i.d. files: SQuAD v1.1 train and dev.
-const (
-	squadTrain = "squad/train-v1.1.json"
-	squadDev   = "squad/dev-v1.1.json"
-)
-
-// readData names the datasets (or directories) READ's i.i.d. train and dev
-// files come from: "squad" is SQuAD train and dev (squad-train and
-// squad-dev); any other name or directory holds both. Named squad-dev alone,
-// training takes dev's validation half (package train never trains on the
-// i.i.d. test half): the offline demonstration where SQuAD train is absent.
-func readData(data string) (trainData, devData string) {
-	if data == "squad" {
-		return "squad-train", "squad-dev"
+// readData returns where READ's i.i.d. train and dev files come from (the
+// datasets or directories, and the files in them): "squad" is SQuAD v1.1
+// train and dev (squad-train, squad-dev); "squad-dev" is dev for both, so
+// that training takes dev's validation half only (package train never
+// trains on the i.i.d. test half) — the offline demonstration where SQuAD
+// train is absent; a directory holds train-v1.1.json and dev-v1.1.json.
+func readData(data string) (from, files [2]string) {
+	const train, dev = "squad/train-v1.1.json", "squad/dev-v1.1.json"
+	switch data {
+	case "squad":
+		return [2]string{"squad-train", "squad-dev"}, [2]string{train, dev}
+	case "squad-dev":
+		return [2]string{data, data}, [2]string{dev, dev}
 	}
-	return data, data
+	return [2]string{data, data}, [2]string{train, dev}
 }
 
 // trainOptions are the model options TrainRunner reads, per model, with

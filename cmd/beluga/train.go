@@ -141,7 +141,7 @@ eval_limit and hyper.loss are spec-only.`,
 	fl := cmd.Flags()
 	fl.StringVar(&specFile, "spec", "", "YAML run spec (fields as train.RunSpec)")
 	fl.StringVarP(&out, "out", "o", "", "run directory to write")
-	fl.StringVar(&spec.Task, "task", "sentiment", "task")
+	fl.StringVar(&spec.Task, "task", "sentiment", "task: sentiment, qqp or squad (READ: a span model; give --max-length 384 for BeLUGA's features)")
 	fl.StringVar(&spec.Suite, "suite", "", "suite (any format beluga reads)")
 	fl.StringVar(&spec.IIDTrain, "iid-train", "", "i.i.d. training set (SST-2 train.tsv)")
 	fl.StringVar(&spec.IIDDev, "iid-dev", "", "i.i.d. dev set, halved into validation and test (SST-2 dev.tsv)")

@@ -141,3 +141,35 @@ func TestRunStatusReportPlotClean(t *testing.T) {
 		os.WriteFile(out, b, 0o644)
 	}
 }
+
+// A suite its task does not fit is refused before any run starts, naming
+// the spec field, the suite file, the functionality and the case.
+func TestRunRefusesASuiteTheTaskDoesNotFit(t *testing.T) {
+	td, err := filepath.Abs("../../train/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.yaml")
+	os.WriteFile(spec, []byte(`out: store
+tasks:
+  - name: INTENT
+    labels: [greeting, question]
+    suite: `+filepath.Join(td, "intent_suite.jsonl")+`
+model: {name: wordvec, options: {glove: `+filepath.Join(td, "intent_glove.txt")+`}}
+configurations: [T]
+scores: [seen]
+`), 0o644)
+	_, err = execute(t, "run", spec)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"tasks[0].suite", "intent_suite.jsonl", `functionality "complaints" case 0`, `suite label "complaint"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "store")); !os.IsNotExist(err) {
+		t.Errorf("the store was created: %v", err)
+	}
+}

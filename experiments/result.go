@@ -21,6 +21,9 @@ type Result struct {
 	// IIDCorrect holds, per i.i.d. test example in dataset order, whether the
 	// model's prediction was correct (for McNemar's test against the baseline).
 	IIDCorrect []bool `json:"iid_correct"`
+	// IIDMetrics holds the task's i.i.d. metrics in [0, 1] (accuracy and
+	// those it declares, such as macro_f1); none without i.i.d. test data.
+	IIDMetrics map[string]float64 `json:"iid_metrics,omitempty"`
 	// Functionalities holds the verdicts of the functionalities the run was
 	// evaluated on: all of them for iid and seen runs, the held-out ones for
 	// a held-out run.

@@ -26,12 +26,10 @@ type TrainRunner struct {
 	Store *Store
 }
 
-// taskNames maps an experiment's task names to package train's tasks.
-var taskNames = map[string]string{"SENT": "sentiment", "sentiment": "sentiment", "PARA": "qqp", "qqp": "qqp", "READ": train.TaskRead, "squad": train.TaskRead}
-
 var configNames = map[string]string{
 	ConfigIID: train.ConfigIID, ConfigIIDT: train.ConfigIIDThenT,
 	ConfigIIDPlusT: train.ConfigIIDPlusT, ConfigIIDIIDPlT: train.ConfigIIDThenIT,
+	ConfigT: train.ConfigT,
 }
 
 var scoreFolds = map[string]splits.FoldKind{ScoreFunc: splits.ByFunctionality, ScoreClass: splits.ByClass, ScoreType: splits.ByType}
@@ -90,8 +88,13 @@ var suiteDatasets = map[string]string{"sentiment": "checklist-sentiment", "qqp":
 func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.RunSpec, error) {
 	var s train.RunSpec
 	task, ok := taskNames[rs.Task]
+	if !ok && rs.TaskDef == nil {
+		return s, fmt.Errorf("task %s: not built in (SENT, PARA, READ) and not declared", rs.Task)
+	}
 	if !ok {
-		return s, fmt.Errorf("task %s: training supports SENT (sentiment), PARA (qqp) and READ (squad)", rs.Task)
+		task = rs.Task
+		def := rs.TaskDef.Task
+		s.TaskDef, s.IIDTrainFile, s.IIDDevFile = &def, rs.TaskDef.Train, rs.TaskDef.Dev
 	}
 	s.Task = task
 	// Refuse what cannot run before fetching anything.
@@ -106,16 +109,18 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	}
 	s.Configuration, s.Method, s.Seed = config, rs.Method, uint64(rs.Seed)
 	var err error
-	iidFiles := map[string][2]string{"sentiment": {"sst2/train.tsv", "sst2/dev.tsv"}, "qqp": {"qqp/train.tsv", "qqp/dev.tsv"}}[task]
-	data := [2]string{rs.Data, rs.Data}
-	if task == train.TaskRead {
-		data, iidFiles = readData(rs.Data)
-	}
-	if s.IIDTrain, err = r.resolve(ctx, data[0], iidFiles[0]); err != nil {
-		return s, err
-	}
-	if s.IIDDev, err = r.resolve(ctx, data[1], iidFiles[1]); err != nil {
-		return s, err
+	if rs.TaskDef == nil {
+		iidFiles := map[string][2]string{"sentiment": {"sst2/train.tsv", "sst2/dev.tsv"}, "qqp": {"qqp/train.tsv", "qqp/dev.tsv"}}[task]
+		data := [2]string{rs.Data, rs.Data}
+		if task == train.TaskRead {
+			data, iidFiles = readData(rs.Data)
+		}
+		if s.IIDTrain, err = r.resolve(ctx, data[0], iidFiles[0]); err != nil {
+			return s, err
+		}
+		if s.IIDDev, err = r.resolve(ctx, data[1], iidFiles[1]); err != nil {
+			return s, err
+		}
 	}
 	if s.Suite, err = ResolveSuite(ctx, r.Cache, rs.Suite); err != nil {
 		return s, err
@@ -238,6 +243,11 @@ var (
 // would silently ignore: an unknown model, model option or grid key, a
 // value of the wrong kind, a value that is not positive.
 func (r *TrainRunner) Check(s *Spec) error {
+	for i, t := range s.Tasks {
+		if err := t.checkTrainable(fmt.Sprintf("tasks[%d]", i)); err != nil {
+			return err
+		}
+	}
 	opts, ok := trainOptions[s.Model.Name]
 	if !ok {
 		return fmt.Errorf("field model.name: unknown model %q (want bert, bert-tiny or wordvec)", s.Model.Name)
@@ -409,7 +419,7 @@ func (r *TrainRunner) Run(ctx context.Context, rs RunSpec, dir string) error {
 }
 
 func resultOf(res *train.Result) *Result {
-	out := &Result{IIDCorrect: res.IIDCorrect}
+	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics}
 	verdicts := map[string]*strings.Builder{}
 	for _, c := range res.Suite.Cases {
 		b := verdicts[c.Functionality]

@@ -29,6 +29,9 @@ const (
 	ConfigIIDT      = "IID-T"     // IID→T: from the IID model, suite only
 	ConfigIIDPlusT  = "IID+T"     // from the pretrained model, IID + suite
 	ConfigIIDIIDPlT = "IID-IID+T" // IID→(IID+T): from the IID model, IID + suite
+	// ConfigT trains on the suite alone from the initial model: for suites
+	// without i.i.d. data (Luz de Araujo & Roth 2022's HateCheck setting).
+	ConfigT = "T"
 )
 
 // The scores a run is evaluated for. ScoreIID marks the baseline run, which is
@@ -48,7 +51,7 @@ const (
 
 // Configurations, Methods and Scores list the known names in Table 3's order.
 var (
-	Configurations = []string{ConfigIIDT, ConfigIIDPlusT, ConfigIIDIIDPlT}
+	Configurations = []string{ConfigIIDT, ConfigIIDPlusT, ConfigIIDIIDPlT, ConfigT}
 	Methods        = []string{"vanilla", "l2", "dropout", "lp", "lp-ft", "irm", "dro", "fish"}
 	Scores         = []string{ScoreSeen, ScoreFunc, ScoreClass, ScoreType}
 )
@@ -134,12 +137,36 @@ func (g *SearchGrid) fill() error {
 	return nil
 }
 
-// Task is one task of an experiment: its i.i.d. data and its suite.
+// Task is one task of an experiment: its i.i.d. data and its suite. SENT
+// and PARA (also spelt sentiment and qqp) are BeLUGA's built-in tasks; any
+// other is declared here by its labels, and reads its i.i.d. data (if it
+// has any) from Train and Dev.
 type Task struct {
 	// Name is the task's short name used in tables (e.g. SENT, PARA, READ).
 	Name string `yaml:"name"`
-	// Data names the i.i.d. dataset (e.g. sst2) or a directory holding it.
-	Data string `yaml:"data"`
+	// Data names a built-in task's i.i.d. dataset (e.g. sst2) or a
+	// directory holding it.
+	Data string `yaml:"data,omitempty"`
+	// Labels declares a task: the model's classes in index order.
+	Labels []string `yaml:"labels,omitempty"`
+	// Input is "text" (the default) or "pair" (text pairs).
+	Input string `yaml:"input,omitempty"`
+	// SuiteLabels maps the suite's labels (by name or index, or training
+	// labels such as not_0) onto a task label's name or one probability
+	// per task label. A suite label missing here trains as the task label
+	// of the same name.
+	SuiteLabels map[string]any `yaml:"suite_labels,omitempty"`
+	// MFTLoss is bce (BeLUGA's sigmoid BCE) or ce (softmax cross-entropy,
+	// the default of a declared task).
+	MFTLoss string `yaml:"mft_loss,omitempty"`
+	// Metrics are the i.i.d. metrics (accuracy, macro_f1, f1); the first
+	// is the i.i.d. score G is computed from. Default: accuracy.
+	Metrics []string `yaml:"metrics,omitempty"`
+	// Train and Dev are a declared task's i.i.d. files with their columns
+	// (Dev: halve, as BeLUGA halves SST-2's dev set, or the whole file is
+	// the i.i.d. test set). A task without them runs configuration T only.
+	Train *datasets.FileSpec `yaml:"train,omitempty"`
+	Dev   *datasets.FileSpec `yaml:"dev,omitempty"`
 	// Suite is the suite file (native JSON lines) or a name the runner resolves.
 	Suite string `yaml:"suite"`
 	// Folds lists the held-out folds per score (func, class, type). When a
@@ -168,7 +195,9 @@ type Budget struct {
 // RunSpec is one fully resolved run: everything that determines its outputs.
 // Its ID is the hash of its canonical JSON encoding.
 type RunSpec struct {
-	Task          string         `json:"task"`
+	Task string `json:"task"`
+	// TaskDef declares a task that is not built in (nil for SENT and PARA).
+	TaskDef       *TaskDecl      `json:"task_def,omitempty"`
 	Data          string         `json:"data"`
 	Suite         string         `json:"suite"`
 	Model         string         `json:"model"`
@@ -293,6 +322,9 @@ func (s *Spec) Validate() error {
 				return fmt.Errorf("field tasks[%d].folds: unknown score %q (want func, class or type)", i, score)
 			}
 		}
+		if _, err := t.declaration(fmt.Sprintf("tasks[%d]", i)); err != nil {
+			return err
+		}
 	}
 	if s.Model.Name == "" {
 		return errors.New("field model.name: required")
@@ -312,6 +344,13 @@ func (s *Spec) Validate() error {
 	for i, m := range s.Methods {
 		if _, ok := train.Methods[m]; !ok {
 			return fmt.Errorf("field methods[%d]: unknown method %q (want one of %s)", i, m, strings.Join(train.MethodNames(), ", "))
+		}
+	}
+	for _, t := range s.Tasks {
+		for i, c := range s.Configurations {
+			if c != ConfigT && !t.hasIID() {
+				return fmt.Errorf("field configurations[%d]: %s trains on i.i.d. data, which task %s does not have (declare its train and dev files, or run configuration T only)", i, c, t.Name)
+			}
 		}
 	}
 	if len(s.Configurations) > 0 && len(s.Methods) == 0 {
@@ -453,8 +492,19 @@ func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
 	for _, t := range s.Tasks {
 		t.Suite = s.resolve(t.Suite)
 		t.Data = s.resolve(t.Data)
+		decl, err := t.declaration(t.Name)
+		if err != nil {
+			return nil, err
+		}
+		if decl != nil {
+			for _, f := range []*datasets.FileSpec{decl.Train, decl.Dev} {
+				if f != nil {
+					f.Path = s.resolve(f.Path)
+				}
+			}
+		}
 		base := RunSpec{
-			Task: t.Name, Data: t.Data, Suite: t.Suite,
+			Task: t.Name, TaskDef: decl, Data: t.Data, Suite: t.Suite,
 			Model: s.Model.Name, Checkpoint: s.Model.Checkpoint, ModelOptions: s.Model.Options,
 			Budget: s.Budget, Corrections: s.Corrections,
 		}
@@ -476,8 +526,10 @@ func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
 			for _, seed := range s.Seeds {
 				r := base
 				r.Hyper, r.Seed = hyper, seed
-				r.Configuration, r.Method, r.Score = ConfigIID, "vanilla", ScoreIID
-				runs = append(runs, r)
+				if t.hasIID() {
+					r.Configuration, r.Method, r.Score = ConfigIID, "vanilla", ScoreIID
+					runs = append(runs, r)
+				}
 				r.Search = s.Search
 				listed := map[string]bool{}
 				for _, c := range s.Configurations {

@@ -51,7 +51,7 @@ func (e *Evaluator) IRMPenalty(z []float32, rows, cols int, kind DummyKind, targ
 	switch {
 	case paired && rows%2 != 0:
 		return 0, nil, fmt.Errorf("%d rows: want originals then as many perturbations", rows)
-	case kind == DummyDIR && (cols != 2 || len(dirs) != rows/2):
+	case kind == DummyDIR && len(dirs) != rows/2:
 		return 0, nil, fmt.Errorf("DIR batch of %d×%d with %d directions", rows, cols, len(dirs))
 	case (kind == DummyCE || kind == DummyBCE) && len(targets) != len(z):
 		return 0, nil, fmt.Errorf("%d targets for %d logits", len(targets), len(z))
@@ -215,7 +215,7 @@ func (e *Evaluator) dummyGrad(rows, cols int, kind DummyKind, targets []float64,
 		}
 		return func(zv []float64) ([]float64, error) { _, g, err := gr.run64(zv); return g, err }, nil
 	}
-	gr, err := e.dirGraph(rows)
+	gr, err := e.dirGraph(rows, cols)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +224,7 @@ func (e *Evaluator) dummyGrad(rows, cols int, kind DummyKind, targets []float64,
 		for i, x := range zv {
 			z32[i] = float32(x)
 		}
-		sel, keep, _, err := dirSelection(z32, dirs)
+		sel, keep, _, err := dirSelection(z32, cols, dirs)
 		if err != nil {
 			return nil, err
 		}

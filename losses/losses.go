@@ -352,10 +352,15 @@ func softmax64(z []float32) []float64 {
 // logClamp is torch BCELoss's lower bound on log(1−ε).
 const logClamp = -100
 
-// DIR is BeLUGA's directional loss on 2B×2 logits (originals then
-// perturbations), one direction per pair.
+// DIR is BeLUGA's directional loss on 2B×K logits (originals then
+// perturbations), one direction per pair. K is len(z)/rows: BeLUGA's tasks
+// have two classes; with more, not_less_0 bounds the first class,
+// not_less_2 the last, and the confidence directions the predicted one.
 func (e *Evaluator) DIR(z []float32, rows int, dirs []Direction) (float64, []float32, error) {
-	const cols = 2
+	if rows <= 0 || len(z)%rows != 0 {
+		return 0, nil, fmt.Errorf("%d logits for %d rows", len(z), rows)
+	}
+	cols := len(z) / rows
 	if err := check(rows, cols, len(z)); err != nil {
 		return 0, nil, err
 	}
@@ -363,11 +368,11 @@ func (e *Evaluator) DIR(z []float32, rows int, dirs []Direction) (float64, []flo
 	if rows%2 != 0 || len(dirs) != half {
 		return 0, nil, fmt.Errorf("DIR batch of %d rows with %d directions: want originals, perturbations and one direction per pair", rows, len(dirs))
 	}
-	sel, keep, clamped, err := dirSelection(z, dirs)
+	sel, keep, clamped, err := dirSelection(z, cols, dirs)
 	if err != nil {
 		return 0, nil, err
 	}
-	gr, err := e.dirGraph(rows)
+	gr, err := e.dirGraph(rows, cols)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -380,22 +385,23 @@ func (e *Evaluator) DIR(z []float32, rows int, dirs []Direction) (float64, []flo
 // direction bounds (sel), and marks with keep = 0 the pairs whose
 // log(1−ε) torch would clamp (ε = 1): their loss is the constant 100 with
 // no gradient.
-func dirSelection(z []float32, dirs []Direction) (sel, keep []float64, clamped int, err error) {
-	const cols = 2
+func dirSelection(z []float32, cols int, dirs []Direction) (sel, keep []float64, clamped int, err error) {
 	half := len(dirs)
 	sel = make([]float64, half*cols)
 	keep = make([]float64, half)
 	for i, d := range dirs {
 		po, pp := softmax64(z[i*cols:(i+1)*cols]), softmax64(z[(half+i)*cols:(half+i+1)*cols])
 		pred := 0
-		if po[1] > po[0] {
-			pred = 1
+		for c := range po {
+			if po[c] > po[pred] {
+				pred = c
+			}
 		}
 		col, sign := 0, -1.0
 		switch d {
 		case NotLess0:
 		case NotLess2:
-			col = 1
+			col = cols - 1
 		case NotLessConf:
 			col = pred
 		case NotMoreConf:
@@ -414,8 +420,7 @@ func dirSelection(z []float32, dirs []Direction) (sel, keep []float64, clamped i
 	return sel, keep, clamped, nil
 }
 
-func (e *Evaluator) dirGraph(rows int) (*graph, error) {
-	const cols = 2
+func (e *Evaluator) dirGraph(rows, cols int) (*graph, error) {
 	half := rows / 2
 	return e.compiled(key{"dir", rows, cols}, func(g *G.ExprGraph, z *G.Node) (*G.Node, []*G.Node, error) {
 		s := G.NewMatrix(g, tensor.Float64, G.WithShape(half, cols), G.WithName("sel"))
@@ -446,10 +451,13 @@ func (e *Evaluator) dirGraph(rows int) (*graph, error) {
 }
 
 // DIREps is ε of one DIR pair — how far the perturbed prediction moved the
-// wrong way — from the 2-class logits of the original and the perturbation.
+// wrong way — from the logits of the original and the perturbation.
 // BeLUGA's validation counts a pair as passing when ε ≤ 0.1.
 func DIREps(orig, pert []float32, d Direction) (float64, error) {
-	sel, _, _, err := dirSelection(append(append([]float32{}, orig...), pert...), []Direction{d})
+	if len(orig) != len(pert) || len(orig) < 2 {
+		return 0, fmt.Errorf("DIR pair of %d and %d logits", len(orig), len(pert))
+	}
+	sel, _, _, err := dirSelection(append(append([]float32{}, orig...), pert...), len(orig), []Direction{d})
 	if err != nil {
 		return 0, err
 	}

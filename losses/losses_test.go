@@ -205,6 +205,8 @@ func TestLossGradients(t *testing.T) {
 		}},
 		{"INV one pair", func(z []float32) (float64, []float32, error) { return ev.INV(z[:4], 2, 2, false) }},
 		{"DIR one pair", func(z []float32) (float64, []float32, error) { return ev.DIR(z[:4], 2, []Direction{NotMoreConf}) }},
+		{"DIR 3 classes", func(z []float32) (float64, []float32, error) { return ev.DIR(z[:6], 2, []Direction{NotMoreConf}) }},
+		{"DIR 3 classes, last class", func(z []float32) (float64, []float32, error) { return ev.DIR(z[:6], 2, []Direction{NotLess2}) }},
 	}
 	for _, tc := range cases {
 		if tc.name != "INV detached" {
@@ -329,6 +331,13 @@ func TestIRMPenalty(t *testing.T) {
 			return ev.IRMPenalty(z, 4, 2, kind, y, []Direction{NotLessConf, NotLess2}, tc.split)
 		}, nil)
 	}
+	// A declared 3-class task's DIR and INV batches.
+	z3 := []float32{0.3, -1.2, 2.0, 0.1, -0.4, 0.9, 1.5, -2.2, 0.7, -0.3, 0.2, 1.1}
+	for _, kind := range []DummyKind{DummyINV, DummyDIR} {
+		checkFD(t, fmt.Sprintf("3 classes, dummy %d", kind), z3, func(z []float32) (float64, []float32, error) {
+			return ev.IRMPenalty(z, 4, 3, kind, nil, []Direction{NotLessConf, NotLess2}, false)
+		}, nil)
+	}
 }
 
 // TestIRMPenaltyMatchesTorch checks the penalty and its gradient against
@@ -371,5 +380,19 @@ func TestIRMPenaltyMatchesTorch(t *testing.T) {
 				t.Errorf("%s: dP/dz[%d] = %.8g, torch %.8g", name, i, dz[i], g)
 			}
 		}
+	}
+}
+
+// With three classes not_less_2 bounds the last class: a perturbation that
+// takes P(class 2) from e²/(2+e²) to ⅓ costs −log(1−ε).
+func TestDIRThreeClasses(t *testing.T) {
+	l, _, err := NewEvaluator().DIR([]float32{0, 0, 2, 0, 0, 0}, 2, []Direction{NotLess2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2 := math.Exp(2)
+	eps := e2/(2+e2) - 1./3
+	if want := -math.Log(1 - eps); math.Abs(l-want) > 1e-6 {
+		t.Errorf("loss %.6f, want %.6f", l, want)
 	}
 }

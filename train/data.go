@@ -17,10 +17,11 @@ type Tokenizer interface {
 }
 
 // Row is one labelled training input: an MFT input or an i.i.d. example,
-// with its 2-class soft target (BeLUGA's sentiment training labels).
+// with its soft target over the task's classes (e.g. BeLUGA's sentiment
+// training labels).
 type Row struct {
 	Enc    models.Encoding
-	Target [2]float64
+	Target []float64
 	Env    string // environment: "MFT/<functionality>" or "iid"
 	// Span is a span feature's answer start and end token (reading
 	// comprehension; Data.SpanLength), Target unused.
@@ -39,6 +40,8 @@ type Perturbed struct {
 	// trained on too (REFERENCE 1.5).
 	Labels       []int
 	WithOriginal bool
+	// Classes is the task's number of classes (label-DIR targets).
+	Classes int
 	// Aligns, for span INV cases, pairs the original's token positions with
 	// each perturbation's (losses.AlignSpans), one per perturbation.
 	Aligns []losses.SpanAlignment
@@ -76,15 +79,14 @@ func (e *encodeCached) encode(in suites.Input) (models.Encoding, error) {
 }
 
 // BuildSuiteData turns the cases of split (skipping the functionalities a
-// held-out fold removes, when fold is not nil) into training data, with
-// BeLUGA's training view: sentiment soft labels (not_0 = [⅓,⅔]), QQP
-// one-hot labels and label-DIR cases, DIR directions, and the type a
+// held-out fold removes, when fold is not nil) into training data for task:
+// its targets of the suite's labels (BeLUGA's sentiment soft labels, QQP's
+// one-hot labels and label-DIR cases), DIR directions, and the type a
 // functionality is trained as.
-func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk Tokenizer) (*SuiteData, error) {
-	if s.Task != "sentiment" && s.Task != "qqp" {
-		return nil, fmt.Errorf("suite %s: training on task %q is not supported (sentiment and qqp are)", s.Name, s.Task)
+func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk Tokenizer, task *Task) (*SuiteData, error) {
+	if err := task.CheckSuite(s); err != nil {
+		return nil, err
 	}
-	qqp := s.Task == "qqp"
 	enc := &encodeCached{tk: tk, cache: map[[3]string]models.Encoding{}}
 	d := &SuiteData{}
 	for _, f := range s.Functionalities {
@@ -92,8 +94,9 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 			continue
 		}
 		tt := f.TrainType()
+		labelDIR := task.labelDIR && f.Train.Direction == "label"
 		var dir losses.Direction
-		if tt == suites.DIR && !(qqp && f.Train.Direction == "label") {
+		if tt == suites.DIR && !labelDIR {
 			var err error
 			if dir, err = losses.ParseDirection(f.Train.Direction); err != nil {
 				return nil, fmt.Errorf("functionality %q: %w", f.Name, err)
@@ -124,7 +127,7 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 						}
 						label = strconv.Itoa(l.Class)
 					}
-					y, err := trainTarget(label, qqp)
+					y, err := task.target(s, label)
 					if err != nil {
 						return nil, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
 					}
@@ -138,7 +141,7 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 				switch {
 				case tt == suites.INV:
 					d.INV = append(d.INV, p)
-				case qqp && f.Train.Direction == "label":
+				case labelDIR:
 					if p.Labels, err = caseClasses(f, c); err != nil {
 						return nil, err
 					}
@@ -146,6 +149,7 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 					// of the labelled triplet (implications); with names
 					// changed it may or may not be one, so it is left out.
 					p.WithOriginal = f.Train.Label == "1" || f.Train.Label == ""
+					p.Classes = len(task.Labels)
 					d.LabelDIR = append(d.LabelDIR, p)
 				default:
 					d.DIR = append(d.DIR, p)
@@ -154,21 +158,6 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 		}
 	}
 	return d, nil
-}
-
-// trainTarget is the 2-class training target of a label: BeLUGA's soft
-// sentiment labels, or QQP's one-hot classes.
-func trainTarget(label string, qqp bool) ([2]float64, error) {
-	if !qqp {
-		return losses.SoftLabel(label)
-	}
-	switch label {
-	case "0":
-		return [2]float64{1, 0}, nil
-	case "1":
-		return [2]float64{0, 1}, nil
-	}
-	return [2]float64{}, fmt.Errorf("QQP training label %q (want 0 or 1)", label)
 }
 
 // caseClasses returns the training class of every input of a label-DIR case.
@@ -192,19 +181,20 @@ func caseClasses(f *suites.Functionality, c *suites.Case) ([]int, error) {
 	return out, nil
 }
 
-// IIDRows encodes labelled i.i.d. examples (class 0 or 1; texts or pairs)
-// as rows with one-hot targets, as BeLUGA trains SST-2 and QQP in IID+T.
-func IIDRows(examples []datasets.Example, tk Tokenizer) ([]Row, error) {
+// IIDRows encodes labelled i.i.d. examples (texts or pairs, class indices
+// below classes) as rows with one-hot targets, as BeLUGA trains SST-2 and
+// QQP in IID+T.
+func IIDRows(examples []datasets.Example, tk Tokenizer, classes int) ([]Row, error) {
 	rows := make([]Row, len(examples))
 	for i, ex := range examples {
 		e, err := tk.Encode(ex.Text, ex.Pair, ex.IsPair)
 		if err != nil {
 			return nil, err
 		}
-		if ex.Label != 0 && ex.Label != 1 {
-			return nil, fmt.Errorf("i.i.d. example %d: label %d (want 0 or 1)", i, ex.Label)
+		if ex.Label < 0 || ex.Label >= classes {
+			return nil, fmt.Errorf("i.i.d. example %d: label %d (want 0 to %d)", i, ex.Label, classes-1)
 		}
-		rows[i] = Row{Enc: e, Env: "iid"}
+		rows[i] = Row{Enc: e, Env: "iid", Target: make([]float64, classes)}
 		rows[i].Target[ex.Label] = 1
 	}
 	return rows, nil

@@ -393,5 +393,5 @@ func (r *IRM) penalty(ev *losses.Evaluator, z []float32, b Batch) (float64, []fl
 	case KindDIR:
 		kind = losses.DummyDIR
 	}
-	return ev.IRMPenalty(z, b.Input.Size, 2, kind, b.Targets, b.Dirs, r.DomainBed)
+	return ev.IRMPenalty(z, b.Input.Size, len(z)/b.Input.Size, kind, b.Targets, b.Dirs, r.DomainBed)
 }

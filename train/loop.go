@@ -78,9 +78,9 @@ func labelDIRBatch(rng *rand.Rand, cases []Perturbed) Batch {
 		e, ls := labelDIRRows(rng, p)
 		encs = append(encs, e...)
 		for _, l := range ls {
-			t := [2]float64{}
+			t := make([]float64, p.Classes)
 			t[l] = 1
-			b.Targets = append(b.Targets, t[:]...)
+			b.Targets = append(b.Targets, t...)
 		}
 	}
 	b.Input = models.NewBatch(encs)
@@ -92,7 +92,7 @@ func labelDIRBatch(rng *rand.Rand, cases []Perturbed) Batch {
 type Batch struct {
 	Kind    BatchKind
 	Input   models.Batch
-	Targets []float64          // MFT and i.i.d.: 2 per row
+	Targets []float64          // MFT and i.i.d.: one per class per row
 	Dirs    []losses.Direction // DIR: one per pair
 	// Span batches: the answer's token positions per row (span MFT and
 	// i.i.d.), or the token alignment of each pair (span INV).
@@ -125,10 +125,9 @@ func (d *Data) rowBatch(kind BatchKind, rs []Row, idx []int) Batch {
 		b.Input = padBatch(encs, d.SpanLength)
 		return b
 	}
-	b.Targets = make([]float64, 0, 2*len(idx))
 	for i, j := range idx {
 		encs[i] = rs[j].Enc
-		b.Targets = append(b.Targets, rs[j].Target[:]...)
+		b.Targets = append(b.Targets, rs[j].Target...)
 	}
 	b.Input = models.NewBatch(encs)
 	return b
@@ -252,13 +251,18 @@ type LossOptions struct {
 func batchLoss(ev *losses.Evaluator, b Batch, opt LossOptions) LossFunc {
 	rows := b.Input.Size
 	return func(z []float32) (float64, []float32, error) {
+		if rows == 0 || len(z)%rows != 0 {
+			return 0, nil, fmt.Errorf("%d logits for a batch of %d", len(z), rows)
+		}
+		// The model's width is the task's number of classes.
+		cols := len(z) / rows
 		switch b.Kind {
 		case KindMFT, KindIID:
-			return ev.MFT(z, rows, 2, b.Targets, opt.MFT)
+			return ev.MFT(z, rows, cols, b.Targets, opt.MFT)
 		case KindLabelDIR:
-			return ev.MFT(z, rows, 2, b.Targets, losses.SoftmaxCE)
+			return ev.MFT(z, rows, cols, b.Targets, losses.SoftmaxCE)
 		case KindINV:
-			return ev.INV(z, rows, 2, opt.DetachINV)
+			return ev.INV(z, rows, cols, opt.DetachINV)
 		case KindDIR:
 			return ev.DIR(z, rows, b.Dirs)
 		case KindSpanMFT, KindSpanIID:

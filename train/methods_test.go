@@ -24,7 +24,7 @@ func tinyModel(t *testing.T, seed uint64) *models.WordVec {
 }
 
 func row(id int, label int, env string) Row {
-	r := Row{Enc: models.Encoding{IDs: []int{id}, TypeIDs: []int{0}}, Env: env}
+	r := Row{Enc: models.Encoding{IDs: []int{id}, TypeIDs: []int{0}}, Env: env, Target: make([]float64, 2)}
 	r.Target[label] = 1
 	return r
 }
@@ -179,7 +179,7 @@ func TestIRMUpdateAddsThePenalty(t *testing.T) {
 		var targets []float64
 		for _, r := range mft {
 			encs = append(encs, r.Enc)
-			targets = append(targets, r.Target[:]...)
+			targets = append(targets, r.Target...)
 		}
 		pass, err := ref.Forward(models.NewBatch(encs), true)
 		if err != nil {

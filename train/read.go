@@ -48,6 +48,13 @@ import (
 // TaskRead is the reading-comprehension task's name in run specs.
 const TaskRead = "squad"
 
+// readTask stands for READ where Validate asks for a run's task: READ is
+// not a classification Task (Run hands it to runRead), but it reads
+// registered i.i.d. files (iid_train, iid_dev) as the built-in tasks do.
+var readTask = &Task{Name: TaskRead, read: func(path string) ([]datasets.Example, error) {
+	return nil, fmt.Errorf("%s: SQuAD files are read as questions by the READ path, not as classification examples", path)
+}}
+
 // ReadMaxLength is BeLUGA's SQuAD feature length; its document stride is
 // 128 tokens, a third of it.
 const ReadMaxLength = 384
@@ -69,6 +76,9 @@ func ReadStride(maxLength int) int { return maxLength / 3 }
 func (s *RunSpec) validateRead() error {
 	if s.Model.Kind == "wordvec" {
 		return fmt.Errorf("task %s trains a span model: model kind wordvec has no token outputs (want bert or bert-tiny)", TaskRead)
+	}
+	if s.Configuration == ConfigT {
+		return fmt.Errorf("task %s: configuration t is for suites without i.i.d. data; READ has SQuAD (want iid, iid-t, iid+t or iid-(iid+t))", TaskRead)
 	}
 	if s.Method == "irm-domainbed" {
 		return fmt.Errorf("task %s: DomainBed's IRM splits batches by example, which span batches do not support (use irm)", TaskRead)
@@ -123,18 +133,15 @@ func runRead(ctx context.Context, spec RunSpec, outDir string, start time.Time) 
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{IIDAccuracy: em, Steps: len(curve), Seconds: time.Since(start).Seconds(), IIDCorrect: correct, Suite: sr}
+	// The i.i.d. score is the exact match, BeLUGA's; F1 is recorded beside it.
+	out := &Result{IIDScore: &em, IIDMetrics: map[string]float64{"exact_match": em, "f1": f1},
+		Steps: len(curve), Seconds: time.Since(start).Seconds(), IIDCorrect: correct, Suite: sr}
 	if sr.Score != nil {
 		s := *sr.Score / 100
 		g := metrics.HarmonicMean(em, s)
 		out.SuiteScore, out.G = &s, &g
 	}
-	// iid_accuracy is the exact match, BeLUGA's i.i.d. score; F1 beside it.
-	rec := struct {
-		*Result
-		IIDF1 float64 `json:"iid_f1"`
-	}{out, f1}
-	if err := writeJSON(filepath.Join(outDir, "metrics.json"), rec); err != nil {
+	if err := writeJSON(filepath.Join(outDir, "metrics.json"), out); err != nil {
 		return nil, err
 	}
 	return out, nil

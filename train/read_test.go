@@ -78,9 +78,10 @@ func TestReadRunConfigurations(t *testing.T) {
 
 func TestReadRefuses(t *testing.T) {
 	for name, edit := range map[string]func(*RunSpec){
-		"wordvec":       func(s *RunSpec) { s.Model = ModelSpec{Kind: "wordvec", GloVe: "testdata/tiny_glove.txt"} },
-		"irm-domainbed": func(s *RunSpec) { s.Method = "irm-domainbed" },
-		"max_length":    func(s *RunSpec) { s.MaxLength = 8 },
+		"wordvec":         func(s *RunSpec) { s.Model = ModelSpec{Kind: "wordvec", GloVe: "testdata/tiny_glove.txt"} },
+		"irm-domainbed":   func(s *RunSpec) { s.Method = "irm-domainbed" },
+		"max_length":      func(s *RunSpec) { s.MaxLength = 8 },
+		"configuration t": func(s *RunSpec) { s.Configuration = ConfigT },
 	} {
 		s := tinyReadSpec(ConfigIIDPlusT)
 		edit(&s)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,12 +27,15 @@ import (
 	"github.com/beluga-nlp/beluga/suites"
 )
 
-// The four configurations of BeLUGA.
+// The four configurations of BeLUGA, and T: the suite alone from the
+// initial model, for suites without an i.i.d. dataset (Luz de Araujo &
+// Roth's 2022 HateCheck setting).
 const (
 	ConfigIID       = "iid"         // i.i.d. data only
 	ConfigIIDThenT  = "iid-t"       // IID→T: from the IID model, suite only
 	ConfigIIDPlusT  = "iid+t"       // IID+T: from the initial model, i.i.d. + suite
 	ConfigIIDThenIT = "iid-(iid+t)" // IID→(IID+T): from the IID model, i.i.d. + suite
+	ConfigT         = "t"           // T: from the initial model, suite only
 )
 
 // ParseConfiguration returns the configuration a name denotes, in either
@@ -47,8 +51,10 @@ func ParseConfiguration(name string) (string, error) {
 		return ConfigIIDPlusT, nil
 	case ConfigIIDThenIT, "iid-iid+t":
 		return ConfigIIDThenIT, nil
+	case ConfigT:
+		return ConfigT, nil
 	}
-	return "", fmt.Errorf("unknown configuration %q (want iid, iid-t, iid+t or iid-(iid+t); IID-IID+T is the same)", name)
+	return "", fmt.Errorf("unknown configuration %q (want iid, iid-t, iid+t, iid-(iid+t) or t; IID-IID+T is the same as iid-(iid+t))", name)
 }
 
 // ModelSpec says which model a run starts from.
@@ -76,11 +82,22 @@ type FoldSpec struct {
 
 // RunSpec is one training run.
 type RunSpec struct {
-	Task     string `json:"task" yaml:"task"`
-	Suite    string `json:"suite" yaml:"suite"`
-	IIDTrain string `json:"iid_train" yaml:"iid_train"`
-	IIDDev   string `json:"iid_dev" yaml:"iid_dev"`
-	IIDLimit int    `json:"iid_limit,omitempty" yaml:"iid_limit,omitempty"`
+	// Task names a built-in task (sentiment, qqp: BuiltinTasks) or, with
+	// TaskDef, a declared one.
+	Task    string `json:"task" yaml:"task"`
+	TaskDef *Task  `json:"task_def,omitempty" yaml:"task_def,omitempty"`
+	Suite   string `json:"suite" yaml:"suite"`
+	// IIDTrain and IIDDev are a built-in task's registered i.i.d. files
+	// (BeLUGA halves the dev file into validation and i.i.d. test).
+	IIDTrain string `json:"iid_train,omitempty" yaml:"iid_train,omitempty"`
+	IIDDev   string `json:"iid_dev,omitempty" yaml:"iid_dev,omitempty"`
+	// IIDTrainFile and IIDDevFile declare i.i.d. files by their columns,
+	// for any task; the dev file is halved when it says halve, and is
+	// the i.i.d. test set whole otherwise. The configuration T needs
+	// neither, and scores the i.i.d. test set only when one is given.
+	IIDTrainFile *datasets.FileSpec `json:"iid_train_file,omitempty" yaml:"iid_train_file,omitempty"`
+	IIDDevFile   *datasets.FileSpec `json:"iid_dev_file,omitempty" yaml:"iid_dev_file,omitempty"`
+	IIDLimit     int                `json:"iid_limit,omitempty" yaml:"iid_limit,omitempty"`
 	// SuiteLimit caps the T_train cases used per functionality (0: all),
 	// for quick runs; the cases kept are the first in suite order.
 	SuiteLimit int `json:"suite_limit,omitempty" yaml:"suite_limit,omitempty"`
@@ -123,11 +140,16 @@ func (s *RunSpec) corrected(name string) bool { return slices.Contains(s.Correct
 
 // Result summarises a finished run.
 type Result struct {
-	IIDAccuracy float64  `json:"iid_accuracy"`
-	SuiteScore  *float64 `json:"suite_score"` // mean T_test pass rate, in [0, 1]
-	G           *float64 `json:"g"`
-	Steps       int      `json:"steps"`
-	Seconds     float64  `json:"seconds"`
+	// IIDScore is the accuracy on the i.i.d. test set (in [0, 1]),
+	// IIDMetrics it and the task's other metrics; nil and empty without
+	// i.i.d. test data.
+	IIDScore   *float64           `json:"iid_accuracy"`
+	IIDMetrics map[string]float64 `json:"iid_metrics,omitempty"`
+	SuiteScore *float64           `json:"suite_score"` // mean T_test pass rate, in [0, 1]
+	// G is the harmonic mean of the i.i.d. and suite scores, when both exist.
+	G       *float64 `json:"g"`
+	Steps   int      `json:"steps"`
+	Seconds float64  `json:"seconds"`
 	// IIDCorrect says, per i.i.d. test example, whether the prediction was
 	// right; Suite holds the T_test verdicts. Both are also in the run's files.
 	IIDCorrect []bool          `json:"-"`
@@ -146,23 +168,39 @@ func (s *RunSpec) Validate() error {
 		s.Configuration = c
 	}
 	switch s.Configuration {
-	case ConfigIID, ConfigIIDPlusT:
+	case ConfigIID, ConfigIIDPlusT, ConfigT:
 	case ConfigIIDThenT, ConfigIIDThenIT:
 		if s.FromIID == "" {
 			return fmt.Errorf("configuration %s starts from the IID model: set from_iid", s.Configuration)
 		}
 	default:
-		return fmt.Errorf("unknown configuration %q (want iid, iid-t, iid+t or iid-(iid+t))", s.Configuration)
+		return fmt.Errorf("unknown configuration %q (want iid, iid-t, iid+t, iid-(iid+t) or t)", s.Configuration)
 	}
-	if s.Task != "sentiment" && s.Task != "qqp" && s.Task != TaskRead {
-		return fmt.Errorf("task %q: training supports sentiment, qqp and %s", s.Task, TaskRead)
+	task, err := s.task()
+	if err != nil {
+		return err
 	}
 	if s.Task == TaskRead {
 		if err := s.validateRead(); err != nil {
 			return err
 		}
 	}
-	hypers := map[string]Hyper{"hyper": s.Hyper, "iid_hyper": s.IIDHyper}
+	needTrain := s.Configuration != ConfigIIDThenT && s.Configuration != ConfigT
+	if task.read == nil || s.TaskDef != nil {
+		if s.IIDTrain != "" || s.IIDDev != "" {
+			return fmt.Errorf("task %s: declared tasks read i.i.d. data from iid_train_file and iid_dev_file (with their columns), not iid_train/iid_dev", task.Name)
+		}
+	}
+	if needTrain && s.IIDTrain == "" && s.IIDTrainFile == nil {
+		return fmt.Errorf("configuration %s trains on i.i.d. data: set iid_train (or iid_train_file)", s.Configuration)
+	}
+	if s.Configuration != ConfigT && s.IIDDev == "" && s.IIDDevFile == nil {
+		return fmt.Errorf("configuration %s scores the i.i.d. test set: set iid_dev (or iid_dev_file)", s.Configuration)
+	}
+	hypers := map[string]Hyper{"hyper": s.Hyper}
+	if s.Configuration != ConfigT {
+		hypers["iid_hyper"] = s.IIDHyper
+	}
 	if s.Method == "lp-ft" {
 		hypers["probe_hyper"] = s.ProbeHyper
 	}
@@ -183,6 +221,27 @@ func (s *RunSpec) Validate() error {
 		}
 	}
 	return nil
+}
+
+// task returns the run's task: its declaration, else the built-in task
+// of its name.
+func (s *RunSpec) task() (*Task, error) {
+	if s.TaskDef == nil {
+		if s.Task == TaskRead {
+			return readTask, nil
+		}
+		return LookupTask(s.Task)
+	}
+	if s.TaskDef.Name != s.Task {
+		return nil, fmt.Errorf("task %q is declared as %q", s.Task, s.TaskDef.Name)
+	}
+	if _, ok := BuiltinTasks[s.Task]; ok {
+		return nil, fmt.Errorf("task %q is built in: declare a task under another name", s.Task)
+	}
+	if err := s.TaskDef.Validate(); err != nil {
+		return nil, err
+	}
+	return s.TaskDef, nil
 }
 
 // Run trains and evaluates one run, writing its artefacts into outDir: the
@@ -225,9 +284,14 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	acc, correct, err := evalIID(ctx, eval, tk, iidTest, filepath.Join(outDir, "iid_predictions.txt"))
-	if err != nil {
-		return nil, err
+	out := &Result{Steps: len(curve)}
+	if iidTest != nil {
+		scores, correct, err := evalIID(ctx, eval, tk, p.task, iidTest, filepath.Join(outDir, "iid_predictions.txt"))
+		if err != nil {
+			return nil, err
+		}
+		acc := scores["accuracy"]
+		out.IIDScore, out.IIDMetrics, out.IIDCorrect = &acc, scores, correct
 	}
 	scored := suite
 	if fold != nil {
@@ -240,15 +304,18 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sr, err := evalSuite(ctx, eval, tk, scored, outDir)
+	sr, err := evalSuite(ctx, eval, tk, p.task, scored, outDir)
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{IIDAccuracy: acc, Steps: len(curve), Seconds: time.Since(start).Seconds(), IIDCorrect: correct, Suite: sr}
+	out.Seconds, out.Suite = time.Since(start).Seconds(), sr
 	if sr.Score != nil {
 		s := *sr.Score / 100
-		g := metrics.HarmonicMean(acc, s)
-		out.SuiteScore, out.G = &s, &g
+		out.SuiteScore = &s
+		if out.IIDScore != nil {
+			g := metrics.HarmonicMean(*out.IIDScore, s)
+			out.G = &g
+		}
 	}
 	if err := writeJSON(filepath.Join(outDir, "metrics.json"), out); err != nil {
 		return nil, err
@@ -273,7 +340,8 @@ type prepared struct {
 	fold    *splits.Fold
 	data    Data
 	phases  []Phase
-	iidTest []datasets.Example
+	task    *Task
+	iidTest []datasets.Example // nil: no i.i.d. test set (T without one)
 }
 
 // prepare loads the suite (assigning BeLUGA's split if it has none), the
@@ -298,31 +366,39 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 			return nil, fmt.Errorf("suite %s has no %s fold %q", suite.Name, spec.HeldOut.Kind, spec.HeldOut.Name)
 		}
 	}
-	if p.model, p.tk, p.save, err = startModel(ctx, spec); err != nil {
+	if p.task, err = spec.task(); err != nil {
+		return nil, err
+	}
+	// A suite the task cannot train on or score is refused before the model
+	// loads or any data is read.
+	if err := p.task.CheckSuite(suite); err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.Suite, err)
+	}
+	if p.model, p.tk, p.save, err = startModel(ctx, spec, len(p.task.Labels)); err != nil {
 		return nil, err
 	}
 	hyper := spec.Hyper
-	read := datasets.ReadSST2
-	if spec.Task == "qqp" {
-		read = datasets.ReadQQP
-		// QQP trains with the ordinary cross-entropy (REFERENCE 1.4).
+	if p.task.MFTLoss == "ce" {
+		// QQP trains with the ordinary cross-entropy (REFERENCE 1.4); a
+		// "bce" task keeps the spec's form, BeLUGA's sigmoid BCE by default.
 		hyper.Loss.MFT = losses.SoftmaxCE
 	}
-	train, err := read(spec.IIDTrain)
+	train, dev, err := spec.readIID(p.task)
 	if err != nil {
 		return nil, err
 	}
 	if spec.IIDLimit > 0 && spec.IIDLimit < len(train) {
 		train = train[:spec.IIDLimit]
 	}
-	dev, err := read(spec.IIDDev)
-	if err != nil {
-		return nil, err
+	if dev != nil {
+		p.iidTest = dev
+		if spec.IIDDevFile == nil || spec.IIDDevFile.Halve {
+			_, testIdx := datasets.Halve(len(dev), datasets.BeLUGAHalvingSeed)
+			p.iidTest = datasets.Pick(dev, testIdx)
+		}
 	}
-	_, testIdx := datasets.Halve(len(dev), datasets.BeLUGAHalvingSeed)
-	p.iidTest = datasets.Pick(dev, testIdx)
-	if spec.Configuration != ConfigIIDThenT {
-		if p.data.IID, err = IIDRows(train, p.tk); err != nil {
+	if spec.Configuration != ConfigIIDThenT && spec.Configuration != ConfigT {
+		if p.data.IID, err = IIDRows(train, p.tk, len(p.task.Labels)); err != nil {
 			return nil, err
 		}
 	}
@@ -342,7 +418,7 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 	if spec.SuiteLimit > 0 {
 		trainSuite = limitCases(suite, suites.SplitTrain, spec.SuiteLimit)
 	}
-	if p.data.Suite, err = BuildSuiteData(trainSuite, suites.SplitTrain, p.fold, p.tk); err != nil {
+	if p.data.Suite, err = BuildSuiteData(trainSuite, suites.SplitTrain, p.fold, p.tk, p.task); err != nil {
 		return nil, err
 	}
 	method, err := NewMethod(spec.Method, spec.defaults())
@@ -351,6 +427,40 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 	}
 	p.phases = method.Phases(hyper, spec.ProbeHyper)
 	return p, nil
+}
+
+// readIID reads the run's i.i.d. training and dev data, as far as its
+// configuration needs them: a declared file's columns, else the built-in
+// task's reader. Either may be nil when the configuration needs neither.
+func (s *RunSpec) readIID(task *Task) (train, dev []datasets.Example, err error) {
+	read := func(path string, file *datasets.FileSpec) ([]datasets.Example, error) {
+		if file != nil {
+			f := *file
+			f.Labels = task.Labels
+			return f.Read()
+		}
+		if path == "" {
+			return nil, nil
+		}
+		if task.read == nil {
+			return nil, fmt.Errorf("task %s: %s: a declared task's data needs its columns (iid_train_file, iid_dev_file)", task.Name, path)
+		}
+		return task.read(path)
+	}
+	if s.Configuration != ConfigIIDThenT && s.Configuration != ConfigT {
+		if train, err = read(s.IIDTrain, s.IIDTrainFile); err != nil {
+			return nil, nil, err
+		}
+	}
+	if dev, err = read(s.IIDDev, s.IIDDevFile); err != nil {
+		return nil, nil, err
+	}
+	for _, ex := range slices.Concat(train, dev) {
+		if ex.IsPair != task.Pair {
+			return nil, nil, fmt.Errorf("task %s reads %s, but its i.i.d. data does not", task.Name, map[bool]string{true: "text pairs", false: "single texts"}[task.Pair])
+		}
+	}
+	return train, dev, nil
 }
 
 // defaults are BeLUGA's method constants with the run's corrections.
@@ -367,7 +477,7 @@ func (s *RunSpec) defaults() Defaults {
 
 // startModel builds the run's initial model, its tokenizer and a function
 // that saves it.
-func startModel(ctx context.Context, spec RunSpec) (models.Model, predict.Tokenizer, func(dir string) error, error) {
+func startModel(ctx context.Context, spec RunSpec, classes int) (models.Model, predict.Tokenizer, func(dir string) error, error) {
 	path := ""
 	switch {
 	case spec.Configuration == ConfigIIDThenT || spec.Configuration == ConfigIIDThenIT:
@@ -378,7 +488,7 @@ func startModel(ctx context.Context, spec RunSpec) (models.Model, predict.Tokeni
 	if path != "" {
 		// One loader for predict and train: a local directory or archive, a
 		// beluga model directory or a HuggingFace hub id.
-		pm, err := pretrained.Load(ctx, path, pretrained.Options{Labels: 2, MaxLength: spec.MaxLength, AllowMissing: spec.Model.AllowMissing})
+		pm, err := pretrained.Load(ctx, path, pretrained.Options{Labels: classes, MaxLength: spec.MaxLength, AllowMissing: spec.Model.AllowMissing})
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -390,7 +500,7 @@ func startModel(ctx context.Context, spec RunSpec) (models.Model, predict.Tokeni
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		m, _, err := models.NewBERT(models.TinyConfig(tk.VocabSize()), 2, nil, spec.Seed)
+		m, _, err := models.NewBERT(models.TinyConfig(tk.VocabSize()), classes, nil, spec.Seed)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -404,7 +514,7 @@ func startModel(ctx context.Context, spec RunSpec) (models.Model, predict.Tokeni
 		if hidden == 0 {
 			hidden = 128
 		}
-		m, err := models.NewWordVec(vec, hidden, 2, spec.Seed)
+		m, err := models.NewWordVec(vec, hidden, classes, spec.Seed)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -429,9 +539,9 @@ func writeCurve(path string, curve []CurvePoint) error {
 	})
 }
 
-// evalIID predicts the i.i.d. test half and returns the accuracy and which
-// predictions were right.
-func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, test []datasets.Example, path string) (float64, []bool, error) {
+// evalIID predicts the i.i.d. test set and returns the task's metrics and
+// which predictions were right.
+func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, test []datasets.Example, path string) (map[string]float64, []bool, error) {
 	inputs := make([]predict.Input, len(test))
 	gold := make([]int, len(test))
 	for i, e := range test {
@@ -444,30 +554,35 @@ func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, test []
 	}
 	outs, err := predict.RunContext(ctx, m, tk, inputs, 64)
 	if err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	preds := make([]int, len(outs))
 	var buf bytes.Buffer
 	for i, o := range outs {
-		if o.Probs[1] > o.Probs[0] {
-			preds[i] = 1
+		preds[i] = argmax(o.Probs)
+		buf.WriteString(strconv.Itoa(preds[i]))
+		for _, p := range o.Probs {
+			fmt.Fprintf(&buf, " %g", p)
 		}
-		fmt.Fprintf(&buf, "%d %g %g\n", preds[i], o.Probs[0], o.Probs[1])
+		buf.WriteByte('\n')
 	}
 	if err := atomicfile.WriteFile(path, buf.Bytes()); err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	correct := make([]bool, len(preds))
 	for i := range preds {
 		correct[i] = preds[i] == gold[i]
 	}
-	return metrics.Accuracy(preds, gold), correct, nil
+	scores, err := task.iidScores(preds, gold)
+	return scores, correct, err
 }
 
 // evalSuite predicts every input of the T_test cases of s in suite order,
-// writes CheckList's pred_and_softmax file (3-class squashed, as BeLUGA
-// writes it) and scores it.
-func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, s *suites.Suite, outDir string) (*metrics.Result, error) {
+// writes the predictions as BeLUGA writes them and scores them: a 2-class
+// sentiment model squashed to CheckList's three classes (pred_and_softmax),
+// two classes as P(second class) (binary_conf), more as class and
+// probabilities in the suite's label order (pred_and_softmax).
+func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, s *suites.Suite, outDir string) (*metrics.Result, error) {
 	var inputs []predict.Input
 	for _, f := range s.Functionalities {
 		for _, c := range f.Cases {
@@ -488,26 +603,44 @@ func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, s *su
 	if err != nil {
 		return nil, err
 	}
-	// Sentiment predictions are written squashed to CheckList's three
-	// classes (pred_and_softmax), QQP's as P(duplicate) (binary_conf), as
-	// BeLUGA writes them.
-	squash := len(s.Labels) == 3 && len(s.ModelLabels) == 2
+	squash := task.squashes(s)
+	var toSuite []int
+	if !squash {
+		if toSuite, err = task.suiteClasses(s); err != nil {
+			return nil, err
+		}
+	}
 	preds := make([]metrics.Prediction, len(outs))
 	var buf bytes.Buffer
 	for i, o := range outs {
-		if squash {
+		var probs []float64
+		if !squash {
+			probs = make([]float64, len(s.Labels))
+			for c, p := range o.Probs {
+				probs[toSuite[c]] = float64(p)
+			}
+		}
+		switch {
+		case squash:
 			// BeLUGA squashes its float32 model's softmax at float32.
 			preds[i] = metrics.Squash32(o.Probs[1], metrics.SquashCheckList)
 			p := preds[i].Probs
 			fmt.Fprintf(&buf, "%d %g %g %g\n", preds[i].Class, p[0], p[1], p[2])
-			continue
+		case len(o.Probs) == 2 && len(s.Labels) == 2:
+			p1 := probs[1]
+			preds[i] = metrics.Prediction{Probs: []float64{1 - p1, p1}}
+			if p1 > 0.5 {
+				preds[i].Class = 1
+			}
+			fmt.Fprintf(&buf, "%g\n", p1)
+		default:
+			preds[i] = metrics.Prediction{Class: toSuite[argmax(o.Probs)], Probs: probs}
+			buf.WriteString(strconv.Itoa(preds[i].Class))
+			for _, p := range probs {
+				fmt.Fprintf(&buf, " %g", p)
+			}
+			buf.WriteByte('\n')
 		}
-		p1 := float64(o.Probs[1])
-		preds[i] = metrics.Prediction{Probs: []float64{1 - p1, p1}}
-		if p1 > 0.5 {
-			preds[i].Class = 1
-		}
-		fmt.Fprintf(&buf, "%g\n", p1)
 	}
 	if err := atomicfile.WriteFile(filepath.Join(outDir, "suite_predictions.txt"), buf.Bytes()); err != nil {
 		return nil, err

@@ -171,7 +171,7 @@ func TestLabelDIRBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := BuildSuiteData(s, suites.SplitTrain, nil, tk)
+	d, err := BuildSuiteData(s, suites.SplitTrain, nil, tk, BuiltinTasks["qqp"])
 	if err != nil {
 		t.Fatal(err)
 	}

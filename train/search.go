@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/metrics"
@@ -65,11 +66,11 @@ func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error
 				if _, err := Train(ctx, p.model, p.data, p.phases, TrainOptions{Seed: s.Seed, MaxSteps: s.MaxSteps}); err != nil {
 					return Hyper{}, trials, fmt.Errorf("trial lr %g, batch %d, epochs %g: %w", lr, bs, ep, err)
 				}
-				val, err := BuildSuiteData(p.suite, suites.SplitValidation, nil, p.tk)
+				val, err := BuildSuiteData(p.suite, suites.SplitValidation, nil, p.tk, p.task)
 				if err != nil {
 					return Hyper{}, trials, err
 				}
-				t, err := objective(p.model, val, s.Seed, s.Task == "qqp")
+				t, err := objective(p.model, val, s.Seed, p.task.searchObjective)
 				if err != nil {
 					return Hyper{}, trials, err
 				}
@@ -92,7 +93,8 @@ func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error
 // prediction is neutral or positive), the share of INV pairs whose P(positive)
 // moves by at most 0.1, and the share of DIR pairs with ε ≤ 0.1, each with
 // one perturbation drawn per case.
-func objective(m models.Model, val *SuiteData, seed uint64, qqp bool) (Trial, error) {
+func objective(m models.Model, val *SuiteData, seed uint64, form string) (Trial, error) {
+	qqp := form == "qqp"
 	var t Trial
 	rng := rand.New(rand.NewPCG(seed, 0x0b1))
 	logits := func(encs []models.Encoding) ([]float32, error) {
@@ -107,6 +109,7 @@ func objective(m models.Model, val *SuiteData, seed uint64, qqp bool) (Trial, er
 		return out, nil
 	}
 	if len(val.MFT) > 0 {
+		k := len(val.MFT[0].Target)
 		encs := make([]models.Encoding, len(val.MFT))
 		for i, r := range val.MFT {
 			encs[i] = r.Enc
@@ -132,8 +135,15 @@ func objective(m models.Model, val *SuiteData, seed uint64, qqp bool) (Trial, er
 			if qqp {
 				break
 			}
+			if form != "sentiment" {
+				// A declared task: the argmax against the target's.
+				if argmax(z[k*i:k*i+k]) == argmax(r.Target) {
+					right++
+				}
+				continue
+			}
 			pred := metrics.Squash(softmaxPos(z[2*i:2*i+2]), metrics.SquashCheckList).Class
-			if r.Target == [2]float64{1. / 3, 2. / 3} {
+			if slices.Equal(r.Target, []float64{1. / 3, 2. / 3}) {
 				if pred != 0 {
 					right++
 				}
@@ -157,9 +167,22 @@ func objective(m models.Model, val *SuiteData, seed uint64, qqp bool) (Trial, er
 		if err != nil {
 			return t, err
 		}
+		// With two classes, the largest move of a class probability is
+		// BeLUGA's move of P(positive).
+		k := len(z) / (2 * len(val.INV))
 		pass := 0
 		for i := range val.INV {
-			if math.Abs(softmaxPos(z[4*i+2:4*i+4])-softmaxPos(z[4*i:4*i+2])) <= 0.1 {
+			zo, zp := z[2*k*i:2*k*i+k], z[2*k*i+k:2*k*(i+1)]
+			var moved float64
+			if k == 2 {
+				moved = math.Abs(softmaxPos(zp) - softmaxPos(zo))
+			} else {
+				po, pp := softmax(zo), softmax(zp)
+				for c := range po {
+					moved = math.Max(moved, math.Abs(pp[c]-po[c]))
+				}
+			}
+			if moved <= 0.1 {
 				pass++
 			}
 		}
@@ -170,9 +193,10 @@ func objective(m models.Model, val *SuiteData, seed uint64, qqp bool) (Trial, er
 		if err != nil {
 			return t, err
 		}
+		k := len(z) / (2 * len(val.DIR))
 		pass := 0
 		for i, p := range val.DIR {
-			eps, err := losses.DIREps(z[4*i:4*i+2], z[4*i+2:4*i+4], p.Direction)
+			eps, err := losses.DIREps(z[2*k*i:2*k*i+k], z[2*k*i+k:2*k*(i+1)], p.Direction)
 			if err != nil {
 				return t, err
 			}
@@ -193,17 +217,17 @@ func objective(m models.Model, val *SuiteData, seed uint64, qqp bool) (Trial, er
 		if err != nil {
 			return t, err
 		}
+		k := len(z) / len(gold)
 		preds := make([]int, len(gold))
 		for i := range preds {
-			if softmaxPos(z[2*i:2*i+2]) > 0.5 {
-				preds[i] = 1
-			}
+			preds[i] = argmax(z[k*i : k*i+k])
 		}
 		t.DIRAcc, t.DIRF1 = metrics.Accuracy(preds, gold), metrics.F1(preds, gold, 1)
 	}
-	if qqp {
+	switch {
+	case qqp:
 		t.Objective = (t.MFTAcc+t.MFTF1)/2 + t.INVPass + (t.DIRAcc+t.DIRF1)/2
-	} else {
+	default:
 		t.Objective = t.MFTAcc + t.INVPass + t.DIRPass
 	}
 	return t, nil
@@ -216,12 +240,38 @@ func softmaxPos(z []float32) float64 {
 
 // softTargetClass maps a sentiment soft target back to its class: [1,0]
 // negative, [½,½] neutral, [0,1] positive.
-func softTargetClass(y [2]float64) int {
-	switch y {
-	case [2]float64{1, 0}:
+func softTargetClass(y []float64) int {
+	switch {
+	case slices.Equal(y, []float64{1, 0}):
 		return 0
-	case [2]float64{0.5, 0.5}:
+	case slices.Equal(y, []float64{0.5, 0.5}):
 		return 1
 	}
 	return 2
+}
+
+// argmax is the first index of the largest value.
+func argmax[T float32 | float64](xs []T) int {
+	best := 0
+	for i, x := range xs {
+		if x > xs[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// softmax of logits, in float64.
+func softmax(z []float32) []float64 {
+	out := make([]float64, len(z))
+	m := z[argmax(z)]
+	sum := 0.0
+	for i, x := range z {
+		out[i] = math.Exp(float64(x - m))
+		sum += out[i]
+	}
+	for i := range out {
+		out[i] /= sum
+	}
+	return out
 }

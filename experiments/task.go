@@ -1,0 +1,173 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/suites"
+	"github.com/beluga-nlp/beluga/train"
+)
+
+// TaskDecl is a declared task as its runs carry it: the task and its i.i.d.
+// files. It is part of a run's identity; built-in tasks carry none, so
+// their runs keep their IDs.
+type TaskDecl struct {
+	train.Task
+	Train *datasets.FileSpec `json:"train,omitempty"`
+	Dev   *datasets.FileSpec `json:"dev,omitempty"`
+}
+
+// taskNames maps an experiment's names of the built-in tasks to package
+// train's.
+var taskNames = map[string]string{"SENT": "sentiment", "sentiment": "sentiment", "PARA": "qqp", "qqp": "qqp", "READ": train.TaskRead, "squad": train.TaskRead}
+
+// hasIID says whether the task has i.i.d. training data: a declared task
+// when it names a training file; any other (a built-in task, or one a
+// runner of its own knows) is taken to have it.
+func (t Task) hasIID() bool {
+	return !t.declared() || t.Train != nil
+}
+
+func (t Task) declared() bool {
+	return len(t.Labels) > 0 || t.Input != "" || t.SuiteLabels != nil || t.MFTLoss != "" || t.Metrics != nil || t.Train != nil || t.Dev != nil
+}
+
+// declaration returns a declared task's declaration, nil for a task that
+// declares nothing (a built-in task, or one its runner knows: TrainRunner
+// refuses others), or an error naming the spec field at fault (field is
+// the task's path, e.g. tasks[2]).
+func (t Task) declaration(field string) (*TaskDecl, error) {
+	if name, ok := taskNames[t.Name]; ok {
+		if t.declared() {
+			return nil, fmt.Errorf("field %s: task %s is built in (%s): declare a task of your own under another name", field, t.Name, name)
+		}
+		return nil, nil
+	}
+	if !t.declared() {
+		return nil, nil
+	}
+	if len(t.Labels) == 0 {
+		return nil, fmt.Errorf("field %s.labels: a declared task needs its labels", field)
+	}
+	if t.Data != "" {
+		return nil, fmt.Errorf("field %s.data: a declared task reads its i.i.d. data from train and dev (files with their columns)", field)
+	}
+	d := &TaskDecl{Task: train.Task{Name: t.Name, Labels: t.Labels, MFTLoss: t.MFTLoss, Metrics: t.Metrics}}
+	switch t.Input {
+	case "", "text":
+	case "pair":
+		d.Pair = true
+	default:
+		return nil, fmt.Errorf("field %s.input: %q (want text or pair)", field, t.Input)
+	}
+	if d.MFTLoss == "" {
+		d.MFTLoss = "ce"
+	}
+	if len(t.SuiteLabels) > 0 {
+		d.SuiteLabels = map[string][]float64{}
+	}
+	for k, v := range t.SuiteLabels {
+		y := make([]float64, len(t.Labels))
+		switch x := v.(type) {
+		case string:
+			c := slices.Index(t.Labels, x)
+			if c < 0 {
+				return nil, fmt.Errorf("field %s.suite_labels.%s: %q is not one of the task's labels (%s)", field, k, x, strings.Join(t.Labels, ", "))
+			}
+			y[c] = 1
+		case []any:
+			if len(x) != len(t.Labels) {
+				return nil, fmt.Errorf("field %s.suite_labels.%s: %d probabilities for %d labels", field, k, len(x), len(t.Labels))
+			}
+			for i, p := range x {
+				switch n := p.(type) {
+				case int:
+					y[i] = float64(n)
+				case float64:
+					y[i] = n
+				default:
+					return nil, fmt.Errorf("field %s.suite_labels.%s[%d]: %v is not a number", field, k, i, p)
+				}
+			}
+		default:
+			return nil, fmt.Errorf("field %s.suite_labels.%s: want a label name or a list of probabilities, not %v", field, k, v)
+		}
+		d.SuiteLabels[k] = y
+	}
+	if err := d.Task.Validate(); err != nil {
+		return nil, fmt.Errorf("field %s: %w", field, err)
+	}
+	if t.Train != nil && t.Dev == nil {
+		return nil, fmt.Errorf("field %s.dev: a task that trains on i.i.d. data is scored on its dev (or test) file: set dev", field)
+	}
+	for name, f := range map[string]*datasets.FileSpec{"train": t.Train, "dev": t.Dev} {
+		if f == nil {
+			continue
+		}
+		if f.Path == "" {
+			return nil, fmt.Errorf("field %s.%s.path: required", field, name)
+		}
+		if len(f.Labels) > 0 && !slices.Equal(f.Labels, t.Labels) {
+			return nil, fmt.Errorf("field %s.%s.labels: %q differ from the task's labels %q (leave them out)", field, name, f.Labels, t.Labels)
+		}
+		if name == "train" && f.Halve {
+			return nil, fmt.Errorf("field %s.train.halve: only the dev file is halved", field)
+		}
+		g := *f
+		g.Labels = slices.Clone(t.Labels)
+		if name == "train" {
+			d.Train = &g
+		} else {
+			d.Dev = &g
+		}
+	}
+	return d, nil
+}
+
+// checkTrainable refuses, for TrainRunner, a task that is neither built in
+// nor declared.
+func (t Task) checkTrainable(field string) error {
+	if _, ok := taskNames[t.Name]; ok || t.declared() {
+		return nil
+	}
+	return fmt.Errorf("field %s.labels: task %q is not built in (%s): declare it with its labels", field, t.Name, strings.Join(slices.Sorted(maps.Keys(taskNames)), ", "))
+}
+
+// CheckSuites refuses, before any run starts, a suite its classification
+// task cannot train on or be scored with (train.Task.CheckSuite): labels
+// the task does not know, pairs where it reads single texts. Otherwise
+// every run of the sweep would fail with the same error.
+func (r *TrainRunner) CheckSuites(ctx context.Context, s *Spec) error {
+	for i, t := range s.Tasks {
+		field := fmt.Sprintf("tasks[%d]", i)
+		decl, err := t.declaration(field)
+		if err != nil {
+			return err
+		}
+		var task *train.Task
+		switch {
+		case decl != nil:
+			task = &decl.Task
+		case train.BuiltinTasks[taskNames[t.Name]] != nil:
+			task = train.BuiltinTasks[taskNames[t.Name]]
+		default:
+			continue // not a classification task this check knows
+		}
+		path, err := ResolveSuite(ctx, r.Cache, s.resolve(t.Suite))
+		if err != nil {
+			return fmt.Errorf("field %s.suite: %w", field, err)
+		}
+		suite, err := suites.Open(path)
+		if err != nil {
+			return fmt.Errorf("field %s.suite: %w", field, err)
+		}
+		if err := task.CheckSuite(suite); err != nil {
+			return fmt.Errorf("field %s.suite: %s: %w", field, path, err)
+		}
+	}
+	return nil
+}

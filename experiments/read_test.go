@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/beluga-nlp/beluga/train"
@@ -103,5 +104,21 @@ func TestReadData(t *testing.T) {
 		if got := [4]string{from[0], files[0], from[1], files[1]}; got != want {
 			t.Errorf("readData(%s) = %v, want %v", data, got, want)
 		}
+	}
+}
+
+func TestReadSearchRefusedBeforeTheSweep(t *testing.T) {
+	spec, err := ParseSpec([]byte(`
+tasks: [{name: READ, data: squad, suite: squad}]
+model: {name: bert-tiny}
+configurations: [IID+T]
+methods: [vanilla]
+search: {}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&TrainRunner{}).Check(spec); err == nil || !strings.Contains(err.Error(), "field search") {
+		t.Errorf("error %v, want the search refused for READ", err)
 	}
 }

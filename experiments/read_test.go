@@ -3,10 +3,10 @@ package experiments
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/beluga-nlp/beluga/train"
@@ -107,18 +107,42 @@ func TestReadData(t *testing.T) {
 	}
 }
 
-func TestReadSearchRefusedBeforeTheSweep(t *testing.T) {
-	spec, err := ParseSpec([]byte(`
-tasks: [{name: READ, data: squad, suite: squad}]
+// READ searches BeLUGA's grid with its SQuAD batch sizes {2, 3} unless the
+// spec gives batch sizes.
+func TestReadSearchUsesSQuADBatchSizes(t *testing.T) {
+	for search, want := range map[string]string{"{}": "[2 3]", "{batch_size: [4]}": "[4]"} {
+		spec, err := ParseSpec([]byte(`
+tasks: [{name: READ, data: squad, suite: squad, folds: {type: [MFT, INV]}}, {name: SENT, data: sst2, suite: sentiment, folds: {type: [MFT]}}]
 model: {name: bert-tiny}
 configurations: [IID+T]
 methods: [vanilla]
-search: {}
+scores: [seen]
+search: ` + search + `
 `))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := (&TrainRunner{}).Check(spec); err == nil || !strings.Contains(err.Error(), "field search") {
-		t.Errorf("error %v, want the search refused for READ", err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := (&TrainRunner{}).Check(spec); err != nil {
+			t.Fatal(err)
+		}
+		runs, err := Expand(spec, &SuiteFolds{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range runs {
+			if r.Score != ScoreSearch {
+				continue
+			}
+			got := fmt.Sprint(r.Search.BatchSize)
+			if r.Task == "SENT" && search == "{}" {
+				if got != "[8 16]" {
+					t.Errorf("SENT search batch sizes %s, want [8 16]", got)
+				}
+				continue
+			}
+			if got != want {
+				t.Errorf("search %s: %s batch sizes %s, want %s", search, r.Task, got, want)
+			}
+		}
 	}
 }

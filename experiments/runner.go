@@ -247,9 +247,6 @@ func (r *TrainRunner) Check(s *Spec) error {
 		if err := t.checkTrainable(fmt.Sprintf("tasks[%d]", i)); err != nil {
 			return err
 		}
-		if taskNames[t.Name] == train.TaskRead && s.Search != nil {
-			return fmt.Errorf("field search: task %s (tasks[%d]) has no hyper-parameter search yet: give its hyper-parameters in grid", t.Name, i)
-		}
 	}
 	opts, ok := trainOptions[s.Model.Name]
 	if !ok {

@@ -100,6 +100,9 @@ eval_limit and hyper.loss are spec-only.`,
 					if spec.Method == "lp" {
 						grid = train.BeLUGALPGrid
 					}
+					if spec.Task == train.TaskRead {
+						grid.BatchSize = train.BeLUGAReadBatchSizes
+					}
 					if len(gridLR) > 0 {
 						grid.LR = gridLR
 					}

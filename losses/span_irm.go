@@ -59,23 +59,9 @@ func (e *Evaluator) SpanIRMPenaltyINV(z []float32, rows, seqLen int, aligns []Sp
 	if split {
 		return 0, nil, errSpanSplit
 	}
-	if err := checkSpan(z, rows, seqLen); err != nil {
+	half, K, err := checkSpanINV(z, rows, seqLen, aligns)
+	if err != nil {
 		return 0, nil, err
-	}
-	half := rows / 2
-	if rows%2 != 0 || len(aligns) != half {
-		return 0, nil, fmt.Errorf("span INV batch of %d rows with %d alignments: want originals, perturbations and one alignment per pair", rows, len(aligns))
-	}
-	K := len(aligns[0].Orig)
-	for i, a := range aligns {
-		if len(a.Orig) != K || len(a.Pert) != K {
-			return 0, nil, fmt.Errorf("alignment %d has %d and %d positions, alignment 0 has %d", i, len(a.Orig), len(a.Pert), K)
-		}
-		for k := range a.Orig {
-			if a.Orig[k] < 0 || a.Orig[k] >= seqLen || a.Pert[k] < 0 || a.Pert[k] >= seqLen {
-				return 0, nil, fmt.Errorf("alignment %d pairs positions %d and %d outside %d tokens", i, a.Orig[k], a.Pert[k], seqLen)
-			}
-		}
 	}
 	// at(block, i, k) is the logit that row block·half+i, column k of the
 	// stacked matrix holds: blocks 0, 1 the originals' start and end logits,

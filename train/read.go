@@ -150,28 +150,14 @@ func runRead(ctx context.Context, spec RunSpec, outDir string, start time.Time) 
 // prepareRead loads the suite, the fold, the starting span model and the
 // configuration's training data.
 func prepareRead(ctx context.Context, spec RunSpec) (*readRun, error) {
-	suite, err := suites.Open(spec.Suite)
+	suite, fold, err := spec.openSuite()
 	if err != nil {
 		return nil, err
 	}
 	if suite.Task != TaskRead {
 		return nil, fmt.Errorf("suite %s tests task %q, not %s", suite.Name, suite.Task, TaskRead)
 	}
-	if suites.Summarise(suite).Splits[suites.SplitTest].Cases == 0 {
-		splits.Assign(suite, splits.BeLUGASeed)
-	}
-	p := &readRun{suite: suite}
-	if spec.HeldOut != nil {
-		for _, f := range splits.Folds(suite, spec.HeldOut.Kind, splits.DefaultFoldOptions) {
-			if f.Name == spec.HeldOut.Name {
-				f := f
-				p.fold = &f
-			}
-		}
-		if p.fold == nil {
-			return nil, fmt.Errorf("suite %s has no %s fold %q", suite.Name, spec.HeldOut.Kind, spec.HeldOut.Name)
-		}
-	}
+	p := &readRun{suite: suite, fold: fold}
 	if err := p.startModel(ctx, spec); err != nil {
 		return nil, err
 	}

@@ -146,6 +146,15 @@ func TestParseSpecErrors(t *testing.T) {
 		{"duplicate task", "tasks: [{name: A}, {name: A}]\nmodel: {name: x}", "duplicate"},
 		{"bad fold score", "tasks: [{name: A, folds: {seen: [a]}}]\nmodel: {name: x}", `unknown score "seen"`},
 		{"empty grid", "tasks: [{name: A}]\nmodel: {name: x}\ngrid: {lr: []}", "grid.lr"},
+		{"declaring a built-in task", "tasks: [{name: SENT, labels: [a, b]}]\nmodel: {name: x}", "tasks[0]: task SENT is built in"},
+		{"one label", "tasks: [{name: A, labels: [a]}]\nmodel: {name: x}", "at least two"},
+		{"bad input", "tasks: [{name: A, labels: [a, b], input: triple}]\nmodel: {name: x}", "tasks[0].input"},
+		{"suite label to an unknown class", "tasks: [{name: A, labels: [a, b], suite_labels: {n: c}}]\nmodel: {name: x}", "tasks[0].suite_labels.n"},
+		{"suite label probabilities", "tasks: [{name: A, labels: [a, b], suite_labels: {n: [0.5]}}]\nmodel: {name: x}", "tasks[0].suite_labels.n: 1 probabilities for 2 labels"},
+		{"data for a declared task", "tasks: [{name: A, labels: [a, b], data: sst2}]\nmodel: {name: x}", "tasks[0].data"},
+		{"train without dev", "tasks: [{name: A, labels: [a, b], train: {path: t.csv}}]\nmodel: {name: x}", "tasks[0].dev"},
+		{"unknown file column key", "tasks: [{name: A, labels: [a, b], train: {path: t.csv, sentence: s}, dev: {path: d.csv}}]\nmodel: {name: x}", "sentence"},
+		{"IID config without i.i.d. data", "tasks: [{name: A, labels: [a, b]}]\nmodel: {name: x}\nconfigurations: [T, IID+T]", "configurations[1]: IID+T trains on i.i.d. data"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseSpec([]byte(tc.yaml))
@@ -411,4 +420,53 @@ func TestClaimsPreventDuplicateWork(t *testing.T) {
 	if got := countDone(store, runs); got != len(runs) {
 		t.Fatalf("%d of %d runs done", got, len(runs))
 	}
+}
+
+// A declared task without i.i.d. data runs T only and has no IID baseline;
+// its declaration is part of its runs' identity, and built-in tasks carry
+// none, so their runs keep their IDs.
+func TestDeclaredTaskExpands(t *testing.T) {
+	spec := func(labels string) *Spec {
+		s, err := ParseSpec([]byte(`
+tasks: [{name: HATE, labels: ` + labels + `, folds: {func: [a, b]}}]
+model: {name: x}
+configurations: [T]
+scores: [seen, func]
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	runs, err := Expand(spec("[non-hateful, hateful]"), &SuiteFolds{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 3 {
+		t.Fatalf("%d runs, want seen + 2 func (no baseline)", len(runs))
+	}
+	for _, r := range runs {
+		if r.Configuration != ConfigT || r.TaskDef == nil || r.TaskDef.MFTLoss != "ce" {
+			t.Errorf("run %s: configuration %s, declaration %+v", r.Label(), r.Configuration, r.TaskDef)
+		}
+	}
+	other, err := Expand(spec("[hateful, non-hateful]"), &SuiteFolds{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs[0].ID() == other[0].ID() {
+		t.Error("a different declaration kept the run's ID")
+	}
+	if got := (RunSpec{Task: "SENT"}).ID(); got != (RunSpec{Task: "SENT", TaskDef: nil}).ID() || strings.Contains(mustJSON(t, RunSpec{Task: "SENT"}), "task_def") {
+		t.Error("a built-in task's run carries a declaration")
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := canonicalJSON(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

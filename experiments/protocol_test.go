@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/beluga-nlp/beluga/internal/shareddata"
 )
 
 func TestParseSpecRefusesBadFields(t *testing.T) {
@@ -219,5 +221,30 @@ func TestDependencyGivenUpElsewhereIsRunHere(t *testing.T) {
 	sum, err := Execute(context.Background(), store, []RunSpec{dep}, depRunner{store: store}, Options{Logger: discardLogger()})
 	if err != nil || sum.Err() != nil || store.State(base.ID()) != Done || store.State(dep.ID()) != Done {
 		t.Fatalf("summary %+v, %v, %v: want the baseline taken back and both done", sum, err, sum.Err())
+	}
+}
+
+// specs/hatecheck.yaml: T only (no i.i.d. data, so no baseline), one run
+// per held-out functionality (29) and class (11), and the seen run.
+func TestHateCheckSpecExpands(t *testing.T) {
+	path := shareddata.Path(t, "data/hatecheck/test_suite_cases.csv")
+	s, err := LoadSpec("../specs/hatecheck.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Tasks[0].Suite = path
+	runs, err := Expand(s, &SuiteFolds{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, r := range runs {
+		if r.Configuration != ConfigT || r.TaskDef == nil {
+			t.Fatalf("run %s: want a declared task trained with T", r.Label())
+		}
+		count[r.Score]++
+	}
+	if count[ScoreSeen] != 1 || count[ScoreFunc] != 29 || count[ScoreClass] != 11 || len(runs) != 41 {
+		t.Errorf("runs per score %v, want seen 1, func 29, class 11", count)
 	}
 }

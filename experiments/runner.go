@@ -89,7 +89,7 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	var s train.RunSpec
 	task, ok := taskNames[rs.Task]
 	if !ok && rs.TaskDef == nil {
-		return s, fmt.Errorf("task %s: not built in (SENT, PARA) and not declared", rs.Task)
+		return s, fmt.Errorf("task %s: not built in (SENT, PARA, READ) and not declared", rs.Task)
 	}
 	if !ok {
 		task = rs.Task
@@ -111,10 +111,14 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	var err error
 	if rs.TaskDef == nil {
 		iidFiles := map[string][2]string{"sentiment": {"sst2/train.tsv", "sst2/dev.tsv"}, "qqp": {"qqp/train.tsv", "qqp/dev.tsv"}}[task]
-		if s.IIDTrain, err = r.resolve(ctx, rs.Data, iidFiles[0]); err != nil {
+		data := [2]string{rs.Data, rs.Data}
+		if task == train.TaskRead {
+			data, iidFiles = readData(rs.Data)
+		}
+		if s.IIDTrain, err = r.resolve(ctx, data[0], iidFiles[0]); err != nil {
 			return s, err
 		}
-		if s.IIDDev, err = r.resolve(ctx, rs.Data, iidFiles[1]); err != nil {
+		if s.IIDDev, err = r.resolve(ctx, data[1], iidFiles[1]); err != nil {
 			return s, err
 		}
 	}
@@ -145,6 +149,11 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 		return s, fmt.Errorf("unknown model %q (want bert-tiny, wordvec or bert)", rs.Model)
 	}
 	s.MaxLength = toInt(opt("max_length", train.DefaultMaxLength))
+	suite, iid, probe := train.DefaultHyper, train.DefaultIIDHyper, train.DefaultProbeHyper
+	if task == train.TaskRead {
+		s.MaxLength = toInt(opt("max_length", train.ReadMaxLength))
+		suite, iid, probe = train.ReadDefaultHyper, train.ReadDefaultIIDHyper, train.ReadDefaultProbeHyper
+	}
 	s.IIDLimit = rs.Budget.MaxIID
 	// max_cases bounds both the suite cases trained on and those scored,
 	// per functionality: a budget for quick runs (the quickstart), whose
@@ -152,7 +161,6 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	s.SuiteLimit, s.EvalLimit = rs.Budget.MaxCases, rs.Budget.MaxCases
 	// BeLUGA's defaults (package train) unless the budget's epochs or the
 	// grid's keys say otherwise; a search replaces the suite phase's below.
-	suite, iid := train.DefaultHyper, train.DefaultIIDHyper
 	if rs.Budget.Epochs > 0 {
 		suite.Epochs, iid.Epochs = rs.Budget.Epochs, rs.Budget.Epochs
 	}
@@ -161,11 +169,14 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	// LP-FT probes with BeLUGA's hard-coded LP row (set_hyperparams: batch
 	// 8, lr 1e-3 for both tasks; QQP's IID+T from scratch uses batch 16),
 	// for 1.5 epochs.
-	probeBatch := train.DefaultProbeHyper.BatchSize
-	if task == "qqp" && config == train.ConfigIIDPlusT {
+	probeBatch, probeLR := probe.BatchSize, probe.LR
+	switch {
+	case task == "qqp" && config == train.ConfigIIDPlusT:
 		probeBatch = 16
+	case task == train.TaskRead && config == train.ConfigIIDPlusT:
+		probeLR = 5e-4 // SQuAD's LP row when not from the IID model
 	}
-	s.ProbeHyper = train.Hyper{Epochs: train.LPFTEpochs, BatchSize: toInt(hyper(rs, "probe_batch_size", probeBatch)), LR: toFloat(hyper(rs, "probe_lr", train.DefaultProbeHyper.LR))}
+	s.ProbeHyper = train.Hyper{Epochs: train.LPFTEpochs, BatchSize: toInt(hyper(rs, "probe_batch_size", probeBatch)), LR: toFloat(hyper(rs, "probe_lr", probeLR))}
 	for _, c := range rs.Corrections {
 		if _, ok := train.Corrections[c]; ok {
 			s.Corrections = append(s.Corrections, c)
@@ -203,6 +214,23 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 // otherwise each compute: tokenised suites and datasets, frozen encoders'
 // features (train.RunSpec.Cache).
 const CacheDir = ".cache"
+
+// readData returns where READ's i.i.d. train and dev files come from (the
+// datasets or directories, and the files in them): "squad" is SQuAD v1.1
+// train and dev (squad-train, squad-dev); "squad-dev" is dev for both, so
+// that training takes dev's validation half only (package train never
+// trains on the i.i.d. test half) — the offline demonstration where SQuAD
+// train is absent; a directory holds train-v1.1.json and dev-v1.1.json.
+func readData(data string) (from, files [2]string) {
+	const train, dev = "squad/train-v1.1.json", "squad/dev-v1.1.json"
+	switch data {
+	case "squad":
+		return [2]string{"squad-train", "squad-dev"}, [2]string{train, dev}
+	case "squad-dev":
+		return [2]string{data, data}, [2]string{dev, dev}
+	}
+	return [2]string{data, data}, [2]string{train, dev}
+}
 
 // trainOptions are the model options TrainRunner reads, per model, with
 // their kinds; trainGrid the grid keys it reads.

@@ -109,6 +109,10 @@ type SearchGrid struct {
 	LPLR      []float64 `yaml:"lp_lr,omitempty" json:"lp_lr"`
 	BatchSize []int     `yaml:"batch_size,omitempty" json:"batch_size"`
 	Epochs    []float64 `yaml:"epochs,omitempty" json:"epochs"`
+
+	// batchDefault says batch_size was left out: READ's searches then use
+	// BeLUGA's SQuAD batch sizes {2, 3}.
+	batchDefault bool
 }
 
 func (g *SearchGrid) fill() error {
@@ -120,6 +124,7 @@ func (g *SearchGrid) fill() error {
 	}
 	if len(g.BatchSize) == 0 {
 		g.BatchSize = slices.Clone(train.BeLUGAGrid.BatchSize)
+		g.batchDefault = true
 	}
 	if len(g.Epochs) == 0 {
 		g.Epochs = slices.Clone(train.BeLUGAGrid.Epochs)
@@ -531,6 +536,11 @@ func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
 					runs = append(runs, r)
 				}
 				r.Search = s.Search
+				if s.Search != nil && s.Search.batchDefault && taskNames[t.Name] == train.TaskRead {
+					g := *s.Search
+					g.BatchSize = slices.Clone(train.BeLUGAReadBatchSizes)
+					r.Search = &g
+				}
 				listed := map[string]bool{}
 				for _, c := range s.Configurations {
 					for _, m := range s.Methods {

@@ -1,12 +1,14 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
 )
 
@@ -21,7 +23,7 @@ type TaskDecl struct {
 
 // taskNames maps an experiment's names of the built-in tasks to package
 // train's.
-var taskNames = map[string]string{"SENT": "sentiment", "sentiment": "sentiment", "PARA": "qqp", "qqp": "qqp"}
+var taskNames = map[string]string{"SENT": "sentiment", "sentiment": "sentiment", "PARA": "qqp", "qqp": "qqp", "READ": train.TaskRead, "squad": train.TaskRead}
 
 // hasIID says whether the task has i.i.d. training data: a declared task
 // when it names a training file; any other (a built-in task, or one a
@@ -133,4 +135,39 @@ func (t Task) checkTrainable(field string) error {
 		return nil
 	}
 	return fmt.Errorf("field %s.labels: task %q is not built in (%s): declare it with its labels", field, t.Name, strings.Join(slices.Sorted(maps.Keys(taskNames)), ", "))
+}
+
+// CheckSuites refuses, before any run starts, a suite its classification
+// task cannot train on or be scored with (train.Task.CheckSuite): labels
+// the task does not know, pairs where it reads single texts. Otherwise
+// every run of the sweep would fail with the same error.
+func (r *TrainRunner) CheckSuites(ctx context.Context, s *Spec) error {
+	for i, t := range s.Tasks {
+		field := fmt.Sprintf("tasks[%d]", i)
+		decl, err := t.declaration(field)
+		if err != nil {
+			return err
+		}
+		var task *train.Task
+		switch {
+		case decl != nil:
+			task = &decl.Task
+		case train.BuiltinTasks[taskNames[t.Name]] != nil:
+			task = train.BuiltinTasks[taskNames[t.Name]]
+		default:
+			continue // not a classification task this check knows
+		}
+		path, err := ResolveSuite(ctx, r.Cache, s.resolve(t.Suite))
+		if err != nil {
+			return fmt.Errorf("field %s.suite: %w", field, err)
+		}
+		suite, err := suites.Open(path)
+		if err != nil {
+			return fmt.Errorf("field %s.suite: %w", field, err)
+		}
+		if err := task.CheckSuite(suite); err != nil {
+			return fmt.Errorf("field %s.suite: %s: %w", field, path, err)
+		}
+	}
+	return nil
 }

@@ -331,6 +331,13 @@ func TestIRMPenalty(t *testing.T) {
 			return ev.IRMPenalty(z, 4, 2, kind, y, []Direction{NotLessConf, NotLess2}, tc.split)
 		}, nil)
 	}
+	// A declared 3-class task's DIR and INV batches.
+	z3 := []float32{0.3, -1.2, 2.0, 0.1, -0.4, 0.9, 1.5, -2.2, 0.7, -0.3, 0.2, 1.1}
+	for _, kind := range []DummyKind{DummyINV, DummyDIR} {
+		checkFD(t, fmt.Sprintf("3 classes, dummy %d", kind), z3, func(z []float32) (float64, []float32, error) {
+			return ev.IRMPenalty(z, 4, 3, kind, nil, []Direction{NotLessConf, NotLess2}, false)
+		}, nil)
+	}
 }
 
 // TestIRMPenaltyMatchesTorch checks the penalty and its gradient against

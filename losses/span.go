@@ -46,6 +46,31 @@ func AlignSpans(orig, pert []int, length int) (SpanAlignment, error) {
 	return a, nil
 }
 
+// checkSpanINV checks a span INV batch — originals, then perturbations,
+// one alignment per pair, all of one length K within seqLen — and returns
+// its number of pairs and K.
+func checkSpanINV(z []float32, rows, seqLen int, aligns []SpanAlignment) (half, K int, err error) {
+	if err := checkSpan(z, rows, seqLen); err != nil {
+		return 0, 0, err
+	}
+	half = rows / 2
+	if rows%2 != 0 || len(aligns) != half {
+		return 0, 0, fmt.Errorf("span INV batch of %d rows with %d alignments: want originals, perturbations and one alignment per pair", rows, len(aligns))
+	}
+	K = len(aligns[0].Orig)
+	for i, a := range aligns {
+		if len(a.Orig) != K || len(a.Pert) != K {
+			return 0, 0, fmt.Errorf("alignment %d has %d and %d positions, alignment 0 has %d", i, len(a.Orig), len(a.Pert), K)
+		}
+		for k := range a.Orig {
+			if a.Orig[k] < 0 || a.Orig[k] >= seqLen || a.Pert[k] < 0 || a.Pert[k] >= seqLen {
+				return 0, 0, fmt.Errorf("alignment %d pairs positions %d and %d outside %d tokens", i, a.Orig[k], a.Pert[k], seqLen)
+			}
+		}
+	}
+	return half, K, nil
+}
+
 func checkSpan(z []float32, rows, seqLen int) error {
 	if rows <= 0 || seqLen <= 0 || len(z) != rows*2*seqLen {
 		return fmt.Errorf("%d span logits for %d rows of %d tokens (want rows×2×tokens)", len(z), rows, seqLen)
@@ -95,23 +120,9 @@ func (e *Evaluator) SpanMFT(z []float32, rows, seqLen int, starts, ends []int) (
 // SpanINV is BeLUGA's SQuAD invariance loss on 2B rows (B originals, then
 // their B perturbations) with one alignment per pair.
 func (e *Evaluator) SpanINV(z []float32, rows, seqLen int, aligns []SpanAlignment, detach bool) (float64, []float32, error) {
-	if err := checkSpan(z, rows, seqLen); err != nil {
+	half, K, err := checkSpanINV(z, rows, seqLen, aligns)
+	if err != nil {
 		return 0, nil, err
-	}
-	half := rows / 2
-	if rows%2 != 0 || len(aligns) != half {
-		return 0, nil, fmt.Errorf("span INV batch of %d rows with %d alignments: want originals, perturbations and one alignment per pair", rows, len(aligns))
-	}
-	K := len(aligns[0].Orig)
-	for i, a := range aligns {
-		if len(a.Orig) != K || len(a.Pert) != K {
-			return 0, nil, fmt.Errorf("alignment %d has %d and %d positions, alignment 0 has %d", i, len(a.Orig), len(a.Pert), K)
-		}
-		for k := range a.Orig {
-			if a.Orig[k] < 0 || a.Orig[k] >= seqLen || a.Pert[k] < 0 || a.Pert[k] >= seqLen {
-				return 0, nil, fmt.Errorf("alignment %d pairs positions %d and %d outside %d tokens", i, a.Orig[k], a.Pert[k], seqLen)
-			}
-		}
 	}
 	dz := make([]float32, len(z))
 	total := 0.0

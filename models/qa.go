@@ -112,6 +112,10 @@ func LoadSpanBERT(path string) (*SpanBERT, LoadReport, error) {
 // Encoder is the underlying encoder (for its dropout settings and config).
 func (m *SpanBERT) Encoder() *BERT { return m.enc }
 
+// SetDropout sets the encoder's training-time dropout rates (BeLUGA's
+// dropout method); qa_outputs has no dropout of its own.
+func (m *SpanBERT) SetDropout(hidden, attention float64) { m.enc.SetDropout(hidden, attention) }
+
 // NumLabels implements Classifier: a start and an end logit per token.
 func (m *SpanBERT) NumLabels() int { return 2 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,10 +42,19 @@ var scoreTitles = map[string]string{"seen": "Seen", "func": "Func", "class": "Cl
 
 // Columns lists Table 3's columns as the paper lays them out: the i.i.d.
 // score per task, then per task its G of each score (SENT seen, func,
-// class, type, then PARA ...), then Avg.
+// class, type, then PARA ...), then Avg. A task without an i.i.d. score
+// (a suite without i.i.d. data, trained with configuration T) has its
+// suite scores instead (T_seen HATE ...), and no Avg is shown when no task
+// has G.
 func (t *Table) Columns() []Column {
 	var cols []Column
+	nan := func(*Row) float64 { return math.NaN() }
+	anyIID := false
 	for _, task := range t.Tasks {
+		if !t.hasIID(task) {
+			continue
+		}
+		anyIID = true
 		cols = append(cols, Column{
 			Header: "IID " + task,
 			Value:  func(r *Row) float64 { return r.IID[task] },
@@ -56,6 +66,20 @@ func (t *Table) Columns() []Column {
 	}
 	for _, task := range t.Tasks {
 		for _, score := range t.Scores {
+			if !t.hasIID(task) {
+				if !slices.Contains(t.figureScores(), score) {
+					continue // no run has it: HateCheck, all MFT, has no type fold
+				}
+				cols = append(cols, Column{
+					Header: "T_" + score + " " + task,
+					Value:  func(r *Row) float64 { return r.Suite[task][score] },
+					P:      nan,
+					Reps:   func(*Row) map[string]float64 { return nil },
+					PSeeds: nan,
+					CI:     func(r *Row) metrics.Interval { return ci(r.SuiteCI[task][score]) },
+				})
+				continue
+			}
 			cols = append(cols, Column{
 				Header: "G_" + score + " " + task,
 				Value:  func(r *Row) float64 { return r.G[task][score] },
@@ -66,6 +90,9 @@ func (t *Table) Columns() []Column {
 			})
 		}
 	}
+	if !anyIID {
+		return cols
+	}
 	cols = append(cols, Column{Header: "Avg",
 		Value:  func(r *Row) float64 { return r.Avg },
 		P:      func(r *Row) float64 { return r.PAvg },
@@ -73,6 +100,16 @@ func (t *Table) Columns() []Column {
 		PSeeds: func(r *Row) float64 { return r.PSeedAvg },
 		CI:     func(r *Row) metrics.Interval { return r.AvgCI }})
 	return cols
+}
+
+// hasIID says whether any row has an i.i.d. score for task.
+func (t *Table) hasIID(task string) bool {
+	for _, r := range t.Rows {
+		if !math.IsNaN(r.IID[task]) {
+			return true
+		}
+	}
+	return false
 }
 
 // ci returns iv, or NaNs for an interval never computed.
@@ -271,11 +308,14 @@ func splitHeader(h string) (measure, task string) {
 
 // latexGroup splits a column header into the header's group line and its
 // own line: "IID SENT" → (IID, SENT), "G_seen SENT" → (SENT, $G_{Seen}$),
-// "Avg" → (Avg, "").
+// "T_seen HATE" → (HATE, $T_{Seen}$), "Avg" → (Avg, "").
 func latexGroup(h string) (group, sub string) {
 	m, task := splitHeader(h)
 	if g, ok := strings.CutPrefix(m, "G_"); ok {
 		return latexEscape(task), "$G_{\\mathrm{" + scoreTitles[g] + "}}$"
+	}
+	if g, ok := strings.CutPrefix(m, "T_"); ok {
+		return latexEscape(task), "$T_{\\mathrm{" + scoreTitles[g] + "}}$"
 	}
 	return latexEscape(m), latexEscape(task)
 }

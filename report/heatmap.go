@@ -16,6 +16,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/beluga-nlp/beluga/experiments"
+
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 )
 
@@ -87,7 +89,10 @@ func (t *Table) figureOrder(task string) []int {
 func (t *Table) figureScores() []string {
 	var out []string
 	for _, s := range t.Scores {
-		for _, r := range t.Rows[1:] {
+		for _, r := range t.Rows {
+			if r.Configuration == experiments.ConfigIID {
+				continue
+			}
 			if slices.ContainsFunc(t.Tasks, func(task string) bool { return !math.IsNaN(r.Suite[task][s]) }) {
 				out = append(out, s)
 				break

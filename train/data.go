@@ -23,6 +23,9 @@ type Row struct {
 	Enc    models.Encoding
 	Target []float64
 	Env    string // environment: "MFT/<functionality>" or "iid"
+	// Span is a span feature's answer start and end token (reading
+	// comprehension; Data.SpanLength), Target unused.
+	Span [2]int
 }
 
 // Perturbed is one INV or DIR training case: the original and its
@@ -39,6 +42,9 @@ type Perturbed struct {
 	WithOriginal bool
 	// Classes is the task's number of classes (label-DIR targets).
 	Classes int
+	// Aligns, for span INV cases, pairs the original's token positions with
+	// each perturbation's (losses.AlignSpans), one per perturbation.
+	Aligns []losses.SpanAlignment
 }
 
 // SuiteData is the training view of a suite split, by test type.

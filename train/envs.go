@@ -75,37 +75,21 @@ func envBatchSize(e *Env, bs int) int {
 	return bs
 }
 
-// sample draws a random batch of e.
-func sample(rng *rand.Rand, e *Env, bs int) Batch {
+// sample draws a random batch of e from d's data.
+func sample(rng *rand.Rand, d *Data, e *Env, bs int) Batch {
 	n := min(envBatchSize(e, bs), e.size())
 	idx := rng.Perm(e.size())[:n]
-	if e.Kind == KindLabelDIR {
+	switch e.Kind {
+	case KindLabelDIR:
 		cases := make([]Perturbed, n)
 		for i, j := range idx {
 			cases[i] = e.Pert[j]
 		}
 		return labelDIRBatch(rng, cases)
+	case KindINV, KindDIR:
+		return d.pairBatch(rng, e.Kind, e.Pert, idx)
 	}
-	b := Batch{Kind: e.Kind}
-	if e.Kind == KindINV || e.Kind == KindDIR {
-		encs := make([]models.Encoding, 2*n)
-		for i, j := range idx {
-			p := e.Pert[j]
-			encs[i], encs[n+i] = p.Orig, p.Perts[rng.IntN(len(p.Perts))]
-			if e.Kind == KindDIR {
-				b.Dirs = append(b.Dirs, p.Direction)
-			}
-		}
-		b.Input = models.NewBatch(encs)
-		return b
-	}
-	encs := make([]models.Encoding, n)
-	for i, j := range idx {
-		encs[i] = e.Rows[j].Enc
-		b.Targets = append(b.Targets, e.Rows[j].Target...)
-	}
-	b.Input = models.NewBatch(encs)
-	return b
+	return d.rowBatch(e.Kind, e.Rows, idx)
 }
 
 func totalSize(envs []*Env) int {
@@ -160,6 +144,7 @@ type GroupDRO struct {
 	Q map[string]float64
 
 	envs []*Env
+	data Data
 	q    []float64
 	rng  *rand.Rand
 }
@@ -171,7 +156,7 @@ func (g *GroupDRO) Plan(data Data, hp Hyper, seed uint64) (int, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	g.envs, g.rng = envs, rand.New(rand.NewPCG(seed, 0xd120))
+	g.envs, g.data, g.rng = envs, data, rand.New(rand.NewPCG(seed, 0xd120))
 	g.q = make([]float64, len(envs))
 	for i := range g.q {
 		g.q[i] = 1 / float64(len(envs))
@@ -207,7 +192,7 @@ func (g *GroupDRO) Update(st *UpdateState) (Step, error) {
 		}
 	}
 	for _, gi := range groups {
-		pass, l, dz, err := forwardLoss(st.Model, st.Losses, sample(g.rng, g.envs[gi], st.Hyper.BatchSize), st.Hyper.Loss)
+		pass, l, dz, err := forwardLoss(st.Model, st.Losses, sample(g.rng, &g.data, g.envs[gi], st.Hyper.BatchSize), st.Hyper.Loss)
 		if err != nil {
 			release()
 			return Step{Loss: l, Kind: g.envs[gi].Name}, err
@@ -251,6 +236,7 @@ type Fish struct {
 	OuterStep bool
 
 	envs     []*Env
+	data     Data
 	rng      *rand.Rand
 	outer    [][]float32
 	saved    *AdamWState
@@ -274,7 +260,7 @@ func (f *Fish) Plan(data Data, hp Hyper, seed uint64) (int, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	f.envs, f.rng, f.saved, f.outer = envs, rand.New(rand.NewPCG(seed, 0xf154)), nil, nil
+	f.envs, f.data, f.rng, f.saved, f.outer = envs, data, rand.New(rand.NewPCG(seed, 0xf154)), nil, nil
 	n := int(math.Ceil(hp.Epochs * math.Ceil(float64(totalSize(envs))/(meanBatchSize(envs, hp.BatchSize)*float64(f.MetaSteps)))))
 	return n, n * f.MetaSteps, nil
 }
@@ -295,7 +281,7 @@ func (f *Fish) Update(st *UpdateState) (Step, error) {
 	k := min(f.MetaSteps, len(f.envs))
 	sum := 0.0
 	for _, ei := range f.rng.Perm(len(f.envs))[:k] {
-		b := sample(f.rng, f.envs[ei], st.Hyper.BatchSize)
+		b := sample(f.rng, &f.data, f.envs[ei], st.Hyper.BatchSize)
 		l, err := Accumulate(st.Model, b.Input, batchLoss(st.Losses, b, st.Hyper.Loss), 1)
 		if err != nil {
 			return Step{Loss: l, Kind: f.envs[ei].Name}, err
@@ -326,6 +312,7 @@ type IRM struct {
 	AnnealSteps int
 
 	envs     []*Env
+	data     Data
 	rng      *rand.Rand
 	perEpoch float64
 }
@@ -337,7 +324,7 @@ func (r *IRM) Plan(data Data, hp Hyper, seed uint64) (int, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	r.envs, r.rng = envs, rand.New(rand.NewPCG(seed, 0x1e3))
+	r.envs, r.data, r.rng = envs, data, rand.New(rand.NewPCG(seed, 0x1e3))
 	var rows, sizes float64
 	for _, e := range envs {
 		bs := envBatchSize(e, hp.BatchSize)
@@ -368,21 +355,12 @@ func (r *IRM) Update(st *UpdateState) (Step, error) {
 	}
 	sum := 0.0
 	for _, ei := range r.rng.Perm(len(r.envs)) {
-		b := sample(r.rng, r.envs[ei], st.Hyper.BatchSize)
+		b := sample(r.rng, &r.data, r.envs[ei], st.Hyper.BatchSize)
 		pass, l, dz, err := forwardLoss(st.Model, st.Losses, b, st.Hyper.Loss)
 		if err != nil {
 			return Step{Loss: l, Kind: r.envs[ei].Name}, err
 		}
-		kind := r.Dummy
-		switch b.Kind {
-		case KindLabelDIR:
-			kind = losses.DummyCE
-		case KindINV:
-			kind = losses.DummyINV
-		case KindDIR:
-			kind = losses.DummyDIR
-		}
-		pen, dpen, err := st.Losses.IRMPenalty(pass.Logits(), b.Input.Size, len(pass.Logits())/b.Input.Size, kind, b.Targets, b.Dirs, r.DomainBed)
+		pen, dpen, err := r.penalty(st.Losses, pass.Logits(), b)
 		if err != nil {
 			pass.Release()
 			return Step{Kind: r.envs[ei].Name}, err
@@ -398,4 +376,22 @@ func (r *IRM) Update(st *UpdateState) (Step, error) {
 		}
 	}
 	return Step{Loss: sum / float64(len(r.envs)), Kind: "irm"}, nil
+}
+
+// penalty is the IRM penalty of batch b's logits z and its gradient.
+func (r *IRM) penalty(ev *losses.Evaluator, z []float32, b Batch) (float64, []float32, error) {
+	kind := r.Dummy
+	switch b.Kind {
+	case KindSpanMFT, KindSpanIID:
+		return ev.SpanIRMPenaltyMFT(z, b.Input.Size, b.Input.SeqLen, b.Starts, b.Ends, r.DomainBed)
+	case KindSpanINV:
+		return ev.SpanIRMPenaltyINV(z, b.Input.Size, b.Input.SeqLen, b.Aligns, r.DomainBed)
+	case KindLabelDIR:
+		kind = losses.DummyCE
+	case KindINV:
+		kind = losses.DummyINV
+	case KindDIR:
+		kind = losses.DummyDIR
+	}
+	return ev.IRMPenalty(z, b.Input.Size, len(z)/b.Input.Size, kind, b.Targets, b.Dirs, r.DomainBed)
 }

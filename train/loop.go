@@ -24,9 +24,30 @@ const (
 	KindIID
 	// KindLabelDIR batches hold QQP's DIR cases as labelled pairs.
 	KindLabelDIR
+	// The span kinds hold reading-comprehension features (Data.SpanLength):
+	// MFT and i.i.d. rows train on their answer positions (losses.SpanMFT),
+	// INV pairs on their aligned tokens (losses.SpanINV).
+	KindSpanMFT
+	KindSpanINV
+	KindSpanIID
 )
 
-func (k BatchKind) String() string { return [...]string{"MFT", "INV", "DIR", "iid", "label-DIR"}[k] }
+func (k BatchKind) String() string {
+	return [...]string{"MFT", "INV", "DIR", "iid", "label-DIR", "span-MFT", "span-INV", "span-iid"}[k]
+}
+
+// spanKind is the span form of an MFT, INV or i.i.d. kind.
+func spanKind(k BatchKind) BatchKind {
+	switch k {
+	case KindMFT:
+		return KindSpanMFT
+	case KindINV:
+		return KindSpanINV
+	case KindIID:
+		return KindSpanIID
+	}
+	return k
+}
 
 // labelDIRCases is how many QQP DIR cases fill a batch: each yields up to
 // three pairs, so batch/3 (REFERENCE 1.5).
@@ -74,12 +95,84 @@ type Batch struct {
 	Input   models.Batch
 	Targets []float64          // MFT and i.i.d.: one per class per row
 	Dirs    []losses.Direction // DIR: one per pair
+	// Span batches: the answer's token positions per row (span MFT and
+	// i.i.d.), or the token alignment of each pair (span INV).
+	Starts, Ends []int
+	Aligns       []losses.SpanAlignment
 }
 
 // Data is everything one training phase draws batches from.
 type Data struct {
 	Suite *SuiteData // nil: i.i.d. only
 	IID   []Row      // nil: suite only
+	// SpanLength, when positive, says the rows and cases are span-model
+	// features (reading comprehension): batches take the span kinds and are
+	// padded to SpanLength tokens, as BeLUGA pads SQuAD features to
+	// max_length (its span losses see every position's logit, padding
+	// included).
+	SpanLength int
+}
+
+// rowBatch builds the batch of rows rs[idx...] of kind.
+func (d *Data) rowBatch(kind BatchKind, rs []Row, idx []int) Batch {
+	encs := make([]models.Encoding, len(idx))
+	b := Batch{Kind: kind}
+	if d.SpanLength > 0 {
+		b.Kind = spanKind(kind)
+		for i, j := range idx {
+			encs[i] = rs[j].Enc
+			b.Starts, b.Ends = append(b.Starts, rs[j].Span[0]), append(b.Ends, rs[j].Span[1])
+		}
+		b.Input = padBatch(encs, d.SpanLength)
+		return b
+	}
+	for i, j := range idx {
+		encs[i] = rs[j].Enc
+		b.Targets = append(b.Targets, rs[j].Target...)
+	}
+	b.Input = models.NewBatch(encs)
+	return b
+}
+
+// pairBatch builds the batch of INV or DIR cases ps[idx...]: the originals,
+// then one perturbation of each drawn from rng.
+func (d *Data) pairBatch(rng *rand.Rand, kind BatchKind, ps []Perturbed, idx []int) Batch {
+	b := Batch{Kind: kind}
+	encs := make([]models.Encoding, 2*len(idx))
+	for i, j := range idx {
+		p := ps[j]
+		k := rng.IntN(len(p.Perts))
+		encs[i], encs[len(idx)+i] = p.Orig, p.Perts[k]
+		if kind == KindDIR {
+			b.Dirs = append(b.Dirs, p.Direction)
+		}
+		if d.SpanLength > 0 {
+			b.Aligns = append(b.Aligns, p.Aligns[k])
+		}
+	}
+	if d.SpanLength > 0 {
+		b.Kind = spanKind(kind)
+		b.Input = padBatch(encs, d.SpanLength)
+		return b
+	}
+	b.Input = models.NewBatch(encs)
+	return b
+}
+
+// padBatch pads encs to length tokens, the padding masked.
+func padBatch(encs []models.Encoding, length int) models.Batch {
+	b := models.NewBatch(encs)
+	if b.SeqLen >= length {
+		return b
+	}
+	out := models.Batch{Size: b.Size, SeqLen: length, IDs: make([]int, b.Size*length),
+		Types: make([]int, b.Size*length), Mask: make([]float32, b.Size*length)}
+	for i := 0; i < b.Size; i++ {
+		copy(out.IDs[i*length:], b.IDs[i*b.SeqLen:(i+1)*b.SeqLen])
+		copy(out.Types[i*length:], b.Types[i*b.SeqLen:(i+1)*b.SeqLen])
+		copy(out.Mask[i*length:], b.Mask[i*b.SeqLen:(i+1)*b.SeqLen])
+	}
+	return out
 }
 
 // Mixer draws BeLUGA's epochs: every type's examples shuffled and cut into
@@ -113,39 +206,20 @@ func (mx *Mixer) StepsPerEpoch() int {
 // Epoch returns one epoch of batches in training order.
 func (mx *Mixer) Epoch() []Batch {
 	var out []Batch
-	rows := func(kind BatchKind, rs []Row) {
-		for _, chunk := range mx.chunks(len(rs), mx.BatchSize) {
-			b := Batch{Kind: kind}
-			encs := make([]models.Encoding, len(chunk))
-			for i, j := range chunk {
-				encs[i] = rs[j].Enc
-				b.Targets = append(b.Targets, rs[j].Target...)
-			}
-			b.Input = models.NewBatch(encs)
-			out = append(out, b)
-		}
+	d := &mx.Data
+	for _, chunk := range mx.chunks(len(d.IID), mx.BatchSize) {
+		out = append(out, d.rowBatch(KindIID, d.IID, chunk))
 	}
-	pairs := func(kind BatchKind, ps []Perturbed) {
-		for _, chunk := range mx.chunks(len(ps), max(1, mx.BatchSize/2)) {
-			b := Batch{Kind: kind}
-			encs := make([]models.Encoding, 2*len(chunk))
-			for i, j := range chunk {
-				p := ps[j]
-				encs[i] = p.Orig
-				encs[len(chunk)+i] = p.Perts[mx.rng.IntN(len(p.Perts))]
-				if kind == KindDIR {
-					b.Dirs = append(b.Dirs, p.Direction)
-				}
-			}
-			b.Input = models.NewBatch(encs)
-			out = append(out, b)
+	if s := d.Suite; s != nil {
+		for _, chunk := range mx.chunks(len(s.MFT), mx.BatchSize) {
+			out = append(out, d.rowBatch(KindMFT, s.MFT, chunk))
 		}
-	}
-	rows(KindIID, mx.Data.IID)
-	if s := mx.Data.Suite; s != nil {
-		rows(KindMFT, s.MFT)
-		pairs(KindINV, s.INV)
-		pairs(KindDIR, s.DIR)
+		for _, chunk := range mx.chunks(len(s.INV), max(1, mx.BatchSize/2)) {
+			out = append(out, d.pairBatch(mx.rng, KindINV, s.INV, chunk))
+		}
+		for _, chunk := range mx.chunks(len(s.DIR), max(1, mx.BatchSize/2)) {
+			out = append(out, d.pairBatch(mx.rng, KindDIR, s.DIR, chunk))
+		}
 		for _, chunk := range mx.chunks(len(s.LabelDIR), labelDIRCases(mx.BatchSize)) {
 			cases := make([]Perturbed, len(chunk))
 			for i, j := range chunk {
@@ -192,6 +266,10 @@ func batchLoss(ev *losses.Evaluator, b Batch, opt LossOptions) LossFunc {
 			return ev.INV(z, rows, cols, opt.DetachINV)
 		case KindDIR:
 			return ev.DIR(z, rows, b.Dirs)
+		case KindSpanMFT, KindSpanIID:
+			return ev.SpanMFT(z, rows, b.Input.SeqLen, b.Starts, b.Ends)
+		case KindSpanINV:
+			return ev.SpanINV(z, rows, b.Input.SeqLen, b.Aligns, opt.DetachINV)
 		}
 		return 0, nil, fmt.Errorf("unknown batch kind %d", b.Kind)
 	}

@@ -76,7 +76,7 @@ func (c *cachedProbe) Update(st *UpdateState) (Step, error) {
 	rows := b.Input.Size
 	var x []float32
 	for i := 0; i < rows; i++ {
-		f, ok := c.feats[encKey(rowEncoding(b.Input, i))]
+		f, ok := c.feats[encKey(batchRow(b.Input, i))]
 		if !ok {
 			return Step{}, fmt.Errorf("correction %s: no features for row %d of a %s batch", CorrectLPFrozenEval, i, b.Kind)
 		}
@@ -185,8 +185,8 @@ func encKey(e models.Encoding) string {
 	return string(buf)
 }
 
-// rowEncoding recovers row i's encoding from a padded batch.
-func rowEncoding(b models.Batch, i int) models.Encoding {
+// batchRow recovers row i's encoding from a padded batch.
+func batchRow(b models.Batch, i int) models.Encoding {
 	L := b.SeqLen
 	n := 0
 	for n < L && b.Mask[i*L+n] != 0 {

@@ -186,6 +186,11 @@ func (s *RunSpec) Validate() error {
 	if err != nil {
 		return err
 	}
+	if s.Task == TaskRead {
+		if err := s.validateRead(); err != nil {
+			return err
+		}
+	}
 	needTrain := s.Configuration != ConfigIIDThenT && s.Configuration != ConfigT
 	if task.read == nil || s.TaskDef != nil {
 		if s.IIDTrain != "" || s.IIDDev != "" {
@@ -228,6 +233,9 @@ func (s *RunSpec) Validate() error {
 // of its name.
 func (s *RunSpec) task() (*Task, error) {
 	if s.TaskDef == nil {
+		if s.Task == TaskRead {
+			return readTask, nil
+		}
 		return LookupTask(s.Task)
 	}
 	if s.TaskDef.Name != s.Task {
@@ -256,6 +264,9 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, err
+	}
+	if spec.Task == TaskRead {
+		return runRead(ctx, spec, outDir, start)
 	}
 	p, err := prepare(ctx, spec)
 	if err != nil {
@@ -342,25 +353,11 @@ type prepared struct {
 // prepare loads the suite (assigning BeLUGA's split if it has none), the
 // held-out fold, the starting model and the configuration's training data.
 func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
-	suite, err := suites.Open(spec.Suite)
+	suite, fold, err := spec.openSuite()
 	if err != nil {
 		return nil, err
 	}
-	if suites.Summarise(suite).Splits[suites.SplitTest].Cases == 0 {
-		splits.Assign(suite, splits.BeLUGASeed)
-	}
-	p := &prepared{suite: suite}
-	if spec.HeldOut != nil {
-		for _, f := range splits.Folds(suite, spec.HeldOut.Kind, splits.DefaultFoldOptions) {
-			if f.Name == spec.HeldOut.Name {
-				f := f
-				p.fold = &f
-			}
-		}
-		if p.fold == nil {
-			return nil, fmt.Errorf("suite %s has no %s fold %q", suite.Name, spec.HeldOut.Kind, spec.HeldOut.Name)
-		}
-	}
+	p := &prepared{suite: suite, fold: fold}
 	if p.task, err = spec.task(); err != nil {
 		return nil, err
 	}
@@ -459,6 +456,27 @@ func (s *RunSpec) readIID(task *Task) (train, dev []datasets.Example, err error)
 		}
 	}
 	return train, dev, nil
+}
+
+// openSuite opens the run's suite, assigning BeLUGA's split if it has
+// none, and finds its held-out fold (nil for a seen run).
+func (s *RunSpec) openSuite() (*suites.Suite, *splits.Fold, error) {
+	suite, err := suites.Open(s.Suite)
+	if err != nil {
+		return nil, nil, err
+	}
+	if suites.Summarise(suite).Splits[suites.SplitTest].Cases == 0 {
+		splits.Assign(suite, splits.BeLUGASeed)
+	}
+	if s.HeldOut == nil {
+		return suite, nil, nil
+	}
+	for _, f := range splits.Folds(suite, s.HeldOut.Kind, splits.DefaultFoldOptions) {
+		if f.Name == s.HeldOut.Name {
+			return suite, &f, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("suite %s has no %s fold %q", suite.Name, s.HeldOut.Kind, s.HeldOut.Name)
 }
 
 // defaults are BeLUGA's method constants with the run's corrections.

@@ -24,6 +24,8 @@ type Grid struct {
 var (
 	BeLUGAGrid   = Grid{LR: []float64{2e-5, 3e-5, 5e-5}, BatchSize: []int{8, 16}, Epochs: []float64{1, 2, 3}}
 	BeLUGALPGrid = Grid{LR: []float64{1e-4, 5e-4, 1e-3}, BatchSize: []int{8, 16}, Epochs: []float64{1, 2, 3}}
+	// BeLUGAReadBatchSizes replace the grid's batch sizes for SQuAD.
+	BeLUGAReadBatchSizes = []int{2, 3}
 )
 
 // Trial is one point of a search and its validation scores.
@@ -41,7 +43,9 @@ type Trial struct {
 // Search trains spec once per point of grid and scores each on T_val with
 // BeLUGA's objective (REFERENCE 1.4): for sentiment MFT accuracy + INV
 // pass + DIR pass; for QQP (MFT accuracy + F1)/2 + INV pass + (label-DIR
-// accuracy + F1)/2. It returns the best hyper-parameters and every trial.
+// accuracy + F1)/2; for SQuAD the mean MFT start/end accuracy + the mean
+// aligned INV pass (spanObjective); for a declared task MFT accuracy +
+// INV pass + DIR pass. It returns the best hyper-parameters and every trial.
 func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error) {
 	var trials []Trial
 	best := -1
@@ -56,20 +60,13 @@ func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error
 				if err := s.Validate(); err != nil {
 					return Hyper{}, trials, err
 				}
-				p, err := prepare(ctx, s)
-				if err != nil {
-					return Hyper{}, trials, err
+				run := trial
+				if s.Task == TaskRead {
+					run = readTrial
 				}
-				if _, err := Train(ctx, p.model, p.data, p.phases, TrainOptions{Seed: s.Seed, MaxSteps: s.MaxSteps, Cache: s.Cache}); err != nil {
+				t, err := run(ctx, s)
+				if err != nil {
 					return Hyper{}, trials, fmt.Errorf("trial lr %g, batch %d, epochs %g: %w", lr, bs, ep, err)
-				}
-				val, err := BuildSuiteData(p.suite, suites.SplitValidation, nil, p.tk, p.task)
-				if err != nil {
-					return Hyper{}, trials, err
-				}
-				t, err := objective(p.model, val, s.Seed, p.task.searchObjective)
-				if err != nil {
-					return Hyper{}, trials, err
 				}
 				t.Hyper = s.Hyper
 				trials = append(trials, t)
@@ -83,6 +80,23 @@ func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error
 		return Hyper{}, nil, fmt.Errorf("empty hyper-parameter grid")
 	}
 	return trials[best].Hyper, trials, nil
+}
+
+// trial trains one search trial of a classification task and scores it on
+// T_val.
+func trial(ctx context.Context, s RunSpec) (Trial, error) {
+	p, err := prepare(ctx, s)
+	if err != nil {
+		return Trial{}, err
+	}
+	if _, err := Train(ctx, p.model, p.data, p.phases, TrainOptions{Seed: s.Seed, MaxSteps: s.MaxSteps, Cache: s.Cache}); err != nil {
+		return Trial{}, err
+	}
+	val, err := BuildSuiteData(p.suite, suites.SplitValidation, nil, p.tk, p.task)
+	if err != nil {
+		return Trial{}, err
+	}
+	return objective(p.model, val, s.Seed, p.task.searchObjective)
 }
 
 // objective scores m on validation data as BeLUGA's compute_metrics does:

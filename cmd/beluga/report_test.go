@@ -13,24 +13,7 @@ import (
 	"github.com/beluga-nlp/beluga/report/tfevents"
 )
 
-// resetFlags puts the named flags of a command back to their defaults:
-// cobra keeps a flag's value from one Execute to the next.
-func resetFlags(t *testing.T, path []string, names ...string) {
-	t.Cleanup(func() {
-		cmd, _, err := rootCmd.Find(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, n := range names {
-			f := cmd.Flags().Lookup(n)
-			f.Value.Set(f.DefValue)
-			f.Changed = false
-		}
-	})
-}
-
 func TestReportSeedsIntervalsComparisons(t *testing.T) {
-	resetFlags(t, []string{"report"}, "ci", "resamples", "comparisons", "trials", "format", "out", "pvalues")
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "spec.yaml")
 	os.WriteFile(spec, []byte(`name: cli-seeds
@@ -77,7 +60,6 @@ seeds: [1, 2]
 }
 
 func TestPlotCurves(t *testing.T) {
-	resetFlags(t, []string{"plot", "curves"}, "out", "tfevents")
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "train"), 0o755)
 	os.WriteFile(filepath.Join(dir, "train", "curve.jsonl"), []byte(`{"step":0,"kind":"mft","loss":0.7,"lr":2e-05}

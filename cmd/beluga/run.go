@@ -75,6 +75,9 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if err := runner.CheckSuites(ctx, spec); err != nil {
+				return fmt.Errorf("experiment spec %s: %w", args[0], err)
+			}
 			if jobs < 1 {
 				return fmt.Errorf("--jobs %d: want at least 1", jobs)
 			}

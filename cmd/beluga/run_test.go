@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/experiments/experimentstest"
 )
@@ -38,12 +41,42 @@ methods: [vanilla, lp]
 
 func execute(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	resetFlags(t, rootCmd)
 	var out bytes.Buffer
 	rootCmd.SetOut(&out)
 	rootCmd.SetErr(&out)
 	rootCmd.SetArgs(args)
 	err := rootCmd.Execute()
 	return out.String(), err
+}
+
+// resetFlags puts every flag of cmd and its subcommands back to its
+// default: the commands are package globals, so a value one test sets (by
+// a flag, or a command deriving a default into its variable) would
+// otherwise carry into the next (go test -count=2 failed on it).
+func resetFlags(t *testing.T, cmd *cobra.Command) {
+	t.Helper()
+	reset := func(f *pflag.Flag) {
+		var err error
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			var def []string
+			if d := strings.Trim(f.DefValue, "[]"); d != "" {
+				def = strings.Split(d, ",")
+			}
+			err = sv.Replace(def)
+		} else {
+			err = f.Value.Set(f.DefValue)
+		}
+		if err != nil {
+			t.Fatalf("resetting --%s: %v", f.Name, err)
+		}
+		f.Changed = false
+	}
+	cmd.Flags().VisitAll(reset)
+	cmd.PersistentFlags().VisitAll(reset)
+	for _, c := range cmd.Commands() {
+		resetFlags(t, c)
+	}
 }
 
 func TestRunStatusReportPlotClean(t *testing.T) {
@@ -106,5 +139,37 @@ func TestRunStatusReportPlotClean(t *testing.T) {
 	if out := os.Getenv("BELUGA_EXAMPLE_HEATMAP"); out != "" {
 		b, _ := os.ReadFile(png)
 		os.WriteFile(out, b, 0o644)
+	}
+}
+
+// A suite its task does not fit is refused before any run starts, naming
+// the spec field, the suite file, the functionality and the case.
+func TestRunRefusesASuiteTheTaskDoesNotFit(t *testing.T) {
+	td, err := filepath.Abs("../../train/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.yaml")
+	os.WriteFile(spec, []byte(`out: store
+tasks:
+  - name: INTENT
+    labels: [greeting, question]
+    suite: `+filepath.Join(td, "intent_suite.jsonl")+`
+model: {name: wordvec, options: {glove: `+filepath.Join(td, "intent_glove.txt")+`}}
+configurations: [T]
+scores: [seen]
+`), 0o644)
+	_, err = execute(t, "run", spec)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"tasks[0].suite", "intent_suite.jsonl", `functionality "complaints" case 0`, `suite label "complaint"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "store")); !os.IsNotExist(err) {
+		t.Errorf("the store was created: %v", err)
 	}
 }

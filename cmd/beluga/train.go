@@ -38,6 +38,8 @@ iid-(iid+t), from the IID run's model), trains with the method on the configurat
 (T_train of the suite without the held-out fold, and/or the i.i.d. training set), then
 writes into --out the model, T_test and i.i.d. test predictions, CheckList results per
 functionality and per case, the training curve, timing, metrics.json and, last, done.
+Tasks: sentiment and qqp are built in; declare any other in the spec (task_def, with
+iid_train_file / iid_dev_file; docs/tasks.md). Configuration t trains on the suite alone.
 A flag given on the command line overrides the YAML spec; a field the spec leaves out keeps
 the flag's default. docs/train-spec.md documents the YAML with an example; suite_limit,
 eval_limit and hyper.loss are spec-only.`,
@@ -98,6 +100,9 @@ eval_limit and hyper.loss are spec-only.`,
 					if spec.Method == "lp" {
 						grid = train.BeLUGALPGrid
 					}
+					if spec.Task == train.TaskRead {
+						grid.BatchSize = train.BeLUGAReadBatchSizes
+					}
 					if len(gridLR) > 0 {
 						grid.LR = gridLR
 					}
@@ -152,7 +157,7 @@ eval_limit and hyper.loss are spec-only.`,
 	fl := cmd.Flags()
 	fl.StringVar(&specFile, "spec", "", "YAML run spec (fields as train.RunSpec)")
 	fl.StringVarP(&out, "out", "o", "", "run directory to write")
-	fl.StringVar(&spec.Task, "task", "sentiment", "task")
+	fl.StringVar(&spec.Task, "task", "sentiment", "a built-in task (sentiment, qqp; squad: READ, a span model — give --max-length 384 for BeLUGA's features) or the name of the spec's task_def")
 	fl.StringVar(&spec.Suite, "suite", "", "suite (any format beluga reads)")
 	fl.StringVar(&spec.IIDTrain, "iid-train", "", "i.i.d. training set (SST-2 train.tsv)")
 	fl.StringVar(&spec.IIDDev, "iid-dev", "", "i.i.d. dev set, halved into validation and test (SST-2 dev.tsv)")
@@ -162,7 +167,7 @@ eval_limit and hyper.loss are spec-only.`,
 	fl.StringVar(&spec.Model.Vocab, "vocab", "", "WordPiece vocab.txt for bert-tiny")
 	fl.StringVar(&spec.Model.GloVe, "glove", "", "GloVe vectors for wordvec")
 	fl.IntVar(&spec.Model.Hidden, "hidden", 128, "pooler width of wordvec")
-	fl.StringVar(&spec.Configuration, "configuration", train.ConfigIID, "iid, iid-t, iid+t or iid-(iid+t)")
+	fl.StringVar(&spec.Configuration, "configuration", train.ConfigIID, "iid, iid-t, iid+t, iid-(iid+t) or t (the suite alone)")
 	fl.StringVar(&spec.Method, "method", "vanilla", strings.Join(train.MethodNames(), ", "))
 	fl.IntVar(&spec.ProbeHyper.BatchSize, "probe-batch-size", train.DefaultProbeHyper.BatchSize, "lp-ft: batch size of the linear-probing phase (BeLUGA's sentiment value)")
 	fl.Float64Var(&spec.ProbeHyper.LR, "probe-lr", train.DefaultProbeHyper.LR, "lp-ft: learning rate of the linear-probing phase (BeLUGA's sentiment value)")
@@ -185,7 +190,7 @@ eval_limit and hyper.loss are spec-only.`,
 	fl.Float64SliceVar(&gridEpochs, "grid-epochs", nil, "epochs to search (default BeLUGA's)")
 	fl.StringVar(&hyperFrom, "hyper-from", "", "reuse the suite-phase hyper-parameters of this run directory (held-out runs reuse the full run's)")
 	enumFlag(cmd, "method", train.MethodNames()...)
-	enumFlag(cmd, "configuration", train.ConfigIID, train.ConfigIIDThenT, train.ConfigIIDPlusT, train.ConfigIIDThenIT)
+	enumFlag(cmd, "configuration", train.ConfigIID, train.ConfigIIDThenT, train.ConfigIIDPlusT, train.ConfigIIDThenIT, train.ConfigT)
 	enumFlag(cmd, "model-kind", "bert", "bert-tiny", "wordvec")
 	enumFlag(cmd, "correct", slices.Sorted(maps.Keys(train.Corrections))...)
 	cmd.MarkFlagRequired("out")

@@ -1,4 +1,4 @@
-package spans
+package spans_test
 
 import (
 	"fmt"
@@ -9,16 +9,18 @@ import (
 	"github.com/beluga-nlp/beluga/internal/fixture"
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/spans"
 	"github.com/beluga-nlp/beluga/train"
 )
 
-// TestSpanModelLearnsAnswers runs the whole READ path on the fixture BERT:
+// TestSpanModelLearnsAnswers (an external test: package train imports
+// spans) runs the whole READ path on the fixture BERT:
 // features, the span MFT and INV losses through SpanBERT's backward pass,
 // AdamW, then Predict. A small model fitting three questions must end up
 // answering them.
 func TestSpanModelLearnsAnswers(t *testing.T) {
 	dir := fixture.Dir(t)
-	tk, err := NewWordPiece(filepath.Join(dir, "vocab.txt"))
+	tk, err := spans.NewWordPiece(filepath.Join(dir, "vocab.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,18 +36,18 @@ func TestSpanModelLearnsAnswers(t *testing.T) {
 	cfg.MaxLength = 48
 	ctx := "Mary is taller than John. The café opened in 1990 in Paris."
 	exs := []datasets.QAExample{
-		SuiteExample("a", ctx, "Who is taller?", "Mary"),
-		SuiteExample("b", ctx, "When did the café open?", "1990"),
-		SuiteExample("c", ctx, "Where is the café?", "Paris"),
+		spans.SuiteExample("a", ctx, "Who is taller?", "Mary"),
+		spans.SuiteExample("b", ctx, "When did the café open?", "1990"),
+		spans.SuiteExample("c", ctx, "Where is the café?", "Paris"),
 	}
-	fs, err := Features(tk, exs, cfg)
+	fs, err := spans.Features(tk, exs, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := Batch(fs)
-	starts, ends := Positions(fs)
+	b := spans.Batch(fs)
+	starts, ends := spans.Positions(fs)
 	// the INV pair: question a and a typo of it
-	pert, err := Features(tk, []datasets.QAExample{SuiteExample("a'", ctx, "Who is tallr?", "Mary")}, cfg)
+	pert, err := spans.Features(tk, []datasets.QAExample{spans.SuiteExample("a'", ctx, "Who is tallr?", "Mary")}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func TestSpanModelLearnsAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := Batch([]Feature{fs[0], pert[0]})
+	inv := spans.Batch([]spans.Feature{fs[0], pert[0]})
 	ev := losses.NewEvaluator()
 	opt := train.NewAdamW(0)
 	var first, last float64
@@ -74,7 +76,7 @@ func TestSpanModelLearnsAnswers(t *testing.T) {
 		}
 		last = l
 	}
-	got, err := Predict(m, tk, exs, cfg, 2)
+	got, err := spans.Predict(m, tk, exs, cfg, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,6 +60,14 @@ func NewWordPiece(vocabFile string) (*WordPiece, error) {
 	return w, nil
 }
 
+// VocabSize is the number of entries of the vocabulary (the size of a
+// model's word embedding).
+func (w *WordPiece) VocabSize() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.tk.GetVocabSize(true)
+}
+
 // Config is BeLUGA's configuration with this vocabulary's special ids.
 func (w *WordPiece) Config() Config {
 	c := BeLUGA()

@@ -1,0 +1,440 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/losses"
+	"github.com/beluga-nlp/beluga/metrics"
+	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/checkpoint"
+	"github.com/beluga-nlp/beluga/models/hub"
+	"github.com/beluga-nlp/beluga/models/spans"
+	"github.com/beluga-nlp/beluga/splits"
+	"github.com/beluga-nlp/beluga/suites"
+)
+
+// Reading comprehension (BeLUGA's READ) trains a span model
+// (models.SpanBERT) on SQuAD v1.1 and CheckList's SQuAD suite as BeLUGA does
+// (REFERENCE 1.2, 1.4, 1.5, 1.8):
+//
+//   - Features are HuggingFace's question-answering recipe (package spans):
+//     question first, the context cut into windows of MaxLength tokens with a
+//     stride, the first answer's characters mapped to its first and last
+//     token, (0, 0) — [CLS] — when a window does not hold it whole.
+//   - MFT inputs train on the span cross-entropy at their expected answer
+//     (its first occurrence in the context, as BeLUGA's str.find).
+//   - INV cases train on the aligned-token invariance loss: BeLUGA splits
+//     tokenised features, not inputs, into originals and perturbations, so
+//     the first feature of a case is the original and every other feature —
+//     a perturbation's, or an overflow window of the original — is a
+//     perturbation of it, aligned by difflib on the padded input ids.
+//   - The suite has no DIR tests; BeLUGA trains none for SQuAD.
+//   - Suite-phase batches carry no token types (BeLUGA's SQuAD collator and
+//     losses keep input_ids and attention_mask only); the IID baseline, a
+//     plain HuggingFace Trainer, and every prediction pass them.
+//   - The i.i.d. score is SQuAD's exact match on the test half of dev
+//     (BeLUGA's halving); F1 is reported beside it. The suite's T_test
+//     inputs are answered with n-best postprocessing and scored by
+//     CheckList's SQuAD expectations from a pred_only file.
+
+// TaskRead is the reading-comprehension task's name in run specs.
+const TaskRead = "squad"
+
+// readTask stands for READ where Validate asks for a run's task: READ is
+// not a classification Task (Run hands it to runRead), but it reads
+// registered i.i.d. files (iid_train, iid_dev) as the built-in tasks do.
+var readTask = &Task{Name: TaskRead, read: func(path string) ([]datasets.Example, error) {
+	return nil, fmt.Errorf("%s: SQuAD files are read as questions by the READ path, not as classification examples", path)
+}}
+
+// ReadMaxLength is BeLUGA's SQuAD feature length; its document stride is
+// 128 tokens, a third of it.
+const ReadMaxLength = 384
+
+// BeLUGA's SQuAD hyper-parameters (set_hyperparams' fallbacks and
+// iid_finetuning.py, REFERENCE 1.5): vanilla 2 epochs of batch 3 at lr 3e-5,
+// the IID baseline the same, linear probing 3 epochs of batch 3 at 1e-3.
+var (
+	ReadDefaultHyper      = Hyper{Epochs: 2, BatchSize: 3, LR: 3e-5}
+	ReadDefaultIIDHyper   = Hyper{Epochs: 2, BatchSize: 3, LR: 3e-5}
+	ReadDefaultProbeHyper = Hyper{Epochs: LPFTEpochs, BatchSize: 3, LR: 1e-3}
+)
+
+// ReadStride is the document stride of features of maxLength tokens:
+// BeLUGA's 128 at 384, a third of maxLength at other lengths.
+func ReadStride(maxLength int) int { return maxLength / 3 }
+
+// validateRead refuses what READ cannot train.
+func (s *RunSpec) validateRead() error {
+	if s.Model.Kind == "wordvec" {
+		return fmt.Errorf("task %s trains a span model: model kind wordvec has no token outputs (want bert or bert-tiny)", TaskRead)
+	}
+	if s.Configuration == ConfigT {
+		return fmt.Errorf("task %s: configuration t is for suites without i.i.d. data; READ has SQuAD (want iid, iid-t, iid+t or iid-(iid+t))", TaskRead)
+	}
+	if s.Method == "irm-domainbed" {
+		return fmt.Errorf("task %s: DomainBed's IRM splits batches by example, which span batches do not support (use irm)", TaskRead)
+	}
+	if s.MaxLength < 16 {
+		return fmt.Errorf("task %s: max_length %d leaves no room for a question and a context window (want at least 16; BeLUGA %d)", TaskRead, s.MaxLength, ReadMaxLength)
+	}
+	return nil
+}
+
+// readRun is a READ run ready to train.
+type readRun struct {
+	model *models.SpanBERT
+	tk    *spans.WordPiece
+	vocab string // the vocabulary file the saved model carries
+	cfg   spans.Config
+	suite *suites.Suite
+	fold  *splits.Fold
+	data  Data
+	phase []Phase
+	test  []datasets.QAExample // the i.i.d. test half
+}
+
+// runRead is Run for TaskRead.
+func runRead(ctx context.Context, spec RunSpec, outDir string, start time.Time) (*Result, error) {
+	p, err := prepareRead(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	curve, err := Train(ctx, p.model, p.data, p.phase, TrainOptions{Seed: spec.Seed, MaxSteps: spec.MaxSteps})
+	if werr := writeCurve(filepath.Join(outDir, "curve.jsonl"), curve); werr != nil && err == nil {
+		err = werr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := p.model.Save(filepath.Join(outDir, "model"), p.vocab); err != nil {
+		return nil, err
+	}
+	em, f1, correct, err := evalSQuAD(ctx, p, filepath.Join(outDir, "iid_predictions.json"))
+	if err != nil {
+		return nil, err
+	}
+	scored := p.suite
+	if p.fold != nil {
+		scored = subsetSuite(scored, p.fold.Scored)
+	}
+	if spec.EvalLimit > 0 {
+		scored = dropOtherSplits(limitCases(scored, suites.SplitTest, spec.EvalLimit), suites.SplitTest)
+	}
+	sr, err := evalSpanSuite(ctx, p, scored, outDir)
+	if err != nil {
+		return nil, err
+	}
+	// The i.i.d. score is the exact match, BeLUGA's; F1 is recorded beside it.
+	out := &Result{IIDScore: &em, IIDMetrics: map[string]float64{"exact_match": em, "f1": f1},
+		Steps: len(curve), Seconds: time.Since(start).Seconds(), IIDCorrect: correct, Suite: sr}
+	if sr.Score != nil {
+		s := *sr.Score / 100
+		g := metrics.HarmonicMean(em, s)
+		out.SuiteScore, out.G = &s, &g
+	}
+	if err := writeJSON(filepath.Join(outDir, "metrics.json"), out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// prepareRead loads the suite, the fold, the starting span model and the
+// configuration's training data.
+func prepareRead(ctx context.Context, spec RunSpec) (*readRun, error) {
+	suite, fold, err := spec.openSuite()
+	if err != nil {
+		return nil, err
+	}
+	if suite.Task != TaskRead {
+		return nil, fmt.Errorf("suite %s tests task %q, not %s", suite.Name, suite.Task, TaskRead)
+	}
+	p := &readRun{suite: suite, fold: fold}
+	if err := p.startModel(ctx, spec); err != nil {
+		return nil, err
+	}
+	p.cfg = p.tk.Config()
+	p.cfg.MaxLength, p.cfg.Stride = spec.MaxLength, ReadStride(spec.MaxLength)
+	p.data.SpanLength = spec.MaxLength
+
+	dev, err := datasets.ReadSQuAD(spec.IIDDev)
+	if err != nil {
+		return nil, err
+	}
+	valIdx, testIdx := datasets.Halve(len(dev), datasets.BeLUGAHalvingSeed)
+	p.test = datasets.Pick(dev, testIdx)
+	if spec.Configuration != ConfigIIDThenT {
+		var train []datasets.QAExample
+		if sameFile(spec.IIDTrain, spec.IIDDev) {
+			// Training on dev (where SQuAD train is not at hand) takes its
+			// validation half only: never the i.i.d. test half.
+			train = datasets.Pick(dev, valIdx)
+		} else if train, err = datasets.ReadSQuAD(spec.IIDTrain); err != nil {
+			return nil, err
+		}
+		if spec.IIDLimit > 0 && spec.IIDLimit < len(train) {
+			train = train[:spec.IIDLimit]
+		}
+		// The IID baseline is iid_finetuning.py's Trainer, with token types;
+		// the suite phases' SQuAD batches have none.
+		if p.data.IID, err = SpanRows(ctx, train, p.tk, p.cfg, spec.Configuration == ConfigIID); err != nil {
+			return nil, err
+		}
+	}
+	if spec.Configuration == ConfigIID {
+		p.phase = vanillaFamily{name: "vanilla"}.Phases(spec.IIDHyper, Hyper{})
+		return p, nil
+	}
+	trainSuite := suite
+	if spec.SuiteLimit > 0 {
+		trainSuite = limitCases(suite, suites.SplitTrain, spec.SuiteLimit)
+	}
+	if p.data.Suite, err = BuildSpanSuiteData(ctx, trainSuite, suites.SplitTrain, p.fold, p.tk, p.cfg); err != nil {
+		return nil, err
+	}
+	method, err := NewMethod(spec.Method, spec.defaults())
+	if err != nil {
+		return nil, err
+	}
+	p.phase = method.Phases(spec.Hyper, spec.ProbeHyper)
+	return p, nil
+}
+
+// sameFile says whether two paths name the same file.
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
+// startModel builds the run's initial span model and tokenizer: the IID
+// model (IID→T, IID→(IID+T)), a checkpoint (a directory or hub id; an
+// encoder-only one gets a fresh qa_outputs) or BERT-tiny from scratch.
+func (p *readRun) startModel(ctx context.Context, spec RunSpec) error {
+	path := ""
+	switch {
+	case spec.Configuration == ConfigIIDThenT || spec.Configuration == ConfigIIDThenIT:
+		path = spec.FromIID
+	case spec.Model.Kind == "bert":
+		path = spec.Model.Path
+	case spec.Model.Kind != "bert-tiny":
+		return fmt.Errorf("unknown model kind %q for task %s (want bert or bert-tiny)", spec.Model.Kind, TaskRead)
+	}
+	var err error
+	if path == "" {
+		p.vocab = spec.Model.Vocab
+		if p.tk, err = spans.NewWordPiece(p.vocab); err != nil {
+			return err
+		}
+		p.model, _, err = models.NewSpanBERT(models.TinyConfig(p.tk.VocabSize()), nil, spec.Seed)
+		return err
+	}
+	dir, err := hub.FromEnv().Resolve(ctx, path)
+	if err != nil {
+		return err
+	}
+	ck, err := checkpoint.Load(dir)
+	if err != nil {
+		return err
+	}
+	p.vocab = filepath.Join(dir, "vocab.txt")
+	if p.tk, err = spans.NewWordPiece(p.vocab); err != nil {
+		return fmt.Errorf("model %s: a span model needs its WordPiece vocab.txt: %w", path, err)
+	}
+	if p.model, _, err = models.NewSpanBERT(ck.Config, ck.Weights, spec.Seed); err != nil {
+		return fmt.Errorf("model %s: %w", path, err)
+	}
+	return nil
+}
+
+// featureChunk is how many examples are turned into features at once:
+// features are MaxLength tokens with offsets, so SQuAD train's 88k at once
+// would take gigabytes.
+const featureChunk = 512
+
+// SpanRows turns SQuAD examples into training rows: one per feature, its
+// span the answer's token positions, without token types unless types.
+func SpanRows(ctx context.Context, exs []datasets.QAExample, tk spans.Tokenizer, cfg spans.Config, types bool) ([]Row, error) {
+	var rows []Row
+	for lo := 0; lo < len(exs); lo += featureChunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hi := min(lo+featureChunk, len(exs))
+		fs, err := spans.Features(tk, exs[lo:hi], cfg)
+		if err != nil {
+			return nil, fmt.Errorf("i.i.d. examples %d-%d: %w", lo, hi-1, err)
+		}
+		for _, f := range fs {
+			rows = append(rows, Row{Enc: rowEncoding(f, types), Span: [2]int{f.Start, f.End}, Env: "iid"})
+		}
+	}
+	return rows, nil
+}
+
+// rowEncoding copies a feature's tokens without the padding (Data.SpanLength
+// pads batches back, masked).
+func rowEncoding(f spans.Feature, types bool) models.Encoding {
+	e := models.Encoding{IDs: append([]int(nil), f.IDs[:f.Len]...), TypeIDs: make([]int, f.Len)}
+	if types {
+		copy(e.TypeIDs, f.TypeIDs[:f.Len])
+	}
+	return e
+}
+
+// BuildSpanSuiteData turns the cases of split of a SQuAD suite (skipping the
+// functionalities fold removes, when it is not nil) into span training data
+// as BeLUGA does: MFT inputs as rows labelled with their expected answer,
+// INV cases as an original feature and its perturbations with their token
+// alignments. Suite batches carry no token types.
+func BuildSpanSuiteData(ctx context.Context, s *suites.Suite, split suites.Split, fold *splits.Fold, tk spans.Tokenizer, cfg spans.Config) (*SuiteData, error) {
+	d := &SuiteData{}
+	for _, f := range s.Functionalities {
+		if fold != nil && fold.Remove(f) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		tt := f.TrainType()
+		if tt == suites.DIR {
+			return nil, fmt.Errorf("functionality %q: task %s trains no DIR tests (BeLUGA has none for SQuAD)", f.Name, TaskRead)
+		}
+		env := string(tt) + "/" + f.Name
+		for _, c := range f.Cases {
+			if split != "" && c.Split != split {
+				continue
+			}
+			exs := make([]datasets.QAExample, len(c.Inputs))
+			for i, in := range c.Inputs {
+				if !in.IsPair {
+					return nil, fmt.Errorf("functionality %q case %d input %d: want a (context, question) pair", f.Name, c.ID, i)
+				}
+				// BeLUGA's CSV leaves unlabelled inputs "NaN" (INV); only MFT
+				// rows use the answer.
+				label := "NaN"
+				if l, ok := c.LabelFor(i); ok && l.IsAnswer {
+					label = l.Answer
+				} else if tt == suites.MFT {
+					return nil, fmt.Errorf("functionality %q case %d input %d: an MFT input without an answer", f.Name, c.ID, i)
+				}
+				exs[i] = spans.SuiteExample(fmt.Sprintf("%d/%d", c.ID, i), in.Text, in.Pair, label)
+			}
+			fs, err := spans.Features(tk, exs, cfg)
+			if err != nil {
+				return nil, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
+			}
+			switch tt {
+			case suites.MFT:
+				for _, ft := range fs {
+					d.MFT = append(d.MFT, Row{Enc: rowEncoding(ft, false), Span: [2]int{ft.Start, ft.End}, Env: env})
+				}
+			case suites.INV:
+				if len(fs) < 2 {
+					continue // nothing to compare the original with
+				}
+				p := Perturbed{Orig: rowEncoding(fs[0], false), Env: env}
+				for _, ft := range fs[1:] {
+					a, err := losses.AlignSpans(fs[0].IDs, ft.IDs, cfg.MaxLength)
+					if err != nil {
+						return nil, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
+					}
+					p.Perts = append(p.Perts, rowEncoding(ft, false))
+					p.Aligns = append(p.Aligns, a)
+				}
+				d.INV = append(d.INV, p)
+			}
+		}
+	}
+	return d, nil
+}
+
+// predictAnswers answers exs with p's model in chunks, stopping when ctx is
+// cancelled.
+func predictAnswers(ctx context.Context, p *readRun, exs []datasets.QAExample) ([]string, error) {
+	out := make([]string, 0, len(exs))
+	for lo := 0; lo < len(exs); lo += featureChunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hi := min(lo+featureChunk, len(exs))
+		a, err := spans.Predict(p.model, p.tk, exs[lo:hi], p.cfg, 32)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a...)
+	}
+	return out, nil
+}
+
+// evalSQuAD answers the i.i.d. test half, writes the answers as the
+// official evaluation script reads them ({id: answer}) and returns the
+// exact match, F1 and which answers match exactly.
+func evalSQuAD(ctx context.Context, p *readRun, path string) (em, f1 float64, correct []bool, err error) {
+	answers, err := predictAnswers(ctx, p, p.test)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	byID := make(map[string]string, len(answers))
+	correct = make([]bool, len(answers))
+	for i, ex := range p.test {
+		byID[ex.ID] = answers[i]
+		e := metrics.ExactMatch(answers[i], ex.Answers)
+		correct[i] = e == 1
+		em += e
+		f1 += metrics.TokenF1(answers[i], ex.Answers)
+	}
+	if n := float64(len(answers)); n > 0 {
+		em, f1 = em/n, f1/n
+	}
+	err = atomicfile.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(byID) })
+	return em, f1, correct, err
+}
+
+// evalSpanSuite answers every input of the T_test cases of s in suite
+// order, writes CheckList's pred_only file (BeLUGA's SQuAD predictions) and
+// scores what it reads back, as CheckList reads it.
+func evalSpanSuite(ctx context.Context, p *readRun, s *suites.Suite, outDir string) (*metrics.Result, error) {
+	var exs []datasets.QAExample
+	for _, f := range s.Functionalities {
+		for _, c := range f.Cases {
+			if c.Split != suites.SplitTest {
+				continue
+			}
+			for _, in := range c.Inputs {
+				exs = append(exs, datasets.QAExample{Context: in.Text, Question: in.Pair})
+			}
+		}
+	}
+	answers, err := predictAnswers(ctx, p, exs)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(outDir, "suite_predictions.txt")
+	if err := atomicfile.Write(path, func(w io.Writer) error { return spans.WritePredOnly(w, answers) }); err != nil {
+		return nil, err
+	}
+	preds, err := metrics.ReadPredictions(path, metrics.PredOnly, len(answers), true)
+	if err != nil {
+		return nil, err
+	}
+	r, err := metrics.Score(s, preds, metrics.ScoreOptions{Split: suites.SplitTest})
+	if err != nil {
+		return nil, err
+	}
+	if err := r.WriteJSON(filepath.Join(outDir, "results.json")); err != nil {
+		return nil, err
+	}
+	return r, r.WriteCases(filepath.Join(outDir, "cases.jsonl"))
+}

@@ -429,12 +429,5 @@ func evalSpanSuite(ctx context.Context, p *readRun, s *suites.Suite, outDir stri
 	if err != nil {
 		return nil, err
 	}
-	r, err := metrics.Score(s, preds, metrics.ScoreOptions{Split: suites.SplitTest})
-	if err != nil {
-		return nil, err
-	}
-	if err := r.WriteJSON(filepath.Join(outDir, "results.json")); err != nil {
-		return nil, err
-	}
-	return r, r.WriteCases(filepath.Join(outDir, "cases.jsonl"))
+	return scoreSuite(s, preds, outDir)
 }

@@ -662,6 +662,12 @@ func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, task 
 	if err := atomicfile.WriteFile(filepath.Join(outDir, "suite_predictions.txt"), buf.Bytes()); err != nil {
 		return nil, err
 	}
+	return scoreSuite(s, preds, outDir)
+}
+
+// scoreSuite scores predictions of the T_test inputs of s in suite order
+// and writes the per-functionality results and per-case verdicts.
+func scoreSuite(s *suites.Suite, preds []metrics.Prediction, outDir string) (*metrics.Result, error) {
 	r, err := metrics.Score(s, preds, metrics.ScoreOptions{Split: suites.SplitTest})
 	if err != nil {
 		return nil, err

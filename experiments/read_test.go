@@ -17,20 +17,7 @@ import (
 // IID→(IID+T) with the class and type folds, each scored by CheckList's
 // SQuAD expectations on T_test and on exact match on dev's test half.
 func TestReadSweep(t *testing.T) {
-	tiny, err := filepath.Abs("../train/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := t.TempDir()
-	for src, dst := range map[string]string{"tiny_squad_train.json": "train-v1.1.json", "tiny_squad_dev.json": "dev-v1.1.json"} {
-		b, err := os.ReadFile(filepath.Join(tiny, src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(data, dst), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tiny, data := trainFixtures(t, map[string]string{"tiny_squad_train.json": "train-v1.1.json", "tiny_squad_dev.json": "dev-v1.1.json"})
 	spec, err := ParseSpec([]byte(`
 tasks: [{name: READ, data: ` + data + `, suite: ` + filepath.Join(tiny, "tiny_squad_suite.jsonl") + `}]
 model: {name: bert-tiny, options: {vocab: ` + filepath.Join(tiny, "tiny_vocab.txt") + `, max_length: 32}}

@@ -10,18 +10,16 @@ import (
 	"github.com/beluga-nlp/beluga/train"
 )
 
-// TestSweepSearchesBeforeItsRuns: with a search grid, each configuration ×
-// method is tuned on T_val in a search run of the store, and its seen and
-// held-out runs train with the choice; LP-FT fine-tunes with vanilla's
-// choice and probes with LP's in held-out runs, with BeLUGA's hard-coded
-// row in its seen run.
-func TestSweepSearchesBeforeItsRuns(t *testing.T) {
+// trainFixtures returns package train's testdata directory and a data
+// directory holding copies of some of its files under a dataset's names.
+func trainFixtures(t *testing.T, copies map[string]string) (tiny, data string) {
+	t.Helper()
 	tiny, err := filepath.Abs("../train/testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := t.TempDir()
-	for src, dst := range map[string]string{"tiny_train.tsv": "train.tsv", "tiny_dev.tsv": "dev.tsv"} {
+	data = t.TempDir()
+	for src, dst := range copies {
 		b, err := os.ReadFile(filepath.Join(tiny, src))
 		if err != nil {
 			t.Fatal(err)
@@ -30,6 +28,16 @@ func TestSweepSearchesBeforeItsRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return tiny, data
+}
+
+// TestSweepSearchesBeforeItsRuns: with a search grid, each configuration ×
+// method is tuned on T_val in a search run of the store, and its seen and
+// held-out runs train with the choice; LP-FT fine-tunes with vanilla's
+// choice and probes with LP's in held-out runs, with BeLUGA's hard-coded
+// row in its seen run.
+func TestSweepSearchesBeforeItsRuns(t *testing.T) {
+	tiny, data := trainFixtures(t, map[string]string{"tiny_train.tsv": "train.tsv", "tiny_dev.tsv": "dev.tsv"})
 	spec, err := ParseSpec([]byte(`
 tasks: [{name: SENT, data: ` + data + `, suite: ` + filepath.Join(tiny, "tiny_suite.jsonl") + `, folds: {class: [Negation]}}]
 model: {name: wordvec, options: {glove: ` + filepath.Join(tiny, "tiny_glove.txt") + `, hidden: 8, max_length: 16}}

@@ -10,29 +10,22 @@ import (
 	"github.com/beluga-nlp/beluga/experiments"
 )
 
-// A task a researcher declares — three intents read from CSV columns of
-// their own, a suite of their own — trains through the sweep and reports:
-// the IID baseline, IID→(IID+T) with G, and T, which trains on the suite
-// alone and is scored on the same i.i.d. test set.
-func TestDeclaredThreeLabelTaskTrainsAndReports(t *testing.T) {
+// intentFixtures returns the directory of package train's intent task
+// fixtures (a 3-label CSV task with its own suite).
+func intentFixtures(t *testing.T) string {
+	t.Helper()
 	td, err := filepath.Abs("../train/testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := experiments.ParseSpec([]byte(`
-tasks:
-  - name: INTENT
-    labels: [greeting, question, complaint]
-    suite: ` + filepath.Join(td, "intent_suite.jsonl") + `
-    metrics: [macro_f1]
-    train: {path: ` + filepath.Join(td, "intent_train.csv") + `, text: utterance, label: intent}
-    dev: {path: ` + filepath.Join(td, "intent_dev.csv") + `, text: utterance, label: intent}
-model: {name: wordvec, options: {glove: ` + filepath.Join(td, "intent_glove.txt") + `, hidden: 8, max_length: 16}}
-configurations: [IID-IID+T, T]
-methods: [vanilla]
-scores: [seen, func, class]
-grid: {iid_epochs: [2], iid_batch_size: [4], iid_lr: [0.01], epochs: [2], batch_size: [4], lr: [0.01]}
-`))
+	return td
+}
+
+// trainSweep checks, expands and executes a spec with package train into a
+// fresh store.
+func trainSweep(t *testing.T, yaml string) (*experiments.Store, []experiments.RunSpec) {
+	t.Helper()
+	spec, err := experiments.ParseSpec([]byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,13 +38,36 @@ grid: {iid_epochs: [2], iid_batch_size: [4], iid_lr: [0.01], epochs: [2], batch_
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Baseline; per configuration seen, 5 functionalities, 2 classes.
-	if len(runs) != 1+2*(1+5+2) {
-		t.Fatalf("%d runs, want 17", len(runs))
-	}
 	sum, err := experiments.Execute(context.Background(), store, runs, runner, experiments.Options{Jobs: 2, Logger: quiet()})
 	if err != nil || sum.Err() != nil {
 		t.Fatal(err, sum.Err())
+	}
+	return store, runs
+}
+
+// A task a researcher declares — three intents read from CSV columns of
+// their own, a suite of their own — trains through the sweep and reports:
+// the IID baseline, IID→(IID+T) with G, and T, which trains on the suite
+// alone and is scored on the same i.i.d. test set.
+func TestDeclaredThreeLabelTaskTrainsAndReports(t *testing.T) {
+	td := intentFixtures(t)
+	store, runs := trainSweep(t, `
+tasks:
+  - name: INTENT
+    labels: [greeting, question, complaint]
+    suite: `+filepath.Join(td, "intent_suite.jsonl")+`
+    metrics: [macro_f1]
+    train: {path: `+filepath.Join(td, "intent_train.csv")+`, text: utterance, label: intent}
+    dev: {path: `+filepath.Join(td, "intent_dev.csv")+`, text: utterance, label: intent}
+model: {name: wordvec, options: {glove: `+filepath.Join(td, "intent_glove.txt")+`, hidden: 8, max_length: 16}}
+configurations: [IID-IID+T, T]
+methods: [vanilla]
+scores: [seen, func, class]
+grid: {iid_epochs: [2], iid_batch_size: [4], iid_lr: [0.01], epochs: [2], batch_size: [4], lr: [0.01]}
+`)
+	// Baseline; per configuration seen, 5 functionalities, 2 classes.
+	if len(runs) != 1+2*(1+5+2) {
+		t.Fatalf("%d runs, want 17", len(runs))
 	}
 	res, err := experiments.ReadResult(store.RunDir(runs[0].ID()))
 	if err != nil {
@@ -83,32 +99,17 @@ grid: {iid_epochs: [2], iid_batch_size: [4], iid_lr: [0.01], epochs: [2], batch_
 // scores (T_seen ...) in place of the i.i.d. score and G, no Avg, and no
 // column or panel for a score no run has.
 func TestSuiteOnlyTableShowsSuiteScores(t *testing.T) {
-	td, err := filepath.Abs("../train/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := experiments.ParseSpec([]byte(`
+	td := intentFixtures(t)
+	store, runs := trainSweep(t, `
 tasks:
   - name: INTENT
     labels: [greeting, question, complaint]
-    suite: ` + filepath.Join(td, "intent_suite.jsonl") + `
-model: {name: wordvec, options: {glove: ` + filepath.Join(td, "intent_glove.txt") + `, hidden: 8, max_length: 16}}
+    suite: `+filepath.Join(td, "intent_suite.jsonl")+`
+model: {name: wordvec, options: {glove: `+filepath.Join(td, "intent_glove.txt")+`, hidden: 8, max_length: 16}}
 configurations: [T]
 scores: [seen, class]
 grid: {epochs: [2], batch_size: [4], lr: [0.01]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := &experiments.Store{Dir: t.TempDir()}
-	runs, err := experiments.Expand(spec, &experiments.SuiteFolds{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := experiments.Execute(context.Background(), store, runs, &experiments.TrainRunner{Store: store}, experiments.Options{Jobs: 2, Logger: quiet()})
-	if err != nil || sum.Err() != nil {
-		t.Fatal(err, sum.Err())
-	}
+`)
 	tab, err := FromStore(store, runs, Options{})
 	if err != nil {
 		t.Fatal(err)

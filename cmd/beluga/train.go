@@ -38,7 +38,7 @@ iid-(iid+t), from the IID run's model), trains with the method on the configurat
 (T_train of the suite without the held-out fold, and/or the i.i.d. training set), then
 writes into --out the model, T_test and i.i.d. test predictions, CheckList results per
 functionality and per case, the training curve, timing, metrics.json and, last, done.
-Tasks: sentiment and qqp are built in; declare any other in the spec (task_def, with
+Tasks: sentiment, qqp and squad (READ) are built in; declare any other in the spec (task_def, with
 iid_train_file / iid_dev_file; docs/tasks.md). Configuration t trains on the suite alone.
 A flag given on the command line overrides the YAML spec; a field the spec leaves out keeps
 the flag's default. docs/train-spec.md documents the YAML with an example; suite_limit,

@@ -22,6 +22,12 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("BELUGA_TEST_SWEEP"); dir != "" {
 		os.Exit(sweepProcess(dir, os.Getenv("BELUGA_TEST_SHARD")))
 	}
+	if dir := os.Getenv("BELUGA_TEST_DIE_CLAIMING"); dir != "" {
+		// Claim a run and be killed halfway through claiming it.
+		midClaim = func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+		(&Store{Dir: dir}).tryClaim("run")
+		os.Exit(3) // not reached
+	}
 	os.Exit(m.Run())
 }
 
@@ -469,4 +475,35 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A process killed while it claims a run leaves no claim, or a whole one
+// its PID shows to be dead: the run is never left looking like running.
+// (Claims were created empty and then written: one killed in between was
+// judged by its age alone and looked running for StaleAfter.)
+func TestKilledWhileClaimingLeavesNoLiveClaim(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BELUGA_TEST_DIE_CLAIMING="+dir)
+	if err := cmd.Run(); err == nil {
+		t.Fatal("the claiming process was not killed")
+	}
+	store := &Store{Dir: dir}
+	if st := store.State("run"); st == Running {
+		t.Fatalf("state %v after the claimant died, want not running", st)
+	}
+	release, err := store.tryClaim("run")
+	if err != nil {
+		t.Fatalf("claiming after the claimant died: %v", err)
+	}
+	defer release()
+	if err := store.reset("run"); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(store.RunDir("run"))
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), pendingClaim) {
+			t.Errorf("reset left %s", e.Name())
+		}
+	}
 }

@@ -165,15 +165,8 @@ func (s *Store) claimDir(dir string) (release func(), err error) {
 	path := filepath.Join(dir, ClaimFile)
 	host, _ := os.Hostname()
 	for attempt := 0; attempt < 2; attempt++ {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		err := newClaim(path, claim{Host: host, PID: os.Getpid(), Started: time.Now().UTC()})
 		if err == nil {
-			b, _ := json.Marshal(claim{Host: host, PID: os.Getpid(), Started: time.Now().UTC()})
-			_, werr := f.Write(b)
-			cerr := f.Close()
-			if werr != nil || cerr != nil {
-				os.Remove(path)
-				return nil, fmt.Errorf("write claim %s: %w", path, errors.Join(werr, cerr))
-			}
 			stop := make(chan struct{})
 			go func() {
 				t := time.NewTicker(heartbeat)
@@ -204,6 +197,34 @@ func (s *Store) claimDir(dir string) (release func(), err error) {
 		}
 	}
 	return nil, errClaimed
+}
+
+// midClaim runs between writing a claim's content and putting the claim in
+// place; tests kill the process there.
+var midClaim = func() {}
+
+// pendingClaim prefixes the private file a claim is written to before it is
+// put in place; a run's reset removes one a killed process left.
+const pendingClaim = ".pending-claim-"
+
+// newClaim creates the claim file at path, content and all, in one step:
+// the content goes to a private file that is then hard-linked into place,
+// which fails if a claim exists (as O_EXCL would). A process killed at any
+// moment leaves no claim or a whole one — never an empty claim, which only
+// its age could judge, so that the run looked running for StaleAfter after
+// its process had died.
+func newClaim(path string, c claim) error {
+	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf("%s%d-%d", pendingClaim, c.PID, time.Now().UnixNano()))
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("write claim %s: %w", path, err)
+	}
+	defer os.Remove(tmp)
+	midClaim()
+	return os.Link(tmp, path)
 }
 
 // identity names one claim: its process and start, or for a torn claim its

@@ -204,8 +204,10 @@ func (s *Store) claimDir(dir string) (release func(), err error) {
 var midClaim = func() {}
 
 // pendingClaim prefixes the private file a claim is written to before it is
-// put in place; a run's reset removes one a killed process left.
-const pendingClaim = ".pending-claim-"
+// put in place. It starts with ClaimFile so that another process's reset
+// of the run directory keeps it (it removed it between write and link);
+// like takeover tokens, one a process killed in that instant left stays.
+const pendingClaim = ClaimFile + ".pending-"
 
 // newClaim creates the claim file at path, content and all, in one step:
 // the content goes to a private file that is then hard-linked into place,

@@ -50,6 +50,7 @@ func (t *Table) Columns() []Column {
 	var cols []Column
 	nan := func(*Row) float64 { return math.NaN() }
 	anyIID := false
+	shown := t.figureScores() // the scores some run has
 	for _, task := range t.Tasks {
 		if !t.hasIID(task) {
 			continue
@@ -67,7 +68,7 @@ func (t *Table) Columns() []Column {
 	for _, task := range t.Tasks {
 		for _, score := range t.Scores {
 			if !t.hasIID(task) {
-				if !slices.Contains(t.figureScores(), score) {
+				if !slices.Contains(shown, score) {
 					continue // no run has it: HateCheck, all MFT, has no type fold
 				}
 				cols = append(cols, Column{

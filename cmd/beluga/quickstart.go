@@ -94,7 +94,7 @@ dev's other, i.i.d. test half.`,
 			if err := atomicfile.Write(tablePath, tab.WriteMarkdown); err != nil {
 				return err
 			}
-			if err := tab.WriteHeatmapFile(figPath); err != nil {
+			if err := tab.WriteHeatmapFile(figPath, report.HeatmapOptions{}); err != nil {
 				return err
 			}
 			if strings.EqualFold(task, "READ") {

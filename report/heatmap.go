@@ -390,6 +390,9 @@ func (l *heatmapLayout) draw(dc draw.Canvas, t *Table) {
 	dc.FillText(st(color.Black), vg.Point{X: x, Y: y}, "Column numbers by test type:")
 	x += st(color.Black).Width("Column numbers by test type:") + 6
 	for _, typ := range []string{"MFT", "INV", "DIR"} {
+		if !t.hasType(typ) {
+			continue
+		}
 		c := typeColours[typ]
 		dc.FillPolygon(c, rect(x, y-minText/2+1, x+minText-2, y+minText/2-1))
 		x += minText + 1
@@ -497,6 +500,19 @@ func (l *heatmapLayout) colourBar(dc draw.Canvas, top, bottom vg.Length) {
 		dc.StrokeLine2(draw.LineStyle{Color: color.Black, Width: 0.5}, bx+barW, y, bx+barW+2, y)
 		dc.FillText(tick, vg.Point{X: bx + barW + 3, Y: y}, fmt.Sprint(v))
 	}
+}
+
+// hasType reports whether some functionality of the table is of type typ:
+// the legend names only the types the figure shows.
+func (t *Table) hasType(typ string) bool {
+	for _, task := range t.Tasks {
+		for _, f := range t.Functionalities[task] {
+			if f.Type == typ {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func typeColour(typ string) color.Color {

@@ -104,3 +104,26 @@ func suiteParts(s *suites.Suite) []inputcheck.Part {
 	}
 	return parts
 }
+
+// CheckIIDFiles reads a run's i.i.d. files as the run will, refusing what
+// the run would refuse (a file that is not UTF-8, a missing column, a
+// label outside the task's, a split that leaves no training rows, one file
+// named twice), each with its file and line, and reports the texts its
+// parts share. beluga run calls it for every declared task before any run
+// starts, and in --dry-run.
+func CheckIIDFiles(spec RunSpec) (*inputcheck.Report, error) {
+	if err := spec.validateIIDFiles(); err != nil {
+		return nil, err
+	}
+	task, err := spec.task()
+	if err != nil {
+		return nil, err
+	}
+	iid, err := spec.readIID(task)
+	if err != nil {
+		return nil, err
+	}
+	r := &inputcheck.Report{}
+	r.AddOverlaps(iid.parts)
+	return r, nil
+}

@@ -52,7 +52,7 @@ func TestDeclaredIIDFilesAreCheckedBeforeAnyRun(t *testing.T) {
 	write("cp1256.csv", "text,label\nok,no\n\xc7\xe1\xd1\xcc\xe1,yes\n")
 	cases := []struct {
 		name, files, want string
-		fails            bool
+		fails             bool
 	}{
 		{"overlap", "train: {path: train.csv}, dev: {path: test.csv}", `train.csv line 3 = ` + filepath.Join(dir, "test.csv") + ` line 2`, false},
 		{"one file twice", "train: {path: train.csv}, dev: {path: train.csv}", "is also the training file", true},

@@ -140,3 +140,13 @@ func TestFileSpecPartsKeepLines(t *testing.T) {
 		t.Error("a file without split was split")
 	}
 }
+
+func TestBuiltinReaderRefusesNonUTF8(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dev.tsv")
+	os.WriteFile(path, []byte("sentence\tlabel\ngood\t1\ncaf\xe9\t0\n"), 0o644)
+	_, err := ReadSST2(path)
+	var re *RowError
+	if !errors.As(err, &re) || re.Line != 3 || re.Column != 4 || !errors.Is(err, ErrNotUTF8) {
+		t.Errorf("error %v, want line 3 column 4 not UTF-8", err)
+	}
+}

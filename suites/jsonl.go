@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 )
@@ -145,6 +146,13 @@ func Read(r io.Reader, name string) (*Suite, error) {
 		}
 		lerr := func(field string, err error) error {
 			return &LineError{File: name, Line: line, Field: field, Err: err}
+		}
+		if line == 1 {
+			raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
+		}
+		if !utf8.Valid(raw) {
+			// JSON decoding would turn each bad byte into U+FFFD silently.
+			return nil, lerr("", errors.New("not UTF-8 (a file in another encoding, such as cp1256 or Latin-1?)"))
 		}
 		var probe map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &probe); err != nil {

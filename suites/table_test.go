@@ -207,3 +207,13 @@ func TestImportHateCheckMHCArabic(t *testing.T) {
 		t.Errorf("without disagreeing templates: %v cases, %v; want %d", s.NumCases(), err, 3570-486)
 	}
 }
+
+func TestNativeSuiteNotUTF8IsRefusedWithItsLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(path, []byte("\ufeff{\"suite\":\"s\",\"labels\":[\"a\",\"b\"]}\n{\"class\":\"C\",\"functionality\":\"f\",\"type\":\"MFT\",\"id\":0,\"inputs\":[\"ok\"],\"label\":0}\n{\"class\":\"C\",\"functionality\":\"f\",\"type\":\"MFT\",\"id\":1,\"inputs\":[\"\xc7\xe1\"],\"label\":0}\n"), 0o644)
+	_, err := Open(path)
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 3 || !strings.Contains(err.Error(), "not UTF-8") {
+		t.Errorf("error %v, want line 3 not UTF-8", err)
+	}
+}

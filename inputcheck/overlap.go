@@ -73,7 +73,11 @@ func (o Overlap) String() string {
 // harakat, accents after NFKC leaves them) or tatweel, with each run of
 // white space made one space and none at the ends.
 func Normalise(s string) string {
-	s = norm.NFKD.String(strings.ToLower(norm.NFKC.String(s)))
+	if isASCII(s) {
+		s = strings.ToLower(s)
+	} else {
+		s = norm.NFKD.String(strings.ToLower(norm.NFKC.String(s)))
+	}
 	var b strings.Builder
 	space := false
 	for _, r := range s {
@@ -90,7 +94,21 @@ func Normalise(s string) string {
 		}
 		b.WriteRune(r)
 	}
+	if isASCII(b.String()) {
+		return b.String()
+	}
 	return norm.NFC.String(b.String())
+}
+
+// isASCII says whether s is ASCII, which every normal form leaves as is
+// (case aside), so Normalise can skip them: most English data is.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func key(r Row) string { return r.Text + "\x00" + r.Pair }

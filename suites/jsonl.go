@@ -67,6 +67,7 @@ type caseLine struct {
 	Expect        *expectJSON       `json:"expect,omitempty"`
 	Train         *trainJSON        `json:"train,omitempty"`
 	Split         string            `json:"split,omitempty"`
+	Group         string            `json:"group,omitempty"`
 }
 
 type expectJSON struct {
@@ -342,6 +343,7 @@ func (cl *caseLine) toCase() (*Functionality, *Case, error) {
 	default:
 		return nil, nil, ferr("split", "unknown split %q (want train, validation or test)", cl.Split)
 	}
+	c.Group = cl.Group
 	return f, c, nil
 }
 
@@ -476,7 +478,7 @@ func Write(w io.Writer, s *Suite) error {
 		for _, c := range f.Cases {
 			id := c.ID
 			cl := caseLine{Class: f.Class, Functionality: f.Name, Type: string(f.Type), Description: f.Description,
-				ID: &id, Expect: ej, Train: tj, Meta: c.Meta, Split: string(c.Split)}
+				ID: &id, Expect: ej, Train: tj, Meta: c.Meta, Split: string(c.Split), Group: c.Group}
 			for _, in := range c.Inputs {
 				var raw []byte
 				if in.IsPair {

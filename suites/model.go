@@ -103,6 +103,10 @@ type Case struct {
 	Meta json.RawMessage
 	// Split is the fixed split of the case, if the suite carries one.
 	Split Split
+	// Group names the cases that must share a split: a case and the cases
+	// that perturb or contrast it, across functionalities (an imported
+	// table's links). Empty: the case is on its own.
+	Group string
 }
 
 // Input is one model input: a single text, or a pair (question pair for QQP,

@@ -54,9 +54,11 @@ type TableMapping struct {
 	// Link names the column holding the id of the case a row perturbs
 	// (INV) or contrasts (DIR); LinkRules say which functionalities'
 	// linked rows are which. Such a row becomes a case of two inputs, the
-	// linked case's text first, so that the pair is one case and stays in
-	// one split. A row of a linked functionality without a link is left
-	// out (ImportTable counts it).
+	// linked case's text first, and joins the linked case's Group (named
+	// by the case id its links end at), so that splits.Assign keeps the
+	// original and every pair made from it in one split. A row of a
+	// linked functionality without a link is left out (ImportTable counts
+	// it).
 	Link      string
 	LinkRules []Rule
 }
@@ -400,6 +402,27 @@ func ImportTable(path string, m TableMapping) (*TableImport, error) {
 	for i, r := range t.rows {
 		positions[r.line] = i
 	}
+	// A linked case's group is named after the case its chain of links
+	// ends at (a perturbation of a perturbation joins the original's).
+	linkRoot := func(n int) int {
+		seen := map[int]bool{}
+		for !seen[n] {
+			seen[n] = true
+			next, ok := caseNumber(byNumber[n].cells[m.Link])
+			if _, found := byNumber[next]; !ok || !found {
+				break
+			}
+			n = next
+		}
+		return n
+	}
+	groupName := func(n int) string {
+		if m.CaseID != "" {
+			return byNumber[n].cells[m.CaseID]
+		}
+		return strconv.Itoa(n)
+	}
+	roots := map[int]bool{}
 	byName := map[string]*Functionality{}
 	for _, r := range kept {
 		fname := r.cells[m.Functionality]
@@ -476,6 +499,9 @@ func ImportTable(path string, m TableMapping) (*TableImport, error) {
 			}
 			c.Inputs = []Input{o, in}
 			c.Labels = []Label{ClassLabel(ol), ClassLabel(label)}
+			root := linkRoot(n)
+			c.Group = groupName(root)
+			roots[root] = true
 		}
 		meta := map[string]string{}
 		for _, h := range t.header {
@@ -492,6 +518,14 @@ func ImportTable(path string, m TableMapping) (*TableImport, error) {
 	}
 	if len(res.Suite.Functionalities) == 0 {
 		return nil, &LineError{File: path, Err: fmt.Errorf("no test cases (%d rows, %d filtered out)", res.Rows, res.Filtered)}
+	}
+	// The cases the links end at join their groups.
+	for _, f := range res.Suite.Functionalities {
+		for _, c := range f.Cases {
+			if c.Group == "" && roots[c.ID] {
+				c.Group = groupName(c.ID)
+			}
+		}
 	}
 	return res, nil
 }

@@ -99,6 +99,17 @@ func TestImportTable(t *testing.T) {
 				if len(inv.Inputs) != 2 || inv.Inputs[0].Text != "انا بكره الجيران." || inv.Inputs[1].Text != "ana bakrah el jiran." || inv.ID != 7 {
 					t.Errorf("linked case %+v: want the linked case's text, then the row's", inv)
 				}
+				for _, f := range back.Functionalities {
+					for _, c := range f.Cases {
+						want := "arabic-1"
+						if c.ID == 2 || c.ID == 4 || c.ID == 6 {
+							want = ""
+						}
+						if c.Group != want {
+							t.Errorf("%s case %d: group %q, want %q", f.Name, c.ID, c.Group, want)
+						}
+					}
+				}
 				dir := back.Functionality("counter_quote_nh")
 				if l0, _ := dir.Cases[0].LabelFor(0); l0.Class != 1 || dir.Expect.Kind != ExpectMonotonic || dir.Train.Direction != "not_more_conf" {
 					t.Errorf("DIR functionality %+v", dir)

@@ -47,7 +47,7 @@ type TableMapping struct {
 	// functionality is an MFT (or what Links makes it).
 	Type string
 	// Labels are the suite's label names in class order; empty means the
-	// label values sorted.
+	// label values of every row (filtered or not) sorted.
 	Labels []string
 	// Where keeps only the rows that pass every filter.
 	Where []Filter
@@ -362,8 +362,9 @@ func ImportTable(path string, m TableMapping) (*TableImport, error) {
 	}
 	labels := m.Labels
 	if len(labels) == 0 {
+		// From every row, so that a filter does not change the classes.
 		seen := map[string]bool{}
-		for _, r := range kept {
+		for _, r := range t.rows {
 			if l := r.cells[m.Label]; !seen[l] {
 				seen[l] = true
 				labels = append(labels, l)

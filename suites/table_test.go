@@ -228,3 +228,28 @@ func TestNativeSuiteNotUTF8IsRefusedWithItsLine(t *testing.T) {
 		t.Errorf("error %v, want line 3 not UTF-8", err)
 	}
 }
+
+// TSV and JSON lines read as CSV does; JSON numbers and booleans become
+// their text, so that ids, labels and filters work on them.
+func TestImportTableFormats(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"t.tsv":   "id\tf\ttext\tlabel\tok\n1\tf_h\tone\t1\ttrue\n2\tf_h\ttwo\t0\tfalse\n",
+		"t.jsonl": "{\"id\": 1, \"f\": \"f_h\", \"text\": \"one\", \"label\": 1, \"ok\": true}\n\n{\"id\": 2, \"f\": \"f_h\", \"text\": \"two\", \"label\": 0, \"ok\": false}\n",
+	}
+	for name, data := range files {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			os.WriteFile(path, []byte(data), 0o644)
+			res, err := ImportTable(path, TableMapping{Text: "text", Label: "label", Functionality: "f", CaseID: "id", Where: []Filter{{Column: "ok", Value: "true"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := res.Suite
+			c := s.Functionalities[0].Cases[0]
+			if s.NumCases() != 1 || c.ID != 1 || c.Inputs[0].Text != "one" || s.Labels[c.Labels[0].Class] != "1" || string(c.Meta) != `{"ok":"true"}` || s.Name != "t" {
+				t.Errorf("suite %s %q: case %+v meta %s", s.Name, s.Labels, c, c.Meta)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"sync"
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/inputcheck"
@@ -45,10 +46,12 @@ func checkInputs(spec RunSpec, tk predict.Tokenizer, suite *suites.Suite, pair b
 		r.AddCoverage(c, spec.Model.Kind == "wordvec")
 	}
 	for _, c := range r.Coverage {
-		slog.Info("input coverage", "data", c.Data, "figures", c.String())
+		if once(c.String()) {
+			slog.Info("input coverage", "data", c.Data, "figures", c.String())
+		}
 	}
 	for _, f := range r.Findings {
-		if f.Level == inputcheck.Warning {
+		if f.Level == inputcheck.Warning && once(f.Message) {
 			slog.Warn("input check", "check", f.Check, "message", f.Message)
 		}
 	}
@@ -56,6 +59,16 @@ func checkInputs(spec RunSpec, tk predict.Tokenizer, suite *suites.Suite, pair b
 		return nil, fmt.Errorf("input checks: %w", err)
 	}
 	return r, nil
+}
+
+// logged holds the input-check lines this process has logged: the runs of
+// a sweep read the same data with the same tokenizer, and each finding is
+// worth one line, not one per run (every run stores its own report).
+var logged sync.Map
+
+func once(line string) bool {
+	_, seen := logged.LoadOrStore(line, true)
+	return !seen
 }
 
 // writeInputChecks stores the report in the run's directory.

@@ -490,18 +490,23 @@ func (s *RunSpec) readIID(task *Task) (iidData, error) {
 		if task.read == nil {
 			return nil, nil, "", fmt.Errorf("task %s: %s: a declared task's data needs its columns (iid_train_file, iid_dev_file)", task.Name, path)
 		}
+		// A built-in reader gives no lines: its rows are placed by their
+		// position (row 1 is the first after the header).
 		xs, err := task.read(path)
-		// Built-in readers skip no line: row i is on line i+2 after the header.
-		lines := make([]int, len(xs))
-		for i := range lines {
-			lines[i] = i + 2
+		rows := make([]int, len(xs))
+		for i := range rows {
+			rows[i] = -(i + 1)
 		}
-		return xs, lines, path, err
+		return xs, rows, path, err
 	}
 	part := func(name, path string, xs []datasets.Example, lines []int) {
 		rows := make([]inputcheck.Row, len(xs))
 		for i, x := range xs {
-			rows[i] = inputcheck.Row{Text: x.Text, Pair: x.Pair, Where: fmt.Sprintf("%s line %d", path, lines[i])}
+			where := fmt.Sprintf("%s line %d", path, lines[i])
+			if lines[i] < 0 {
+				where = fmt.Sprintf("%s row %d", path, -lines[i])
+			}
+			rows[i] = inputcheck.Row{Text: x.Text, Pair: x.Pair, Where: where}
 		}
 		d.parts = append(d.parts, inputcheck.Part{Name: name, Rows: rows})
 	}

@@ -1,7 +1,11 @@
 // Package suites holds behavioural test suites: the data model (a suite has
 // functionality classes, functionalities and test cases), the native JSON-lines
-// file format, validation, importers for the CheckList release pickles and for
-// HateCheck, statistics, and the CheckList expectation of every test type.
+// file format, validation, importers for the CheckList release pickles, for
+// HateCheck and Multilingual HateCheck, and for any table of test cases whose
+// columns are named (ImportTable: classes from a column, a map or rules, the
+// other columns kept as case metadata, links between cases made INV or DIR
+// pairs grouped into one split), statistics, and the CheckList expectation of
+// every test type.
 //
 // A suite is organised as CheckList organises it:
 //

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/inputcheck"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/metrics"
@@ -200,7 +201,10 @@ func (s *RunSpec) Validate() error {
 	if needTrain && s.IIDTrain == "" && s.IIDTrainFile == nil {
 		return fmt.Errorf("configuration %s trains on i.i.d. data: set iid_train (or iid_train_file)", s.Configuration)
 	}
-	if s.Configuration != ConfigT && s.IIDDev == "" && s.IIDDevFile == nil {
+	if err := s.validateIIDFiles(); err != nil {
+		return err
+	}
+	if s.Configuration != ConfigT && s.IIDDev == "" && s.IIDDevFile == nil && !s.splitsTrainFile() {
 		return fmt.Errorf("configuration %s scores the i.i.d. test set: set iid_dev (or iid_dev_file)", s.Configuration)
 	}
 	hypers := map[string]Hyper{"hyper": s.Hyper}
@@ -225,6 +229,38 @@ func (s *RunSpec) Validate() error {
 		if _, ok := Corrections[c]; !ok {
 			return fmt.Errorf("unknown correction %q (known: %s)", c, strings.Join(slices.Sorted(maps.Keys(Corrections)), ", "))
 		}
+	}
+	return nil
+}
+
+// splitsTrainFile says whether the i.i.d. training file is split into the
+// train, dev and test parts (datasets.Split).
+func (s *RunSpec) splitsTrainFile() bool {
+	return s.IIDTrainFile != nil && s.IIDTrainFile.Split != nil
+}
+
+// validateIIDFiles refuses a split training file beside a dev file, a split
+// of a dev file, and one file named for training and evaluation without a
+// split: every evaluated row would be a training row.
+func (s *RunSpec) validateIIDFiles() error {
+	if s.IIDDevFile != nil && s.IIDDevFile.Split != nil {
+		return fmt.Errorf("iid_dev_file.split: only the training file is split (its dev and test parts replace iid_dev_file)")
+	}
+	if s.splitsTrainFile() {
+		if s.IIDDevFile != nil || s.IIDDev != "" {
+			return fmt.Errorf("iid_train_file.split: a split training file gives the dev and test parts itself: leave out iid_dev_file")
+		}
+		return s.IIDTrainFile.Split.Validate("iid_train_file.split", -1)
+	}
+	train, dev := s.IIDTrain, s.IIDDev
+	if s.IIDTrainFile != nil {
+		train = s.IIDTrainFile.Path
+	}
+	if s.IIDDevFile != nil {
+		dev = s.IIDDevFile.Path
+	}
+	if train != "" && dev != "" && inputcheck.SameFile(train, dev) {
+		return fmt.Errorf("iid_train_file and iid_dev_file are one file (%s): every evaluated row would be a training row; split it instead (iid_train_file.split: {dev: …, test: …})", dev)
 	}
 	return nil
 }
@@ -270,6 +306,9 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	}
 	p, err := prepare(ctx, spec)
 	if err != nil {
+		return nil, err
+	}
+	if err := writeInputChecks(outDir, p.checks); err != nil {
 		return nil, err
 	}
 	curve, err := Train(ctx, p.model, p.data, p.phases, TrainOptions{Seed: spec.Seed, MaxSteps: spec.MaxSteps, Cache: spec.Cache})
@@ -348,6 +387,7 @@ type prepared struct {
 	phases  []Phase
 	task    *Task
 	iidTest []datasets.Example // nil: no i.i.d. test set (T without one)
+	checks  *inputcheck.Report
 }
 
 // prepare loads the suite (assigning BeLUGA's split if it has none), the
@@ -375,19 +415,17 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 		// "bce" task keeps the spec's form, BeLUGA's sigmoid BCE by default.
 		hyper.Loss.MFT = losses.SoftmaxCE
 	}
-	train, dev, err := spec.readIID(p.task)
+	iid, err := spec.readIID(p.task)
 	if err != nil {
 		return nil, err
 	}
+	train, dev := iid.train, iid.dev
 	if spec.IIDLimit > 0 && spec.IIDLimit < len(train) {
 		train = train[:spec.IIDLimit]
 	}
-	if dev != nil {
-		p.iidTest = dev
-		if spec.IIDDevFile == nil || spec.IIDDevFile.Halve {
-			_, testIdx := datasets.Halve(len(dev), datasets.BeLUGAHalvingSeed)
-			p.iidTest = datasets.Pick(dev, testIdx)
-		}
+	p.iidTest = iid.test
+	if p.checks, err = checkInputs(spec, p.tk, suite, p.task.Pair, iid); err != nil {
+		return nil, err
 	}
 	if p.tk, err = withTokenCache(p.tk, spec.Cache, suite, train, dev); err != nil {
 		return nil, err
@@ -424,38 +462,99 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 	return p, nil
 }
 
-// readIID reads the run's i.i.d. training and dev data, as far as its
-// configuration needs them: a declared file's columns, else the built-in
-// task's reader. Either may be nil when the configuration needs neither.
-func (s *RunSpec) readIID(task *Task) (train, dev []datasets.Example, err error) {
-	read := func(path string, file *datasets.FileSpec) ([]datasets.Example, error) {
+// iidData is a run's i.i.d. data: the training rows, the dev file whole
+// (BeLUGA halves it) or the split file's dev part, and the scored test
+// rows; parts are all of them with their file lines, for the input checks.
+type iidData struct {
+	train, dev, test []datasets.Example
+	parts            []inputcheck.Part
+}
+
+// readIID reads the run's i.i.d. data, as far as its configuration needs
+// it: a declared file's columns (split into train, dev and test when it
+// declares a split), else the built-in task's reader. The test rows are
+// the dev file's test half when it is halved (always for a built-in task),
+// the dev file whole otherwise.
+func (s *RunSpec) readIID(task *Task) (iidData, error) {
+	var d iidData
+	read := func(path string, file *datasets.FileSpec) ([]datasets.Example, []int, string, error) {
 		if file != nil {
 			f := *file
 			f.Labels = task.Labels
-			return f.Read()
+			xs, lines, err := f.ReadLines()
+			return xs, lines, f.Path, err
 		}
 		if path == "" {
-			return nil, nil
+			return nil, nil, "", nil
 		}
 		if task.read == nil {
-			return nil, fmt.Errorf("task %s: %s: a declared task's data needs its columns (iid_train_file, iid_dev_file)", task.Name, path)
+			return nil, nil, "", fmt.Errorf("task %s: %s: a declared task's data needs its columns (iid_train_file, iid_dev_file)", task.Name, path)
 		}
-		return task.read(path)
+		// A built-in reader gives no lines: its rows are placed by their
+		// position (row 1 is the first after the header).
+		xs, err := task.read(path)
+		rows := make([]int, len(xs))
+		for i := range rows {
+			rows[i] = -(i + 1)
+		}
+		return xs, rows, path, err
 	}
-	if s.Configuration != ConfigIIDThenT && s.Configuration != ConfigT {
-		if train, err = read(s.IIDTrain, s.IIDTrainFile); err != nil {
-			return nil, nil, err
+	part := func(name, path string, xs []datasets.Example, lines []int) {
+		rows := make([]inputcheck.Row, len(xs))
+		for i, x := range xs {
+			where := fmt.Sprintf("%s line %d", path, lines[i])
+			if lines[i] < 0 {
+				where = fmt.Sprintf("%s row %d", path, -lines[i])
+			}
+			rows[i] = inputcheck.Row{Text: x.Text, Pair: x.Pair, Where: where}
+		}
+		d.parts = append(d.parts, inputcheck.Part{Name: name, Rows: rows})
+	}
+	if s.splitsTrainFile() {
+		f := *s.IIDTrainFile
+		f.Labels = task.Labels
+		parts, lines, err := f.Parts()
+		if err != nil {
+			return d, err
+		}
+		d.train, d.dev, d.test = parts[0], parts[1], parts[2]
+		if s.Configuration == ConfigIIDThenT || s.Configuration == ConfigT {
+			d.train = nil
+		}
+		for k, name := range []string{"i.i.d. train", "i.i.d. dev", "i.i.d. test"} {
+			part(name, f.Path, parts[k], lines[k])
+		}
+	} else {
+		if s.Configuration != ConfigIIDThenT && s.Configuration != ConfigT {
+			xs, lines, path, err := read(s.IIDTrain, s.IIDTrainFile)
+			if err != nil {
+				return d, err
+			}
+			d.train = xs
+			part("i.i.d. train", path, xs, lines)
+		}
+		xs, lines, path, err := read(s.IIDDev, s.IIDDevFile)
+		if err != nil {
+			return d, err
+		}
+		if xs != nil {
+			d.dev, d.test = xs, xs
+			if s.IIDDevFile == nil || s.IIDDevFile.Halve {
+				valIdx, testIdx := datasets.Halve(len(xs), datasets.BeLUGAHalvingSeed)
+				d.test = datasets.Pick(xs, testIdx)
+				part("i.i.d. validation half", path, datasets.Pick(xs, valIdx), datasets.Pick(lines, valIdx))
+				part("i.i.d. test half", path, d.test, datasets.Pick(lines, testIdx))
+			} else {
+				part("i.i.d. test", path, xs, lines)
+			}
 		}
 	}
-	if dev, err = read(s.IIDDev, s.IIDDevFile); err != nil {
-		return nil, nil, err
-	}
-	for _, ex := range slices.Concat(train, dev) {
+	for _, ex := range slices.Concat(d.train, d.dev) {
 		if ex.IsPair != task.Pair {
-			return nil, nil, fmt.Errorf("task %s reads %s, but its i.i.d. data does not", task.Name, map[bool]string{true: "text pairs", false: "single texts"}[task.Pair])
+			return d, fmt.Errorf("task %s reads %s, but its i.i.d. data does not", task.Name, map[bool]string{true: "text pairs", false: "single texts"}[task.Pair])
 		}
 	}
-	return train, dev, nil
+	return d, nil
 }
 
 // openSuite opens the run's suite, assigning BeLUGA's split if it has

@@ -63,6 +63,11 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 				runs = sh.Select(runs)
 			}
 			store := &experiments.Store{Dir: spec.OutDir(), StaleAfter: staleAfter}
+			checks, err := spec.CheckInputs()
+			if err != nil {
+				return fmt.Errorf("experiment spec %s: %w", args[0], err)
+			}
+			checks.Print(cmd.ErrOrStderr())
 			if dryRun {
 				return printRuns(cmd.OutOrStdout(), store, runs)
 			}

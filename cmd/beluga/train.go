@@ -39,7 +39,9 @@ iid-(iid+t), from the IID run's model), trains with the method on the configurat
 writes into --out the model, T_test and i.i.d. test predictions, CheckList results per
 functionality and per case, the training curve, timing, metrics.json and, last, done.
 Tasks: sentiment, qqp and squad (READ) are built in; declare any other in the spec (task_def, with
-iid_train_file / iid_dev_file; docs/tasks.md). Configuration t trains on the suite alone.
+iid_train_file / iid_dev_file, or iid_train_file with split: {dev: …, test: …}; docs/tasks.md).
+Configuration t trains on the suite alone. Before training, the input checks run (texts shared
+across parts, tokenizer coverage) and are written to input_checks.json in --out.
 A flag given on the command line overrides the YAML spec; a field the spec leaves out keeps
 the flag's default. docs/train-spec.md documents the YAML with an example; suite_limit,
 eval_limit and hyper.loss are spec-only.`,

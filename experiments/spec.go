@@ -468,7 +468,44 @@ func (f *SuiteFolds) Folds(task Task, score string) ([]string, error) {
 		}
 		f.cache[task.Suite] = s
 	}
+	if err := CheckFolds(s, score); err != nil {
+		return nil, fmt.Errorf("task %s: %w", task.Name, err)
+	}
 	return FoldsOf(s, score), nil
+}
+
+// CheckFolds refuses a held-out score whose folds cannot measure
+// generalisation: a fold that withholds every functionality of the suite
+// that has test cases (type hold-out on a one-type suite, func hold-out on a
+// one-functionality suite, class hold-out on a one-class suite). Its run
+// would train on no suite data at all — under configuration T on nothing,
+// failing with "no training data"; with i.i.d. data it would score the
+// i.i.d. model again and report that as generalisation.
+func CheckFolds(s *suites.Suite, score string) error {
+	kind, ok := scoreFolds[score]
+	if !ok {
+		return nil
+	}
+	var withCases []string
+	for _, f := range s.Functionalities {
+		if len(f.Cases) > 0 {
+			withCases = append(withCases, f.Name)
+		}
+	}
+	for _, fd := range splits.Folds(s, kind, splits.DefaultFoldOptions) {
+		left := 0
+		for _, n := range withCases {
+			if !slices.Contains(fd.Removed, n) {
+				left++
+			}
+		}
+		if left > 0 {
+			continue
+		}
+		what := map[string]string{ScoreFunc: "functionality", ScoreClass: "class", ScoreType: "test type"}[score]
+		return fmt.Errorf("score %s: fold %q holds out every functionality (%d) of suite %s, which has one %s, leaving no suite data to train on: a degenerate fold measures nothing; remove %s from scores", score, fd.Name, len(withCases), s.Name, what, score)
+	}
+	return nil
 }
 
 // FoldsOf returns the held-out folds of a suite for a score, in suite

@@ -160,6 +160,12 @@ type Result struct {
 	// right; Suite holds the T_test verdicts. Both are also in the run's files.
 	IIDCorrect []bool          `json:"-"`
 	Suite      *metrics.Result `json:"-"`
+	// IIDPredicted and IIDGold are the predicted and gold classes of the
+	// i.i.d. test examples (classification tasks), Curve the training
+	// curve: what the run store's sanity checks read.
+	IIDPredicted []int        `json:"-"`
+	IIDGold      []int        `json:"-"`
+	Curve        []CurvePoint `json:"-"`
 }
 
 // Validate checks a run spec before anything is written for it, and
@@ -290,14 +296,19 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := &Result{Steps: len(curve)}
+	out := &Result{Steps: len(curve), Curve: curve}
 	if iidTest != nil {
-		scores, correct, err := evalIID(ctx, eval, tk, p.task, iidTest, filepath.Join(outDir, "iid_predictions.txt"))
+		scores, preds, err := evalIID(ctx, eval, tk, p.task, iidTest, outDir)
 		if err != nil {
 			return nil, err
 		}
 		acc := scores["accuracy"]
-		out.IIDScore, out.IIDMetrics, out.IIDCorrect = &acc, scores, correct
+		out.IIDScore, out.IIDMetrics, out.IIDPredicted = &acc, scores, preds
+		out.IIDGold = make([]int, len(iidTest))
+		out.IIDCorrect = make([]bool, len(iidTest))
+		for i, e := range iidTest {
+			out.IIDGold[i], out.IIDCorrect[i] = e.Label, preds[i] == e.Label
+		}
 	}
 	scored := suite
 	if fold != nil {
@@ -556,9 +567,11 @@ func writeCurve(path string, curve []CurvePoint) error {
 	})
 }
 
-// evalIID predicts the i.i.d. test set and returns the task's metrics and
-// which predictions were right.
-func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, test []datasets.Example, path string) (map[string]float64, []bool, error) {
+// evalIID predicts the i.i.d. test set, writes the predictions — as
+// BeLUGA writes them (iid_predictions.txt: class and probabilities) and with
+// each example's text and gold label (iid_predictions.jsonl) — and returns
+// the task's metrics and the predicted classes.
+func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, test []datasets.Example, outDir string) (map[string]float64, []int, error) {
 	inputs := make([]predict.Input, len(test))
 	gold := make([]int, len(test))
 	for i, e := range test {
@@ -573,25 +586,41 @@ func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *T
 	if err != nil {
 		return nil, nil, err
 	}
+	name := func(c int) string {
+		if c >= 0 && c < len(task.Labels) {
+			return task.Labels[c]
+		}
+		return strconv.Itoa(c)
+	}
 	preds := make([]int, len(outs))
-	var buf bytes.Buffer
+	var buf, lines bytes.Buffer
+	enc := json.NewEncoder(&lines)
 	for i, o := range outs {
 		preds[i] = argmax(o.Probs)
 		buf.WriteString(strconv.Itoa(preds[i]))
-		for _, p := range o.Probs {
+		probs := make([]float64, len(o.Probs))
+		for c, p := range o.Probs {
 			fmt.Fprintf(&buf, " %g", p)
+			probs[c] = float64(p)
 		}
 		buf.WriteByte('\n')
+		k := preds[i]
+		line := metrics.CaseInput{Text: test[i].Text, Label: name(gold[i]), Pred: name(k), PredClass: &k, Probs: probs}
+		if test[i].IsPair {
+			line.Pair = test[i].Pair
+		}
+		if err := enc.Encode(line); err != nil {
+			return nil, nil, err
+		}
 	}
-	if err := atomicfile.WriteFile(path, buf.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(outDir, "iid_predictions.txt"), buf.Bytes()); err != nil {
 		return nil, nil, err
 	}
-	correct := make([]bool, len(preds))
-	for i := range preds {
-		correct[i] = preds[i] == gold[i]
+	if err := atomicfile.WriteFile(filepath.Join(outDir, "iid_predictions.jsonl"), lines.Bytes()); err != nil {
+		return nil, nil, err
 	}
 	scores, err := task.iidScores(preds, gold)
-	return scores, correct, err
+	return scores, preds, err
 }
 
 // evalSuite predicts every input of the T_test cases of s in suite order,

@@ -439,7 +439,9 @@ func safeRun(ctx context.Context, runner Runner, r RunSpec, dir string) (err err
 // Status counts a sweep's runs by state.
 type Status struct {
 	Counts map[State]int
-	Runs   []RunStatus
+	// Flagged counts the done runs with failed sanity checks.
+	Flagged int
+	Runs    []RunStatus
 }
 
 // RunStatus is one run's state.
@@ -448,6 +450,8 @@ type RunStatus struct {
 	Spec   RunSpec
 	State  State
 	Reason string // for Failed
+	// Flags are a done run's failed sanity checks (Sanity).
+	Flags []Flag
 }
 
 // StatusOf reads the state of every run from the store.
@@ -457,8 +461,14 @@ func StatusOf(store *Store, runs []RunSpec) Status {
 		id := r.ID()
 		s := store.State(id)
 		rs := RunStatus{ID: id, Spec: r, State: s}
-		if s == Failed {
+		switch s {
+		case Failed:
 			rs.Reason = store.FailureReason(id)
+		case Done:
+			rs.Flags = store.Flags(id)
+			if len(rs.Flags) > 0 {
+				st.Flagged++
+			}
 		}
 		st.Counts[s]++
 		st.Runs = append(st.Runs, rs)

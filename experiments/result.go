@@ -28,6 +28,9 @@ type Result struct {
 	// evaluated on: all of them for iid and seen runs, the held-out ones for
 	// a held-out run.
 	Functionalities []FuncResult `json:"functionalities"`
+	// Flags are the sanity checks the run failed (Sanity); none in stores
+	// written before the checks existed.
+	Flags []Flag `json:"flags,omitempty"`
 }
 
 // FuncResult holds one functionality's verdicts.
@@ -124,4 +127,20 @@ func ReadResult(dir string) (*Result, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &r, nil
+}
+
+// Flags reads the sanity flags of a done run (none when its result cannot
+// be read, or was written before the checks existed).
+func (s *Store) Flags(id string) []Flag {
+	b, err := os.ReadFile(filepath.Join(s.RunDir(id), ResultFile))
+	if err != nil {
+		return nil
+	}
+	var r struct {
+		Flags []Flag `json:"flags"`
+	}
+	if json.Unmarshal(b, &r) != nil {
+		return nil
+	}
+	return r.Flags
 }

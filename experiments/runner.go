@@ -427,7 +427,7 @@ func (r *TrainRunner) Run(ctx context.Context, rs RunSpec, dir string) error {
 }
 
 func resultOf(res *train.Result) *Result {
-	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics}
+	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics, Flags: Sanity(res)}
 	verdicts := map[string]*strings.Builder{}
 	for _, c := range res.Suite.Cases {
 		b := verdicts[c.Functionality]

@@ -325,17 +325,25 @@ func (s *Store) DoneRuns() ([]RunSpec, error) {
 	return runs, nil
 }
 
-// Runs lists every run of the store directory whose spec was written (done
-// or not), for commands given a store instead of an experiment spec.
+// Runs lists the runs of the store directory, for commands given a store
+// instead of an experiment spec: those of the sweeps recorded in SweepFile
+// (missing ones included), then every other run whose spec was written.
 func (s *Store) Runs() ([]RunSpec, error) {
 	ids, err := s.Dirs()
 	if err != nil {
 		return nil, fmt.Errorf("run store: %w", err)
 	}
-	var runs []RunSpec
+	runs, err := s.sweepRuns()
+	if err != nil {
+		return nil, fmt.Errorf("run store: %w", err)
+	}
+	listed := map[string]bool{}
+	for _, r := range runs {
+		listed[r.ID()] = true
+	}
 	for _, id := range ids {
 		dir := s.RunDir(id)
-		if !exists(filepath.Join(dir, SpecFile)) {
+		if listed[id] || !exists(filepath.Join(dir, SpecFile)) {
 			continue
 		}
 		r, err := ReadSpec(dir)

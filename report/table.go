@@ -62,6 +62,12 @@ type Row struct {
 	// Benjamini–Hochberg q-value within the task and score (NaN for the
 	// baseline and where nothing is paired).
 	PFunc, QFunc map[string]map[string][]float64
+
+	// Flags[task][score] are the sanity flags of the runs behind the
+	// row's cells (experiments.ScoreIID: the i.i.d. score), AvgFlags
+	// Avg's; a flagged cell is marked and never bold.
+	Flags    map[string]map[string][]RunFlag
+	AvgFlags []RunFlag
 }
 
 // Label is the row's display name, e.g. "IID+T: LP".
@@ -278,8 +284,10 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 	cells := map[string]map[rowKey]map[string]cell{} // task → row → score → cell
 	var rowOrder []rowKey
 	seeds := map[string]int64{}
+	flags := cellFlags{}
 	for i, r := range runs {
 		res := results[i]
+		flags.add(r.Task, rowKey{r.Configuration, r.Method}, r.Score, r, res.Flags)
 		if !slices.Contains(t.Tasks, r.Task) {
 			t.Tasks = append(t.Tasks, r.Task)
 			t.beluga[r.Task] = belugaTask(r)
@@ -351,6 +359,7 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 			}
 		}
 	}
+	t.fillFlags(flags)
 	t.shortenReplicates()
 	return t, nil
 }

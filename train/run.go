@@ -163,6 +163,8 @@ type Result struct {
 	// IIDPredicted and IIDGold are the predicted and gold classes of the
 	// i.i.d. test examples (classification tasks), Curve the training
 	// curve: what the run store's sanity checks read.
+	// Labels names the task's classes, which IIDPredicted and IIDGold index.
+	Labels       []string     `json:"-"`
 	IIDPredicted []int        `json:"-"`
 	IIDGold      []int        `json:"-"`
 	Curve        []CurvePoint `json:"-"`
@@ -296,7 +298,7 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := &Result{Steps: len(curve), Curve: curve}
+	out := &Result{Steps: len(curve), Curve: curve, Labels: p.task.Labels}
 	if iidTest != nil {
 		scores, preds, err := evalIID(ctx, eval, tk, p.task, iidTest, outDir)
 		if err != nil {

@@ -55,6 +55,7 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 					return err
 				}
 			}
+			all := runs
 			if shard != "" {
 				sh, err := experiments.ParseShard(shard)
 				if err != nil {
@@ -83,6 +84,9 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 			}
 			if staleAfter <= 0 || waitDeps <= 0 {
 				return fmt.Errorf("--stale-after and --wait-deps must be positive durations")
+			}
+			if err := store.RecordSweep(all); err != nil {
+				return err
 			}
 			_, err = executeSweep(ctx, cmd.ErrOrStderr(), store, runs, runner, experiments.Options{Jobs: jobs, WaitDeps: waitDeps})
 			return err
@@ -148,8 +152,8 @@ func executeSweep(ctx context.Context, w io.Writer, store *experiments.Store, ru
 	if ctx.Err() != nil {
 		fmt.Fprintf(w, "interrupted: unfinished runs are left incomplete (no done); run the same command again to finish them\n")
 	}
-	fmt.Fprintf(w, "%d runs in %s: %d skipped (already done), %d ran, %d failed, %d busy in other processes (%s)\n",
-		sum.Total, store.Dir, sum.Skipped, sum.Ran, len(sum.Failed), sum.Busy, sum.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "%s in %s: %d skipped (already done), %d ran, %d failed, %d busy in other processes (%s)\n",
+		plural(sum.Total, "run"), store.Dir, sum.Skipped, sum.Ran, len(sum.Failed), sum.Busy, sum.Elapsed.Round(time.Millisecond))
 	return sum, errors.Join(err, sum.Err())
 }
 
@@ -162,7 +166,7 @@ func printRuns(w io.Writer, store *experiments.Store, runs []experiments.RunSpec
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d runs into %s\n", len(runs), store.Dir)
+	_, err := fmt.Fprintf(w, "%s into %s\n", plural(len(runs), "run"), store.Dir)
 	return err
 }
 

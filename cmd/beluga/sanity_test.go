@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/beluga-nlp/beluga/experiments"
 )
 
 // Held-out scores whose only fold withholds the whole suite are refused at
@@ -60,5 +62,70 @@ scores: [seen, `+tc.score+`]
 				t.Errorf("the store was created: %v", err)
 			}
 		})
+	}
+}
+
+// A model trained on i.i.d. data of one class predicts that class for
+// everything: its result records the flag with the figures, status marks
+// the run, and the table marks its cells, explains them in a footnote and
+// sets none of them in bold (md, LaTeX; a flags column in CSV).
+func TestConstantPredictorIsMarkedInResultStatusAndTable(t *testing.T) {
+	td, err := filepath.Abs("../../train/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(td, "intent_train.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i := 1; i < len(lines); i++ {
+		text, _, _ := strings.Cut(lines[i], ",")
+		lines[i] = text + ",greeting"
+	}
+	os.WriteFile(filepath.Join(dir, "train.csv"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	spec := filepath.Join(dir, "spec.yaml")
+	os.WriteFile(spec, []byte(`out: store
+tasks:
+  - name: INTENT
+    labels: [greeting, question, complaint]
+    suite: `+filepath.Join(td, "intent_suite.jsonl")+`
+    train: {path: train.csv, text: utterance, label: intent}
+    dev: {path: `+filepath.Join(td, "intent_dev.csv")+`, text: utterance, label: intent}
+model: {name: wordvec, options: {glove: `+filepath.Join(td, "intent_glove.txt")+`, hidden: 8, max_length: 16}}
+grid: {iid_epochs: [3], iid_batch_size: [4], iid_lr: [0.05]}
+`), 0o644)
+	if out, err := execute(t, "run", spec); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	store, runs, err := sweepOf(spec, "")
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("%d runs, %v", len(runs), err)
+	}
+	res, err := experiments.ReadResult(store.RunDir(runs[0].ID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Flags) == 0 || res.Flags[0].Kind != experiments.FlagConstantIID || res.Flags[0].Figures["share"] != 1 || res.Flags[0].Figures["total"] != 9 {
+		t.Fatalf("result flags %+v, want constant-iid over 9 of 9", res.Flags)
+	}
+	out, err := execute(t, "status", spec)
+	if err != nil || !strings.Contains(out, "1 done (1 flagged !)") || !strings.Contains(out, runs[0].ID()+"  done  !  ") ||
+		!strings.Contains(out, "9 of 9 i.i.d. test examples (100.0%) predicted greeting, expected for 33.3%") {
+		t.Errorf("status: %v\n%s", err, out)
+	}
+	out, err = execute(t, "report", spec)
+	if err != nil || !strings.Contains(out, "| IID | Vanilla | 33.33† |") || strings.Contains(out, "**") ||
+		!strings.Contains(out, "\n† a constant predictor") || !strings.Contains(out, "run "+runs[0].ID()) {
+		t.Errorf("report md: %v\n%s", err, out)
+	}
+	out, err = execute(t, "report", spec, "--format", "latex")
+	if err != nil || !strings.Contains(out, `33.33$^{\dagger}$`) || strings.Contains(out, `\textbf`) || !strings.Contains(out, `{\footnotesize $^{\dagger}$ a constant predictor`) {
+		t.Errorf("report latex: %v\n%s", err, out)
+	}
+	out, err = execute(t, "report", spec, "--format", "csv")
+	if err != nil || !strings.Contains(out, ",flags\n") || !strings.Contains(out, "IID INTENT: constant-iid ("+runs[0].ID()+")") {
+		t.Errorf("report csv: %v\n%s", err, out)
 	}
 }

@@ -19,7 +19,7 @@ func init() {
 running (claimed by a live process), failed (the last attempt recorded why),
 incomplete (interrupted) or missing (never launched). Failed runs are listed
 with their reasons, and done runs that failed a sanity check (a constant
-predictor, a suite loss that never fell; marked `+flagMarker+`) with what
+predictor, a suite loss that never fell; marked ` + flagMarker + `) with what
 was seen; --all lists every run.`,
 		Example: `  beluga status specs/sent-full.yaml
   beluga status specs/quickstart.yaml --all

@@ -47,3 +47,57 @@ func TestWriteCasesCarriesTextExpectationAndPrediction(t *testing.T) {
 		t.Errorf("cases.jsonl:\n%s\nwant:\n%s", got, strings.TrimSpace(want))
 	}
 }
+
+// failures lists failing cases per functionality from a case file, the new
+// one with texts and one written before cases carried them.
+func TestWriteFailures(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, file, functionality, want, err string
+	}{
+		{"with texts", `{"functionality":"slur_h","case":7,"verdict":"fail","class":"slurs","type":"MFT","expect":"prediction is the label","inputs":[{"text":"you are a [slur]","label":"hateful","pred":"non-hateful","pred_class":0,"probs":[0.9,0.1]}]}
+{"functionality":"slur_h","case":8,"verdict":"pass","class":"slurs","type":"MFT","expect":"prediction is the label","inputs":[{"text":"x","label":"hateful","pred":"hateful","pred_class":1,"probs":[0.1,0.9]}]}
+{"functionality":"typos","case":0,"verdict":"fail","class":"robust","type":"INV","expect":"perturbations keep the original's prediction (tolerance 0)","inputs":[{"text":"I love it","pred":"non-hateful","pred_class":0,"probs":[0.8,0.2]},{"text":"I lvoe it","pred":"hateful","pred_class":1,"probs":[0.3,0.7]}]}
+{"functionality":"typos","case":1,"verdict":"filtered","class":"robust","type":"INV"}
+`, "", `slur_h (slurs, MFT): 1 of 2 scored cases failed; expects: prediction is the label
+  case 7:
+    "you are a [slur]" → non-hateful (p=0.900), expected hateful
+typos (robust, INV): 1 of 1 scored cases failed; expects: perturbations keep the original's prediction (tolerance 0)
+  case 0:
+    original  "I love it" → non-hateful (p=0.800)
+    perturbed "I lvoe it" → hateful (p=0.700)
+2 of 3 scored cases failed in 2 functionalities
+`, ""},
+		{"one functionality", `{"functionality":"a","case":0,"verdict":"pass"}
+{"functionality":"b","case":0,"verdict":"fail"}
+`, "b", `b: 1 of 1 scored cases failed
+  case 0 (this case file predates inputs with texts: rerun the run for them)
+`, ""},
+		{"unknown functionality", `{"functionality":"a","case":0,"verdict":"pass"}
+`, "z", "", `no functionality "z" among the run's cases (it has "a")`},
+		{"bad verdict", `{"functionality":"a","case":0,"verdict":"maybe"}
+`, "", "", `:1: unknown verdict "maybe"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".jsonl")
+			os.WriteFile(path, []byte(tc.file), 0o644)
+			cases, err := ReadCases(path)
+			var b strings.Builder
+			if err == nil {
+				err = WriteFailures(&b, cases, tc.functionality)
+			}
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", b.String(), tc.want)
+			}
+		})
+	}
+}

@@ -124,6 +124,11 @@ grid: {iid_epochs: [3], iid_batch_size: [4], iid_lr: [0.05]}
 	if err != nil || !strings.Contains(out, `33.33$^{\dagger}$`) || strings.Contains(out, `\textbf`) || !strings.Contains(out, `{\footnotesize $^{\dagger}$ a constant predictor`) {
 		t.Errorf("report latex: %v\n%s", err, out)
 	}
+	out, err = execute(t, "failures", runs[0].ID(), "--store", spec, "--functionality", "questions")
+	if err != nil || !strings.HasPrefix(out, "questions (Intent, MFT): 2 of 2 scored cases failed; expects: prediction is the label\n") ||
+		!strings.Contains(out, `"what is the price ?" → greeting (p=`) || !strings.Contains(out, "), expected question\n") {
+		t.Errorf("failures: %v\n%s", err, out)
+	}
 	out, err = execute(t, "report", spec, "--format", "csv")
 	if err != nil || !strings.Contains(out, ",flags\n") || !strings.Contains(out, "IID INTENT: constant-iid ("+runs[0].ID()+")") {
 		t.Errorf("report csv: %v\n%s", err, out)

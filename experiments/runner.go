@@ -258,10 +258,10 @@ func (r *TrainRunner) Check(s *Spec) error {
 	}
 	opts, ok := trainOptions[s.Model.Name]
 	if !ok {
-		return fmt.Errorf("field model.name: unknown model %q (want bert, bert-tiny or wordvec)", s.Model.Name)
+		return fmt.Errorf("field %s: unknown model %q (want bert, bert-tiny or wordvec)", s.Model.field("kind"), s.Model.Name)
 	}
 	if s.Model.Name == "bert" && s.Model.Checkpoint == "" {
-		return fmt.Errorf("field model.checkpoint: model bert starts from a checkpoint (a directory, .tar.gz or hub id)")
+		return fmt.Errorf("field %s: model bert starts from a checkpoint (a directory, .tar.gz or hub id)", s.Model.field("path"))
 	}
 	for k, v := range s.Model.Options {
 		kind, ok := opts[k]

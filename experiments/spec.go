@@ -15,9 +15,8 @@ import (
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/internal/yamlpath"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
@@ -187,6 +186,8 @@ type Model struct {
 	Checkpoint string `yaml:"checkpoint,omitempty"`
 	// Options are passed to the runner unchanged.
 	Options map[string]any `yaml:"options,omitempty"`
+
+	spelt map[string]string // canonical key → the spec's spelling (model.go)
 }
 
 // Budget bounds a run's training.
@@ -296,9 +297,7 @@ func LoadSpec(path string) (*Spec, error) {
 // errors so that a misspelt key does not silently change an experiment.
 func ParseSpec(b []byte) (*Spec, error) {
 	var s Spec
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
+	if err := yamlpath.Decode(b, &s); err != nil {
 		return nil, err
 	}
 	if err := s.Validate(); err != nil {
@@ -332,7 +331,7 @@ func (s *Spec) Validate() error {
 		}
 	}
 	if s.Model.Name == "" {
-		return errors.New("field model.name: required")
+		return fmt.Errorf("field %s: required (bert, bert-tiny or wordvec)", s.Model.field("kind"))
 	}
 	for i, c := range s.Configurations {
 		// Either spelling (IID-IID+T or train's iid-(iid+t)), any case.

@@ -134,3 +134,23 @@ grid: {iid_epochs: [3], iid_batch_size: [4], iid_lr: [0.05]}
 		t.Errorf("report csv: %v\n%s", err, out)
 	}
 }
+
+// beluga train's spec file speaks YAML field paths too, with the closest
+// known key, and writes nothing.
+func TestTrainSpecErrorsNameFieldPaths(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"task: sentiment\nmodel: {kind: wordvec, glvoe: x}\n", "line 2: field model.glvoe: unknown key (did you mean glove?)"},
+		{"task: sentiment\nhyper: {lr: fast}\n", `line 2: field hyper.lr: "fast" is not a number`},
+	} {
+		dir := t.TempDir()
+		spec := filepath.Join(dir, "run.yaml")
+		os.WriteFile(spec, []byte(tc.yaml), 0o644)
+		_, err := execute(t, "train", "--spec", spec, "--out", filepath.Join(dir, "out"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want %q", err, tc.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out")); !os.IsNotExist(err) {
+			t.Errorf("the run directory was created: %v", err)
+		}
+	}
+}

@@ -50,12 +50,15 @@ func resolveData(ctx context.Context, cache *datasets.Cache, nameOrPath, rel str
 		}
 		return nameOrPath, nil
 	}
-	if cache == nil {
-		return "", fmt.Errorf("%s is neither a file nor, without a data cache, a dataset name", nameOrPath)
-	}
 	d, err := datasets.Lookup(nameOrPath)
 	if err != nil {
+		if looksLikeFile(nameOrPath) {
+			return "", fmt.Errorf("%s: file not found", nameOrPath)
+		}
 		return "", err
+	}
+	if cache == nil {
+		return "", fmt.Errorf("%s is neither a file nor, without a data cache, a dataset name", nameOrPath)
 	}
 	paths, err := cache.Ensure(ctx, d)
 	if err != nil {
@@ -67,6 +70,12 @@ func resolveData(ctx context.Context, cache *datasets.Cache, nameOrPath, rel str
 		}
 	}
 	return "", fmt.Errorf("dataset %s has no file %s", nameOrPath, rel)
+}
+
+// looksLikeFile says whether a name that is no dataset was meant as a
+// file: it has a directory or an extension (dataset names have neither).
+func looksLikeFile(name string) bool {
+	return strings.ContainsRune(name, filepath.Separator) || filepath.Ext(name) != ""
 }
 
 // ResolveSuite returns a local path for a task's suite: a file, or a

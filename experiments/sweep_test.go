@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -31,5 +32,20 @@ func TestStoreRunsIncludeRecordedMissingRuns(t *testing.T) {
 	st := StatusOf(store, got)
 	if st.Counts[Missing] != 5 {
 		t.Errorf("counts %v, want 5 missing", st.Counts)
+	}
+}
+
+// A name that is no dataset but looks like a file is reported as a file
+// not found, not as an unknown dataset.
+func TestResolveDataFileNotFound(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"vocab/ar-vocab.txt", "vocab/ar-vocab.txt: file not found"},
+		{"azimuth-sst2.jsonl.gz", "azimuth-sst2.jsonl.gz: file not found"},
+		{"sst-2", `unknown dataset "sst-2"`},
+	} {
+		_, err := resolveData(t.Context(), nil, tc.name, "")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
 	}
 }

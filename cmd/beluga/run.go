@@ -64,20 +64,23 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 				runs = sh.Select(runs)
 			}
 			store := &experiments.Store{Dir: spec.OutDir(), StaleAfter: staleAfter}
-			if dryRun {
-				return printRuns(cmd.OutOrStdout(), store, runs)
-			}
 			runner, err := runnerFor(spec, from)
 			if err != nil {
 				return err
 			}
-			if err := runner.Check(spec); err != nil {
-				return fmt.Errorf("experiment spec %s: %w", args[0], err)
-			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if err := runner.CheckSuites(ctx, spec); err != nil {
+			if dryRun {
+				// The listing, then what would stop the runs.
+				if err := printRuns(cmd.OutOrStdout(), store, runs); err != nil {
+					return err
+				}
+			}
+			if err := runner.Preflight(ctx, spec); err != nil {
 				return fmt.Errorf("experiment spec %s: %w", args[0], err)
+			}
+			if dryRun {
+				return nil
 			}
 			if jobs < 1 {
 				return fmt.Errorf("--jobs %d: want at least 1", jobs)

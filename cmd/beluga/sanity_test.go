@@ -154,3 +154,52 @@ func TestTrainSpecErrorsNameFieldPaths(t *testing.T) {
 		}
 	}
 }
+
+// --dry-run checks what every run would fail on: a model file that is not
+// there ("file not found", not "unknown dataset"), an i.i.d. file's column,
+// a suite whose labels the task does not have.
+func TestDryRunChecksFilesColumnsAndLabels(t *testing.T) {
+	td, err := filepath.Abs("../../train/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := func(labels, column, glove string) string {
+		return `out: store
+tasks:
+  - name: INTENT
+    labels: [` + labels + `]
+    suite: ` + filepath.Join(td, "intent_suite.jsonl") + `
+    train: {path: ` + filepath.Join(td, "intent_train.csv") + `, text: ` + column + `, label: intent}
+    dev: {path: ` + filepath.Join(td, "intent_dev.csv") + `, text: utterance, label: intent}
+model: {kind: wordvec, glove: ` + glove + `}
+scores: [seen]
+configurations: [T]
+`
+	}
+	glove := filepath.Join(td, "intent_glove.txt")
+	for _, tc := range []struct{ name, spec, want string }{
+		{"fine", task("greeting, question, complaint", "utterance", glove), ""},
+		{"missing word vectors", task("greeting, question, complaint", "utterance", "vectors/ar.txt"), "field model.glove: vectors/ar.txt: file not found"},
+		{"missing column", task("greeting, question, complaint", "utterence", glove), `field tasks[0].train: ` + filepath.Join(td, "intent_train.csv")},
+		{"labels the suite lacks", task("greeting, question", "utterance", glove), `field tasks[0]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			spec := filepath.Join(dir, "spec.yaml")
+			os.WriteFile(spec, []byte(tc.spec), 0o644)
+			out, err := execute(t, "run", spec, "--dry-run")
+			if !strings.Contains(out, "2 runs into") {
+				t.Errorf("no listing:\n%s", out)
+			}
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("error %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "store")); !os.IsNotExist(err) {
+				t.Errorf("the store was created: %v", err)
+			}
+		})
+	}
+}

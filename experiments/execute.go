@@ -422,7 +422,34 @@ func (s *Store) runInDir(ctx context.Context, dir string, spec any, fn func(ctx 
 	if err := writeJSON(filepath.Join(dir, DoneFile), map[string]string{"id": filepath.Base(dir)}); err != nil {
 		return false, err
 	}
+	tidyClaims(dir)
 	return true, nil
+}
+
+// tidyClaims removes, from a run just done, the takeover tokens of the
+// stale claims this process took over, and claims a killed process left
+// half-made (older than a heartbeat: one in the making lives for an
+// instant). Removing a token cannot let a late process remove a live claim:
+// takeOver removes only the very claim it judged stale, and that claim is
+// gone.
+func tidyClaims(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, ClaimFile+".takeover."):
+		case strings.HasPrefix(name, pendingClaim):
+			if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) < heartbeat {
+				continue
+			}
+		default:
+			continue
+		}
+		os.Remove(filepath.Join(dir, name))
+	}
 }
 
 // safeRun turns a runner's panic into the run's error so that one broken run

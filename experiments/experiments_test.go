@@ -419,6 +419,19 @@ func TestKillMidSweepThenResume(t *testing.T) {
 	if storeDigest(store, runs) != storeDigest(ref, runs) {
 		t.Error("resumed store differs from the uninterrupted sweep's")
 	}
+	// The resume took the dead process's claims over; a finished run keeps
+	// none of the tokens that took them.
+	for _, r := range runs {
+		entries, err := os.ReadDir(store.RunDir(r.ID()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ClaimFile) {
+				t.Errorf("finished run %s keeps %s", r.ID(), e.Name())
+			}
+		}
+	}
 }
 
 // TestConcurrentShardsMatchOneProcess runs two shard processes at once into

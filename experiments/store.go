@@ -240,7 +240,8 @@ func (c claim) identity() string {
 // token (O_EXCL) may remove it, and only while the claim at path is still
 // c: a process that read c long ago can no longer remove the fresh claim of
 // the process that recovered it first. The tokens stay in the directory
-// (reset keeps them) so that a late process cannot take c over again.
+// while the run is redone (reset keeps them), so that a late process cannot
+// take c over again; a run done removes them (tidyClaims).
 func (s *Store) takeOver(path string, c claim) bool {
 	f, err := os.OpenFile(path+".takeover."+c.identity(), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -64,6 +65,9 @@ const flagMarker = "!"
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if s, ok := strings.CutSuffix(noun, "ity"); ok {
+		return fmt.Sprintf("%d %sities", n, s)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }

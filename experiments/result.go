@@ -31,6 +31,18 @@ type Result struct {
 	// Flags are the sanity checks the run failed (Sanity); none in stores
 	// written before the checks existed.
 	Flags []Flag `json:"flags,omitempty"`
+	// Constant holds, per task label, what predicting that label for every
+	// input scores on the same i.i.d. test set and suite cases: the
+	// computed baselines of beluga report --baselines (classification
+	// tasks; none in older stores).
+	Constant []ConstantResult `json:"constant,omitempty"`
+}
+
+// ConstantResult is what a constant predictor of one label scores.
+type ConstantResult struct {
+	Label           string       `json:"label"`
+	IIDCorrect      []bool       `json:"iid_correct,omitempty"`
+	Functionalities []FuncResult `json:"functionalities"`
 }
 
 // FuncResult holds one functionality's verdicts.

@@ -436,9 +436,25 @@ func (r *TrainRunner) Run(ctx context.Context, rs RunSpec, dir string) error {
 }
 
 func resultOf(res *train.Result) *Result {
-	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics, Flags: Sanity(res)}
+	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics, Flags: Sanity(res), Functionalities: funcResults(res.Suite)}
+	for _, c := range res.Constant {
+		cr := ConstantResult{Label: c.Label, Functionalities: funcResults(c.Suite)}
+		if k := slices.Index(res.Labels, c.Label); k >= 0 && len(res.IIDGold) > 0 {
+			cr.IIDCorrect = make([]bool, len(res.IIDGold))
+			for i, g := range res.IIDGold {
+				cr.IIDCorrect[i] = g == k
+			}
+		}
+		out.Constant = append(out.Constant, cr)
+	}
+	return out
+}
+
+// funcResults turns a scored suite into per-functionality verdict strings,
+// leaving out the functionalities BeLUGA cannot score.
+func funcResults(r *metrics.Result) []FuncResult {
 	verdicts := map[string]*strings.Builder{}
-	for _, c := range res.Suite.Cases {
+	for _, c := range r.Cases {
 		b := verdicts[c.Functionality]
 		if b == nil {
 			b = &strings.Builder{}
@@ -446,11 +462,12 @@ func resultOf(res *train.Result) *Result {
 		}
 		b.WriteByte(map[metrics.Verdict]byte{metrics.Pass: Pass, metrics.Fail: Fail, metrics.Filtered: Filtered}[c.Verdict])
 	}
-	for _, f := range res.Suite.Functionalities {
+	var out []FuncResult
+	for _, f := range r.Functionalities {
 		if f.Excluded {
 			continue // BeLUGA cannot score it (every case filtered with a confident model)
 		}
-		out.Functionalities = append(out.Functionalities, FuncResult{Name: f.Name, Class: f.Class, Type: string(f.Type), Verdicts: verdicts[f.Name].String()})
+		out = append(out, FuncResult{Name: f.Name, Class: f.Class, Type: string(f.Type), Verdicts: verdicts[f.Name].String()})
 	}
 	return out
 }

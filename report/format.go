@@ -141,7 +141,7 @@ func (t *Table) best(cols []Column) []float64 {
 		tied := false
 		for _, r := range t.Rows {
 			v := c.Value(r)
-			if math.IsNaN(v) || len(c.Flags(r)) > 0 {
+			if math.IsNaN(v) || len(c.Flags(r)) > 0 || r.Reference {
 				continue
 			}
 			switch {
@@ -198,7 +198,7 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 			s := num(v)
 			if s == "" {
 				s = "–"
-			} else if isBest(best, j, v) && len(c.Flags(r)) == 0 {
+			} else if isBest(best, j, v) && len(c.Flags(r)) == 0 && !r.Reference {
 				s = "**" + s + "**"
 			}
 			if s != "–" {
@@ -308,7 +308,7 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 				b.WriteString(" & --")
 				continue
 			}
-			if isBest(best, j, v) && len(c.Flags(r)) == 0 {
+			if isBest(best, j, v) && len(c.Flags(r)) == 0 && !r.Reference {
 				s = "\\textbf{" + s + "}"
 			}
 			if m := marks(c.Flags(r)); m != "" {

@@ -68,6 +68,9 @@ type Row struct {
 	// Avg's; a flagged cell is marked and never bold.
 	Flags    map[string]map[string][]RunFlag
 	AvgFlags []RunFlag
+	// Reference marks a computed baseline row (Options.Baselines): shown,
+	// never bold, not tested against the IID baseline.
+	Reference bool
 }
 
 // Label is the row's display name, e.g. "IID+T: LP".
@@ -110,6 +113,10 @@ type Options struct {
 	CI float64
 	// Resamples is the bootstrap's B; 0 means metrics.DefaultResamples.
 	Resamples int
+	// Baselines adds computed rows after the trained ones: the majority
+	// class and a constant predictor per label (ConfigBaseline), scored on
+	// the runs' own i.i.d. test set and suite cases.
+	Baselines bool
 }
 
 // BeLUGA's randomisation test: 10,000 trials, random.Random(42).
@@ -360,6 +367,9 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 		}
 	}
 	t.fillFlags(flags)
+	if opt.Baselines {
+		t.addBaselines(runs, results)
+	}
 	t.shortenReplicates()
 	return t, nil
 }

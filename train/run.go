@@ -168,6 +168,9 @@ type Result struct {
 	IIDPredicted []int        `json:"-"`
 	IIDGold      []int        `json:"-"`
 	Curve        []CurvePoint `json:"-"`
+	// Constant holds, per task label, what predicting it for every suite
+	// input scores (classification tasks): reports' computed baselines.
+	Constant []ConstantScore `json:"-"`
 }
 
 // Validate checks a run spec before anything is written for it, and
@@ -323,11 +326,11 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sr, err := evalSuite(ctx, eval, tk, p.task, scored, outDir)
+	sr, constant, err := evalSuite(ctx, eval, tk, p.task, scored, outDir)
 	if err != nil {
 		return nil, err
 	}
-	out.Seconds, out.Suite = time.Since(start).Seconds(), sr
+	out.Seconds, out.Suite, out.Constant = time.Since(start).Seconds(), sr, constant
 	if sr.Score != nil {
 		s := *sr.Score / 100
 		out.SuiteScore = &s
@@ -630,7 +633,7 @@ func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *T
 // sentiment model squashed to CheckList's three classes (pred_and_softmax),
 // two classes as P(second class) (binary_conf), more as class and
 // probabilities in the suite's label order (pred_and_softmax).
-func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, s *suites.Suite, outDir string) (*metrics.Result, error) {
+func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, s *suites.Suite, outDir string) (*metrics.Result, []ConstantScore, error) {
 	var inputs []predict.Input
 	for _, f := range s.Functionalities {
 		for _, c := range f.Cases {
@@ -649,51 +652,84 @@ func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, task 
 	}
 	outs, err := predict.RunContext(ctx, m, tk, inputs, 64)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	squash := task.squashes(s)
 	var toSuite []int
 	if !squash {
 		if toSuite, err = task.suiteClasses(s); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	preds := make([]metrics.Prediction, len(outs))
-	var buf bytes.Buffer
-	for i, o := range outs {
+	// prediction turns the model's probabilities into a scored prediction
+	// and its line in BeLUGA's prediction file.
+	prediction := func(out []float32, buf *bytes.Buffer) metrics.Prediction {
 		var probs []float64
 		if !squash {
 			probs = make([]float64, len(s.Labels))
-			for c, p := range o.Probs {
+			for c, p := range out {
 				probs[toSuite[c]] = float64(p)
 			}
 		}
 		switch {
 		case squash:
 			// BeLUGA squashes its float32 model's softmax at float32.
-			preds[i] = metrics.Squash32(o.Probs[1], metrics.SquashCheckList)
-			p := preds[i].Probs
-			fmt.Fprintf(&buf, "%d %g %g %g\n", preds[i].Class, p[0], p[1], p[2])
-		case len(o.Probs) == 2 && len(s.Labels) == 2:
+			pr := metrics.Squash32(out[1], metrics.SquashCheckList)
+			p := pr.Probs
+			fmt.Fprintf(buf, "%d %g %g %g\n", pr.Class, p[0], p[1], p[2])
+			return pr
+		case len(out) == 2 && len(s.Labels) == 2:
 			p1 := probs[1]
-			preds[i] = metrics.Prediction{Probs: []float64{1 - p1, p1}}
+			pr := metrics.Prediction{Probs: []float64{1 - p1, p1}}
 			if p1 > 0.5 {
-				preds[i].Class = 1
+				pr.Class = 1
 			}
-			fmt.Fprintf(&buf, "%g\n", p1)
+			fmt.Fprintf(buf, "%g\n", p1)
+			return pr
 		default:
-			preds[i] = metrics.Prediction{Class: toSuite[argmax(o.Probs)], Probs: probs}
-			buf.WriteString(strconv.Itoa(preds[i].Class))
+			pr := metrics.Prediction{Class: toSuite[argmax(out)], Probs: probs}
+			buf.WriteString(strconv.Itoa(pr.Class))
 			for _, p := range probs {
-				fmt.Fprintf(&buf, " %g", p)
+				fmt.Fprintf(buf, " %g", p)
 			}
 			buf.WriteByte('\n')
+			return pr
 		}
 	}
-	if err := atomicfile.WriteFile(filepath.Join(outDir, "suite_predictions.txt"), buf.Bytes()); err != nil {
-		return nil, err
+	preds := make([]metrics.Prediction, len(outs))
+	var buf bytes.Buffer
+	for i, o := range outs {
+		preds[i] = prediction(o.Probs, &buf)
 	}
-	return scoreSuite(s, preds, outDir)
+	// What predicting one task label for every input scores: the constant
+	// baselines of reports, computed rather than trained.
+	var constant []ConstantScore
+	for c, label := range task.Labels {
+		onehot := make([]float32, len(task.Labels))
+		onehot[c] = 1
+		p := prediction(onehot, &bytes.Buffer{})
+		same := make([]metrics.Prediction, len(outs))
+		for i := range same {
+			same[i] = p
+		}
+		r, err := metrics.Score(s, same, metrics.ScoreOptions{Split: suites.SplitTest})
+		if err != nil {
+			return nil, nil, err
+		}
+		constant = append(constant, ConstantScore{Label: label, Suite: r})
+	}
+	if err := atomicfile.WriteFile(filepath.Join(outDir, "suite_predictions.txt"), buf.Bytes()); err != nil {
+		return nil, nil, err
+	}
+	r, err := scoreSuite(s, preds, outDir)
+	return r, constant, err
+}
+
+// ConstantScore is what predicting one label for every input scores on
+// the suite.
+type ConstantScore struct {
+	Label string
+	Suite *metrics.Result
 }
 
 // scoreSuite scores predictions of the T_test inputs of s in suite order

@@ -35,14 +35,32 @@ type Result struct {
 	// input scores on the same i.i.d. test set and suite cases: the
 	// computed baselines of beluga report --baselines (classification
 	// tasks; none in older stores).
+	// Recorded by runs scored on every functionality (iid and seen).
 	Constant []ConstantResult `json:"constant,omitempty"`
+	// IIDGold holds the gold class of each i.i.d. test example, which the
+	// constant predictors are scored against; recorded with Constant.
+	IIDGold []int `json:"iid_gold,omitempty"`
 }
 
 // ConstantResult is what a constant predictor of one label scores.
 type ConstantResult struct {
-	Label           string       `json:"label"`
-	IIDCorrect      []bool       `json:"iid_correct,omitempty"`
+	Label string `json:"label"`
+	// Class is the label's index among the task's labels.
+	Class           int          `json:"class"`
 	Functionalities []FuncResult `json:"functionalities"`
+}
+
+// ConstantIIDCorrect says, per i.i.d. test example, whether the constant
+// predictor c is right (none without i.i.d. gold labels).
+func (r *Result) ConstantIIDCorrect(c ConstantResult) []bool {
+	if len(r.IIDGold) == 0 {
+		return nil
+	}
+	out := make([]bool, len(r.IIDGold))
+	for i, g := range r.IIDGold {
+		out[i] = g == c.Class
+	}
+	return out
 }
 
 // FuncResult holds one functionality's verdicts.

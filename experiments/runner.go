@@ -432,20 +432,19 @@ func (r *TrainRunner) Run(ctx context.Context, rs RunSpec, dir string) error {
 	if err != nil {
 		return err
 	}
-	return WriteResult(dir, resultOf(res))
+	return WriteResult(dir, resultOf(res, rs.Score == ScoreIID || rs.Score == ScoreSeen))
 }
 
-func resultOf(res *train.Result) *Result {
+// resultOf is the result file of a run; constant records the constant
+// predictors' scores (for runs scored on every functionality).
+func resultOf(res *train.Result, constant bool) *Result {
 	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics, Flags: Sanity(res), Functionalities: funcResults(res.Suite)}
+	if !constant || len(res.Constant) == 0 {
+		return out
+	}
+	out.IIDGold = res.IIDGold
 	for _, c := range res.Constant {
-		cr := ConstantResult{Label: c.Label, Functionalities: funcResults(c.Suite)}
-		if k := slices.Index(res.Labels, c.Label); k >= 0 && len(res.IIDGold) > 0 {
-			cr.IIDCorrect = make([]bool, len(res.IIDGold))
-			for i, g := range res.IIDGold {
-				cr.IIDCorrect[i] = g == k
-			}
-		}
-		out.Constant = append(out.Constant, cr)
+		out.Constant = append(out.Constant, ConstantResult{Label: c.Label, Class: slices.Index(res.Labels, c.Label), Functionalities: funcResults(c.Suite)})
 	}
 	return out
 }

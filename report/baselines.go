@@ -74,8 +74,8 @@ func (t *Table) addBaselines(runs []experiments.RunSpec, results []*experiments.
 			if !slices.Contains(d.reps, s.rep) {
 				d.reps = append(d.reps, s.rep)
 			}
-			if len(c.IIDCorrect) > 0 {
-				d.iid[task][s.rep] = c.IIDCorrect
+			if correct := s.res.ConstantIIDCorrect(*c); len(correct) > 0 {
+				d.iid[task][s.rep] = correct
 			}
 			byName := map[string]string{}
 			for _, f := range c.Functionalities {
@@ -112,7 +112,7 @@ func constantFor(res *experiments.Result, method string) *experiments.ConstantRe
 	most := 0
 	for i, c := range res.Constant {
 		n := 0
-		for _, ok := range c.IIDCorrect {
+		for _, ok := range res.ConstantIIDCorrect(c) {
 			if ok {
 				n++
 			}

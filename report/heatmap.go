@@ -105,7 +105,7 @@ func (t *Table) figureScores() []string {
 	var out []string
 	for _, s := range t.Scores {
 		for _, r := range t.Rows {
-			if r.Configuration == experiments.ConfigIID {
+			if r.Configuration == experiments.ConfigIID || r.Reference {
 				continue
 			}
 			if slices.ContainsFunc(t.Tasks, func(task string) bool { return !math.IsNaN(r.Suite[task][s]) }) {

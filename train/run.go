@@ -161,6 +161,17 @@ type Result struct {
 	// right; Suite holds the T_test verdicts. Both are also in the run's files.
 	IIDCorrect []bool          `json:"-"`
 	Suite      *metrics.Result `json:"-"`
+	// IIDPredicted and IIDGold are the predicted and gold classes of the
+	// i.i.d. test examples (classification tasks), Curve the training
+	// curve: what the run store's sanity checks read.
+	// Labels names the task's classes, which IIDPredicted and IIDGold index.
+	Labels       []string     `json:"-"`
+	IIDPredicted []int        `json:"-"`
+	IIDGold      []int        `json:"-"`
+	Curve        []CurvePoint `json:"-"`
+	// Constant holds, per task label, what predicting it for every suite
+	// input scores (classification tasks): reports' computed baselines.
+	Constant []ConstantScore `json:"-"`
 }
 
 // Validate checks a run spec before anything is written for it, and
@@ -329,14 +340,19 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := &Result{Steps: len(curve)}
+	out := &Result{Steps: len(curve), Curve: curve, Labels: p.task.Labels}
 	if iidTest != nil {
-		scores, correct, err := evalIID(ctx, eval, tk, p.task, iidTest, filepath.Join(outDir, "iid_predictions.txt"))
+		scores, preds, err := evalIID(ctx, eval, tk, p.task, iidTest, outDir)
 		if err != nil {
 			return nil, err
 		}
 		acc := scores["accuracy"]
-		out.IIDScore, out.IIDMetrics, out.IIDCorrect = &acc, scores, correct
+		out.IIDScore, out.IIDMetrics, out.IIDPredicted = &acc, scores, preds
+		out.IIDGold = make([]int, len(iidTest))
+		out.IIDCorrect = make([]bool, len(iidTest))
+		for i, e := range iidTest {
+			out.IIDGold[i], out.IIDCorrect[i] = e.Label, preds[i] == e.Label
+		}
 	}
 	scored := suite
 	if fold != nil {
@@ -349,11 +365,11 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sr, err := evalSuite(ctx, eval, tk, p.task, scored, outDir)
+	sr, constant, err := evalSuite(ctx, eval, tk, p.task, scored, outDir)
 	if err != nil {
 		return nil, err
 	}
-	out.Seconds, out.Suite = time.Since(start).Seconds(), sr
+	out.Seconds, out.Suite, out.Constant = time.Since(start).Seconds(), sr, constant
 	if sr.Score != nil {
 		s := *sr.Score / 100
 		out.SuiteScore = &s
@@ -655,9 +671,11 @@ func writeCurve(path string, curve []CurvePoint) error {
 	})
 }
 
-// evalIID predicts the i.i.d. test set and returns the task's metrics and
-// which predictions were right.
-func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, test []datasets.Example, path string) (map[string]float64, []bool, error) {
+// evalIID predicts the i.i.d. test set, writes the predictions — as
+// BeLUGA writes them (iid_predictions.txt: class and probabilities) and with
+// each example's text and gold label (iid_predictions.jsonl) — and returns
+// the task's metrics and the predicted classes.
+func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, test []datasets.Example, outDir string) (map[string]float64, []int, error) {
 	inputs := make([]predict.Input, len(test))
 	gold := make([]int, len(test))
 	for i, e := range test {
@@ -672,25 +690,41 @@ func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *T
 	if err != nil {
 		return nil, nil, err
 	}
+	name := func(c int) string {
+		if c >= 0 && c < len(task.Labels) {
+			return task.Labels[c]
+		}
+		return strconv.Itoa(c)
+	}
 	preds := make([]int, len(outs))
-	var buf bytes.Buffer
+	var buf, lines bytes.Buffer
+	enc := json.NewEncoder(&lines)
 	for i, o := range outs {
 		preds[i] = argmax(o.Probs)
 		buf.WriteString(strconv.Itoa(preds[i]))
-		for _, p := range o.Probs {
+		probs := make([]float64, len(o.Probs))
+		for c, p := range o.Probs {
 			fmt.Fprintf(&buf, " %g", p)
+			probs[c] = float64(p)
 		}
 		buf.WriteByte('\n')
+		k := preds[i]
+		line := metrics.CaseInput{Text: test[i].Text, Label: name(gold[i]), Pred: name(k), PredClass: &k, Probs: probs}
+		if test[i].IsPair {
+			line.Pair = test[i].Pair
+		}
+		if err := enc.Encode(line); err != nil {
+			return nil, nil, err
+		}
 	}
-	if err := atomicfile.WriteFile(path, buf.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(outDir, "iid_predictions.txt"), buf.Bytes()); err != nil {
 		return nil, nil, err
 	}
-	correct := make([]bool, len(preds))
-	for i := range preds {
-		correct[i] = preds[i] == gold[i]
+	if err := atomicfile.WriteFile(filepath.Join(outDir, "iid_predictions.jsonl"), lines.Bytes()); err != nil {
+		return nil, nil, err
 	}
 	scores, err := task.iidScores(preds, gold)
-	return scores, correct, err
+	return scores, preds, err
 }
 
 // evalSuite predicts every input of the T_test cases of s in suite order,
@@ -698,7 +732,7 @@ func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *T
 // sentiment model squashed to CheckList's three classes (pred_and_softmax),
 // two classes as P(second class) (binary_conf), more as class and
 // probabilities in the suite's label order (pred_and_softmax).
-func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, s *suites.Suite, outDir string) (*metrics.Result, error) {
+func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, s *suites.Suite, outDir string) (*metrics.Result, []ConstantScore, error) {
 	var inputs []predict.Input
 	for _, f := range s.Functionalities {
 		for _, c := range f.Cases {
@@ -717,51 +751,84 @@ func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, task 
 	}
 	outs, err := predict.RunContext(ctx, m, tk, inputs, 64)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	squash := task.squashes(s)
 	var toSuite []int
 	if !squash {
 		if toSuite, err = task.suiteClasses(s); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	preds := make([]metrics.Prediction, len(outs))
-	var buf bytes.Buffer
-	for i, o := range outs {
+	// prediction turns the model's probabilities into a scored prediction
+	// and its line in BeLUGA's prediction file.
+	prediction := func(out []float32, buf *bytes.Buffer) metrics.Prediction {
 		var probs []float64
 		if !squash {
 			probs = make([]float64, len(s.Labels))
-			for c, p := range o.Probs {
+			for c, p := range out {
 				probs[toSuite[c]] = float64(p)
 			}
 		}
 		switch {
 		case squash:
 			// BeLUGA squashes its float32 model's softmax at float32.
-			preds[i] = metrics.Squash32(o.Probs[1], metrics.SquashCheckList)
-			p := preds[i].Probs
-			fmt.Fprintf(&buf, "%d %g %g %g\n", preds[i].Class, p[0], p[1], p[2])
-		case len(o.Probs) == 2 && len(s.Labels) == 2:
+			pr := metrics.Squash32(out[1], metrics.SquashCheckList)
+			p := pr.Probs
+			fmt.Fprintf(buf, "%d %g %g %g\n", pr.Class, p[0], p[1], p[2])
+			return pr
+		case len(out) == 2 && len(s.Labels) == 2:
 			p1 := probs[1]
-			preds[i] = metrics.Prediction{Probs: []float64{1 - p1, p1}}
+			pr := metrics.Prediction{Probs: []float64{1 - p1, p1}}
 			if p1 > 0.5 {
-				preds[i].Class = 1
+				pr.Class = 1
 			}
-			fmt.Fprintf(&buf, "%g\n", p1)
+			fmt.Fprintf(buf, "%g\n", p1)
+			return pr
 		default:
-			preds[i] = metrics.Prediction{Class: toSuite[argmax(o.Probs)], Probs: probs}
-			buf.WriteString(strconv.Itoa(preds[i].Class))
+			pr := metrics.Prediction{Class: toSuite[argmax(out)], Probs: probs}
+			buf.WriteString(strconv.Itoa(pr.Class))
 			for _, p := range probs {
-				fmt.Fprintf(&buf, " %g", p)
+				fmt.Fprintf(buf, " %g", p)
 			}
 			buf.WriteByte('\n')
+			return pr
 		}
 	}
-	if err := atomicfile.WriteFile(filepath.Join(outDir, "suite_predictions.txt"), buf.Bytes()); err != nil {
-		return nil, err
+	preds := make([]metrics.Prediction, len(outs))
+	var buf bytes.Buffer
+	for i, o := range outs {
+		preds[i] = prediction(o.Probs, &buf)
 	}
-	return scoreSuite(s, preds, outDir)
+	// What predicting one task label for every input scores: the constant
+	// baselines of reports, computed rather than trained.
+	var constant []ConstantScore
+	for c, label := range task.Labels {
+		onehot := make([]float32, len(task.Labels))
+		onehot[c] = 1
+		p := prediction(onehot, &bytes.Buffer{})
+		same := make([]metrics.Prediction, len(outs))
+		for i := range same {
+			same[i] = p
+		}
+		r, err := metrics.Score(s, same, metrics.ScoreOptions{Split: suites.SplitTest})
+		if err != nil {
+			return nil, nil, err
+		}
+		constant = append(constant, ConstantScore{Label: label, Suite: r})
+	}
+	if err := atomicfile.WriteFile(filepath.Join(outDir, "suite_predictions.txt"), buf.Bytes()); err != nil {
+		return nil, nil, err
+	}
+	r, err := scoreSuite(s, preds, outDir)
+	return r, constant, err
+}
+
+// ConstantScore is what predicting one label for every input scores on
+// the suite.
+type ConstantScore struct {
+	Label string
+	Suite *metrics.Result
 }
 
 // scoreSuite scores predictions of the T_test inputs of s in suite order

@@ -174,7 +174,7 @@ func importSuite(w io.Writer, read func(string) (*suites.Suite, error), in, out 
 	if err := suites.Save(out, s); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote %s: %d functionalities, %d test cases\n", out, len(s.Functionalities), s.NumCases())
+	fmt.Fprintf(w, "wrote %s: %s, %s\n", out, plural(len(s.Functionalities), "functionality"), plural(s.NumCases(), "test case"))
 	return nil
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,10 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"gopkg.in/yaml.v3"
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/internal/yamlpath"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/train"
 )
@@ -59,9 +58,7 @@ eval_limit and hyper.loss are spec-only.`,
 				}
 				// Fields the file leaves out keep the flags' defaults.
 				fromFile := spec
-				dec := yaml.NewDecoder(bytes.NewReader(b))
-				dec.KnownFields(true)
-				if err := dec.Decode(&fromFile); err != nil {
+				if err := yamlpath.Decode(b, &fromFile); err != nil {
 					return fmt.Errorf("spec %s: %w", specFile, err)
 				}
 				// Flags given on the command line win over the file.

@@ -301,6 +301,40 @@ func (w *WordPiece) EncodeWithOffsets(text, pair string, isPair bool) (models.En
 	return w.encode(text, pair, isPair, true)
 }
 
+// EncodeOffsets implements Tokenizer.
+func (w *WordPiece) EncodeOffsets(text, pair string, isPair bool) (Encoded, error) {
+	enc, offs := w.encode(text, pair, isPair, true)
+	// [CLS] a [SEP] (b [SEP]): a's tokens have type 0, b's type 1.
+	seq := append([]int(nil), enc.TypeIDs...)
+	seq[0], seq[len(seq)-1] = -1, -1
+	if isPair {
+		// The [SEP] after a is the last token of type 0.
+		for i := len(seq) - 1; i > 0; i-- {
+			if enc.TypeIDs[i] == 0 {
+				seq[i] = -1
+				break
+			}
+		}
+	}
+	return Encoded{Encoding: enc, Offsets: offs, Seq: seq}, nil
+}
+
+// Specials implements Tokenizer.
+func (w *WordPiece) Specials() Specials {
+	id := func(tok string) int {
+		for _, s := range w.special {
+			if s.text == tok {
+				return s.id
+			}
+		}
+		if id, ok := w.vocab[tok]; ok {
+			return int(id)
+		}
+		return -1
+	}
+	return Specials{CLS: w.cls, SEP: w.sep, PAD: id("[PAD]"), UNK: int(w.unk), MASK: id("[MASK]")}
+}
+
 // token is one token of a text before the special tokens are added.
 type token struct {
 	id         int32

@@ -1,0 +1,267 @@
+package tokenize
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/beluga-nlp/beluga/internal/shareddata"
+)
+
+// The parity corpus is real text from ../shared/data: SST-2 dev, HateCheck,
+// Multilingual HateCheck's Arabic cases, the MLMA Arabic tweets, the first
+// 10,000 distinct CheckList sentiment inputs and the first 3,000 distinct
+// QQP suite pairs. testdata/parity/NAME.bin.gz holds, per input, a hash of
+// the ids HuggingFace's tokenizers (or SentencePiece) give it, written by
+// testdata/parity/gen.mjs and gen_spm.py from the corpus that
+// BELUGA_WRITE_PARITY_CORPUS=FILE go test -run TestParity writes.
+
+// parityInput is one text or pair of the corpus.
+type parityInput struct {
+	Text string `json:"text"`
+	Pair string `json:"pair,omitempty"`
+	Is   bool   `json:"is_pair,omitempty"`
+}
+
+func csvColumn(t testing.TB, rel, col string) []string {
+	t.Helper()
+	f, err := os.Open(shareddata.Path(t, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	head, err := r.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := -1
+	for i, h := range head {
+		if h == col {
+			k = i
+		}
+	}
+	if k < 0 {
+		t.Fatalf("%s: no column %q", rel, col)
+	}
+	var out []string
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, rec[k])
+	}
+	return out
+}
+
+func suiteInputs(t testing.TB, rel string, limit int) []parityInput {
+	t.Helper()
+	f, err := os.Open(shareddata.Path(t, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[parityInput]bool{}
+	var out []parityInput
+	sc := bufio.NewScanner(gz)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() && len(out) < limit {
+		var row struct {
+			Inputs []json.RawMessage `json:"inputs"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatal(err)
+		}
+		for _, raw := range row.Inputs {
+			var in parityInput
+			var pair []string
+			if err := json.Unmarshal(raw, &in.Text); err != nil {
+				if err := json.Unmarshal(raw, &pair); err != nil || len(pair) != 2 {
+					t.Fatalf("%s: input %s", rel, raw)
+				}
+				in = parityInput{pair[0], pair[1], true}
+			}
+			if !seen[in] && len(out) < limit {
+				seen[in] = true
+				out = append(out, in)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// parityCorpus reads the corpus (skipping the test without ../shared).
+func parityCorpus(t testing.TB) []parityInput {
+	t.Helper()
+	var out []parityInput
+	for i, in := range provenanceInputs {
+		out = append(out, parityInput{in[0], in[1], i == 2})
+	}
+	texts := func(ts []string) {
+		for _, s := range ts {
+			out = append(out, parityInput{Text: s})
+		}
+	}
+	f, err := os.Open(shareddata.Path(t, "data/sst2/dev.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(f)
+	for first := true; sc.Scan(); first = false {
+		if !first {
+			s, _, _ := strings.Cut(sc.Text(), "\t")
+			out = append(out, parityInput{Text: s})
+		}
+	}
+	f.Close()
+	texts(csvColumn(t, "data/hatecheck/test_suite_cases.csv", "test_case"))
+	texts(csvColumn(t, "data/mhc-arabic/mhc_arabic_cases.csv", "test_case"))
+	texts(csvColumn(t, "data/mhc-arabic/mlma_ar_dataset.csv", "tweet"))
+	out = append(out, suiteInputs(t, "data/checklist/converted/sentiment.jsonl.gz", 10000)...)
+	out = append(out, suiteInputs(t, "data/checklist/converted/qqp.jsonl.gz", 3000)...)
+	return out
+}
+
+// idsHash is FNV-1a (32 bits) over the ids as little-endian uint32s.
+func idsHash(ids []int) uint32 {
+	h := fnv.New32a()
+	var b [4]byte
+	for _, id := range ids {
+		binary.LittleEndian.PutUint32(b[:], uint32(id))
+		h.Write(b[:])
+	}
+	return h.Sum32()
+}
+
+// corpusHash identifies the corpus a golden was made from.
+func corpusHash(in []parityInput) uint64 {
+	h := fnv.New64a()
+	for _, x := range in {
+		fmt.Fprintf(h, "%d:%s|%d:%s|%v\n", len(x.Text), x.Text, len(x.Pair), x.Pair, x.Is)
+	}
+	return h.Sum64()
+}
+
+// readGolden reads a golden: the corpus hash, the count, the id hashes.
+func readGolden(t testing.TB, name string) (uint64, []uint32) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "parity", name+".bin.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 12 {
+		t.Fatalf("golden %s: %d bytes", name, len(b))
+	}
+	corpus := binary.LittleEndian.Uint64(b)
+	n := int(binary.LittleEndian.Uint32(b[8:]))
+	if len(b) != 12+4*n {
+		t.Fatalf("golden %s: %d bytes for %d hashes", name, len(b), n)
+	}
+	hs := make([]uint32, n)
+	for i := range hs {
+		hs[i] = binary.LittleEndian.Uint32(b[12+4*i:])
+	}
+	return corpus, hs
+}
+
+// checkParity encodes the corpus and compares with the golden.
+func checkParity(t *testing.T, tk Tokenizer, golden string, corpus []parityInput) {
+	ch, want := readGolden(t, golden)
+	if ch != corpusHash(corpus) || len(want) != len(corpus) {
+		t.Fatalf("golden %s was made from another corpus (%d inputs, hash %x; now %d, %x): regenerate it",
+			golden, len(want), ch, len(corpus), corpusHash(corpus))
+	}
+	bad := 0
+	for i, in := range corpus {
+		enc, err := tk.Encode(in.Text, in.Pair, in.Is)
+		if err != nil {
+			t.Fatalf("%q: %v", in.Text, err)
+		}
+		if idsHash(enc.IDs) != want[i] {
+			bad++
+			if bad <= 5 {
+				t.Errorf("input %d %q %q: ids %v differ from the reference (node testdata/parity/gen.mjs --show shows them)", i, in.Text, in.Pair, enc.IDs)
+			}
+		}
+	}
+	t.Logf("%s: %d of %d inputs differ", golden, bad, len(corpus))
+	if bad > 0 {
+		t.Errorf("%s: %d of %d inputs differ from the reference", golden, bad, len(corpus))
+	}
+}
+
+func TestParity(t *testing.T) {
+	corpus := parityCorpus(t)
+	if path := os.Getenv("BELUGA_WRITE_PARITY_CORPUS"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc := json.NewEncoder(f)
+		enc.SetEscapeHTML(false)
+		for _, in := range corpus {
+			if err := enc.Encode(in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %d inputs (corpus hash %x) to %s", len(corpus), corpusHash(corpus), path)
+	}
+	dir := shareddata.Path(t, "data/tokenizers")
+	tests := []struct {
+		name, golden string
+		build        func() (Tokenizer, error)
+	}{
+		{"roberta-base tokenizer.json", "roberta-base", func() (Tokenizer, error) {
+			return NewHF(filepath.Join(dir, "FacebookAI__roberta-base/tokenizer.json"), 0)
+		}},
+		{"ModernBERT tokenizer.json", "modernbert", func() (Tokenizer, error) {
+			return NewHF(filepath.Join(dir, "answerdotai__ModernBERT-base/tokenizer.json"), 0)
+		}},
+		{"mBERT tokenizer.json (HF)", "mbert-cased", func() (Tokenizer, error) {
+			return NewHF(filepath.Join(dir, "google-bert__bert-base-multilingual-cased/tokenizer.json"), 0)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tk, err := tc.build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkParity(t, tk, tc.golden, corpus)
+		})
+	}
+}

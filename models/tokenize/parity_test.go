@@ -254,6 +254,16 @@ func TestParity(t *testing.T) {
 		{"mBERT tokenizer.json (HF)", "mbert-cased", func() (Tokenizer, error) {
 			return NewHF(filepath.Join(dir, "google-bert__bert-base-multilingual-cased/tokenizer.json"), 0)
 		}},
+		{"mBERT tokenizer.json (WordPiece)", "mbert-cased", func() (Tokenizer, error) {
+			return NewWordPieceFromJSON(filepath.Join(dir, "google-bert__bert-base-multilingual-cased/tokenizer.json"), 0)
+		}},
+		{"mBERT vocab.txt (cased by its vocabulary)", "mbert-cased", func() (Tokenizer, error) {
+			return NewWordPieceFromVocab(filepath.Join(dir, "google-bert__bert-base-multilingual-cased/vocab.txt"), 0)
+		}},
+		{"mBERT vocab.txt (do_lower_case false)", "mbert-cased", func() (Tokenizer, error) {
+			return NewWordPieceWithOptions(filepath.Join(dir, "google-bert__bert-base-multilingual-cased/vocab.txt"),
+				BertOptions{ChineseChars: true}, 0)
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -50,6 +50,42 @@ type spmModel struct {
 	minScore, maxScore float32
 	maxLen             int
 	hash               [32]byte
+	sorted             prefixIndex // the pieces of ids, for prefix search
+}
+
+// prefixIndex finds the pieces that prefix a text: pieces sorted
+// bytewise, and a range of them narrowed one byte at a time.
+type prefixIndex struct {
+	keys []string
+	ids  []int32
+}
+
+func newPrefixIndex(ids map[string]int32) prefixIndex {
+	p := prefixIndex{keys: make([]string, 0, len(ids))}
+	for k := range ids {
+		p.keys = append(p.keys, k)
+	}
+	sort.Strings(p.keys)
+	p.ids = make([]int32, len(p.keys))
+	for i, k := range p.keys {
+		p.ids[i] = ids[k]
+	}
+	return p
+}
+
+// each calls f(id, length) for every piece that prefixes s, shortest first.
+func (p *prefixIndex) each(s string, f func(id int32, l int)) {
+	lo, hi := 0, len(p.keys)
+	for l := 0; l < len(s) && lo < hi; l++ {
+		c := s[l]
+		// Within [lo, hi) every key has s[:l] as a prefix, the key equal to
+		// it (if any) first; narrow to those whose byte l is c.
+		lo += sort.Search(hi-lo, func(i int) bool { k := p.keys[lo+i]; return len(k) > l && k[l] >= c })
+		hi = lo + sort.Search(hi-lo, func(i int) bool { return p.keys[lo+i][l] > c })
+		if lo < hi && len(p.keys[lo]) == l+1 {
+			f(p.ids[lo], l+1)
+		}
+	}
 }
 
 // protobuf wire reading.
@@ -232,6 +268,7 @@ func parseSPM(data []byte) (*spmModel, error) {
 		return nil, fmt.Errorf("no unknown piece")
 	}
 	sort.SliceStable(m.userDefined, func(i, j int) bool { return len(m.userDefined[i]) > len(m.userDefined[j]) })
+	m.sorted = newPrefixIndex(m.ids)
 	return m, nil
 }
 
@@ -395,10 +432,9 @@ func (m *spmModel) encodeUnigram(s string) []piece {
 		mb := spmCharLen(s[i:])
 		here := best[i].score
 		single := false
-		for l := 1; l <= m.maxLen && i+l <= len(s); l++ {
-			id, ok := m.ids[s[i:i+l]]
-			if !ok || m.types[id] == spmUnused {
-				continue
+		m.sorted.each(s[i:], func(id int32, l int) {
+			if m.types[id] == spmUnused {
+				return
 			}
 			sc := float64(m.scores[id])
 			if m.types[id] == spmUserDefined {
@@ -411,7 +447,7 @@ func (m *spmModel) encodeUnigram(s string) []piece {
 			if l == mb {
 				single = true
 			}
-		}
+		})
 		if !single {
 			c := unkScore + here
 			if t := &best[i+mb]; !t.set || c > t.score {
@@ -458,18 +494,27 @@ func (m *spmModel) encodeBPE(s string) []piece {
 	}
 	type origin struct{ left, right string }
 	rev := map[string]origin{}
+	// score[k] is the score of merging syms[k] and syms[k+1], NaN if
+	// their union is no piece (or either is frozen).
+	pairScore := func(k int) float32 {
+		if syms[k].freeze || syms[k+1].freeze {
+			return float32(math.NaN())
+		}
+		id, ok := m.ids[s[syms[k].start:syms[k+1].end]]
+		if !ok {
+			return float32(math.NaN())
+		}
+		return m.scores[id]
+	}
+	score := make([]float32, max(len(syms)-1, 0))
+	for k := range score {
+		score[k] = pairScore(k)
+	}
 	for len(syms) > 1 {
 		best, bestScore := -1, float32(0)
-		for k := 0; k+1 < len(syms); k++ {
-			if syms[k].freeze || syms[k+1].freeze {
-				continue
-			}
-			id, ok := m.ids[s[syms[k].start:syms[k+1].end]]
-			if !ok {
-				continue
-			}
-			if best < 0 || m.scores[id] > bestScore {
-				best, bestScore = k, m.scores[id]
+		for k, sc := range score {
+			if sc == sc && (best < 0 || sc > bestScore) {
+				best, bestScore = k, sc
 			}
 		}
 		if best < 0 {
@@ -481,6 +526,13 @@ func (m *spmModel) encodeBPE(s string) []piece {
 		}
 		syms[best].end = syms[best+1].end
 		syms = append(syms[:best+1], syms[best+2:]...)
+		score = append(score[:best], score[best+1:]...)
+		if best < len(score) {
+			score[best] = pairScore(best)
+		}
+		if best > 0 {
+			score[best-1] = pairScore(best - 1)
+		}
 	}
 	var out []piece
 	var resegment func(w string, start int)

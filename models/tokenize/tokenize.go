@@ -1,9 +1,15 @@
-// Package tokenize turns texts and text pairs into token ids for the models:
-// BERT's WordPiece (HuggingFace's BertNormalizer, BertPreTokenizer, WordPiece
-// model and BertProcessing, [CLS] a [SEP] b [SEP] with token type ids, and
-// longest-first truncation) from a vocab.txt or a HuggingFace tokenizer.json,
-// with each token's offsets in its text; a word-level tokenizer for word-vector
-// models; and a content-addressed cache of tokenised datasets.
+// Package tokenize turns texts and text pairs into token ids for the models,
+// exactly as HuggingFace's tokenizers do, behind one Tokenizer interface:
+// BERT's WordPiece (BertNormalizer, BertPreTokenizer, WordPiece and
+// [CLS] a [SEP] b [SEP] in one pass) from a vocab.txt or a BERT
+// tokenizer.json; HF, any tokenizer.json (byte-level BPE, Unigram,
+// WordPiece, WordLevel with their normalizers, pre-tokenizers,
+// post-processors and added tokens); and SentencePiece models wrapped as
+// DeBERTa-v2 or XLM-R wrap them. Load picks a model directory's tokenizer as
+// AutoTokenizer does; Train learns one from a task's texts. Every tokenizer
+// gives each token's offsets in its text, truncates longest-first and has a
+// fingerprint that keys a content-addressed cache of tokenised datasets. A
+// word-level tokenizer serves word-vector models.
 package tokenize
 
 import (

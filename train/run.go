@@ -186,6 +186,9 @@ func (s *RunSpec) Validate() error {
 	default:
 		return fmt.Errorf("unknown configuration %q (want iid, iid-t, iid+t, iid-(iid+t) or t)", s.Configuration)
 	}
+	if s.Model.Tokenizer != "" && s.Model.Kind != "bert-tiny" {
+		return fmt.Errorf("model.tokenizer is for kind bert-tiny, not %q (a checkpoint brings its own tokenizer)", s.Model.Kind)
+	}
 	task, err := s.task()
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/beluga-nlp/beluga/models/tokenize"
@@ -46,5 +47,13 @@ func TestTinyWithTrainedTokenizer(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+func TestTokenizerIsForBertTinyOnly(t *testing.T) {
+	spec := tinySpec(ConfigIID)
+	spec.Model.Tokenizer = "task.json"
+	if err := spec.Validate(); err == nil || !strings.Contains(err.Error(), "model.tokenizer is for kind bert-tiny") {
+		t.Errorf("wordvec with a tokenizer: %v", err)
 	}
 }

@@ -245,8 +245,8 @@ func unicodeNormalize(t ntext, f norm.Form) ntext {
 			b.buf = append(b.buf, seg...)
 			b.align = append(b.align, t.align[i:i+n]...)
 		} else {
-			// Within a changed segment, a character keeps its own origin
-			// where the segment is one character, else the segment's.
+			// A changed segment (a character and its combining marks,
+			// mostly) is aligned with the original segment as a whole.
 			b.str(out, al)
 		}
 		i += n

@@ -292,3 +292,82 @@ func TestParity(t *testing.T) {
 		})
 	}
 }
+
+// offsetsHash is gen.mjs's --offsets hash of one input: for the untruncated
+// and the truncated tokenizer, the length, ids, type ids and character
+// offsets, as uint32s.
+func offsetsHash(t *testing.T, tks [2]Tokenizer, in parityInput) uint32 {
+	var vals []int
+	for _, tk := range tks {
+		e, err := tk.EncodeOffsets(in.Text, in.Pair, in.Is)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ra, rb := RuneOffsets(in.Text, e.Offsets), RuneOffsets(in.Pair, e.Offsets)
+		vals = append(vals, len(e.IDs))
+		vals = append(vals, e.IDs...)
+		vals = append(vals, e.TypeIDs...)
+		for j := range e.IDs {
+			o := ra[j]
+			if e.Seq[j] == 1 {
+				o = rb[j]
+			}
+			vals = append(vals, o.Start, o.End)
+		}
+	}
+	return idsHash(vals)
+}
+
+// TestOffsetsParity: offsets (in characters, as HuggingFace reports them),
+// type ids and longest-first truncation to 12 tokens equal HuggingFace's on
+// every 8th input of the corpus (pairs included).
+func TestOffsetsParity(t *testing.T) {
+	corpus := parityCorpus(t)
+	dir := shareddata.Path(t, "data/tokenizers")
+	hf := func(rel string) func(int) (Tokenizer, error) {
+		return func(n int) (Tokenizer, error) { return NewHF(filepath.Join(dir, rel), n) }
+	}
+	tests := []struct {
+		name, golden string
+		build        func(maxLength int) (Tokenizer, error)
+	}{
+		{"roberta-base (HF)", "roberta-base", hf("FacebookAI__roberta-base/tokenizer.json")},
+		{"ModernBERT (HF)", "modernbert", hf("answerdotai__ModernBERT-base/tokenizer.json")},
+		{"mBERT (HF)", "mbert-cased", hf("google-bert__bert-base-multilingual-cased/tokenizer.json")},
+		{"mBERT tokenizer.json (WordPiece)", "mbert-cased", func(n int) (Tokenizer, error) {
+			return NewWordPieceFromJSON(filepath.Join(dir, "google-bert__bert-base-multilingual-cased/tokenizer.json"), n)
+		}},
+		{"mBERT vocab.txt (WordPiece)", "mbert-cased", func(n int) (Tokenizer, error) {
+			return NewWordPieceFromVocab(filepath.Join(dir, "google-bert__bert-base-multilingual-cased/vocab.txt"), n)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var tks [2]Tokenizer
+			for i, n := range []int{0, 12} {
+				tk, err := tc.build(n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tks[i] = tk
+			}
+			ch, want := readGolden(t, tc.golden+"-offsets")
+			if ch != corpusHash(corpus) {
+				t.Fatalf("golden %s-offsets was made from another corpus: regenerate it", tc.golden)
+			}
+			bad := 0
+			for k, i := 0, 0; i < len(corpus); k, i = k+1, i+8 {
+				if offsetsHash(t, tks, corpus[i]) != want[k] {
+					bad++
+					if bad <= 5 {
+						e, _ := tks[0].EncodeOffsets(corpus[i].Text, corpus[i].Pair, corpus[i].Is)
+						t.Errorf("input %d %q %q: ids %v offsets %v differ from HuggingFace's (untruncated or at 12)", i, corpus[i].Text, corpus[i].Pair, e.IDs, e.Offsets)
+					}
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d of %d inputs differ", bad, len(want))
+			}
+		})
+	}
+}

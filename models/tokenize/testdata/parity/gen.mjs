@@ -11,6 +11,9 @@
 // "len:text|len:pair|is_pair\n", lengths in UTF-8 bytes), the number of
 // inputs (uint32) and, per input, FNV-1a 32 over its ids as little-endian
 // uint32s. `--show TOKENIZER TEXT [PAIR]` prints one input's ids instead.
+// With --offsets, NAME-offsets.bin.gz covers every 8th input with a hash of
+// its ids, type ids and character offsets, untruncated and truncated to 12
+// tokens (longest first).
 import { createRequire } from "module";
 import fs from "fs";
 import zlib from "zlib";
@@ -44,6 +47,8 @@ if (args[0] === "--show") {
   console.log(JSON.stringify({ ids: e.getIds(), tokens: e.getTokens() }));
   process.exit(0);
 }
+const offsets = args[0] === "--offsets";
+if (offsets) args.shift();
 const corpus = fs.readFileSync(args[0], "utf8").split("\n").filter((l) => l).map((l) => JSON.parse(l));
 let ch = 0xcbf29ce484222325n;
 for (const x of corpus) {
@@ -54,6 +59,26 @@ for (const x of corpus) {
 const here = path.dirname(url.fileURLToPath(import.meta.url));
 for (const spec of args.slice(1)) {
   const [name, file] = spec.split("=");
+  if (offsets) {
+    const full = Tokenizer.fromFile(file), cut = Tokenizer.fromFile(file);
+    cut.setTruncation(12);
+    const picked = corpus.filter((_, i) => i % 8 === 0);
+    const out = Buffer.alloc(12 + 4 * picked.length);
+    out.writeBigUInt64LE(ch, 0);
+    out.writeUInt32LE(picked.length, 8);
+    for (let i = 0; i < picked.length; i++) {
+      const x = picked[i], vals = [];
+      for (const tk of [full, cut]) {
+        const e = await tk.encode(x.text, x.is_pair ? x.pair || "" : null);
+        const ids = e.getIds();
+        vals.push(ids.length, ...ids, ...e.getTypeIds(), ...e.getOffsets().flat());
+      }
+      out.writeUInt32LE(fnv32(vals), 12 + 4 * i);
+    }
+    fs.writeFileSync(path.join(here, name + "-offsets.bin.gz"), zlib.gzipSync(out, { level: 9 }));
+    console.log(name, picked.length, "inputs (offsets), corpus hash", ch.toString(16));
+    continue;
+  }
   const tk = Tokenizer.fromFile(file);
   const out = Buffer.alloc(12 + 4 * corpus.length);
   out.writeBigUInt64LE(ch, 0);

@@ -60,3 +60,57 @@ func TestHFMatchesProvenance(t *testing.T) {
 		})
 	}
 }
+
+// TestPreTokenizers pins pre-tokenizers and normalizers to the examples of
+// HuggingFace's documentation (the tokenizers API reference).
+func TestPreTokenizers(t *testing.T) {
+	tests := []struct {
+		json, text string
+		want       []string
+	}{
+		{`{"type": "Whitespace"}`, "Hello there!", []string{"Hello", "there", "!"}},
+		{`{"type": "WhitespaceSplit"}`, "Hello  there!\tx", []string{"Hello", "there!", "x"}},
+		{`{"type": "Digits", "individual_digits": true}`, "Call 123 please", []string{"Call ", "1", "2", "3", " please"}},
+		{`{"type": "Digits", "individual_digits": false}`, "Call 123 please", []string{"Call ", "123", " please"}},
+		{`{"type": "Punctuation", "behavior": "Isolated"}`, "Hey friend!     How are you?!?", []string{"Hey friend", "!", "     How are you", "?", "!", "?"}},
+		{`{"type": "Punctuation", "behavior": "Contiguous"}`, "Hey friend!     How are you?!?", []string{"Hey friend", "!", "     How are you", "?!?"}},
+		{`{"type": "Split", "pattern": {"String": "-"}, "behavior": "Removed", "invert": false}`, "the-final--countdown", []string{"the", "final", "countdown"}},
+		{`{"type": "Split", "pattern": {"String": "-"}, "behavior": "Isolated", "invert": false}`, "the-final--countdown", []string{"the", "-", "final", "-", "-", "countdown"}},
+		{`{"type": "Split", "pattern": {"String": "-"}, "behavior": "MergedWithPrevious", "invert": false}`, "the-final--countdown", []string{"the-", "final-", "-", "countdown"}},
+		{`{"type": "Split", "pattern": {"String": "-"}, "behavior": "MergedWithNext", "invert": false}`, "the-final--countdown", []string{"the", "-final", "-", "-countdown"}},
+		{`{"type": "Split", "pattern": {"String": "-"}, "behavior": "Contiguous", "invert": false}`, "the-final--countdown", []string{"the", "-", "final", "--", "countdown"}},
+		{`{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": true}`, "Hey friend", []string{"▁Hey", "▁friend"}},
+		{`{"type": "ByteLevel", "add_prefix_space": true, "use_regex": true}`, "Hi  you're 42!\n", []string{"ĠHi", "Ġ", "Ġyou", "'re", "Ġ42", "!", "Ċ"}},
+		{`{"type": "BertPreTokenizer"}`, "Hey, it's 1 café!", []string{"Hey", ",", "it", "'", "s", "1", "café", "!"}},
+	}
+	for _, tc := range tests {
+		pre, _, err := buildPreTokenizer([]byte(tc.json))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.json, err)
+		}
+		var got []string
+		for _, w := range pre(newNText(tc.text, 0), true) {
+			got = append(got, w.s)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s %q: %q, want %q", tc.json, tc.text, got, tc.want)
+		}
+	}
+	norms := []struct{ json, text, want string }{
+		{`{"type": "Strip", "strip_left": false, "strip_right": true}`, "  a b  ", "  a b"},
+		{`{"type": "Strip", "strip_left": true, "strip_right": false}`, "  a b  ", "a b  "},
+		{`{"type": "Sequence", "normalizers": [{"type": "NFD"}, {"type": "StripAccents"}, {"type": "Lowercase"}]}`, "Héllò İ", "hello i"},
+		{`{"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}`, "a   b  c d", "a b c d"},
+		{`{"type": "Prepend", "prepend": "▁"}`, "hey", "▁hey"},
+		{`{"type": "NFKC"}`, "ﬁ ①", "fi 1"},
+	}
+	for _, tc := range norms {
+		n, _, err := buildNormalizer([]byte(tc.json))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.json, err)
+		}
+		if got := n(newNText(tc.text, 0)).s; got != tc.want {
+			t.Errorf("%s %q: %q, want %q", tc.json, tc.text, got, tc.want)
+		}
+	}
+}

@@ -22,8 +22,8 @@ type hfNormalizer struct {
 	HandleChineseChars  *bool             `json:"handle_chinese_chars"`
 	StripAccents        *bool             `json:"strip_accents"`
 	Lowercase           *bool             `json:"lowercase"`
-	Left                *bool             `json:"left"`
-	Right               *bool             `json:"right"`
+	StripLeft           *bool             `json:"strip_left"`
+	StripRight          *bool             `json:"strip_right"`
 	Pattern             *hfPattern        `json:"pattern"`
 	Content             string            `json:"content"`
 	Prepend             string            `json:"prepend"`
@@ -94,7 +94,7 @@ func buildNormalizer(raw json.RawMessage) (normalizer, string, error) {
 			})
 		}, n.Type, nil
 	case "Strip":
-		left, right := boolOr(n.Left, true), boolOr(n.Right, true)
+		left, right := boolOr(n.StripLeft, true), boolOr(n.StripRight, true)
 		return func(t ntext) ntext {
 			i, j := 0, len(t.s)
 			if left {

@@ -3,6 +3,7 @@ package tokenize
 import (
 	"bufio"
 	"compress/gzip"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
@@ -369,5 +370,95 @@ func TestOffsetsParity(t *testing.T) {
 				t.Errorf("%d of %d inputs differ", bad, len(want))
 			}
 		})
+	}
+}
+
+// debertaFastJSON is deberta-v3-base's spm.model as transformers'
+// DebertaV2Converter writes it as a tokenizer.json (no lower-casing, no
+// punctuation split): Strip, Precompiled (the model's charsmap),
+// Replace(" {2,}", " "), Metaspace, Unigram without byte fallback, and
+// [CLS] A [SEP] B [SEP].
+func debertaFastJSON(t testing.TB) []byte {
+	data, err := os.ReadFile(shareddata.Path(t, "data/tokenizers/microsoft__deberta-v3-base/spm.model"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parseSPM(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vocab := make([]any, len(m.pieces))
+	for i, p := range m.pieces {
+		vocab[i] = []any{p, float64(m.scores[i])}
+	}
+	var added []any
+	for _, tok := range []string{"[PAD]", "[CLS]", "[SEP]", "[UNK]"} {
+		added = append(added, map[string]any{"id": m.pieceID(tok), "content": tok, "single_word": false, "lstrip": false,
+			"rstrip": false, "normalized": false, "special": true})
+	}
+	added = append(added, map[string]any{"id": len(m.pieces), "content": "[MASK]", "single_word": false, "lstrip": false,
+		"rstrip": false, "normalized": false, "special": true})
+	sp := func(tok string, typ int) any { return map[string]any{"SpecialToken": map[string]any{"id": tok, "type_id": typ}} }
+	seq := func(id string, typ int) any { return map[string]any{"Sequence": map[string]any{"id": id, "type_id": typ}} }
+	doc := map[string]any{
+		"version": "1.0", "truncation": nil, "padding": nil, "added_tokens": added,
+		"normalizer": map[string]any{"type": "Sequence", "normalizers": []any{
+			map[string]any{"type": "Strip", "strip_left": true, "strip_right": true},
+			map[string]any{"type": "Precompiled", "precompiled_charsmap": base64.StdEncoding.EncodeToString(m.charsmapRaw)},
+			map[string]any{"type": "Replace", "pattern": map[string]any{"Regex": " {2,}"}, "content": " "},
+		}},
+		"pre_tokenizer": map[string]any{"type": "Sequence", "pretokenizers": []any{
+			map[string]any{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": true}}},
+		"post_processor": map[string]any{"type": "TemplateProcessing",
+			"single": []any{sp("[CLS]", 0), seq("A", 0), sp("[SEP]", 0)},
+			"pair":   []any{sp("[CLS]", 0), seq("A", 0), sp("[SEP]", 0), seq("B", 1), sp("[SEP]", 1)},
+			"special_tokens": map[string]any{
+				"[CLS]": map[string]any{"id": "[CLS]", "ids": []int{m.pieceID("[CLS]")}, "tokens": []string{"[CLS]"}},
+				"[SEP]": map[string]any{"id": "[SEP]", "ids": []int{m.pieceID("[SEP]")}, "tokens": []string{"[SEP]"}},
+			}},
+		"decoder": nil,
+		"model":   map[string]any{"type": "Unigram", "unk_id": m.unk, "vocab": vocab, "byte_fallback": false},
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestPrecompiledParity: the tokenizer.json HuggingFace's converter makes
+// of deberta-v3-base's spm.model (Precompiled charsmap, Metaspace, Unigram)
+// gives HuggingFace's ids on every 8th input of the corpus.
+func TestPrecompiledParity(t *testing.T) {
+	corpus := parityCorpus(t)
+	b := debertaFastJSON(t)
+	if path := os.Getenv("BELUGA_WRITE_DEBERTA_FAST"); path != "" {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tk, err := parseHF(b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, want := readGolden(t, "deberta-v3-fast")
+	if ch != corpusHash(corpus) {
+		t.Fatal("golden deberta-v3-fast was made from another corpus: regenerate it")
+	}
+	bad := 0
+	for k, i := 0, 0; i < len(corpus); k, i = k+1, i+8 {
+		e, err := tk.Encode(corpus[i].Text, corpus[i].Pair, corpus[i].Is)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if idsHash(e.IDs) != want[k] {
+			bad++
+			if bad <= 5 {
+				t.Errorf("input %d %q %q: ids %v differ from HuggingFace's", i, corpus[i].Text, corpus[i].Pair, e.IDs)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d inputs differ", bad, len(want))
 	}
 }

@@ -43,6 +43,7 @@ type spmModel struct {
 	userDefined  []string // longest first
 
 	charsmap         *charsmap
+	charsmapRaw      []byte
 	addDummyPrefix   bool
 	removeExtraSpace bool
 	escapeSpaces     bool
@@ -211,7 +212,7 @@ func parseSPM(data []byte) (*spmModel, error) {
 						if err != nil {
 							return nil, fmt.Errorf("normalizer_spec: %w", err)
 						}
-						m.charsmap = cm
+						m.charsmap, m.charsmapRaw = cm, d2
 					}
 				case 3:
 					m.addDummyPrefix = v != 0

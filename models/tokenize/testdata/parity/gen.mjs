@@ -11,7 +11,9 @@
 // "len:text|len:pair|is_pair\n", lengths in UTF-8 bytes), the number of
 // inputs (uint32) and, per input, FNV-1a 32 over its ids as little-endian
 // uint32s. `--show TOKENIZER TEXT [PAIR]` prints one input's ids instead.
-// With --offsets, NAME-offsets.bin.gz covers every 8th input with a hash of
+// With --every8, NAME.bin.gz covers every 8th input only (deberta-v3-fast:
+// the tokenizer.json that BELUGA_WRITE_DEBERTA_FAST=FILE go test -run
+// TestPrecompiledParity writes). With --offsets, NAME-offsets.bin.gz covers every 8th input with a hash of
 // its ids, type ids and character offsets, untruncated and truncated to 12
 // tokens (longest first).
 import { createRequire } from "module";
@@ -49,6 +51,8 @@ if (args[0] === "--show") {
 }
 const offsets = args[0] === "--offsets";
 if (offsets) args.shift();
+const every8 = args[0] === "--every8";
+if (every8) args.shift();
 const corpus = fs.readFileSync(args[0], "utf8").split("\n").filter((l) => l).map((l) => JSON.parse(l));
 let ch = 0xcbf29ce484222325n;
 for (const x of corpus) {
@@ -80,14 +84,15 @@ for (const spec of args.slice(1)) {
     continue;
   }
   const tk = Tokenizer.fromFile(file);
-  const out = Buffer.alloc(12 + 4 * corpus.length);
+  const inputs = every8 ? corpus.filter((_, i) => i % 8 === 0) : corpus;
+  const out = Buffer.alloc(12 + 4 * inputs.length);
   out.writeBigUInt64LE(ch, 0);
-  out.writeUInt32LE(corpus.length, 8);
-  for (let i = 0; i < corpus.length; i++) {
-    const x = corpus[i];
+  out.writeUInt32LE(inputs.length, 8);
+  for (let i = 0; i < inputs.length; i++) {
+    const x = inputs[i];
     const e = await tk.encode(x.text, x.is_pair ? x.pair || "" : null);
     out.writeUInt32LE(fnv32(e.getIds()), 12 + 4 * i);
   }
   fs.writeFileSync(path.join(here, name + ".bin.gz"), zlib.gzipSync(out, { level: 9 }));
-  console.log(name, corpus.length, "inputs, corpus hash", ch.toString(16));
+  console.log(name, inputs.length, "inputs, corpus hash", ch.toString(16));
 }

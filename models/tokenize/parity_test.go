@@ -398,8 +398,12 @@ func debertaFastJSON(t testing.TB) []byte {
 	}
 	added = append(added, map[string]any{"id": len(m.pieces), "content": "[MASK]", "single_word": false, "lstrip": false,
 		"rstrip": false, "normalized": false, "special": true})
-	sp := func(tok string, typ int) any { return map[string]any{"SpecialToken": map[string]any{"id": tok, "type_id": typ}} }
-	seq := func(id string, typ int) any { return map[string]any{"Sequence": map[string]any{"id": id, "type_id": typ}} }
+	sp := func(tok string, typ int) any {
+		return map[string]any{"SpecialToken": map[string]any{"id": tok, "type_id": typ}}
+	}
+	seq := func(id string, typ int) any {
+		return map[string]any{"Sequence": map[string]any{"id": id, "type_id": typ}}
+	}
 	doc := map[string]any{
 		"version": "1.0", "truncation": nil, "padding": nil, "added_tokens": added,
 		"normalizer": map[string]any{"type": "Sequence", "normalizers": []any{

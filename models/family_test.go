@@ -37,7 +37,7 @@ func TestUnknownModelTypeRefused(t *testing.T) {
 // model_type is BERT's, and the registry refuses incomplete or duplicate
 // families.
 func TestRegistry(t *testing.T) {
-	for _, name := range []string{"bert"} {
+	for _, name := range []string{"bert", "electra", "roberta", "xlm-roberta", "distilbert"} {
 		f, err := LookupFamily(name)
 		if err != nil || f.ModelType != name {
 			t.Errorf("LookupFamily(%q) = %v, %v", name, f, err)

@@ -5,11 +5,12 @@
 // into a classifier, its tokenizer, and a way to save both. beluga predict
 // and training start from it.
 //
-// It loads the way transformers' from_pretrained does for
-// BertForSequenceClassification: legacy names (LayerNorm gamma/beta, a
-// state dict saved without the "bert." prefix) are mapped, tensors the model
-// does not use are ignored, and a missing pooler or classifier is
-// initialised afresh; both are reported. Unlike transformers, a missing
+// It loads the way transformers' from_pretrained does for the
+// …ForSequenceClassification of the checkpoint's model family (config.json
+// model_type, models.LookupFamily): legacy names (LayerNorm gamma/beta, a
+// state dict saved without the family's "bert."/"roberta."/… prefix) are
+// mapped, tensors the model does not use are ignored, and a missing pooler
+// or head is initialised afresh; both are reported. Unlike transformers, a missing
 // embedding or encoder-layer tensor is an error unless AllowMissing is set
 // (a checkpoint that lacks one is nearly always the wrong file), and a
 // non-finite weight is refused with its name.

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -91,6 +92,12 @@ type bertEncoder struct {
 func newBERTEncoder(cfg *checkpoint.Config, lay *bertLayout) (*bertEncoder, error) {
 	if cfg.HiddenAct != "gelu" {
 		return nil, fmt.Errorf("field \"hidden_act\": %q (only the exact erf gelu is supported)", cfg.HiddenAct)
+	}
+	if raw, ok := cfg.Extra["position_embedding_type"]; ok {
+		var kind *string
+		if err := json.Unmarshal(raw, &kind); err != nil || (kind != nil && *kind != "absolute") {
+			return nil, fmt.Errorf("field \"position_embedding_type\": %s (only absolute position embeddings are supported)", raw)
+		}
 	}
 	if lay.typ != "" && cfg.TypeVocabSize <= 0 {
 		return nil, fmt.Errorf("field \"type_vocab_size\": %d, want a positive size", cfg.TypeVocabSize)

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -64,5 +65,23 @@ func TestRegistry(t *testing.T) {
 			}()
 			Register(tc.f)
 		}()
+	}
+}
+
+// TestRelativePositionsRefused: a BERT-shaped config asking for relative
+// position embeddings, which the encoder does not compute, is refused
+// rather than run with absolute ones.
+func TestRelativePositionsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		raw string
+		ok  bool
+	}{{`"absolute"`, true}, {`null`, true}, {`"relative_key"`, false}, {`"relative_key_query"`, false}, {`3`, false}} {
+		cfg := TinyConfig(50)
+		cfg.HiddenSize, cfg.IntermediateSize = 16, 32
+		cfg.Extra = map[string]json.RawMessage{"position_embedding_type": json.RawMessage(tc.raw)}
+		_, _, err := NewClassifier(cfg, 2, nil, 1)
+		if (err == nil) != tc.ok || (err != nil && !strings.Contains(err.Error(), "position_embedding_type")) {
+			t.Errorf("position_embedding_type %s: %v", tc.raw, err)
+		}
 	}
 }

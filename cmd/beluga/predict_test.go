@@ -167,6 +167,32 @@ func TestPredictFamiliesByHubID(t *testing.T) {
 	}
 }
 
+// TestPredictRefusesUnknownModelType: a checkpoint whose model_type no
+// family knows fails with the known ones listed, and writes nothing.
+func TestPredictRefusesUnknownModelType(t *testing.T) {
+	src := filepath.Join("..", "..", "models", "testdata", "families", "bert")
+	dir := t.TempDir()
+	for _, name := range []string{"model.safetensors", "vocab.txt"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+	b, _ := os.ReadFile(filepath.Join(src, "config.json"))
+	os.WriteFile(filepath.Join(dir, "config.json"), []byte(strings.Replace(string(b), `"model_type": "bert"`, `"model_type": "gpt2"`, 1)), 0o644)
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(`{"text": "the movie"}`+"\n"), 0o644)
+	out := filepath.Join(dir, "out.jsonl")
+	code, msg := belugaEnv(t, nil, "predict", "--model", dir, "--input", in, "-o", out)
+	if code == 0 || !strings.Contains(msg, `"gpt2"`) || !strings.Contains(msg, "distilbert") || !strings.Contains(msg, "roberta") {
+		t.Errorf("exit %d, %s: want a refusal naming gpt2 and the known families", code, msg)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused predict wrote its output")
+	}
+}
+
 func TestDataListShowsCachedModels(t *testing.T) {
 	home := t.TempDir()
 	const commit = "0123456789abcdef0123456789abcdef01234567"

@@ -8,36 +8,6 @@ import (
 	"github.com/beluga-nlp/beluga/models/checkpoint"
 )
 
-// A model family is one HuggingFace architecture, keyed by config.json's
-// model_type: how its encoder computes the final hidden states, and the
-// heads HuggingFace gives it for sequence classification and for extractive
-// question answering. Every family's classifier is a SequenceClassifier and
-// every family's span model a SpanModel: the graph around the encoder (the
-// logits' layout, dropout, freezing, linear probing on cached features,
-// loading with a LoadReport, saving) is written once.
-//
-// Adding a family is one file in this package and one registration line in
-// it:
-//
-//	func init() {
-//		Register(Family{
-//			ModelType:  "roberta",          // config.json's model_type
-//			Prefix:     "roberta",          // base_model_prefix: the encoder's tensors are "roberta.…"
-//			Classifier: "RobertaForSequenceClassification",
-//			Span:       "RobertaForQuestionAnswering",
-//			NewEncoder: newRobertaEncoder,  // an Encoder: embeddings and layers
-//			NewPooler:  newFirstToken,      // hidden states → the features the head reads
-//			NewHead:    newRobertaHead,     // features → logits
-//			NewSpanHead: newQAOutputs,      // every token's hidden state → start, end
-//		})
-//	}
-//
-// The encoder and heads list their parameters (ParamSpec) with HuggingFace's
-// names in HuggingFace's order; the model allocates and loads them, draws
-// the missing ones, and hands them back through Bind. A forward pass gets a
-// Run: the pass's buffers and its dropout, drawn from the model's one
-// seeded stream in the order the layers ask for it.
-
 // ParamSpec is one parameter a family's encoder or head declares.
 type ParamSpec struct {
 	Name  string // HuggingFace's name, e.g. "roberta.encoder.layer.0.output.dense.weight"
@@ -77,6 +47,9 @@ type EncoderPass interface {
 // classification head reads: BERT's tanh pooler on [CLS], or the first
 // token's state as it is. Its parameters belong to the encoder (they carry
 // the family's prefix): linear probing freezes them and caches its output.
+// A pooling layer HuggingFace keeps outside the prefix (DeBERTa's
+// ContextPooler, "pooler.dense") trains with the head: it belongs in the
+// Head (denseHead is dropout, dense, activation, dropout, out).
 type Pooler interface {
 	Specs() []ParamSpec
 	Bind(param func(name string) *Param)
@@ -113,7 +86,43 @@ type HeadPass interface {
 	Backward(r *Run, dOut, dx []float32)
 }
 
-// Family is one registered model family.
+// Family is one registered model family: one HuggingFace architecture,
+// keyed by config.json's model_type — how its encoder computes the final
+// hidden states, and the heads HuggingFace gives it for sequence
+// classification and extractive question answering. Every family's
+// classifier is a SequenceClassifier and every family's span model a
+// SpanModel: the graph around the encoder (the logits' layout, dropout,
+// freezing, linear probing on cached features, loading with a LoadReport,
+// saving) is written once.
+//
+// Adding a family is one file in this package with one registration in
+// it (roberta.go is a whole example):
+//
+//	func init() {
+//		Register(Family{
+//			ModelType:   "roberta",         // config.json's model_type
+//			Prefix:      "roberta",         // base_model_prefix: the encoder's tensors are "roberta.…"
+//			Classifier:  "RobertaForSequenceClassification",
+//			Span:        "RobertaForQuestionAnswering",
+//			NewEncoder:  newRobertaEncoder, // an Encoder: embeddings and layers
+//			NewPooler:   newFirstToken,     // hidden states → the features the head reads
+//			NewHead:     newTanhHead,       // features → logits
+//			NewSpanHead: newQAOutputs(nil), // every token's hidden state → start, end
+//		})
+//	}
+//
+// The encoder and heads list their parameters (ParamSpec) with HuggingFace's
+// names in HuggingFace's order; the model allocates and loads them, draws
+// the missing ones, and hands them back through Bind. A forward pass gets a
+// Run: the pass's buffers (Run.Alloc) and its dropout (Run.Keep), drawn
+// from the model's one seeded stream in the order the layers ask for it.
+// The pieces families share are in heads.go (first-token pooling, linear
+// and dense heads, qa_outputs, HF's dropout rules) and kernels.go; a
+// BERT-shaped encoder is a bertLayout (bert.go). Its checks: a reference
+// checkpoint from testdata/families/gen.py and the family's name in the
+// families lists of the tests that range over them (models, pretrained,
+// train, cmd/beluga), and an entry in benchmarks/gostep's tinyFamily and
+// torch_step.py's FAMILIES.
 type Family struct {
 	// ModelType is config.json's model_type ("bert", "roberta", …).
 	ModelType string

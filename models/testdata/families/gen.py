@@ -4,10 +4,14 @@
 # states, span logits, BeLUGA's three losses and the gradients of their sum.
 #
 # transformers cannot be installed here, so the forward pass is written
-# below from HuggingFace transformers' modeling files (read at commit
-# 00b326f4caca2d1fbebe5c86e1693475fd4d0c9a, v4.3x): modeling_bert.py,
-# modeling_electra.py, modeling_roberta.py, modeling_xlm_roberta.py (a copy
-# of RoBERTa's graph), modeling_distilbert.py — dropout off (eval), the
+# below from HuggingFace transformers' modeling files of the v4 series:
+# modeling_distilbert.py read at commit 00b326f4caca2d1fbebe5c86e1693475fd4d0c9a
+# (Embeddings, MultiHeadSelfAttention, FFN, TransformerBlock, the
+# classification and QA heads); modeling_bert.py, modeling_electra.py
+# (ElectraModel's embeddings_project, ElectraClassificationHead),
+# modeling_roberta.py (create_position_ids_from_input_ids,
+# RobertaClassificationHead) and modeling_xlm_roberta.py (a copy of
+# RoBERTa's graph) as of the same series — dropout off (eval), the
 # attention mask added as finfo(float32).min as HF does. When transformers
 # IS importable, every family's state dict is also loaded into HF's own
 # …ForSequenceClassification / …ForQuestionAnswering and the logits are

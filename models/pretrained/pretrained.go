@@ -119,7 +119,15 @@ func (m *Model) loadBERT(ck *checkpoint.Checkpoint, dir string, opt Options) err
 	if err != nil {
 		return err
 	}
-	weights := normaliseNames(ck.Weights, fam.Prefix)
+	poolerSpecs, err := fam.PoolerSpecs(ck.Config)
+	if err != nil {
+		return err
+	}
+	pooler := map[string]bool{}
+	for _, s := range poolerSpecs {
+		pooler[s.Name] = true
+	}
+	weights := normaliseNames(ck.Weights, fam.Prefix, pooler)
 	labels := ck.Config.Labels()
 	var dropped []string
 	if opt.Labels > 0 && opt.Labels != labels {
@@ -149,7 +157,7 @@ func (m *Model) loadBERT(ck *checkpoint.Checkpoint, dir string, opt Options) err
 			enc[p.Name] = p.Encoder
 		}
 		for _, n := range rep.Initialised {
-			if enc[n] && !isPooler(n, fam.Prefix) {
+			if enc[n] && !pooler[n] {
 				missing = append(missing, n)
 			}
 		}
@@ -210,8 +218,9 @@ func (m *Model) loadWordVec(dir string, opt Options) error {
 // the classifier's, as transformers does on loading: LayerNorm's gamma and
 // beta become weight and bias, and a state dict of a bare encoder
 // ("embeddings.…", "encoder.…", "transformer.…", "pooler.…") gains the
-// family's prefix ("bert.", "roberta.", …).
-func normaliseNames(ts checkpoint.Tensors, prefix string) checkpoint.Tensors {
+// family's prefix ("bert.", "roberta.", …) — but for the names of keep (a
+// pooler HuggingFace names outside the prefix, as DeBERTa's pooler.dense).
+func normaliseNames(ts checkpoint.Tensors, prefix string, keep map[string]bool) checkpoint.Tensors {
 	out := checkpoint.Tensors{}
 	for name, t := range ts {
 		n := name
@@ -220,7 +229,7 @@ func normaliseNames(ts checkpoint.Tensors, prefix string) checkpoint.Tensors {
 			n = strings.Replace(n, "LayerNorm.beta", "LayerNorm.bias", 1)
 		}
 		for _, p := range []string{"embeddings.", "encoder.", "transformer.", "pooler.", "embeddings_project."} {
-			if strings.HasPrefix(n, p) {
+			if strings.HasPrefix(n, p) && !keep[n] {
 				n = prefix + "." + n
 			}
 		}
@@ -231,10 +240,6 @@ func normaliseNames(ts checkpoint.Tensors, prefix string) checkpoint.Tensors {
 	}
 	return out
 }
-
-// isPooler says whether an encoder parameter is the pooler's, which a
-// checkpoint saved without one (an MLM's) may lack.
-func isPooler(name, prefix string) bool { return strings.HasPrefix(name, prefix+".pooler.") }
 
 func sameShape(a, b []int) bool {
 	if len(a) != len(b) {

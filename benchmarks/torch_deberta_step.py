@@ -1,13 +1,13 @@
-"""PyTorch peer of the DeBERTa-v3 training-step benchmark: training steps
-(forward, backward, AdamW, clipping) of a DeBERTa-v3-shaped classifier at a
-tiny size — 2 layers, hidden 128, 2 heads, FFN 512, deberta-v3's vocabulary
-of 128,100 and relative attention (p2c|c2p, 256 log buckets over 512
+"""The deberta-v2 family's model for torch_step.py --family deberta-v2: a
+DeBERTa-v3-shaped classifier at BERT-tiny's size (2 layers, hidden 128, 2
+heads, FFN 512, vocab 30,522; --model mini as torch_step.py's) with
+deberta-v3-base's relative attention (p2c|c2p, 256 log buckets over 512
 positions, shared keys, normalised relative embeddings, no absolute
 positions or token types), dropout 0.1, ContextPooler with GELU, linear
-classifier — batch 32, sequence 64, float32. The graph is HuggingFace's
-modeling_deberta_v2.py (DisentangledSelfAttention, XSoftmax's masking)
-written out in plain PyTorch, since transformers is not installed here.
-Run with Debian's python3-torch: /usr/bin/python3 torch_deberta_step.py --steps 10"""
+classifier. The graph is HuggingFace's modeling_deberta_v2.py
+(DisentangledSelfAttention, XSoftmax's masking) written out in plain
+PyTorch, since transformers is not installed here. Standalone:
+/usr/bin/python3 torch_deberta_step.py --steps 10"""
 import argparse
 import resource
 import statistics
@@ -60,7 +60,7 @@ class Layer(nn.Module):
 
 
 class TinyDeberta(nn.Module):
-    def __init__(self, vocab=128100, hidden=128, layers=2, heads=2, ffn=512, buckets=256, max_pos=512, labels=2):
+    def __init__(self, vocab=30522, hidden=128, layers=2, heads=2, ffn=512, buckets=256, max_pos=512, labels=2):
         super().__init__()
         self.buckets, self.max_pos = buckets, max_pos
         self.word = nn.Embedding(vocab, hidden, padding_idx=0)
@@ -72,9 +72,10 @@ class TinyDeberta(nn.Module):
         self.classifier = nn.Linear(hidden, labels)
         self.drop = nn.Dropout(0.1)
 
-    def forward(self, ids, mask):
+    def forward(self, ids, types, mask):
+        # DeBERTa-v3 has no token types: types is torch_step.py's argument.
         n = ids.shape[1]
-        x = self.drop(self.ln(self.word(ids)) * mask.unsqueeze(2))
+        x = self.drop(self.ln(self.word(ids)) * mask.unsqueeze(2).to(torch.float32))
         m = mask.bool()
         amask = (m[:, None, None, :] & m[:, None, :, None])
         r = torch.arange(n)
@@ -99,12 +100,12 @@ def main():
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.0)
     ids = torch.tensor([[1000 + (i * 131 + j * 17) % 29000 for j in range(a.seq)] for i in range(a.batch)])
-    mask = torch.ones_like(ids)
+    mask = torch.ones_like(ids, dtype=torch.bool)
     labels = torch.tensor([i % 2 for i in range(a.batch)])
     times = []
     for s in range(a.steps + 1):
         start = time.perf_counter()
-        loss = nn.functional.cross_entropy(model(ids, mask), labels)
+        loss = nn.functional.cross_entropy(model(ids, None, mask), labels)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()

@@ -8,12 +8,21 @@ import (
 	"github.com/beluga-nlp/beluga/models/checkpoint"
 )
 
+// This file is the deberta-v2 family (DeBERTa-v2 and -v3): its config,
+// HuggingFace's DebertaV2ForSequenceClassification head (ContextPooler:
+// dropout, dense and GELU on the first token; dropout; classifier) and
+// DebertaV2ForQuestionAnswering's qa_outputs. The encoder is in
+// deberta_pass.go, its disentangled attention in deberta_attention.go. The
+// reference is transformers' modeling_deberta_v2.py in its XSoftmax form
+// (huggingface/transformers, blob of commit 0038a3ca…), which
+// testdata/deberta-v2/gen.py transcribes to write the fixture.
+
 // DebertaModelType is the config.json model_type of DeBERTa-v2 and -v3
 // checkpoints (microsoft/deberta-v3-base).
 const DebertaModelType = "deberta-v2"
 
-// DebertaArchitecture is the HuggingFace class whose checkpoints Deberta
-// reads and writes.
+// DebertaArchitecture is the HuggingFace class the family's sequence
+// classifier is saved as.
 const DebertaArchitecture = "DebertaV2ForSequenceClassification"
 
 // DebertaConfig is what DeBERTa-v2 adds to the BERT-shaped config, with

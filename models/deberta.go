@@ -11,7 +11,7 @@ import (
 // This file is the deberta-v2 family (DeBERTa-v2 and -v3): its config,
 // HuggingFace's DebertaV2ForSequenceClassification head (ContextPooler:
 // dropout, dense and GELU on the first token; dropout; classifier) and
-// DebertaV2ForQuestionAnswering's qa_outputs. The encoder is in
+// DebertaV2ForQuestionAnswering's qa_outputs (heads.go's). The encoder is in
 // deberta_pass.go, its disentangled attention in deberta_attention.go. The
 // reference is transformers' modeling_deberta_v2.py in its XSoftmax form
 // (huggingface/transformers, blob of commit 0038a3ca…), which
@@ -170,15 +170,13 @@ func ParseDebertaConfig(cfg *checkpoint.Config) (*DebertaConfig, error) {
 
 func init() {
 	Register(Family{
-		ModelType:  DebertaModelType,
-		Prefix:     "deberta",
-		Classifier: DebertaArchitecture,
-		Span:       SpanDebertaArchitecture,
-		NewEncoder: func(cfg *checkpoint.Config) (Encoder, error) { return newDebertaEncoder(cfg) },
-		NewPooler:  newContextPooler,
-		NewHead: func(cfg *checkpoint.Config, features, labels int) Head {
-			return &linearHead{dropout: clsDropout(cfg), out: newLinear("classifier", features, labels)}
-		},
+		ModelType:   DebertaModelType,
+		Prefix:      "deberta",
+		Classifier:  DebertaArchitecture,
+		Span:        SpanDebertaArchitecture,
+		NewEncoder:  func(cfg *checkpoint.Config) (Encoder, error) { return newDebertaEncoder(cfg) },
+		NewPooler:   newFirstToken,
+		NewHead:     newDebertaHead,
 		NewSpanHead: newQAOutputs(nil),
 	})
 }
@@ -186,71 +184,26 @@ func init() {
 // SpanDebertaArchitecture is the HuggingFace class of DeBERTa's span model.
 const SpanDebertaArchitecture = "DebertaV2ForQuestionAnswering"
 
-// clsDropout is DebertaV2ForSequenceClassification's dropout before the
-// classifier: cls_dropout when the config sets it, else the hidden rate in
-// force.
-func clsDropout(cfg *checkpoint.Config) dropoutRate {
-	if dc, err := ParseDebertaConfig(cfg); err == nil && dc.ClsDropout != nil {
-		return fixedDropout(*dc.ClsDropout)
-	}
-	return func(r *Run) float64 { return r.HiddenRate }
-}
-
-// contextPooler is DeBERTa's ContextPooler: dropout (pooler_dropout), a
-// dense layer and pooler_hidden_act (GELU in v3) on the first token's
-// final state. Its tensors are HF's top-level pooler.dense.*.
-type contextPooler struct {
-	h     int
-	rate  float64
-	tanh  bool
-	dense *linear
-}
-
-func newContextPooler(cfg *checkpoint.Config, hidden int) Pooler {
-	p := &contextPooler{h: hidden, dense: newLinear("pooler.dense", hidden, hidden)}
+// newDebertaHead is DebertaV2ForSequenceClassification's head on the first
+// token's final state: ContextPooler (dropout at pooler_dropout, the
+// top-level pooler.dense, pooler_hidden_act — GELU in v3), then dropout at
+// cls_dropout (else the hidden rate in force) and the classifier. The
+// pooler lies outside HF's base model (model.deberta), so BeLUGA's linear
+// probing, which freezes the base model, trains it with the classifier.
+func newDebertaHead(cfg *checkpoint.Config, features, labels int) Head {
+	h := &denseHead{drop1: fixedDropout(0), dense: newLinear("pooler.dense", features, features), act: actGELU,
+		drop2: func(r *Run) float64 { return r.HiddenRate }, out: newLinear("classifier", features, labels)}
+	// NewEncoder has already refused a config that does not parse.
 	if dc, err := ParseDebertaConfig(cfg); err == nil {
-		p.rate, p.tanh = dc.PoolerDropout, dc.PoolerHiddenAct == "tanh"
+		h.drop1 = fixedDropout(dc.PoolerDropout)
+		if dc.PoolerHiddenAct == "tanh" {
+			h.act = actTanh
+		}
+		if dc.ClsDropout != nil {
+			h.drop2 = fixedDropout(*dc.ClsDropout)
+		}
 	}
-	return p
-}
-
-func (p *contextPooler) Specs() []ParamSpec             { return p.dense.specs() }
-func (p *contextPooler) Bind(param func(string) *Param) { p.dense.bind(param) }
-func (p *contextPooler) Width() int                     { return p.h }
-
-func (p *contextPooler) act() activation {
-	if p.tanh {
-		return actTanh
-	}
-	return actGELU
-}
-
-func (p *contextPooler) Forward(r *Run, hidden []float32, b Batch) PoolPass {
-	pp := &contextPoolPass{p: p, b: b}
-	pp.x, pp.keep = dropoutCopy(r, firstTokens(r, hidden, b, p.h), fixedDropout(p.rate)(r))
-	pp.u, pp.y = r.Alloc(b.Size*p.h), r.Alloc(b.Size*p.h)
-	p.dense.forward(pp.u, pp.x, b.Size)
-	p.act().forward(pp.y, pp.u)
-	return pp
-}
-
-type contextPoolPass struct {
-	p       *contextPooler
-	b       Batch
-	x, keep []float32 // first-token states after dropout, the multipliers
-	u, y    []float32 // dense output, after the activation
-}
-
-func (pp *contextPoolPass) Features() []float32 { return pp.y }
-
-func (pp *contextPoolPass) Backward(r *Run, dFeatures, dHidden []float32) {
-	pp.p.act().backward(dFeatures, dFeatures, pp.u, pp.y)
-	pool := &r.m.pool
-	dx := pool.get(len(pp.x))
-	defer pool.put(dx)
-	pp.p.dense.backward(dx, dFeatures, pp.x, pp.b.Size)
-	applyKeep(dx, pp.keep)
-	scatterFirstTokens(dHidden, dx, pp.b, pp.p.h)
+	return h
 }
 
 // debertaEncoderSpecs lists DebertaV2Model's parameters in HuggingFace's

@@ -550,8 +550,10 @@ func TestDebertaVariants(t *testing.T) {
 	}
 }
 
-// TestDebertaFrozenEncoder checks linear probing: only the classifier
-// learns, and HeadForward on Output.Pooled gives Forward's logits.
+// TestDebertaFrozenEncoder checks linear probing: BeLUGA freezes HF's base
+// model (model.deberta), so only the head — ContextPooler's pooler.dense and
+// the classifier — learns, and HeadForward on Output.Pooled (the first
+// token's state) gives Forward's logits.
 func TestDebertaFrozenEncoder(t *testing.T) {
 	m := loadFixtureDeberta(t)
 	m.SetDropout(0, 0)

@@ -203,14 +203,3 @@ func (f *Family) HeadSpecs(cfg *checkpoint.Config, labels int) ([]ParamSpec, err
 	}
 	return f.NewHead(cfg, f.NewPooler(cfg, enc.HiddenSize()).Width(), labels).Specs(), nil
 }
-
-// PoolerSpecs lists the pooler's parameters: encoder parameters that a
-// checkpoint saved without a classification head (an MLM's) lacks, named
-// under the prefix (BERT's bert.pooler) or not (DeBERTa's pooler.dense).
-func (f *Family) PoolerSpecs(cfg *checkpoint.Config) ([]ParamSpec, error) {
-	enc, err := f.NewEncoder(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return f.NewPooler(cfg, enc.HiddenSize()).Specs(), nil
-}

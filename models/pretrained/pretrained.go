@@ -119,15 +119,15 @@ func (m *Model) loadBERT(ck *checkpoint.Checkpoint, dir string, opt Options) err
 	if err != nil {
 		return err
 	}
-	poolerSpecs, err := fam.PoolerSpecs(ck.Config)
+	headSpecs, err := fam.HeadSpecs(ck.Config, ck.Config.Labels())
 	if err != nil {
 		return err
 	}
-	pooler := map[string]bool{}
-	for _, s := range poolerSpecs {
-		pooler[s.Name] = true
+	head := map[string]bool{}
+	for _, s := range headSpecs {
+		head[s.Name] = true
 	}
-	weights := normaliseNames(ck.Weights, fam.Prefix, pooler)
+	weights := normaliseNames(ck.Weights, fam.Prefix, head)
 	labels := ck.Config.Labels()
 	var dropped []string
 	if opt.Labels > 0 && opt.Labels != labels {
@@ -157,7 +157,7 @@ func (m *Model) loadBERT(ck *checkpoint.Checkpoint, dir string, opt Options) err
 			enc[p.Name] = p.Encoder
 		}
 		for _, n := range rep.Initialised {
-			if enc[n] && !pooler[n] {
+			if enc[n] && !isPooler(n, fam.Prefix) {
 				missing = append(missing, n)
 			}
 		}
@@ -218,8 +218,8 @@ func (m *Model) loadWordVec(dir string, opt Options) error {
 // the classifier's, as transformers does on loading: LayerNorm's gamma and
 // beta become weight and bias, and a state dict of a bare encoder
 // ("embeddings.…", "encoder.…", "transformer.…", "pooler.…") gains the
-// family's prefix ("bert.", "roberta.", …) — but for the names of keep (a
-// pooler HuggingFace names outside the prefix, as DeBERTa's pooler.dense).
+// family's prefix ("bert.", "roberta.", …) — but for a name of the
+// classification head (keep), such as DeBERTa's top-level pooler.dense.
 func normaliseNames(ts checkpoint.Tensors, prefix string, keep map[string]bool) checkpoint.Tensors {
 	out := checkpoint.Tensors{}
 	for name, t := range ts {
@@ -240,6 +240,10 @@ func normaliseNames(ts checkpoint.Tensors, prefix string, keep map[string]bool) 
 	}
 	return out
 }
+
+// isPooler says whether an encoder parameter is the pooler's, which a
+// checkpoint saved without one (an MLM's) may lack.
+func isPooler(name, prefix string) bool { return strings.HasPrefix(name, prefix+".pooler.") }
 
 func sameShape(a, b []int) bool {
 	if len(a) != len(b) {

@@ -29,6 +29,8 @@ FAMILIES = {
     "roberta": dict(emb=1, types=1, offset=2, head="tanh"),
     "xlm-roberta": dict(emb=1, types=1, offset=2, head="tanh"),
     "distilbert": dict(emb=1, types=0, offset=0, head="relu"),
+    # Relative attention, not nn.TransformerEncoderLayer: torch_deberta_step.py.
+    "deberta-v2": dict(graph="deberta"),
 }
 
 
@@ -79,10 +81,12 @@ def main():
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
-    if a.model == "tiny":
-        model = TinyBert(family=a.family)
+    size = {} if a.model == "tiny" else dict(hidden=256, layers=4, heads=4, ffn=1024)
+    if FAMILIES[a.family].get("graph") == "deberta":
+        from torch_deberta_step import TinyDeberta
+        model = TinyDeberta(**size)
     else:
-        model = TinyBert(hidden=256, layers=4, heads=4, ffn=1024, family=a.family)
+        model = TinyBert(family=a.family, **size)
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.0)
     ids = torch.tensor([[1000 + (i * 131 + j * 17) % 29000 for j in range(a.seq)] for i in range(a.batch)])

@@ -35,12 +35,18 @@ func belugaEnv(t *testing.T, env []string, args ...string) (int, string) {
 // blobs named by content hash, relative links from the snapshot, refs/main.
 func hubCacheCopy(t *testing.T, cache, repo, commit, src string) {
 	t.Helper()
+	hubCacheFiles(t, cache, repo, commit, src, []string{"config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json", "tokenizer_config.json", "vocab.txt"})
+}
+
+// hubCacheFiles is hubCacheCopy of the named files.
+func hubCacheFiles(t *testing.T, cache, repo, commit, src string, files []string) {
+	t.Helper()
 	repoDir := filepath.Join(cache, "models--"+strings.ReplaceAll(repo, "/", "--"))
 	snap := filepath.Join(repoDir, "snapshots", commit)
 	os.MkdirAll(filepath.Join(repoDir, "blobs"), 0o755)
 	os.MkdirAll(snap, 0o755)
 	os.MkdirAll(filepath.Join(repoDir, "refs"), 0o755)
-	for _, name := range []string{"config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json", "tokenizer_config.json", "vocab.txt"} {
+	for _, name := range files {
 		b, err := os.ReadFile(filepath.Join(src, name))
 		if os.IsNotExist(err) {
 			continue // a model without this file (a tokenizer given by vocab.txt alone)

@@ -112,7 +112,15 @@ func (m *Model) loadBERT(ck *checkpoint.Checkpoint, dir string, opt Options) err
 	if err != nil {
 		return err
 	}
-	weights := normaliseNames(ck.Weights, fam.Prefix)
+	headSpecs, err := fam.HeadSpecs(ck.Config, ck.Config.Labels())
+	if err != nil {
+		return err
+	}
+	head := map[string]bool{}
+	for _, s := range headSpecs {
+		head[s.Name] = true
+	}
+	weights := normaliseNames(ck.Weights, fam.Prefix, head)
 	labels := ck.Config.Labels()
 	var dropped []string
 	if opt.Labels > 0 && opt.Labels != labels {
@@ -178,8 +186,9 @@ func (m *Model) loadWordVec(dir string, opt Options) error {
 // the classifier's, as transformers does on loading: LayerNorm's gamma and
 // beta become weight and bias, and a state dict of a bare encoder
 // ("embeddings.…", "encoder.…", "transformer.…", "pooler.…") gains the
-// family's prefix ("bert.", "roberta.", …).
-func normaliseNames(ts checkpoint.Tensors, prefix string) checkpoint.Tensors {
+// family's prefix ("bert.", "roberta.", …) — but for a name of the
+// classification head (keep), such as DeBERTa's top-level pooler.dense.
+func normaliseNames(ts checkpoint.Tensors, prefix string, keep map[string]bool) checkpoint.Tensors {
 	out := checkpoint.Tensors{}
 	for name, t := range ts {
 		n := name
@@ -188,7 +197,7 @@ func normaliseNames(ts checkpoint.Tensors, prefix string) checkpoint.Tensors {
 			n = strings.Replace(n, "LayerNorm.beta", "LayerNorm.bias", 1)
 		}
 		for _, p := range []string{"embeddings.", "encoder.", "transformer.", "pooler.", "embeddings_project."} {
-			if strings.HasPrefix(n, p) {
+			if strings.HasPrefix(n, p) && !keep[n] {
 				n = prefix + "." + n
 			}
 		}

@@ -355,12 +355,12 @@ func (m *ModernBERT) SetDropout(hidden, attention float64) {
 	m.Arch.AttentionDropout = attention
 }
 
-// TinyModernBERTConfig is a small ModernBERT shape for tests and
-// benchmarks: hidden 64, 3 layers (global, local, local), 2 heads, GeGLU
-// width 96, a window of 16 tokens, ModernBERT's defaults otherwise.
+// TinyModernBERTConfig is a ModernBERT at BERT-tiny's scale for tests and
+// benchmarks: hidden 128, 3 layers (global, local, local), 2 heads, GeGLU
+// width 256 (Wi has BERT-tiny's 512 outputs), ModernBERT's defaults
+// otherwise (a window of 128 tokens, no biases, no dropout).
 func TinyModernBERTConfig(vocabSize int) *checkpoint.Config {
-	return &checkpoint.Config{ModelType: "modernbert", VocabSize: vocabSize, HiddenSize: 64, NumHiddenLayers: 3,
-		NumAttentionHeads: 2, IntermediateSize: 96, MaxPositionEmbeddings: 512, TypeVocabSize: 2,
-		LayerNormEps: 1e-5, HiddenAct: "gelu", InitializerRange: 0.02,
-		Extra: map[string]json.RawMessage{"local_attention": json.RawMessage("16")}}
+	return &checkpoint.Config{ModelType: "modernbert", VocabSize: vocabSize, HiddenSize: 128, NumHiddenLayers: 3,
+		NumAttentionHeads: 2, IntermediateSize: 256, MaxPositionEmbeddings: 8192, TypeVocabSize: 2,
+		LayerNormEps: 1e-5, HiddenAct: "gelu", InitializerRange: 0.02, Extra: map[string]json.RawMessage{}}
 }

@@ -240,3 +240,35 @@ func TestModernBERTFixtureSpanGradients(t *testing.T) {
 	}
 	checkModernGrads(t, m, ql.Grad, 1e-5)
 }
+
+// BenchmarkModernBERTStep times a training step's forward and backward
+// passes of TinyModernBERTConfig on a batch of 32 × 64 tokens.
+func BenchmarkModernBERTStep(b *testing.B) {
+	m, _, err := NewModernBERT(TinyModernBERTConfig(50368), 2, nil, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	texts := make([][]int, 32)
+	for i := range texts {
+		texts[i] = make([]int, 64)
+		for j := range texts[i] {
+			texts[i][j] = 1000 + (i*131+j*17)%29000
+		}
+	}
+	batch := idsBatch(texts)
+	dz := make([]float32, 32*2)
+	for i := range dz {
+		dz[i] = 0.01
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		pass, err := m.Forward(batch, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := pass.Backward(dz); err != nil {
+			b.Fatal(err)
+		}
+		pass.Release()
+	}
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes the tiny ModernBERT fixture in tiny/: config.json, model.safetensors,
-pytorch_model.bin and expected.json.
+pytorch_model.bin, vocab.txt and expected.json.
 
 The reference forward below is HuggingFace transformers' eager (padded,
 non-flash) ModernBERT path, written out from modeling_modernbert.py at commit
@@ -330,6 +330,11 @@ def main():
     write_safetensors(os.path.join(OUT, "model.safetensors"), sd)
     # HuggingFace saves an OrderedDict state dict
     torch.save(OrderedDict((k, sd[k]) for k, _ in param_shapes()), os.path.join(OUT, "pytorch_model.bin"))
+    # a WordPiece vocabulary whose word "w<i>" is id i, so that
+    # `beluga predict` can be fed the fixture's ids as text
+    with open(os.path.join(OUT, "vocab.txt"), "w") as f:
+        special = {0: "[UNK]", CLS: "[CLS]", SEP: "[SEP]", PAD: "[PAD]"}
+        f.write("".join(special.get(i, "w%d" % i) + "\n" for i in range(C["vocab_size"])))
     with open(os.path.join(OUT, "expected.json"), "w") as f:
         json.dump(exp, f, separators=(",", ":"))
         f.write("\n")

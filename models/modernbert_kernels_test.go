@@ -193,17 +193,21 @@ func TestModernBERTDirectionalGrad(t *testing.T) {
 		pooling string
 	}{{"cls", false, "cls"}, {"mean", false, "mean"}, {"span", true, "cls"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			var m *ModernBERT
+			cfg.Extra["classifier_pooling"] = json.RawMessage(`"` + tc.pooling + `"`)
+			var m interface {
+				Classifier
+				SetDropout(hidden, attention float64)
+				SeedDropout(seed uint64)
+			}
 			var err error
 			if tc.span {
-				m, _, err = NewModernBERTSpan(cfg, nil, 3)
+				m, _, err = NewSpanModel(cfg, nil, 3)
 			} else {
-				m, _, err = NewModernBERT(cfg, 3, nil, 3)
+				m, _, err = NewClassifier(cfg, 3, nil, 3)
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			m.Arch.ClassifierPooling = tc.pooling
 			m.SetDropout(0.1, 0.1)
 			r := &rng{16}
 			// Larger weights than the initialisation's, so that every
@@ -303,14 +307,14 @@ func TestModernBERTConfigErrors(t *testing.T) {
 	} {
 		cfg := TinyModernBERTConfig(20)
 		cfg.Extra[tc.field] = json.RawMessage(tc.value)
-		_, _, err := NewModernBERT(cfg, 2, nil, 1)
+		_, _, err := NewClassifier(cfg, 2, nil, 1)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s = %s: error %v, want one naming %s", tc.field, tc.value, err, tc.want)
 		}
 	}
 	cfg := TinyModernBERTConfig(20)
 	w := checkpoint.Tensors{"model.final_norm.weight": {Shape: []int{3}, Data: make([]float32, 3)}}
-	if _, _, err := NewModernBERT(cfg, 2, w, 1); err == nil || !strings.Contains(err.Error(), "model.final_norm.weight") {
+	if _, _, err := NewClassifier(cfg, 2, w, 1); err == nil || !strings.Contains(err.Error(), "model.final_norm.weight") {
 		t.Errorf("mis-shaped tensor: error %v, want one naming it", err)
 	}
 }

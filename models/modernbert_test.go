@@ -103,14 +103,14 @@ func TestModernBERTFixtureLogits(t *testing.T) {
 	for _, file := range []string{"model.safetensors", "pytorch_model.bin"} {
 		cfg, w := loadModernFixture(t, file)
 		for _, pooling := range []string{"cls", "mean"} {
-			m, rep, err := NewModernBERT(cfg, 2, w, 0)
+			cfg.Extra["classifier_pooling"] = json.RawMessage(`"` + pooling + `"`)
+			m, rep, err := NewClassifier(cfg, 2, w, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(rep.Initialised)+len(rep.Ignored) != 0 {
 				t.Fatalf("%s: load report %+v, want every tensor used", file, rep)
 			}
-			m.Arch.ClassifierPooling = pooling
 			out, err := m.Infer(b)
 			if err != nil {
 				t.Fatal(err)
@@ -125,14 +125,19 @@ func TestModernBERTFixtureLogits(t *testing.T) {
 			}
 			t.Logf("%s, %s pooling: %d logits, largest difference %.2g", file, pooling, len(out.Logits), d)
 		}
-		s, _, err := NewModernBERTSpan(cfg, w, 0)
+		s, rep, err := NewSpanModel(cfg, w, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := s.Infer(b)
+		if len(rep.Initialised)+len(rep.Ignored) != 0 {
+			t.Fatalf("%s: span model's load report %+v, want every tensor used", file, rep)
+		}
+		pass, err := s.Forward(b, false)
 		if err != nil {
 			t.Fatal(err)
 		}
+		out := Output{Logits: append([]float32(nil), pass.Logits()...)}
+		pass.Release()
 		var want [][]float64
 		for i := range exp.QAStart {
 			want = append(want, exp.QAStart[i], exp.QAEnd[i])
@@ -149,7 +154,7 @@ func TestModernBERTFixtureLogits(t *testing.T) {
 // within rel (relative to each tensor's norm). Norms below 1e-7 are rounding
 // noise in both (the span classifier's bias gets none: a softmax does not
 // move when every logit does).
-func checkModernGrads(t *testing.T, m *ModernBERT, want modernGradSummary, rel float64) {
+func checkModernGrads(t *testing.T, m Classifier, want modernGradSummary, rel float64) {
 	t.Helper()
 	const noise = 1e-7
 	worst := 0.0
@@ -201,7 +206,7 @@ func checkModernGrads(t *testing.T, m *ModernBERT, want modernGradSummary, rel f
 func TestModernBERTFixtureSpanGradients(t *testing.T) {
 	exp := loadModernExpected(t)
 	cfg, w := loadModernFixture(t, "model.safetensors")
-	m, _, err := NewModernBERTSpan(cfg, w, 0)
+	m, _, err := NewSpanModel(cfg, w, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +249,7 @@ func TestModernBERTFixtureSpanGradients(t *testing.T) {
 // BenchmarkModernBERTStep times a training step's forward and backward
 // passes of TinyModernBERTConfig on a batch of 32 × 64 tokens.
 func BenchmarkModernBERTStep(b *testing.B) {
-	m, _, err := NewModernBERT(TinyModernBERTConfig(50368), 2, nil, 1)
+	m, _, err := NewClassifier(TinyModernBERTConfig(50368), 2, nil, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,9 +8,11 @@ entry per family, as gostep's tinyFamily): RoBERTa's offset positions, one
 token type and dense-tanh head without pooler; ELECTRA's half-width
 embeddings with embeddings_project and dense-GELU head; DistilBERT's lack of
 token types and pre_classifier-ReLU head. The encoder layers are torch's
-nn.TransformerEncoderLayer (post-LayerNorm, exact GELU) for every family.
+nn.TransformerEncoderLayer (post-LayerNorm, exact GELU) for every family but
+modernbert, whose graph is torch_modernbert.py's.
 Run with Debian's python3-torch: /usr/bin/python3 torch_step.py --steps 10"""
 import argparse
+import importlib
 import resource
 import statistics
 import time
@@ -29,6 +31,7 @@ FAMILIES = {
     "roberta": dict(emb=1, types=1, offset=2, head="tanh"),
     "xlm-roberta": dict(emb=1, types=1, offset=2, head="tanh"),
     "distilbert": dict(emb=1, types=0, offset=0, head="relu"),
+    "modernbert": dict(model="torch_modernbert"),
 }
 
 
@@ -79,10 +82,11 @@ def main():
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
-    if a.model == "tiny":
-        model = TinyBert(family=a.family)
+    shape = {} if a.model == "tiny" else dict(hidden=256, layers=4, heads=4, ffn=1024)
+    if "model" in FAMILIES[a.family]:
+        model = importlib.import_module(FAMILIES[a.family]["model"]).TinyModernBert(**shape)
     else:
-        model = TinyBert(hidden=256, layers=4, heads=4, ffn=1024, family=a.family)
+        model = TinyBert(family=a.family, **shape)
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.0)
     ids = torch.tensor([[1000 + (i * 131 + j * 17) % 29000 for j in range(a.seq)] for i in range(a.batch)])

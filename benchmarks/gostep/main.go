@@ -111,6 +111,12 @@ var tinyFamily = map[string]func(c *checkpoint.Config){
 		c.TypeVocabSize, c.PadTokenID, c.MaxPositionEmbeddings, c.LayerNormEps = 1, 1, c.MaxPositionEmbeddings+2, 1e-5
 	},
 	"distilbert": func(c *checkpoint.Config) { c.TypeVocabSize, c.SeqClassifDropout = 0, 0.2 },
+	// GeGLU half the FFN's width (Wi has the FFN's outputs), ModernBERT's
+	// defaults otherwise: no dropout, window 128 (torch_modernbert.py).
+	"modernbert": func(c *checkpoint.Config) {
+		c.IntermediateSize /= 2
+		c.HiddenDropoutProb, c.AttentionProbsDropoutProb, c.LayerNormEps = 0, 0, 1e-5
+	},
 }
 
 func familyNames() []string {

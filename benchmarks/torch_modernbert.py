@@ -1,16 +1,11 @@
-"""PyTorch peer of beluga's ModernBERT training step: forward, backward and
-AdamW of a ModernBertForSequenceClassification at BERT-tiny's scale
-(models.TinyModernBERTConfig: vocab 50,368, hidden 128, 3 layers — global,
-local, local —, 2 heads, GeGLU width 256, window 128, no biases, no dropout,
-rotary θ 160,000 / 10,000, [CLS] pooling, head dense–GELU–LayerNorm), batch 32,
-sequence 64, float32, 2 threads. The graph is HuggingFace's eager one
-(modeling_modernbert.py), written with torch's own modules.
-Run with Debian's python3-torch: /usr/bin/python3 torch_modernbert_step.py --steps 10"""
-import argparse
-import resource
-import statistics
-import time
-
+"""The modernbert entry of torch_step.py's FAMILIES: a
+ModernBertForSequenceClassification at the shape of --model (hidden, layers,
+heads; GeGLU width ffn/2, so that Wi has the FFN's outputs), as gostep's
+tinyFamily["modernbert"] builds it: layers alternating global and local
+attention every 3 (window 128), rotary θ 160,000 / 10,000, no biases, no
+dropout (ModernBERT's defaults), [CLS] pooling, head dense–GELU–LayerNorm.
+The graph is HuggingFace's eager one (modeling_modernbert.py), written with
+torch's own modules."""
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -63,9 +58,10 @@ class Layer(nn.Module):
 
 
 class TinyModernBert(nn.Module):
-    def __init__(self, vocab=50368, h=128, layers=3, heads=2, f=256, window=128, labels=2):
+    def __init__(self, vocab=30522, hidden=128, layers=2, heads=2, ffn=512, labels=2, window=128):
         super().__init__()
-        self.tok = nn.Embedding(vocab, h, padding_idx=50283 % vocab)
+        h, f = hidden, ffn // 2
+        self.tok = nn.Embedding(vocab, h, padding_idx=0)
         self.norm = LN(h)
         self.layers = nn.ModuleList([Layer(i, h, heads, f) for i in range(layers)])
         self.final_norm = LN(h)
@@ -73,7 +69,7 @@ class TinyModernBert(nn.Module):
         self.classifier = nn.Linear(h, labels)
         self.h, self.heads, self.window = h, heads, window
 
-    def forward(self, ids, mask):
+    def forward(self, ids, types, mask):
         B, S = ids.shape
         fmin = torch.finfo(torch.float32).min
         glob = (1.0 - mask[:, None, None, :].float()) * fmin
@@ -86,36 +82,3 @@ class TinyModernBert(nn.Module):
             x = layer(x, {False: glob, True: sliding}, ropes)
         x = self.final_norm(x)
         return self.classifier(self.head_norm(F.gelu(self.dense(x[:, 0]))))
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=10)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--seq", type=int, default=64)
-    ap.add_argument("--threads", type=int, default=2)
-    a = ap.parse_args()
-    torch.set_num_threads(a.threads)
-    torch.manual_seed(1)
-    model = TinyModernBert()
-    model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.0)
-    ids = torch.tensor([[1000 + (i * 131 + j * 17) % 29000 for j in range(a.seq)] for i in range(a.batch)])
-    mask = torch.ones_like(ids)
-    labels = torch.tensor([i % 2 for i in range(a.batch)])
-    times = []
-    for s in range(a.steps + 1):
-        start = time.perf_counter()
-        loss = F.cross_entropy(model(ids, mask), labels)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        opt.zero_grad()
-        if s > 0:
-            times.append(time.perf_counter() - start)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"torch step_time={statistics.median(times):.4f} peak_rss_mb={peak:.1f}")
-
-
-if __name__ == "__main__":
-    main()

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/beluga-nlp/beluga/models/checkpoint"
@@ -275,5 +276,47 @@ func BenchmarkModernBERTStep(b *testing.B) {
 			b.Fatal(err)
 		}
 		pass.Release()
+	}
+}
+
+// TestModernBERTFromMLMCheckpoint loads a ModernBertForMaskedLM state dict
+// (the hub's checkpoints): its prediction head is the classifier's, as in
+// HuggingFace; the classifier is initialised and the decoder ignored, both
+// reported.
+func TestModernBERTFromMLMCheckpoint(t *testing.T) {
+	cfg, w := loadModernFixture(t, "model.safetensors")
+	mlm := checkpoint.Tensors{}
+	for name, t := range w {
+		if name != "classifier.weight" && name != "classifier.bias" {
+			mlm[name] = t
+		}
+	}
+	mlm["decoder.bias"] = &checkpoint.Tensor{Shape: []int{cfg.VocabSize}, Data: make([]float32, cfg.VocabSize)}
+	for _, span := range []bool{false, true} {
+		var rep LoadReport
+		var err error
+		var head *Param
+		if span {
+			var m *SpanModel
+			m, rep, err = NewSpanModel(cfg, mlm, 1)
+			if m != nil {
+				head = m.Param("head.dense.weight")
+			}
+		} else {
+			var m *SequenceClassifier
+			m, rep, err = NewClassifier(cfg, 3, mlm, 1)
+			if m != nil {
+				head = m.Param("head.dense.weight")
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(rep.Initialised, []string{"classifier.weight", "classifier.bias"}) || !slices.Equal(rep.Ignored, []string{"decoder.bias"}) {
+			t.Errorf("span %v: report %+v, want the classifier initialised and decoder.bias ignored", span, rep)
+		}
+		if !slices.Equal(head.Value, w["head.dense.weight"].Data) {
+			t.Errorf("span %v: head.dense not taken from the MLM checkpoint", span)
+		}
 	}
 }

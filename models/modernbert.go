@@ -3,6 +3,8 @@ package models
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"strings"
 
 	"github.com/beluga-nlp/beluga/models/checkpoint"
 )
@@ -49,7 +51,7 @@ func init() {
 		NewPooler:  newModernPooler,
 		NewHead: func(cfg *checkpoint.Config, features, labels int) Head {
 			a, _ := ParseModernBERTConfig(cfg) // checked by NewEncoder
-			return &linearHead{dropout: fixedDropout(a.ClassifierDropout), out: newLinear("classifier", features, labels)}
+			return modernClassifier{&linearHead{dropout: fixedDropout(a.ClassifierDropout), out: newLinear("classifier", features, labels)}}
 		},
 		NewSpanHead: newModernSpanHead,
 	})
@@ -229,6 +231,34 @@ func newModernEncoder(cfg *checkpoint.Config) (*modernEncoder, error) {
 
 func (m *modernEncoder) HiddenSize() int { return m.cfg.HiddenSize }
 
+// modernOutStd is the deviation ModernBertPreTrainedModel._init_weights
+// draws output projections (attention and MLP Wo, the head's dense layer)
+// with: initializer_range/√(2·layers). The classifier's is hidden^−½
+// (modernClassifier); the rest use initializer_range. HuggingFace truncates
+// each normal at ±initializer_cutoff_factor deviations; these are not
+// truncated.
+func modernOutStd(c *checkpoint.Config) float64 {
+	return c.InitializerRange / math.Sqrt(2*float64(c.NumHiddenLayers))
+}
+
+// withStd sets the deviation of the weights (not biases) among specs.
+func withStd(specs []ParamSpec, std float64) []ParamSpec {
+	for i := range specs {
+		if !specs[i].Norm && strings.HasSuffix(specs[i].Name, ".weight") {
+			specs[i].Std = std
+		}
+	}
+	return specs
+}
+
+// modernClassifier is the classifier (dropout, linear) with its weights
+// drawn at hidden^−½, as ModernBERT's _init_weights draws them.
+type modernClassifier struct{ *linearHead }
+
+func (h modernClassifier) Specs() []ParamSpec {
+	return withStd(h.linearHead.Specs(), math.Pow(float64(h.In()), -0.5))
+}
+
 // modernNormSpecs are a LayerNorm(h, bias=norm_bias)'s parameters.
 func modernNormSpecs(name string, h int, bias bool) []ParamSpec {
 	s := []ParamSpec{{Name: name + ".weight", Shape: []int{h}, Norm: true}}
@@ -258,10 +288,10 @@ func (m *modernEncoder) Specs() []ParamSpec {
 			s = append(s, modernNormSpecs(p+"attn_norm", h, a.NormBias)...)
 		}
 		s = append(s, modernLinearSpecs(p+"attn.Wqkv", h, 3*h, a.AttentionBias)...)
-		s = append(s, modernLinearSpecs(p+"attn.Wo", h, h, a.AttentionBias)...)
+		s = append(s, withStd(modernLinearSpecs(p+"attn.Wo", h, h, a.AttentionBias), modernOutStd(c))...)
 		s = append(s, modernNormSpecs(p+"mlp_norm", h, a.NormBias)...)
 		s = append(s, modernLinearSpecs(p+"mlp.Wi", h, 2*f, a.MLPBias)...)
-		s = append(s, modernLinearSpecs(p+"mlp.Wo", f, h, a.MLPBias)...)
+		s = append(s, withStd(modernLinearSpecs(p+"mlp.Wo", f, h, a.MLPBias), modernOutStd(c))...)
 	}
 	return append(s, modernNormSpecs("model.final_norm", h, a.NormBias)...)
 }
@@ -587,21 +617,22 @@ func (m *modernEncoder) layerBackward(l int, dx []float32, p *modernEncPass, poo
 
 // modernPredictionHead is ModernBertPredictionHead: norm(GELU(dense(x))).
 type modernPredictionHead struct {
-	z     *modernBias
-	dense modernLinear
-	norm  modernNorm
-	a     ModernBERTConfig
+	z      *modernBias
+	outStd float64 // the dense layer's initial deviation
+	dense  modernLinear
+	norm   modernNorm
+	a      ModernBERTConfig
 }
 
 func newModernPredictionHead(cfg *checkpoint.Config) *modernPredictionHead {
 	a, _ := ParseModernBERTConfig(cfg) // NewEncoder has checked it
 	h := cfg.HiddenSize
-	return &modernPredictionHead{z: newModernBias(cfg, &a), a: a, dense: modernLinear{in: h, out: h}}
+	return &modernPredictionHead{z: newModernBias(cfg, &a), a: a, dense: modernLinear{in: h, out: h}, outStd: modernOutStd(cfg)}
 }
 
 func (hd *modernPredictionHead) specs() []ParamSpec {
 	h := hd.z.h
-	return append(modernLinearSpecs("head.dense", h, h, hd.a.ClassifierBias), modernNormSpecs("head.norm", h, hd.a.NormBias)...)
+	return append(withStd(modernLinearSpecs("head.dense", h, h, hd.a.ClassifierBias), hd.outStd), modernNormSpecs("head.norm", h, hd.a.NormBias)...)
 }
 
 func (hd *modernPredictionHead) bind(param func(string) *Param) {
@@ -723,13 +754,13 @@ func (pp *modernPoolPass) Backward(r *Run, dFeatures, dHidden []float32) {
 // a start and an end logit.
 type modernSpanHead struct {
 	head *modernPredictionHead
-	out  *linearHead
+	out  modernClassifier
 }
 
 func newModernSpanHead(cfg *checkpoint.Config, hidden int) Head {
 	hd := newModernPredictionHead(cfg)
 	return &modernSpanHead{head: hd,
-		out: &linearHead{dropout: fixedDropout(hd.a.ClassifierDropout), out: newLinear("classifier", hidden, 2)}}
+		out: modernClassifier{&linearHead{dropout: fixedDropout(hd.a.ClassifierDropout), out: newLinear("classifier", hidden, 2)}}}
 }
 
 func (s *modernSpanHead) Specs() []ParamSpec { return append(s.head.specs(), s.out.Specs()...) }

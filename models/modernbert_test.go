@@ -320,3 +320,36 @@ func TestModernBERTFromMLMCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestModernBERTInitScales checks the deviations parameters a checkpoint
+// lacks are drawn with, as ModernBertPreTrainedModel._init_weights: the
+// classifier at hidden^−½, output projections at
+// initializer_range/√(2·layers), the rest at initializer_range.
+func TestModernBERTInitScales(t *testing.T) {
+	cfg := TinyModernBERTConfig(1000)
+	m, _, err := NewClassifier(cfg, 2, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := cfg.InitializerRange / math.Sqrt(2*float64(cfg.NumHiddenLayers))
+	for _, tc := range []struct {
+		name string
+		std  float64
+	}{
+		{"classifier.weight", math.Pow(float64(cfg.HiddenSize), -0.5)},
+		{"head.dense.weight", out},
+		{"model.layers.1.attn.Wo.weight", out},
+		{"model.layers.1.mlp.Wo.weight", out},
+		{"model.layers.1.attn.Wqkv.weight", cfg.InitializerRange},
+		{"model.embeddings.tok_embeddings.weight", cfg.InitializerRange},
+	} {
+		var sq float64
+		v := m.Param(tc.name).Value
+		for _, x := range v {
+			sq += float64(x) * float64(x)
+		}
+		if got := math.Sqrt(sq / float64(len(v))); math.Abs(got-tc.std) > 0.15*tc.std {
+			t.Errorf("%s: deviation %.4g, want %.4g", tc.name, got, tc.std)
+		}
+	}
+}

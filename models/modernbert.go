@@ -60,23 +60,22 @@ func init() {
 // ModernBERTConfig holds config.json's ModernBERT fields, with
 // HuggingFace's ModernBertConfig defaults for those a file leaves out.
 type ModernBERTConfig struct {
-	NormEps                 float64 `json:"norm_eps"`
-	NormBias                bool    `json:"norm_bias"`
-	AttentionBias           bool    `json:"attention_bias"`
-	MLPBias                 bool    `json:"mlp_bias"`
-	ClassifierBias          bool    `json:"classifier_bias"`
-	HiddenActivation        string  `json:"hidden_activation"`
-	ClassifierActivation    string  `json:"classifier_activation"`
-	ClassifierPooling       string  `json:"classifier_pooling"`
-	GlobalRopeTheta         float64 `json:"global_rope_theta"`
-	LocalRopeTheta          float64 `json:"local_rope_theta"`
-	GlobalAttnEveryNLayers  int     `json:"global_attn_every_n_layers"`
-	LocalAttention          int     `json:"local_attention"`
-	EmbeddingDropout        float64 `json:"embedding_dropout"`
-	AttentionDropout        float64 `json:"attention_dropout"`
-	MLPDropout              float64 `json:"mlp_dropout"`
-	ClassifierDropout       float64 `json:"classifier_dropout"`
-	InitializerCutoffFactor float64 `json:"initializer_cutoff_factor"`
+	NormEps                float64 `json:"norm_eps"`
+	NormBias               bool    `json:"norm_bias"`
+	AttentionBias          bool    `json:"attention_bias"`
+	MLPBias                bool    `json:"mlp_bias"`
+	ClassifierBias         bool    `json:"classifier_bias"`
+	HiddenActivation       string  `json:"hidden_activation"`
+	ClassifierActivation   string  `json:"classifier_activation"`
+	ClassifierPooling      string  `json:"classifier_pooling"`
+	GlobalRopeTheta        float64 `json:"global_rope_theta"`
+	LocalRopeTheta         float64 `json:"local_rope_theta"`
+	GlobalAttnEveryNLayers int     `json:"global_attn_every_n_layers"`
+	LocalAttention         int     `json:"local_attention"`
+	EmbeddingDropout       float64 `json:"embedding_dropout"`
+	AttentionDropout       float64 `json:"attention_dropout"`
+	MLPDropout             float64 `json:"mlp_dropout"`
+	ClassifierDropout      float64 `json:"classifier_dropout"`
 	// LayerTypes is "full_attention" or "sliding_attention" per layer:
 	// config.json's layer_types where newer transformers write it, else
 	// derived from global_attn_every_n_layers.
@@ -93,7 +92,7 @@ type ModernBERTConfig struct {
 func ParseModernBERTConfig(cfg *checkpoint.Config) (ModernBERTConfig, error) {
 	a := ModernBERTConfig{NormEps: 1e-5, HiddenActivation: "gelu", ClassifierActivation: "gelu",
 		ClassifierPooling: "cls", GlobalRopeTheta: 160000, LocalRopeTheta: 10000,
-		GlobalAttnEveryNLayers: 3, LocalAttention: 128, InitializerCutoffFactor: 2}
+		GlobalAttnEveryNLayers: 3, LocalAttention: 128}
 	if len(cfg.Extra) > 0 {
 		raw, err := json.Marshal(cfg.Extra)
 		if err != nil {
@@ -172,14 +171,6 @@ func (a *ModernBERTConfig) window(l int) int {
 		return -1
 	}
 	return a.LocalAttention / 2
-}
-
-// theta is layer l's rotary base.
-func (a *ModernBERTConfig) theta(l int) float64 {
-	if a.LayerTypes[l] == "full_attention" {
-		return a.GlobalRopeTheta
-	}
-	return a.LocalRopeTheta
 }
 
 // modernNorm is a LayerNorm; b is nil without norm_bias.

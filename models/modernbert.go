@@ -26,9 +26,9 @@ import (
 //   - final_norm;
 //   - ModernBertForSequenceClassification: the [CLS] state
 //     (classifier_pooling "cls") or the mean of the tokens' states ("mean"),
-//     ModernBertPredictionHead (dense, GELU, LayerNorm) — the pooler here, so
-//     that linear probing trains the classifier alone —, dropout
-//     (classifier_dropout), classifier;
+//     then the head: ModernBertPredictionHead (dense, GELU, LayerNorm),
+//     dropout (classifier_dropout), classifier — linear probing trains the
+//     head on the cached pooled states;
 //   - ModernBertForQuestionAnswering: the prediction head on every token,
 //     dropout, and a classifier giving a start and an end logit.
 //
@@ -49,11 +49,10 @@ func init() {
 		Span:       "ModernBertForQuestionAnswering",
 		NewEncoder: func(cfg *checkpoint.Config) (Encoder, error) { return newModernEncoder(cfg) },
 		NewPooler:  newModernPooler,
-		NewHead: func(cfg *checkpoint.Config, features, labels int) Head {
-			a, _ := ParseModernBERTConfig(cfg) // checked by NewEncoder
-			return modernClassifier{&linearHead{dropout: fixedDropout(a.ClassifierDropout), out: newLinear("classifier", features, labels)}}
+		NewHead:    newModernHead,
+		NewSpanHead: func(cfg *checkpoint.Config, hidden int) Head {
+			return newModernHead(cfg, hidden, 2)
 		},
-		NewSpanHead: newModernSpanHead,
 	})
 }
 
@@ -658,75 +657,69 @@ func (hd *modernPredictionHead) backward(r *Run, s *modernHeadActs, dy, dx []flo
 	hd.dense.backward(hd.z, dx, dg, s.x, rows, false)
 }
 
-// modernPooler is ModernBertForSequenceClassification's pooling (the
-// [CLS] state, or the mean over the attention mask) and its prediction
-// head: the features the classifier reads.
-type modernPooler struct{ head *modernPredictionHead }
-
-func newModernPooler(cfg *checkpoint.Config, hidden int) Pooler {
-	return &modernPooler{head: newModernPredictionHead(cfg)}
+// modernPooler is ModernBertForSequenceClassification's pooling: the
+// [CLS] state, or the mean of the states over the attention mask. It has no
+// parameters: the prediction head after it lies outside the "model." prefix
+// and, like DeBERTa's ContextPooler, trains with the classifier
+// (modernHead), so that linear probing caches the pooled final states.
+type modernPooler struct {
+	h    int
+	mean bool
 }
 
-func (p *modernPooler) Specs() []ParamSpec             { return p.head.specs() }
-func (p *modernPooler) Bind(param func(string) *Param) { p.head.bind(param) }
-func (p *modernPooler) Width() int                     { return p.head.z.h }
+func newModernPooler(cfg *checkpoint.Config, hidden int) Pooler {
+	a, _ := ParseModernBERTConfig(cfg) // NewEncoder has checked it
+	return modernPooler{h: hidden, mean: a.ClassifierPooling == "mean"}
+}
 
-func (p *modernPooler) Forward(r *Run, hidden []float32, b Batch) PoolPass {
-	h, L := p.head.z.h, b.SeqLen
-	pp := &modernPoolPass{p: p, b: b, mean: p.head.a.ClassifierPooling == "mean"}
-	if !pp.mean {
-		pp.pooled = firstTokens(r, hidden, b, h)
-	} else {
-		pp.pooled = r.Alloc(b.Size * h)
-		clear(pp.pooled)
-		for i := 0; i < b.Size; i++ {
-			dst := pp.pooled[i*h : (i+1)*h]
-			var cnt float32
-			for j := 0; j < L; j++ {
-				mk := b.Mask[i*L+j]
-				if mk == 0 {
-					continue
-				}
-				cnt += mk
-				for k, v := range hidden[(i*L+j)*h : (i*L+j+1)*h] {
-					dst[k] += v * mk
-				}
+func (p modernPooler) Specs() []ParamSpec       { return nil }
+func (p modernPooler) Bind(func(string) *Param) {}
+func (p modernPooler) Width() int               { return p.h }
+
+func (p modernPooler) Forward(r *Run, hidden []float32, b Batch) PoolPass {
+	h, L := p.h, b.SeqLen
+	if !p.mean {
+		return firstTokenPass{f: firstToken{h: h}, b: b, x: firstTokens(r, hidden, b, h)}
+	}
+	pp := &modernMeanPass{h: h, b: b, pooled: r.Alloc(b.Size * h)}
+	clear(pp.pooled)
+	for i := 0; i < b.Size; i++ {
+		dst := pp.pooled[i*h : (i+1)*h]
+		var cnt float32
+		for j := 0; j < L; j++ {
+			mk := b.Mask[i*L+j]
+			if mk == 0 {
+				continue
 			}
-			for k := range dst {
-				dst[k] /= cnt
+			cnt += mk
+			for k, v := range hidden[(i*L+j)*h : (i*L+j+1)*h] {
+				dst[k] += v * mk
 			}
 		}
+		for k := range dst {
+			dst[k] /= cnt
+		}
 	}
-	pp.acts = p.head.forward(r, pp.pooled, b.Size)
 	return pp
 }
 
-type modernPoolPass struct {
-	p      *modernPooler
+// modernMeanPass is a pass of mean pooling: Σ mask·state / Σ mask per row.
+type modernMeanPass struct {
+	h      int
 	b      Batch
-	mean   bool
 	pooled []float32
-	acts   *modernHeadActs
 }
 
-func (pp *modernPoolPass) Features() []float32 { return pp.acts.y }
+func (pp *modernMeanPass) Features() []float32 { return pp.pooled }
 
-func (pp *modernPoolPass) Backward(r *Run, dFeatures, dHidden []float32) {
-	h, L, b := pp.p.head.z.h, pp.b.SeqLen, pp.b
-	pool := &r.m.pool
-	dp := pool.get(len(pp.pooled))
-	defer pool.put(dp)
-	pp.p.head.backward(r, pp.acts, dFeatures, dp, b.Size)
-	if !pp.mean {
-		scatterFirstTokens(dHidden, dp, b, h)
-		return
-	}
+func (pp *modernMeanPass) Backward(_ *Run, dFeatures, dHidden []float32) {
+	h, L, b := pp.h, pp.b.SeqLen, pp.b
 	for i := 0; i < b.Size; i++ {
 		var cnt float32
 		for j := 0; j < L; j++ {
 			cnt += b.Mask[i*L+j]
 		}
-		src := dp[i*h : (i+1)*h]
+		src := dFeatures[i*h : (i+1)*h]
 		for j := 0; j < L; j++ {
 			mk := b.Mask[i*L+j]
 			if mk == 0 {
@@ -740,43 +733,44 @@ func (pp *modernPoolPass) Backward(r *Run, dFeatures, dHidden []float32) {
 	}
 }
 
-// modernSpanHead is ModernBertForQuestionAnswering's head: the prediction
-// head on every token, dropout (classifier_dropout), and a classifier with
-// a start and an end logit.
-type modernSpanHead struct {
+// modernHead is ModernBertPredictionHead, dropout (classifier_dropout) and
+// the classifier: on the pooled states, the sequence classifier's head
+// (labels outputs); on every token's state, ModernBertForQuestionAnswering's
+// (a start and an end logit).
+type modernHead struct {
 	head *modernPredictionHead
 	out  modernClassifier
 }
 
-func newModernSpanHead(cfg *checkpoint.Config, hidden int) Head {
+func newModernHead(cfg *checkpoint.Config, hidden, labels int) Head {
 	hd := newModernPredictionHead(cfg)
-	return &modernSpanHead{head: hd,
-		out: modernClassifier{&linearHead{dropout: fixedDropout(hd.a.ClassifierDropout), out: newLinear("classifier", hidden, 2)}}}
+	return &modernHead{head: hd,
+		out: modernClassifier{&linearHead{dropout: fixedDropout(hd.a.ClassifierDropout), out: newLinear("classifier", hidden, labels)}}}
 }
 
-func (s *modernSpanHead) Specs() []ParamSpec { return append(s.head.specs(), s.out.Specs()...) }
-func (s *modernSpanHead) Bind(param func(string) *Param) {
+func (s *modernHead) Specs() []ParamSpec { return append(s.head.specs(), s.out.Specs()...) }
+func (s *modernHead) Bind(param func(string) *Param) {
 	s.head.bind(param)
 	s.out.Bind(param)
 }
-func (s *modernSpanHead) In() int  { return s.head.z.h }
-func (s *modernSpanHead) Out() int { return 2 }
+func (s *modernHead) In() int  { return s.head.z.h }
+func (s *modernHead) Out() int { return s.out.Out() }
 
-func (s *modernSpanHead) Forward(r *Run, x []float32, rows int) HeadPass {
+func (s *modernHead) Forward(r *Run, x []float32, rows int) HeadPass {
 	acts := s.head.forward(r, x, rows)
-	return &modernSpanPass{s: s, rows: rows, acts: acts, out: s.out.Forward(r, acts.y, rows)}
+	return &modernHeadPass{s: s, rows: rows, acts: acts, out: s.out.Forward(r, acts.y, rows)}
 }
 
-type modernSpanPass struct {
-	s    *modernSpanHead
+type modernHeadPass struct {
+	s    *modernHead
 	rows int
 	acts *modernHeadActs
 	out  HeadPass
 }
 
-func (p *modernSpanPass) Out() []float32 { return p.out.Out() }
+func (p *modernHeadPass) Out() []float32 { return p.out.Out() }
 
-func (p *modernSpanPass) Backward(r *Run, dOut, dx []float32) {
+func (p *modernHeadPass) Backward(r *Run, dOut, dx []float32) {
 	pool := &r.m.pool
 	dy := pool.get(len(p.acts.y))
 	defer pool.put(dy)

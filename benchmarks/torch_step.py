@@ -8,9 +8,11 @@ entry per family, as gostep's tinyFamily): RoBERTa's offset positions, one
 token type and dense-tanh head without pooler; ELECTRA's half-width
 embeddings with embeddings_project and dense-GELU head; DistilBERT's lack of
 token types and pre_classifier-ReLU head. The encoder layers are torch's
-nn.TransformerEncoderLayer (post-LayerNorm, exact GELU) for every family.
+nn.TransformerEncoderLayer (post-LayerNorm, exact GELU) for every family but
+modernbert, whose graph is torch_modernbert.py's.
 Run with Debian's python3-torch: /usr/bin/python3 torch_step.py --steps 10"""
 import argparse
+import importlib
 import resource
 import statistics
 import time
@@ -31,6 +33,7 @@ FAMILIES = {
     "distilbert": dict(emb=1, types=0, offset=0, head="relu"),
     # Relative attention, not nn.TransformerEncoderLayer: torch_deberta_step.py.
     "deberta-v2": dict(graph="deberta"),
+    "modernbert": dict(model="torch_modernbert"),
 }
 
 
@@ -85,6 +88,8 @@ def main():
     if FAMILIES[a.family].get("graph") == "deberta":
         from torch_deberta_step import TinyDeberta
         model = TinyDeberta(**size)
+    elif "model" in FAMILIES[a.family]:
+        model = importlib.import_module(FAMILIES[a.family]["model"]).TinyModernBert(**size)
     else:
         model = TinyBert(family=a.family, **size)
     model.train()

@@ -15,6 +15,10 @@ type ParamSpec struct {
 	// Norm marks a normalisation layer's weight or bias: initialised to
 	// ones (weight) or zeros (bias), and exempt from weight decay.
 	Norm bool
+	// Std is the standard deviation of a weight drawn afresh; 0 means the
+	// config's initializer_range (ModernBERT draws its classifier and
+	// output projections at other scales).
+	Std float64
 }
 
 // Encoder is a family's transformer body: embeddings and layers, from a

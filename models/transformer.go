@@ -72,7 +72,11 @@ func (c *core) load(groups []paramGroup, weights checkpoint.Tensors, rep *LoadRe
 				used[s.Name] = true
 			} else {
 				p.Value = make([]float32, n)
-				initParam(p, s.Norm, c.Config.InitializerRange, g.init)
+				std := c.Config.InitializerRange
+				if s.Std > 0 {
+					std = s.Std
+				}
+				initParam(p, s.Norm, std, g.init)
 				rep.Initialised = append(rep.Initialised, s.Name)
 			}
 			p.Grad = make([]float32, n)

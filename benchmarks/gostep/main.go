@@ -116,6 +116,12 @@ var tinyFamily = map[string]func(c *checkpoint.Config){
 		d := models.DebertaTinyConfig(c.VocabSize)
 		c.Extra, c.TypeVocabSize, c.LayerNormEps = d.Extra, d.TypeVocabSize, d.LayerNormEps
 	},
+	// GeGLU half the FFN's width (Wi has the FFN's outputs), ModernBERT's
+	// defaults otherwise: no dropout, window 128 (torch_modernbert.py).
+	"modernbert": func(c *checkpoint.Config) {
+		c.IntermediateSize /= 2
+		c.HiddenDropoutProb, c.AttentionProbsDropoutProb, c.LayerNormEps = 0, 0, 1e-5
+	},
 }
 
 func familyNames() []string {

@@ -185,9 +185,10 @@ func (m *Model) loadWordVec(dir string, opt Options) error {
 // normaliseNames maps the tensor names older or headless checkpoints use to
 // the classifier's, as transformers does on loading: LayerNorm's gamma and
 // beta become weight and bias, and a state dict of a bare encoder
-// ("embeddings.…", "encoder.…", "transformer.…", "pooler.…") gains the
-// family's prefix ("bert.", "roberta.", …) — but for a name of the
-// classification head (keep), such as DeBERTa's top-level pooler.dense.
+// ("embeddings.…", "encoder.…", "transformer.…", "pooler.…"; ModernBERT's
+// "layers.…", "final_norm.…") gains the family's prefix ("bert.",
+// "roberta.", "model.", …) — but for a name of the classification head
+// (keep), such as DeBERTa's top-level pooler.dense.
 func normaliseNames(ts checkpoint.Tensors, prefix string, keep map[string]bool) checkpoint.Tensors {
 	out := checkpoint.Tensors{}
 	for name, t := range ts {
@@ -196,7 +197,7 @@ func normaliseNames(ts checkpoint.Tensors, prefix string, keep map[string]bool) 
 			n = strings.Replace(n, "LayerNorm.gamma", "LayerNorm.weight", 1)
 			n = strings.Replace(n, "LayerNorm.beta", "LayerNorm.bias", 1)
 		}
-		for _, p := range []string{"embeddings.", "encoder.", "transformer.", "pooler.", "embeddings_project."} {
+		for _, p := range []string{"embeddings.", "encoder.", "transformer.", "pooler.", "embeddings_project.", "layers.", "final_norm."} {
 			if strings.HasPrefix(n, p) && !keep[n] {
 				n = prefix + "." + n
 			}

@@ -387,8 +387,8 @@ type RunOutcome struct {
 	Probs [][]Num  `json:"probs,omitempty"`
 }
 
-// Select applies q to cs: failing cases first (the more of the shown runs
-// fail a case, the earlier), then by case id. The page's own script sorts
+// Select applies q to cs: the cases the focus run fails first, then the
+// more of the shown runs fail a case the earlier, then by case id. The page's own script sorts
 // and filters the same way on the embedded cases.
 func (cs *CaseSet) Select(q Query) Page {
 	p := Page{Func: cs.Func, Expect: cs.Expect, Runs: q.Runs, Splits: []string{}, Meta: map[string][]string{}}
@@ -438,7 +438,11 @@ func (cs *CaseSet) Select(q Query) Page {
 		}) {
 			continue
 		}
+		// The focus run's failures first, then by how many shown runs fail.
 		fails := 0
+		if rc := cs.Runs[focus]; rc != nil && rc.V[i] == experiments.Fail {
+			fails = len(q.Runs) + 1
+		}
 		for _, r := range q.Runs {
 			if rc := cs.Runs[r]; rc != nil && rc.V[i] == experiments.Fail {
 				fails++

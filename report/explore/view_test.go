@@ -144,8 +144,10 @@ func TestSelect(t *testing.T) {
 		want string
 		tot  int
 	}{
-		{"failing first", Query{Runs: []string{"base", "held"}}, "1357", 4},
-		{"failing first, by count", Query{Runs: []string{"held", "base"}}, "1357", 4},
+		// The focus (last) run's failures first, then by failing runs.
+		{"failing first", Query{Runs: []string{"base", "held"}}, "3715", 4},
+		{"failing first, focus base", Query{Runs: []string{"held", "base"}}, "1537", 4},
+		{"failing first, by count", Query{Runs: []string{"held", "base"}, Focus: "held"}, "3715", 4},
 		{"verdict of the last run", Query{Runs: []string{"base", "held"}, Verdict: "F"}, "37", 2},
 		{"verdict of a named run", Query{Runs: []string{"base", "held"}, Focus: "base", Verdict: "F"}, "15", 2},
 		{"filtered", Query{Runs: []string{"base", "held"}, Verdict: "-"}, "5", 1},

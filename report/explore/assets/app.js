@@ -29,7 +29,7 @@
   const source = mode === "serve" ? {
     view: () => getJSON("api/view"),
     page: (f, q) => {
-      const p = new URLSearchParams({ func: f, runs: q.runs.join(","), verdict: q.verdict, split: q.split,
+      const p = new URLSearchParams({ func: f, runs: q.runs.join(","), focus: q.focus, verdict: q.verdict, split: q.split,
         meta: q.meta ? q.meta.join("=") : "", q: q.search, offset: q.offset, limit: PAGE });
       return getJSON("api/cases?" + p);
     },
@@ -43,7 +43,7 @@
 
   // select mirrors CaseSet.Select in cases.go: filter, failing first, page.
   function select(cs, q) {
-    const focus = q.runs[q.runs.length - 1];
+    const focus = q.focus || q.runs[q.runs.length - 1];
     const s = (q.search || "").toLowerCase();
     const hits = [];
     const splits = new Set(), meta = {};
@@ -53,7 +53,7 @@
       if (q.split && c.split !== q.split) return;
       if (q.meta && q.meta[0] && metaValue(c.meta, q.meta[0]) !== q.meta[1]) return;
       if (s && !(c.inputs || []).some(inp => inp.text.toLowerCase().includes(s) || (inp.pair || "").toLowerCase().includes(s))) return;
-      let fails = 0;
+      let fails = cs.runs[focus] && cs.runs[focus].v[i] === "F" ? q.runs.length + 1 : 0;
       for (const r of q.runs) if (cs.runs[r] && cs.runs[r].v[i] === "F") fails++;
       hits.push([i, fails]);
     });
@@ -203,6 +203,10 @@
     const reps = [...new Set(view.runs.map(r => r.replicate))];
     const rep = q.get("rep") || reps[0];
     const cols = columnsFor(fid, row, rep);
+    // The verdict filter reads the column of the score the page was opened
+    // from (a heatmap cell), else the last: the run that saw it least.
+    const fc = cols.find(c => c.run.score === q.get("score")) || cols[cols.length - 1];
+    state.focus = fc ? fc.run.id : "";
     let h = "<p><a href='#'>← Table and heatmap</a></p><h2 id='func-title'>" + esc(fv.name) + "</h2><dl class='kv'><dt>Task</dt><dd>" + esc(fv.task) +
       "</dd><dt>Type</dt><dd class='t-" + esc(fv.type) + "'>" + esc(fv.type) + "</dd><dt>Class</dt><dd>" + esc(fv.class) + "</dd>" +
       (fv.description ? "<dt>Description</dt><dd>" + esc(fv.description) + "</dd>" : "") +
@@ -210,7 +214,7 @@
     h += "<form class='controls' id='case-controls' onsubmit='return false'>";
     h += "<label>Configuration × method<select id='f-row'>" + rowsWith.filter(r => r !== 0 || rowsWith.length === 1).map(r => "<option value='" + r + "'" + (r === row ? " selected" : "") + ">" + esc(view.rows[r].label) + "</option>").join("") + "</select></label>";
     if (reps.length > 1) h += "<label>Replicate<select id='f-rep'>" + reps.map(r => "<option" + (r === rep ? " selected" : "") + ">" + esc(r) + "</option>").join("") + "</select></label>";
-    h += "<label>Verdict of the last column<select id='f-verdict'><option value=''>all</option><option value='F'>fail</option><option value='P'>pass</option><option value='-'>filtered</option></select></label>";
+    h += "<label>Verdict of " + esc(fc ? fc.role : "–") + "<select id='f-verdict'><option value=''>all</option><option value='F'>fail</option><option value='P'>pass</option><option value='-'>filtered</option></select></label>";
     h += "<label>Split<select id='f-split'><option value=''>all</option></select></label>";
     h += "<label>Metadata<select id='f-meta'><option value=''>all</option></select></label>";
     h += "<label>Search<input id='f-search' type='search' placeholder='text contains…' value='" + esc(state.search) + "'></label></form>";
@@ -232,13 +236,13 @@
   async function loadCases(fid, cols) {
     const status = document.getElementById("case-status");
     status.textContent = "Loading cases…";
-    const q = { runs: cols.map(c => c.run.id), verdict: state.verdict, split: state.split, meta: state.meta, search: state.search, offset: state.offset };
+    const q = { runs: cols.map(c => c.run.id), focus: state.focus, verdict: state.verdict, split: state.split, meta: state.meta, search: state.search, offset: state.offset };
     const page = await source.page(fid, q);
     fillFacets(page);
     if (page.expect) document.getElementById("func-expect").textContent = page.expect;
-    status.textContent = page.total + " cases" + (page.total > PAGE ? ", showing " + (state.offset + 1) + "–" + Math.min(state.offset + PAGE, page.total) : "") + "; failing cases first.";
+    status.textContent = page.total + " cases" + (page.total > PAGE ? ", showing " + (state.offset + 1) + "–" + Math.min(state.offset + PAGE, page.total) : "") + "; cases failed by " + (cols.find(c => c.run.id === state.focus) || { role: "–" }).role + " first, then by how many columns fail.";
     let h = "<table id='cases'><thead><tr><th scope='col'>Case</th><th scope='col'>Input (expected)</th>";
-    for (const c of cols) h += "<th scope='col'>" + esc(c.role) + "<br><a class='muted' href='#run/" + c.run.id + "'>" + esc(c.run.id) + "</a></th>";
+    for (const c of cols) h += "<th scope='col'" + (c.run.id === state.focus ? " class='focus'" : "") + ">" + esc(c.role) + "<br><a class='muted' href='#run/" + c.run.id + "'>" + esc(c.run.id) + "</a></th>";
     h += "</tr></thead><tbody>";
     for (const r of page.rows) {
       const c = r.case;
@@ -248,8 +252,8 @@
       } else h += "<span class='muted'>text not recorded</span>";
       if (c.meta) h += "<div class='muted'>" + esc(JSON.stringify(c.meta)) + "</div>";
       h += "</td>";
-      for (const o of r.runs) {
-        h += "<td><span class='v v-" + esc(o.v) + "'>" + ({ P: "pass", F: "fail", "-": "filtered", "?": "–" }[o.v] || esc(o.v)) + "</span>";
+      for (const [j, o] of r.runs.entries()) {
+        h += "<td" + (cols[j].run.id === state.focus ? " class='focus'" : "") + "><span class='v v-" + esc(o.v) + "'>" + ({ P: "pass", F: "fail", "-": "filtered", "?": "–" }[o.v] || esc(o.v)) + "</span>";
         if (o.pred) o.pred.forEach((p, i) => {
           h += "<div class='pred'>" + esc(p) + (o.probs && o.probs[i] && o.probs[i].length ? " <span class='probs'>" + o.probs[i].map(x => num(x, 2)).join(" / ") + "</span>" : "") + "</div>";
         });

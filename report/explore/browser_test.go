@@ -132,6 +132,7 @@ func exercise(t *testing.T, ctx context.Context, url string, src *Source, shots 
 		t.Errorf("table has %s rows, want %s", rows, want)
 	}
 	screenshot(t, ctx, "#table3-grid", shots+"-table.png")
+	screenshot(t, ctx, `table.heat[data-task="0"]`, shots+"-heatmap.png")
 	line, k := failingCell(src)
 	if line < 0 {
 		t.Fatal("no failing held-out cell to click")
@@ -237,7 +238,7 @@ func TestReportFileInBrowser(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	exercise(t, ctx, "file://"+path, src, "report")
+	exercise(t, ctx, "file://"+path, src, "explore")
 }
 
 // beluga serve's pages: the same page with its data paged from api/.
@@ -246,7 +247,7 @@ func TestServeInBrowser(t *testing.T) {
 	src := pageSource(t)
 	srv := httptest.NewServer(src.Handler())
 	defer srv.Close()
-	exercise(t, ctx, srv.URL+"/", src, "serve")
+	exercise(t, ctx, srv.URL+"/", src, "explore-serve")
 	// Paging: a functionality's cases come 50 at a time.
 	resp, err := srv.Client().Get(srv.URL + "/api/cases?func=0&offset=1&limit=2&runs=" + src.View.Runs[0].ID)
 	if err != nil {

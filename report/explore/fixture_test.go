@@ -3,12 +3,17 @@ package explore
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/beluga-nlp/beluga/experiments"
@@ -46,18 +51,29 @@ func writeTrainFiles(dir string, r experiments.RunSpec, res *experiments.Result,
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
 	verdict := map[byte]string{experiments.Pass: "pass", experiments.Fail: "fail", experiments.Filtered: "filtered"}
+	// Probabilities vary as a model's do (3 decimals, the page's rounding),
+	// so that the page's compressed data are as large as a real store's.
+	h := sha256.Sum256([]byte(r.ID()))
+	rng := rand.New(rand.NewPCG(binary.LittleEndian.Uint64(h[:8]), 2))
+	probs := func(pass bool) []float64 {
+		p := math.Round((0.5+rng.Float64()/2)*1000) / 1000
+		if !pass {
+			p = 1 - p
+		}
+		return []float64{math.Round((1-p)*1000) / 1000, p}
+	}
 	for _, fn := range res.Functionalities {
 		for i := 0; i < len(fn.Verdicts); i++ {
 			v := verdict[fn.Verdicts[i]]
 			line := map[string]any{"functionality": fn.Name, "case": 2*i + 1, "verdict": v}
 			if !old {
-				pred, probs := "positive", []float64{0.1, 0.9}
+				pred := "positive"
 				if v == "fail" {
-					pred, probs = "negative", []float64{0.8, 0.2}
+					pred = "negative"
 				}
-				inputs := []map[string]any{{"text": fmt.Sprintf("%s, case %d: a fine film", fn.Name, 2*i+1), "label": "positive", "pred": pred, "probs": probs}}
+				inputs := []map[string]any{{"text": fmt.Sprintf("%s, case %d: a fine film", fn.Name, 2*i+1), "label": "positive", "pred": pred, "probs": probs(v != "fail")}}
 				if fn.Type != "MFT" {
-					inputs = append(inputs, map[string]any{"text": fmt.Sprintf("%s, case %d: a fine movie", fn.Name, 2*i+1), "pred": pred, "probs": probs})
+					inputs = append(inputs, map[string]any{"text": fmt.Sprintf("%s, case %d: a fine movie", fn.Name, 2*i+1), "pred": pred, "probs": probs(v != "fail")})
 				}
 				split := "test"
 				if i%4 == 3 {
@@ -102,6 +118,44 @@ func writeTrainFiles(dir string, r experiments.RunSpec, res *experiments.Result,
 // store; runs of method lp write the old case format.
 func fixture(t testing.TB) (*experiments.Store, []experiments.RunSpec) {
 	t.Helper()
+	return fixtureIn(t, t.TempDir())
+}
+
+var shared struct {
+	once  sync.Once
+	dir   string
+	store *experiments.Store
+	runs  []experiments.RunSpec
+}
+
+// sharedFixture is one fixture store for the tests that only read it
+// (removed by TestMain).
+func sharedFixture(t testing.TB) (*experiments.Store, []experiments.RunSpec) {
+	t.Helper()
+	shared.once.Do(func() {
+		dir, err := os.MkdirTemp("", "beluga-explore-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared.dir = dir
+		shared.store, shared.runs = fixtureIn(t, dir)
+	})
+	if shared.store == nil {
+		t.Fatal("the shared fixture failed")
+	}
+	return shared.store, shared.runs
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+func fixtureIn(t testing.TB, dir string) (*experiments.Store, []experiments.RunSpec) {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "sweep.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +168,7 @@ func fixture(t testing.TB) (*experiments.Store, []experiments.RunSpec) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := &experiments.Store{Dir: t.TempDir()}
+	store := &experiments.Store{Dir: dir}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sum, err := experiments.Execute(context.Background(), store, runs, caseRunner{oldFormat: "lp"}, experiments.Options{Jobs: 2, Logger: quiet})
 	if err != nil || sum.Err() != nil {
@@ -123,10 +177,10 @@ func fixture(t testing.TB) (*experiments.Store, []experiments.RunSpec) {
 	return store, runs
 }
 
-// fixtureSource reads the fixture store for the page.
+// fixtureSource reads the shared fixture store for the page.
 func fixtureSource(t testing.TB) *Source {
 	t.Helper()
-	store, runs := fixture(t)
+	store, runs := sharedFixture(t)
 	src, err := Build(store, runs, Options{Report: fastReport, Title: "fixture"})
 	if err != nil {
 		t.Fatal(err)

@@ -459,7 +459,8 @@ func readRunExtras(dir string, rv *RunView, src *Source, task string) error {
 
 // readWarnings reads the flags a result may carry beside its verdicts
 // (constant predictions, a suite never learnt, tokenizer coverage): any
-// "warnings" or "flags" list of strings or of objects with a "message".
+// "warnings" or "flags" list of strings or of objects, shown as "kind:
+// reason" (package experiments' Flag) or their "message".
 func readWarnings(path string) ([]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -489,9 +490,17 @@ func readWarnings(path string) ([]string, error) {
 			if err := json.Unmarshal(item, &obj); err != nil {
 				return nil, fmt.Errorf("%s: field %s: %w", path, key, err)
 			}
-			if msg, ok := obj["message"].(string); ok {
+			kind, _ := obj["kind"].(string)
+			msg, ok := obj["reason"].(string)
+			if !ok {
+				msg, ok = obj["message"].(string)
+			}
+			switch {
+			case ok && kind != "":
+				out = append(out, kind+": "+msg)
+			case ok:
 				out = append(out, msg)
-			} else {
+			default:
 				b, _ := json.Marshal(obj)
 				out = append(out, string(b))
 			}

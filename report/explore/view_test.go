@@ -21,7 +21,7 @@ func same(a float64, b Num) bool {
 // Every number of the table and the heatmap is package report's: the view
 // copies Table 3's cells (value, p-value, mark) and Figure 1's pass rates.
 func TestViewIsTheTable(t *testing.T) {
-	store, runs := fixture(t)
+	store, runs := sharedFixture(t)
 	src, err := Build(store, runs, Options{Report: fastReport})
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +174,11 @@ func TestSelect(t *testing.T) {
 // A broken case file is refused with its path and line's byte offset, not
 // shown as empty.
 func TestBadCaseFile(t *testing.T) {
-	src := fixtureSource(t)
+	store, runs := fixture(t) // its own: the test breaks a file
+	src, err := Build(store, runs, Options{Report: fastReport})
+	if err != nil {
+		t.Fatal(err)
+	}
 	run := src.View.Runs[1].ID
 	path := src.casesPath(run)
 	b, err := os.ReadFile(path)
@@ -200,5 +204,33 @@ func TestBadCaseFile(t *testing.T) {
 				t.Errorf("error %v, want one naming %s and %q", err, path, tc.want)
 			}
 		})
+	}
+}
+
+// Sanity flags recorded in result.json (experiments.Flag: kind, reason,
+// figures) are shown as the run's warnings; a result without them has none.
+func TestWarningsFromResult(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, json, want string }{
+		{"none", `{"functionalities":[]}`, ""},
+		{"flags", `{"flags":[{"kind":"constant_iid","reason":"predicts positive for 100% of 872 examples","figures":{"share":1}}]}`,
+			"constant_iid: predicts positive for 100% of 872 examples"},
+		{"strings", `{"warnings":["coverage: 3% unknown tokens"]}`, "coverage: 3% unknown tokens"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name+".json")
+			if err := os.WriteFile(path, []byte(tc.json), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := readWarnings(path)
+			if err != nil || strings.Join(got, "|") != tc.want {
+				t.Errorf("warnings %q (%v), want %q", got, err, tc.want)
+			}
+		})
+	}
+	path := filepath.Join(dir, "bad.json")
+	os.WriteFile(path, []byte(`{"flags": 3}`), 0o644)
+	if _, err := readWarnings(path); err == nil || !strings.Contains(err.Error(), "bad.json") || !strings.Contains(err.Error(), "flags") {
+		t.Errorf("flags: 3 gives %v, want an error naming the file and field", err)
 	}
 }

@@ -114,7 +114,6 @@ func sentGrid(b *testing.B, dir string) (*experiments.Store, []experiments.RunSp
 // time to interactive) and to a functionality's case table, for the file
 // and for the served page.
 func measurePage(b *testing.B, src *Source) {
-	ctx := browser(b)
 	path := filepath.Join(b.TempDir(), "report.html")
 	start := time.Now()
 	f, err := os.Create(path)
@@ -132,6 +131,8 @@ func measurePage(b *testing.B, src *Source) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Logf("report.html: %d bytes written in %v", fi.Size(), write)
+	ctx := browser(b)
 	srv := httptest.NewServer(src.Handler())
 	defer srv.Close()
 	line, k := failingCell(src)

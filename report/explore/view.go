@@ -212,6 +212,7 @@ func Build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 }
 
 func build(store *experiments.Store, tab *report.Table, runs []experiments.RunSpec, opt Options) (*Source, error) {
+	// The table's runs: done, search runs left out.
 	var done []experiments.RunSpec
 	for _, r := range runs {
 		if r.Score != experiments.ScoreSearch && store.State(r.ID()) == experiments.Done {

@@ -56,9 +56,9 @@ type InputView struct {
 // and Probs[i] the predicted label and probabilities of each input (empty
 // for case files written before they carried predictions).
 type RunCases struct {
-	V     string     `json:"v"`
-	Pred  [][]string `json:"pred,omitempty"`
-	Probs [][][]Num  `json:"probs,omitempty"`
+	V     string        `json:"v"`
+	Pred  [][]string    `json:"pred,omitempty"`
+	Probs [][][]float64 `json:"probs,omitempty"`
 }
 
 // caseLine is a line of a case file, old (functionality, case, verdict) or
@@ -196,7 +196,7 @@ func (s *Source) Cases(fid int) (*CaseSet, error) {
 		rc.V = string(v)
 		if hasPred {
 			rc.Pred = make([][]string, len(order))
-			rc.Probs = make([][][]Num, len(order))
+			rc.Probs = make([][][]float64, len(order))
 			for i, id := range order {
 				l := lines[r][id]
 				if l == nil {
@@ -204,9 +204,11 @@ func (s *Source) Cases(fid int) (*CaseSet, error) {
 				}
 				for _, in := range l.Inputs {
 					rc.Pred[i] = append(rc.Pred[i], in.Pred)
-					pr := make([]Num, len(in.Probs))
+					// Probabilities are finite (softmax outputs); plain
+					// float64s encode much faster than Num.
+					pr := make([]float64, len(in.Probs))
 					for k, p := range in.Probs {
-						pr[k] = Num(math.Round(p*1000) / 1000)
+						pr[k] = math.Round(p*1000) / 1000
 					}
 					rc.Probs[i] = append(rc.Probs[i], pr)
 				}
@@ -382,9 +384,9 @@ type PageRow struct {
 // RunOutcome is one run's verdict on a case ("?" when it did not score it)
 // with its prediction and probabilities per input.
 type RunOutcome struct {
-	V     string   `json:"v"`
-	Pred  []string `json:"pred,omitempty"`
-	Probs [][]Num  `json:"probs,omitempty"`
+	V     string      `json:"v"`
+	Pred  []string    `json:"pred,omitempty"`
+	Probs [][]float64 `json:"probs,omitempty"`
 }
 
 // Select applies q to cs: the cases the focus run fails first, then the

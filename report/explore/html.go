@@ -41,7 +41,7 @@ func page(title, mode, data string) string {
 // form of a report file's data blocks (DecompressionStream reads them).
 func gzipBase64(w io.Writer, v any) error {
 	enc := base64.NewEncoder(base64.StdEncoding, w)
-	zw, err := gzip.NewWriterLevel(enc, gzip.BestCompression)
+	zw, err := gzip.NewWriterLevel(enc, gzip.DefaultCompression)
 	if err != nil {
 		return err
 	}

@@ -53,6 +53,9 @@ type FileSpec struct {
 	// Halve marks an official validation set that BeLUGA splits into its
 	// validation and i.i.d. test halves (see Halves).
 	Halve bool `json:"halve,omitempty" yaml:"halve,omitempty"`
+	// Split, on a training file, splits the one file into train, dev and
+	// test parts (see Split); nil keeps the file whole.
+	Split *Split `json:"split,omitempty" yaml:"split,omitempty"`
 }
 
 func (s FileSpec) format() (Format, error) {
@@ -86,35 +89,52 @@ func orDefault(s, def string) string {
 // error, as is a row without a text or with a label outside Labels; each
 // error names the file, line and column.
 func (s FileSpec) Read() ([]Example, error) {
-	if len(s.Labels) < 2 {
-		return nil, fmt.Errorf("data file %s: labels %q: a task needs at least two label names", s.Path, s.Labels)
-	}
-	format, err := s.format()
+	xs, _, err := s.ReadLines()
 	if err != nil {
 		return nil, err
 	}
+	return xs, nil
+}
+
+// ReadLines reads every example of the file as Read does, with the line
+// each example starts on (1-based, the header is line 1 of a TSV or CSV),
+// so that checks can point at the rows they find. A file that is not
+// UTF-8 is refused with the first line that is not (a byte-order mark is
+// fine).
+func (s FileSpec) ReadLines() ([]Example, []int, error) {
+	if len(s.Labels) < 2 {
+		return nil, nil, fmt.Errorf("data file %s: labels %q: a task needs at least two label names", s.Path, s.Labels)
+	}
+	format, err := s.format()
+	if err != nil {
+		return nil, nil, err
+	}
 	f, err := os.Open(s.Path)
 	if err != nil {
-		return nil, fmt.Errorf("data file: %w", err)
+		return nil, nil, fmt.Errorf("data file: %w", err)
 	}
 	defer f.Close()
-	var r io.Reader = f
+	var zr io.Reader = f
 	if strings.HasSuffix(s.Path, ".gz") {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, fmt.Errorf("data file %s: %w", s.Path, err)
+		if zr, err = gzip.NewReader(f); err != nil {
+			return nil, nil, fmt.Errorf("data file %s: %w", s.Path, err)
 		}
-		// Decompressed whole first: a truncated stream must be reported as
-		// such, not as whatever its last partial line fails to be.
-		b, err := io.ReadAll(zr)
-		if err != nil {
-			return nil, fmt.Errorf("data file %s: %w", s.Path, readErr(err))
-		}
-		r = bytes.NewReader(b)
 	}
+	// Read whole first: a truncated gzip stream must be reported as such,
+	// not as whatever its last partial line fails to be, and an encoding
+	// other than UTF-8 must be refused before any row is taken as text.
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("data file %s: %w", s.Path, readErr(err))
+	}
+	if err := CheckUTF8(s.Path, b); err != nil {
+		return nil, nil, err
+	}
+	var r io.Reader = bytes.NewReader(bytes.TrimPrefix(b, []byte("\ufeff")))
 	cols := columns{text: orDefault(s.TextColumn, "text"), pair: s.PairColumn, label: orDefault(s.LabelColumn, "label")}
 	label := labelMapper(s.Labels)
 	var out []Example
+	var lines []int
 	row := func(line int, get func(col string) (string, bool, error)) error {
 		text, ok, err := get(cols.text)
 		if err == nil && !ok {
@@ -145,6 +165,7 @@ func (s FileSpec) Read() ([]Example, error) {
 			return &RowError{File: s.Path, Line: line, Field: cols.label, Err: err}
 		}
 		out = append(out, ex)
+		lines = append(lines, line)
 		return nil
 	}
 	switch format {
@@ -156,12 +177,12 @@ func (s FileSpec) Read() ([]Example, error) {
 		err = readJSONL(r, s.Path, row)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(out) == 0 {
-		return nil, &RowError{File: s.Path, Line: 1, Err: errNoRows}
+		return nil, nil, &RowError{File: s.Path, Line: 1, Err: errNoRows}
 	}
-	return out, nil
+	return out, lines, nil
 }
 
 // errNoRows reports a file with a header (or nothing) and no examples: an

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/beluga-nlp/beluga/splits/nprand"
 )
@@ -125,6 +126,9 @@ func readTSV(path string, want []string, row func(line int, fields map[string]st
 		text := strings.TrimRight(sc.Text(), "\r")
 		if text == "" {
 			continue
+		}
+		if !utf8.ValidString(text) {
+			return CheckUTF8(path, []byte(strings.Repeat("\n", line-1)+text))
 		}
 		cells := strings.Split(text, "\t")
 		if len(cells) != len(header) {

@@ -422,7 +422,34 @@ func (s *Store) runInDir(ctx context.Context, dir string, spec any, fn func(ctx 
 	if err := writeJSON(filepath.Join(dir, DoneFile), map[string]string{"id": filepath.Base(dir)}); err != nil {
 		return false, err
 	}
+	tidyClaims(dir)
 	return true, nil
+}
+
+// tidyClaims removes, from a run just done, the takeover tokens of the
+// stale claims this process took over, and claims a killed process left
+// half-made (older than a heartbeat: one in the making lives for an
+// instant). Removing a token cannot let a late process remove a live claim:
+// takeOver removes only the very claim it judged stale, and that claim is
+// gone.
+func tidyClaims(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, ClaimFile+".takeover."):
+		case strings.HasPrefix(name, pendingClaim):
+			if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) < heartbeat {
+				continue
+			}
+		default:
+			continue
+		}
+		os.Remove(filepath.Join(dir, name))
+	}
 }
 
 // safeRun turns a runner's panic into the run's error so that one broken run
@@ -439,7 +466,9 @@ func safeRun(ctx context.Context, runner Runner, r RunSpec, dir string) (err err
 // Status counts a sweep's runs by state.
 type Status struct {
 	Counts map[State]int
-	Runs   []RunStatus
+	// Flagged counts the done runs with failed sanity checks.
+	Flagged int
+	Runs    []RunStatus
 }
 
 // RunStatus is one run's state.
@@ -448,6 +477,8 @@ type RunStatus struct {
 	Spec   RunSpec
 	State  State
 	Reason string // for Failed
+	// Flags are a done run's failed sanity checks (Sanity).
+	Flags []Flag
 }
 
 // StatusOf reads the state of every run from the store.
@@ -457,8 +488,14 @@ func StatusOf(store *Store, runs []RunSpec) Status {
 		id := r.ID()
 		s := store.State(id)
 		rs := RunStatus{ID: id, Spec: r, State: s}
-		if s == Failed {
+		switch s {
+		case Failed:
 			rs.Reason = store.FailureReason(id)
+		case Done:
+			rs.Flags = store.Flags(id)
+			if len(rs.Flags) > 0 {
+				st.Flagged++
+			}
 		}
 		st.Counts[s]++
 		st.Runs = append(st.Runs, rs)

@@ -144,7 +144,7 @@ grid: {lr: [1.0e-4, 3.0e-4], batch: [16]}
 func TestParseSpecErrors(t *testing.T) {
 	for _, tc := range []struct{ name, yaml, want string }{
 		{"no tasks", "model: {name: x}", "tasks"},
-		{"no model", "tasks: [{name: SENT}]", "model.name"},
+		{"no model", "tasks: [{name: SENT}]", "field model.kind: required"},
 		{"bad config", "tasks: [{name: SENT}]\nmodel: {name: x}\nconfigurations: [IIDT]", `unknown configuration "IIDT"`},
 		{"bad method", "tasks: [{name: SENT}]\nmodel: {name: x}\nmethods: [sgd]", `unknown method "sgd"`},
 		{"bad score", "tasks: [{name: SENT}]\nmodel: {name: x}\nscores: [aspect]", `unknown score "aspect"`},
@@ -159,7 +159,15 @@ func TestParseSpecErrors(t *testing.T) {
 		{"suite label probabilities", "tasks: [{name: A, labels: [a, b], suite_labels: {n: [0.5]}}]\nmodel: {name: x}", "tasks[0].suite_labels.n: 1 probabilities for 2 labels"},
 		{"data for a declared task", "tasks: [{name: A, labels: [a, b], data: sst2}]\nmodel: {name: x}", "tasks[0].data"},
 		{"train without dev", "tasks: [{name: A, labels: [a, b], train: {path: t.csv}}]\nmodel: {name: x}", "tasks[0].dev"},
-		{"unknown file column key", "tasks: [{name: A, labels: [a, b], train: {path: t.csv, sentence: s}, dev: {path: d.csv}}]\nmodel: {name: x}", "sentence"},
+		{"unknown file column key", "tasks: [{name: A, labels: [a, b], train: {path: t.csv, sentence: s}, dev: {path: d.csv}}]\nmodel: {name: x}", "line 1: field tasks[0].train.sentence: unknown key; known keys: format, halve, label, labels, path, text, text_pair"},
+		{"near-miss key", "tasks: [{name: A, labels: [a, b], train: {path: t.csv, txt: s}, dev: {path: d.csv}}]\nmodel: {name: x}", "line 1: field tasks[0].train.txt: unknown key (did you mean text?)"},
+		{"near-miss top-level key", "tasks: [{name: A}]\nmodel: {name: x}\nconfiguration: [T]", "line 3: field configuration: unknown key (did you mean configurations?)"},
+		{"seed not a number", "tasks: [{name: A}]\nmodel: {name: x}\nseeds: [one]", `line 3: field seeds[0]: "one" is not a whole number`},
+		{"budget not a number", "tasks: [{name: A}]\nmodel: {name: x}\nbudget: {epochs: many}", `line 3: field budget.epochs: "many" is not a number`},
+		{"tasks not a list", "tasks: {name: A}\nmodel: {name: x}", "line 1: field tasks: want a list, not a mapping"},
+		{"near-miss model key", "tasks: [{name: A}]\nmodel: {knd: x}", "line 2: field model.knd: unknown key (did you mean kind?)"},
+		{"both spellings of a model key", "tasks: [{name: A}]\nmodel: {name: x, kind: y}", "field model.kind: given twice, as name and kind"},
+		{"an option given twice", "tasks: [{name: A}]\nmodel: {kind: x, glove: g, options: {glove: h}}", "given twice, in options and beside them"},
 		{"IID config without i.i.d. data", "tasks: [{name: A, labels: [a, b]}]\nmodel: {name: x}\nconfigurations: [T, IID+T]", "configurations[1]: IID+T trains on i.i.d. data"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -168,6 +176,37 @@ func TestParseSpecErrors(t *testing.T) {
 				t.Errorf("error %v, want one mentioning %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// The model block reads beluga train's keys (kind, path, vocab, glove,
+// hidden) and the older spelling (name, checkpoint, options): both give
+// the same runs.
+func TestModelSpellingsGiveTheSameRuns(t *testing.T) {
+	const head = "tasks: [{name: SENT, data: sst2, suite: sentiment, folds: {class: [Negation]}}]\nconfigurations: [IID+T]\nscores: [seen, class]\n"
+	var ids []string
+	for _, model := range []string{
+		"model: {name: bert, checkpoint: ckpt, options: {max_length: 32}}",
+		"model: {kind: bert, path: ckpt, options: {max_length: 32}}",
+		"model: {name: wordvec, options: {glove: g.txt, hidden: 8}}",
+		"model: {kind: wordvec, glove: g.txt, hidden: 8}",
+	} {
+		s, err := ParseSpec([]byte(head + model))
+		if err != nil {
+			t.Fatalf("%s: %v", model, err)
+		}
+		runs, err := Expand(s, &SuiteFolds{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var id []string
+		for _, r := range runs {
+			id = append(id, r.ID())
+		}
+		ids = append(ids, strings.Join(id, ","))
+	}
+	if ids[0] != ids[1] || ids[2] != ids[3] || ids[0] == ids[2] {
+		t.Errorf("run IDs by spelling:\n%s", strings.Join(ids, "\n"))
 	}
 }
 
@@ -379,6 +418,19 @@ func TestKillMidSweepThenResume(t *testing.T) {
 	}
 	if storeDigest(store, runs) != storeDigest(ref, runs) {
 		t.Error("resumed store differs from the uninterrupted sweep's")
+	}
+	// The resume took the dead process's claims over; a finished run keeps
+	// none of the tokens that took them.
+	for _, r := range runs {
+		entries, err := os.ReadDir(store.RunDir(r.ID()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ClaimFile) {
+				t.Errorf("finished run %s keeps %s", r.ID(), e.Name())
+			}
+		}
 	}
 }
 

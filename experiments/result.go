@@ -28,6 +28,39 @@ type Result struct {
 	// evaluated on: all of them for iid and seen runs, the held-out ones for
 	// a held-out run.
 	Functionalities []FuncResult `json:"functionalities"`
+	// Flags are the sanity checks the run failed (Sanity); none in stores
+	// written before the checks existed.
+	Flags []Flag `json:"flags,omitempty"`
+	// Constant holds, per task label, what predicting that label for every
+	// input scores on the same i.i.d. test set and suite cases: the
+	// computed baselines of beluga report --baselines (classification
+	// tasks; none in older stores).
+	// Recorded by runs scored on every functionality (iid and seen).
+	Constant []ConstantResult `json:"constant,omitempty"`
+	// IIDGold holds the gold class of each i.i.d. test example, which the
+	// constant predictors are scored against; recorded with Constant.
+	IIDGold []int `json:"iid_gold,omitempty"`
+}
+
+// ConstantResult is what a constant predictor of one label scores.
+type ConstantResult struct {
+	Label string `json:"label"`
+	// Class is the label's index among the task's labels.
+	Class           int          `json:"class"`
+	Functionalities []FuncResult `json:"functionalities"`
+}
+
+// ConstantIIDCorrect says, per i.i.d. test example, whether the constant
+// predictor c is right (none without i.i.d. gold labels).
+func (r *Result) ConstantIIDCorrect(c ConstantResult) []bool {
+	if len(r.IIDGold) == 0 {
+		return nil
+	}
+	out := make([]bool, len(r.IIDGold))
+	for i, g := range r.IIDGold {
+		out[i] = g == c.Class
+	}
+	return out
 }
 
 // FuncResult holds one functionality's verdicts.
@@ -124,4 +157,20 @@ func ReadResult(dir string) (*Result, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &r, nil
+}
+
+// Flags reads the sanity flags of a done run (none when its result cannot
+// be read, or was written before the checks existed).
+func (s *Store) Flags(id string) []Flag {
+	b, err := os.ReadFile(filepath.Join(s.RunDir(id), ResultFile))
+	if err != nil {
+		return nil
+	}
+	var r struct {
+		Flags []Flag `json:"flags"`
+	}
+	if json.Unmarshal(b, &r) != nil {
+		return nil
+	}
+	return r.Flags
 }

@@ -50,12 +50,15 @@ func resolveData(ctx context.Context, cache *datasets.Cache, nameOrPath, rel str
 		}
 		return nameOrPath, nil
 	}
-	if cache == nil {
-		return "", fmt.Errorf("%s is neither a file nor, without a data cache, a dataset name", nameOrPath)
-	}
 	d, err := datasets.Lookup(nameOrPath)
 	if err != nil {
+		if looksLikeFile(nameOrPath) {
+			return "", fmt.Errorf("%s: file not found", nameOrPath)
+		}
 		return "", err
+	}
+	if cache == nil {
+		return "", fmt.Errorf("%s is neither a file nor, without a data cache, a dataset name", nameOrPath)
 	}
 	paths, err := cache.Ensure(ctx, d)
 	if err != nil {
@@ -67,6 +70,12 @@ func resolveData(ctx context.Context, cache *datasets.Cache, nameOrPath, rel str
 		}
 	}
 	return "", fmt.Errorf("dataset %s has no file %s", nameOrPath, rel)
+}
+
+// looksLikeFile says whether a name that is no dataset was meant as a
+// file: it has a directory or an extension (dataset names have neither).
+func looksLikeFile(name string) bool {
+	return strings.ContainsRune(name, filepath.Separator) || filepath.Ext(name) != ""
 }
 
 // ResolveSuite returns a local path for a task's suite: a file, or a
@@ -258,10 +267,10 @@ func (r *TrainRunner) Check(s *Spec) error {
 	}
 	opts, ok := trainOptions[s.Model.Name]
 	if !ok {
-		return fmt.Errorf("field model.name: unknown model %q (want bert, bert-tiny or wordvec)", s.Model.Name)
+		return fmt.Errorf("field %s: unknown model %q (want bert, bert-tiny or wordvec)", s.Model.field("kind"), s.Model.Name)
 	}
 	if s.Model.Name == "bert" && s.Model.Checkpoint == "" {
-		return fmt.Errorf("field model.checkpoint: model bert starts from a checkpoint (a directory, .tar.gz or hub id)")
+		return fmt.Errorf("field %s: model bert starts from a checkpoint (a directory, .tar.gz or hub id)", s.Model.field("path"))
 	}
 	for k, v := range s.Model.Options {
 		kind, ok := opts[k]
@@ -423,13 +432,28 @@ func (r *TrainRunner) Run(ctx context.Context, rs RunSpec, dir string) error {
 	if err != nil {
 		return err
 	}
-	return WriteResult(dir, resultOf(res))
+	return WriteResult(dir, resultOf(res, rs.Score == ScoreIID || rs.Score == ScoreSeen))
 }
 
-func resultOf(res *train.Result) *Result {
-	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics}
+// resultOf is the result file of a run; constant records the constant
+// predictors' scores (for runs scored on every functionality).
+func resultOf(res *train.Result, constant bool) *Result {
+	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics, Flags: Sanity(res), Functionalities: funcResults(res.Suite)}
+	if !constant || len(res.Constant) == 0 {
+		return out
+	}
+	out.IIDGold = res.IIDGold
+	for _, c := range res.Constant {
+		out.Constant = append(out.Constant, ConstantResult{Label: c.Label, Class: slices.Index(res.Labels, c.Label), Functionalities: funcResults(c.Suite)})
+	}
+	return out
+}
+
+// funcResults turns a scored suite into per-functionality verdict strings,
+// leaving out the functionalities BeLUGA cannot score.
+func funcResults(r *metrics.Result) []FuncResult {
 	verdicts := map[string]*strings.Builder{}
-	for _, c := range res.Suite.Cases {
+	for _, c := range r.Cases {
 		b := verdicts[c.Functionality]
 		if b == nil {
 			b = &strings.Builder{}
@@ -437,11 +461,12 @@ func resultOf(res *train.Result) *Result {
 		}
 		b.WriteByte(map[metrics.Verdict]byte{metrics.Pass: Pass, metrics.Fail: Fail, metrics.Filtered: Filtered}[c.Verdict])
 	}
-	for _, f := range res.Suite.Functionalities {
+	var out []FuncResult
+	for _, f := range r.Functionalities {
 		if f.Excluded {
 			continue // BeLUGA cannot score it (every case filtered with a confident model)
 		}
-		out.Functionalities = append(out.Functionalities, FuncResult{Name: f.Name, Class: f.Class, Type: string(f.Type), Verdicts: verdicts[f.Name].String()})
+		out = append(out, FuncResult{Name: f.Name, Class: f.Class, Type: string(f.Type), Verdicts: verdicts[f.Name].String()})
 	}
 	return out
 }

@@ -15,9 +15,8 @@ import (
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/internal/yamlpath"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
@@ -187,6 +186,8 @@ type Model struct {
 	Checkpoint string `yaml:"checkpoint,omitempty"`
 	// Options are passed to the runner unchanged.
 	Options map[string]any `yaml:"options,omitempty"`
+
+	spelt map[string]string // canonical key → the spec's spelling (model.go)
 }
 
 // Budget bounds a run's training.
@@ -296,9 +297,7 @@ func LoadSpec(path string) (*Spec, error) {
 // errors so that a misspelt key does not silently change an experiment.
 func ParseSpec(b []byte) (*Spec, error) {
 	var s Spec
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
+	if err := yamlpath.Decode(b, &s); err != nil {
 		return nil, err
 	}
 	if err := s.Validate(); err != nil {
@@ -332,7 +331,7 @@ func (s *Spec) Validate() error {
 		}
 	}
 	if s.Model.Name == "" {
-		return errors.New("field model.name: required")
+		return fmt.Errorf("field %s: required (bert, bert-tiny or wordvec)", s.Model.field("kind"))
 	}
 	for i, c := range s.Configurations {
 		// Either spelling (IID-IID+T or train's iid-(iid+t)), any case.
@@ -468,7 +467,44 @@ func (f *SuiteFolds) Folds(task Task, score string) ([]string, error) {
 		}
 		f.cache[task.Suite] = s
 	}
+	if err := CheckFolds(s, score); err != nil {
+		return nil, fmt.Errorf("task %s: %w", task.Name, err)
+	}
 	return FoldsOf(s, score), nil
+}
+
+// CheckFolds refuses a held-out score whose folds cannot measure
+// generalisation: a fold that withholds every functionality of the suite
+// that has test cases (type hold-out on a one-type suite, func hold-out on a
+// one-functionality suite, class hold-out on a one-class suite). Its run
+// would train on no suite data at all — under configuration T on nothing,
+// failing with "no training data"; with i.i.d. data it would score the
+// i.i.d. model again and report that as generalisation.
+func CheckFolds(s *suites.Suite, score string) error {
+	kind, ok := scoreFolds[score]
+	if !ok {
+		return nil
+	}
+	var withCases []string
+	for _, f := range s.Functionalities {
+		if len(f.Cases) > 0 {
+			withCases = append(withCases, f.Name)
+		}
+	}
+	for _, fd := range splits.Folds(s, kind, splits.DefaultFoldOptions) {
+		left := 0
+		for _, n := range withCases {
+			if !slices.Contains(fd.Removed, n) {
+				left++
+			}
+		}
+		if left > 0 {
+			continue
+		}
+		what := map[string]string{ScoreFunc: "functionality", ScoreClass: "class", ScoreType: "test type"}[score]
+		return fmt.Errorf("score %s: fold %q holds out every functionality (%d) of suite %s, which has one %s, leaving no suite data to train on: a degenerate fold measures nothing; remove %s from scores", score, fd.Name, len(withCases), s.Name, what, score)
+	}
+	return nil
 }
 
 // FoldsOf returns the held-out folds of a suite for a score, in suite

@@ -240,7 +240,8 @@ func (c claim) identity() string {
 // token (O_EXCL) may remove it, and only while the claim at path is still
 // c: a process that read c long ago can no longer remove the fresh claim of
 // the process that recovered it first. The tokens stay in the directory
-// (reset keeps them) so that a late process cannot take c over again.
+// while the run is redone (reset keeps them), so that a late process cannot
+// take c over again; a run done removes them (tidyClaims).
 func (s *Store) takeOver(path string, c claim) bool {
 	f, err := os.OpenFile(path+".takeover."+c.identity(), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -325,17 +326,25 @@ func (s *Store) DoneRuns() ([]RunSpec, error) {
 	return runs, nil
 }
 
-// Runs lists every run of the store directory whose spec was written (done
-// or not), for commands given a store instead of an experiment spec.
+// Runs lists the runs of the store directory, for commands given a store
+// instead of an experiment spec: those of the sweeps recorded in SweepFile
+// (missing ones included), then every other run whose spec was written.
 func (s *Store) Runs() ([]RunSpec, error) {
 	ids, err := s.Dirs()
 	if err != nil {
 		return nil, fmt.Errorf("run store: %w", err)
 	}
-	var runs []RunSpec
+	runs, err := s.sweepRuns()
+	if err != nil {
+		return nil, fmt.Errorf("run store: %w", err)
+	}
+	listed := map[string]bool{}
+	for _, r := range runs {
+		listed[r.ID()] = true
+	}
 	for _, id := range ids {
 		dir := s.RunDir(id)
-		if !exists(filepath.Join(dir, SpecFile)) {
+		if listed[id] || !exists(filepath.Join(dir, SpecFile)) {
 			continue
 		}
 		r, err := ReadSpec(dir)

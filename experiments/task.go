@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/inputcheck"
 	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
 )
@@ -101,8 +102,18 @@ func (t Task) declaration(field string) (*TaskDecl, error) {
 	if err := d.Task.Validate(); err != nil {
 		return nil, fmt.Errorf("field %s: %w", field, err)
 	}
-	if t.Train != nil && t.Dev == nil {
-		return nil, fmt.Errorf("field %s.dev: a task that trains on i.i.d. data is scored on its dev (or test) file: set dev", field)
+	split := t.Train != nil && t.Train.Split != nil
+	if t.Train != nil && t.Dev == nil && !split {
+		return nil, fmt.Errorf("field %s.dev: a task that trains on i.i.d. data is scored on its dev (or test) file: set dev, or split the training file (train.split: {dev: …, test: …})", field)
+	}
+	if split && t.Dev != nil {
+		return nil, fmt.Errorf("field %s.dev: a split training file gives the dev and test parts itself: leave dev out", field)
+	}
+	if t.Dev != nil && t.Dev.Split != nil {
+		return nil, fmt.Errorf("field %s.dev.split: only the training file is split", field)
+	}
+	if t.Train != nil && t.Dev != nil && t.Train.Path != "" && t.Train.Path == t.Dev.Path {
+		return nil, fmt.Errorf("field %s.dev.path: %s is also the training file: every evaluated row would be a training row; split it instead (train.split: {dev: …, test: …})", field, t.Dev.Path)
 	}
 	for name, f := range map[string]*datasets.FileSpec{"train": t.Train, "dev": t.Dev} {
 		if f == nil {
@@ -119,6 +130,16 @@ func (t Task) declaration(field string) (*TaskDecl, error) {
 		}
 		g := *f
 		g.Labels = slices.Clone(t.Labels)
+		if f.Split != nil {
+			if err := f.Split.Validate(fmt.Sprintf("field %s.%s.split", field, name), -1); err != nil {
+				return nil, err
+			}
+			// The seed is recorded in the run spec even when the default.
+			sp := *f.Split
+			seed := sp.SeedOrDefault()
+			sp.Seed = &seed
+			g.Split = &sp
+		}
 		if name == "train" {
 			d.Train = &g
 		} else {
@@ -170,4 +191,44 @@ func (r *TrainRunner) CheckSuites(ctx context.Context, s *Spec) error {
 		}
 	}
 	return nil
+}
+
+// CheckInputs reads the i.i.d. files of the spec's declared tasks before
+// any run starts (train.CheckIIDFiles): what every run would refuse is
+// refused once, with its file and line, and the texts the i.i.d. parts
+// share are reported. Tasks without files (built-in tasks, T alone) have
+// nothing to read here; their runs check their inputs as they start.
+func (s *Spec) CheckInputs() (*inputcheck.Report, error) {
+	all := &inputcheck.Report{}
+	for i, t := range s.Tasks {
+		field := fmt.Sprintf("tasks[%d]", i)
+		decl, err := t.declaration(field)
+		if err != nil {
+			return nil, err
+		}
+		if decl == nil || (decl.Train == nil && decl.Dev == nil) {
+			continue
+		}
+		rs := train.RunSpec{Task: decl.Name, TaskDef: &decl.Task, Configuration: train.ConfigIID}
+		for _, f := range []struct {
+			decl *datasets.FileSpec
+			to   **datasets.FileSpec
+		}{{decl.Train, &rs.IIDTrainFile}, {decl.Dev, &rs.IIDDevFile}} {
+			if f.decl != nil {
+				g := *f.decl
+				g.Path = s.resolve(g.Path)
+				*f.to = &g
+			}
+		}
+		if rs.IIDTrainFile == nil {
+			rs.Configuration = train.ConfigT
+		}
+		r, err := train.CheckIIDFiles(rs)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", field, err)
+		}
+		all.Overlaps = append(all.Overlaps, r.Overlaps...)
+		all.Findings = append(all.Findings, r.Findings...)
+	}
+	return all, nil
 }

@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/beluga-nlp/beluga/suites"
 )
@@ -30,11 +31,118 @@ type FunctionalityResult struct {
 	Excluded bool `json:"excluded,omitempty"`
 }
 
-// CaseVerdict is the verdict of one test case.
+// CaseVerdict is the verdict of one test case, with what error analysis
+// needs beside it — the functionality's class and type, the expected
+// behaviour, every input's text, expected label, prediction and
+// probabilities — so that a case file is read on its own, without a join
+// with the suite and the prediction file. The later fields are absent
+// from case files written before they existed.
 type CaseVerdict struct {
 	Functionality string  `json:"functionality"`
 	Case          int     `json:"case"`
 	Verdict       Verdict `json:"verdict"`
+	// Class and Type are the functionality's.
+	Class string          `json:"class,omitempty"`
+	Type  suites.TestType `json:"type,omitempty"`
+	// Expect says in words what the functionality expects (Describe).
+	Expect string `json:"expect,omitempty"`
+	// Inputs are the case's inputs in order: for INV and DIR the original,
+	// then its perturbations.
+	Inputs []CaseInput `json:"inputs,omitempty"`
+}
+
+// CaseInput is one input of a case with its expectation and prediction.
+type CaseInput struct {
+	Text string `json:"text"`
+	Pair string `json:"pair,omitempty"`
+	// Label is the expected label's name (or answer), empty when the case
+	// has none (INV and DIR compare predictions with each other).
+	Label string `json:"label,omitempty"`
+	// Pred is the predicted label's name (or answer); PredClass its index
+	// in the suite's labels, Probs the probabilities in that order (as
+	// scored: a 2-class sentiment model's squashed to CheckList's three).
+	Pred      string    `json:"pred"`
+	PredClass *int      `json:"pred_class,omitempty"`
+	Probs     []float64 `json:"probs,omitempty"`
+}
+
+// Describe says in words what an expectation asks of a model, naming
+// classes by the suite's labels.
+func Describe(e suites.Expectation, labels []string) string {
+	name := func(c int) string {
+		if c >= 0 && c < len(labels) {
+			return labels[c]
+		}
+		return strconv.Itoa(c)
+	}
+	switch e.Kind {
+	case suites.ExpectEq:
+		if e.Value != nil {
+			return "prediction is " + name(*e.Value)
+		}
+		return "prediction is the label"
+	case suites.ExpectPredNot:
+		if e.Value != nil {
+			return "prediction is not " + name(*e.Value)
+		}
+		return "prediction is not the label"
+	case suites.ExpectAllowForNeutral:
+		return "prediction is the label (" + name(1) + " allows anything but " + name(0) + ")"
+	case suites.ExpectInv:
+		return fmt.Sprintf("perturbations keep the original's prediction (tolerance %g)", e.Tolerance)
+	case suites.ExpectMonotonic:
+		dir := "fall"
+		if !e.Increasing {
+			dir = "rise"
+		}
+		return fmt.Sprintf("confidence in the original's class does not %s (tolerance %g)", dir, e.Tolerance)
+	case suites.ExpectPositiveChange:
+		return fmt.Sprintf("prediction moves as %s (tolerance %g)", e.Direction, e.Tolerance)
+	case suites.ExpectImplicationTriplet:
+		return "predictions on (x,a), (x,b), (a,b) are consistent"
+	case suites.ExpectSquadCleanEq:
+		return "answer is the label (normalised)"
+	case suites.ExpectSquadInvSubstitution:
+		return "answer is the original's with the substitution applied"
+	case suites.ExpectAzimuth:
+		return fmt.Sprintf("same class as the original, top-class confidence within %g", e.Tolerance)
+	}
+	return e.Kind
+}
+
+// caseInputs pairs a case's inputs with its labels and predictions.
+func caseInputs(labels []string, c *suites.Case, preds []Prediction) []CaseInput {
+	name := func(l suites.Label) string {
+		if l.IsAnswer {
+			return l.Answer
+		}
+		if l.Class >= 0 && l.Class < len(labels) {
+			return labels[l.Class]
+		}
+		return strconv.Itoa(l.Class)
+	}
+	out := make([]CaseInput, len(c.Inputs))
+	for i, in := range c.Inputs {
+		ci := CaseInput{Text: in.Text}
+		if in.IsPair {
+			ci.Pair = in.Pair
+		}
+		if l, ok := c.LabelFor(i); ok {
+			ci.Label = name(l)
+		}
+		if i < len(preds) {
+			p := preds[i]
+			switch {
+			case p.IsAnswer:
+				ci.Pred = p.Answer
+			default:
+				k := p.Class
+				ci.Pred, ci.PredClass, ci.Probs = name(suites.ClassLabel(k)), &k, p.Probs
+			}
+		}
+		out[i] = ci
+	}
+	return out
 }
 
 // Result is a suite scored from one set of predictions.
@@ -102,6 +210,7 @@ func Score(s *suites.Suite, preds []Prediction, opt ScoreOptions) (*Result, erro
 		if f.Type != suites.MFT {
 			fr.Tolerance = opt.tolerance(f.Expect)
 		}
+		expect := Describe(f.Expect, s.Labels)
 		for _, c := range f.Cases {
 			if opt.Split != "" && c.Split != opt.Split {
 				continue
@@ -122,7 +231,8 @@ func Score(s *suites.Suite, preds []Prediction, opt ScoreOptions) (*Result, erro
 			case Filtered:
 				fr.Filtered++
 			}
-			res.Cases = append(res.Cases, CaseVerdict{Functionality: f.Name, Case: c.ID, Verdict: v})
+			res.Cases = append(res.Cases, CaseVerdict{Functionality: f.Name, Case: c.ID, Verdict: v,
+				Class: f.Class, Type: f.Type, Expect: expect, Inputs: caseInputs(s.Labels, c, cp)})
 		}
 		if fr.Cases == 0 {
 			continue

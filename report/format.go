@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/metrics"
 )
 
@@ -26,6 +27,8 @@ type Column struct {
 	Reps   func(*Row) map[string]float64
 	PSeeds func(*Row) float64
 	CI     func(*Row) metrics.Interval
+	// Flags returns the sanity flags of the runs behind a row's value.
+	Flags func(*Row) []RunFlag
 }
 
 // SE is the standard error of a row's value over replicates (NaN for one).
@@ -63,6 +66,7 @@ func (t *Table) Columns() []Column {
 			Reps:   func(r *Row) map[string]float64 { return r.IIDRep[task] },
 			PSeeds: func(r *Row) float64 { return r.PSeedIID[task] },
 			CI:     func(r *Row) metrics.Interval { return ci(r.IIDCI[task]) },
+			Flags:  func(r *Row) []RunFlag { return r.Flags[task][experiments.ScoreIID] },
 		})
 	}
 	for _, task := range t.Tasks {
@@ -78,6 +82,7 @@ func (t *Table) Columns() []Column {
 					Reps:   func(*Row) map[string]float64 { return nil },
 					PSeeds: nan,
 					CI:     func(r *Row) metrics.Interval { return ci(r.SuiteCI[task][score]) },
+					Flags:  func(r *Row) []RunFlag { return r.Flags[task][score] },
 				})
 				continue
 			}
@@ -88,6 +93,7 @@ func (t *Table) Columns() []Column {
 				Reps:   func(r *Row) map[string]float64 { return r.GRep[task][score] },
 				PSeeds: func(r *Row) float64 { return r.PSeedG[task][score] },
 				CI:     func(r *Row) metrics.Interval { return ci(r.GCI[task][score]) },
+				Flags:  func(r *Row) []RunFlag { return r.Flags[task][score] },
 			})
 		}
 	}
@@ -99,7 +105,8 @@ func (t *Table) Columns() []Column {
 		P:      func(r *Row) float64 { return r.PAvg },
 		Reps:   func(r *Row) map[string]float64 { return r.AvgRep },
 		PSeeds: func(r *Row) float64 { return r.PSeedAvg },
-		CI:     func(r *Row) metrics.Interval { return r.AvgCI }})
+		CI:     func(r *Row) metrics.Interval { return r.AvgCI },
+		Flags:  func(r *Row) []RunFlag { return r.AvgFlags }})
 	return cols
 }
 
@@ -124,18 +131,38 @@ func ci(iv metrics.Interval) metrics.Interval {
 // seeds reports whether the table shows mean ± SE over several replicates.
 func (t *Table) seeds() bool { return len(t.Replicates) > 1 }
 
-// best returns, per column, the largest value (NaN ignored).
+// best returns, per column, the value to set in bold: the largest as
+// shown (two decimals), among cells without sanity flags; NaN (nothing
+// bold) when no cell has a value or several rows share the largest.
 func (t *Table) best(cols []Column) []float64 {
 	best := make([]float64, len(cols))
 	for j, c := range cols {
 		best[j] = math.NaN()
+		tied := false
 		for _, r := range t.Rows {
-			if v := c.Value(r); !math.IsNaN(v) && (math.IsNaN(best[j]) || v > best[j]) {
-				best[j] = v
+			v := c.Value(r)
+			if math.IsNaN(v) || len(c.Flags(r)) > 0 || r.Reference {
+				continue
 			}
+			switch {
+			case math.IsNaN(best[j]):
+				best[j] = v
+			case num(v) == num(best[j]):
+				tied = true
+			case v > best[j]:
+				best[j], tied = v, false
+			}
+		}
+		if tied {
+			best[j] = math.NaN()
 		}
 	}
 	return best
+}
+
+// isBest says whether v is column j's bold value.
+func isBest(best []float64, j int, v float64) bool {
+	return !math.IsNaN(best[j]) && num(v) == num(best[j])
 }
 
 func num(v float64) string {
@@ -171,8 +198,11 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 			s := num(v)
 			if s == "" {
 				s = "–"
-			} else if v == best[j] {
+			} else if isBest(best, j, v) && len(c.Flags(r)) == 0 && !r.Reference {
 				s = "**" + s + "**"
+			}
+			if s != "–" {
+				s += marks(c.Flags(r))
 			}
 			if s != "–" && t.seeds() {
 				s += " ± " + dash(num(c.SE(r)))
@@ -190,6 +220,10 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 			b.WriteString(" " + s + " |")
 		}
 		b.WriteString("\n")
+	}
+	// Footnotes, each a paragraph after the table.
+	for _, n := range t.Footnotes() {
+		b.WriteString("\n" + n + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -274,8 +308,11 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 				b.WriteString(" & --")
 				continue
 			}
-			if v == best[j] {
+			if isBest(best, j, v) && len(c.Flags(r)) == 0 && !r.Reference {
 				s = "\\textbf{" + s + "}"
+			}
+			if m := marks(c.Flags(r)); m != "" {
+				s += "$^{" + latexMarks.Replace(m) + "}$"
 			}
 			if t.seeds() {
 				if se := num(c.SE(r)); se != "" {
@@ -298,6 +335,10 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 		b.WriteString(" \\\\\n")
 	}
 	b.WriteString("\\bottomrule\n\\end{tabular}\n")
+	for _, n := range t.Footnotes() {
+		mark, text, _ := strings.Cut(n, " ")
+		b.WriteString("\n\\par\\noindent{\\footnotesize $^{" + latexMarks.Replace(mark) + "}$ " + latexEscape(text) + "}\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -325,6 +366,9 @@ var latexReplacer = strings.NewReplacer(`\`, `\textbackslash{}`, `&`, `\&`, `%`,
 
 func latexEscape(s string) string { return latexReplacer.Replace(s) }
 
+// latexMarks spells the flag markers in LaTeX math mode.
+var latexMarks = strings.NewReplacer(MarkConstant, `\dagger`, MarkNotLearnt, `\ddagger`)
+
 // WriteCSV writes Table 3's values, full precision, one row per table row.
 // A table of several replicates adds, after each column, its standard error
 // ("… se") and its value in each replicate ("… seed=1", …); a table with
@@ -351,7 +395,10 @@ func (t *Table) WriteCSV(w io.Writer) error {
 		}
 		return out
 	}
-	return t.writeCSV(w, func(c Column) csvColumn { return csvColumn{c.Header, c.Value} }, extra)
+	if err := t.writeCSV(w, func(c Column) csvColumn { return csvColumn{c.Header, c.Value} }, extra, t.anyFlags()); err != nil {
+		return err
+	}
+	return nil
 }
 
 // WritePValuesCSV writes the p-values against the baseline in Table 3's
@@ -364,7 +411,7 @@ func (t *Table) WritePValuesCSV(w io.Writer) error {
 		}
 		return []csvColumn{{c.Header + " seeds", c.PSeeds}}
 	}
-	return t.writeCSV(w, func(c Column) csvColumn { return csvColumn{c.Header, c.P} }, extra)
+	return t.writeCSV(w, func(c Column) csvColumn { return csvColumn{c.Header, c.P} }, extra, false)
 }
 
 type csvColumn struct {
@@ -372,7 +419,9 @@ type csvColumn struct {
 	value  func(*Row) float64
 }
 
-func (t *Table) writeCSV(w io.Writer, main func(Column) csvColumn, extra func(Column) []csvColumn) error {
+// writeCSV writes a CSV of the table's columns; withFlags adds a last
+// column "flags" listing each row's flagged cells (flagsCSV).
+func (t *Table) writeCSV(w io.Writer, main func(Column) csvColumn, extra func(Column) []csvColumn, withFlags bool) error {
 	var cols []csvColumn
 	for _, c := range t.Columns() {
 		cols = append(cols, main(c))
@@ -383,11 +432,17 @@ func (t *Table) writeCSV(w io.Writer, main func(Column) csvColumn, extra func(Co
 	for _, c := range cols {
 		head = append(head, c.header)
 	}
+	if withFlags {
+		head = append(head, "flags")
+	}
 	cw.Write(head)
 	for _, r := range t.Rows {
 		rec := []string{r.Configuration, r.Method}
 		for _, c := range cols {
 			rec = append(rec, csvNum(c.value(r)))
+		}
+		if withFlags {
+			rec = append(rec, t.flagsCSV(r))
 		}
 		cw.Write(rec)
 	}

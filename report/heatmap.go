@@ -43,26 +43,41 @@ func Rocket(v float64) color.RGBA {
 	return color.RGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 0xff}
 }
 
-// Test-type colours of the x tick labels, as in Figure 1.
+// Test-type colours of the column numbers and the key, as in Figure 1.
 var typeColours = map[string]color.Color{
 	"MFT": color.RGBA{0, 0, 0xff, 0xff},
 	"INV": color.RGBA{0xff, 0, 0, 0xff},
 	"DIR": color.RGBA{0, 0x80, 0, 0xff},
 }
 
-// Heatmap sizes, in points.
+// HeatmapOptions lay the figure out for a page.
+type HeatmapOptions struct {
+	// Width is the figure's width in inches; 0 means PaperWidth. Labels keep
+	// their point sizes at every width: a narrower figure gets narrower
+	// cells, and panels that no longer fit side by side are stacked.
+	Width float64
+}
+
+// PaperWidth is the text width of a one-column paper page (US letter or A4
+// with one-inch margins), the width a figure is printed at.
+const PaperWidth = 6.5
+
+// Heatmap sizes, in points. No text is smaller than minText, the smallest
+// size a printed figure is read at.
 const (
-	cellW       = vg.Length(9)
-	minCellH    = vg.Length(9)
-	panelGap    = vg.Length(12)
-	titleH      = vg.Length(14)
+	minText     = vg.Length(7)
+	labelSize   = vg.Length(8) // row labels
+	titleSize   = vg.Length(9) // panel titles
+	minCellW    = vg.Length(9) // a two-digit column number at minText fits
+	maxCellW    = vg.Length(18)
+	cellH       = vg.Length(10)
+	panelGap    = vg.Length(10)
+	titleH      = vg.Length(13)
 	tickH       = vg.Length(10)
-	barW        = vg.Length(10)
-	fontSize    = vg.Length(8)
-	nameSize    = vg.Length(6.5)
-	nameMax     = 48 // characters of a functionality name shown
-	maxAspect   = 3  // width : height at most
-	figureInset = vg.Length(6)
+	barW        = vg.Length(8)
+	figureInset = vg.Length(4)
+	keyGap      = vg.Length(8)
+	keyColW     = vg.Length(150) // the narrowest column of the key
 )
 
 // figureOrder returns the task's functionalities in Figure 1's column
@@ -90,7 +105,7 @@ func (t *Table) figureScores() []string {
 	var out []string
 	for _, s := range t.Scores {
 		for _, r := range t.Rows {
-			if r.Configuration == experiments.ConfigIID {
+			if r.Configuration == experiments.ConfigIID || r.Reference {
 				continue
 			}
 			if slices.ContainsFunc(t.Tasks, func(task string) bool { return !math.IsNaN(r.Suite[task][s]) }) {
@@ -105,162 +120,399 @@ func (t *Table) figureScores() []string {
 	return out
 }
 
-// WriteHeatmap draws Figure 1 laid out for a page. Panels form a grid: one
-// column per task, one row per score (seen, func, class, type; a score no
-// row has is left out). In each
-// panel the rows are the IID baseline and every configuration × method, the
-// columns the suite score (Avg) and then every functionality's pass rate,
-// coloured 0–100 on one shared colour bar. Each panel's columns are
-// numbered by the functionality's place in the suite; under the bottom
-// panel the numbers carry the functionality names, written upwards. Numbers
-// and names are coloured by test type (MFT blue, INV red, DIR green); lines
-// separate the baseline and the configurations, and the functionality
-// classes. QQP's columns 8 and 11 are swapped as in BeLUGA. Cells grow
-// taller when needed so that the figure is at most three times as wide as
-// high. format is png, svg or pdf. Labels are kept ASCII, which PDF's
-// standard fonts need.
-func (t *Table) WriteHeatmap(w io.Writer, format string) error {
-	if len(t.Rows) == 0 || len(t.Tasks) == 0 {
-		return fmt.Errorf("heatmap: empty table")
+// heatmapLayout places Figure 1's parts on a page of a given width.
+type heatmapLayout struct {
+	width, height vg.Length
+	left          vg.Length     // where the row labels start: the panels are centred
+	labelW        vg.Length     // row labels
+	cellW         vg.Length     // every cell
+	bands         [][]panelPart // panels drawn side by side, band by band
+	scores        []string      // one row of panels per score in each band
+	key           []keyLine     // the column key, laid out
+	keyH          vg.Length     // its height
+	legendH       vg.Length     // the test-type legend's height
+	barX          vg.Length     // the colour bar's left edge
+	style         func(vg.Length, color.Color, text.XAlignment) draw.TextStyle
+	smallest      vg.Length // the smallest text drawn
+}
+
+// keyLine is one line of the key: its text, colour and place.
+type keyLine struct {
+	text  string
+	c     color.Color
+	x, y  vg.Length // from the key's top left
+	bold  bool
+	width vg.Length
+}
+
+func (t *Table) layoutHeatmap(widthIn float64) (*heatmapLayout, error) {
+	if widthIn == 0 {
+		widthIn = PaperWidth
 	}
-	txt := func(size vg.Length, c color.Color, xa text.XAlignment, ya text.YAlignment) draw.TextStyle {
-		return text.Style{Color: c, Font: font.From(plot.DefaultFont, size), XAlign: xa, YAlign: ya, Handler: plot.DefaultTextHandler}
+	if widthIn < 2 || widthIn > 40 || math.IsNaN(widthIn) {
+		return nil, fmt.Errorf("heatmap: width %.3g in is outside 2–40 in", widthIn)
 	}
-	label := txt(fontSize, color.Black, draw.XRight, draw.YCenter)
-	labelW := vg.Length(0)
+	l := &heatmapLayout{width: vg.Length(widthIn) * vg.Inch, smallest: vg.Length(math.Inf(1))}
+	l.style = func(size vg.Length, c color.Color, xa text.XAlignment) draw.TextStyle {
+		l.smallest = min(l.smallest, size)
+		return text.Style{Color: c, Font: font.From(plot.DefaultFont, size), XAlign: xa, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}
+	}
+	label := l.style(labelSize, color.Black, draw.XRight)
 	for i := range t.Rows {
-		labelW = max(labelW, label.Width(ascii(rowLabel(t, i))))
+		l.labelW = max(l.labelW, label.Width(ascii(rowLabel(t, i))))
 	}
-	labelW += 8
-	nameStyle := func(c color.Color) draw.TextStyle {
-		st := txt(nameSize, c, draw.XRight, draw.YCenter)
-		st.Rotation = math.Pi / 2
-		return st
+	l.labelW += 6
+	barBlock := barW + 4 + l.style(minText, color.Black, draw.XLeft).Width("100") + 2
+	avail := l.width - 2*figureInset - l.labelW - barBlock - panelGap
+	l.bands = t.panelBands(avail)
+	if l.bands == nil {
+		return nil, fmt.Errorf("heatmap: %.2g in leaves no room for the panels; give a larger width", widthIn)
 	}
-	namesH := vg.Length(0)
-	panelW := map[string]vg.Length{}
-	width := figureInset + labelW
-	for _, task := range t.Tasks {
-		for _, f := range t.Functionalities[task] {
-			namesH = max(namesH, nameStyle(color.Black).Width(columnName(0, f)))
-		}
-		panelW[task] = cellW * vg.Length(1+len(t.Functionalities[task]))
-		width += panelW[task] + panelGap
+	l.cellW = maxCellW
+	for _, band := range l.bands {
+		l.cellW = min(l.cellW, (avail-bandGaps(band))/vg.Length(bandColumns(band)))
 	}
-	width += barW + 24
-	namesH += 6
-	scores := t.figureScores()
-	nrows := vg.Length(len(t.Rows))
-	bandH := func(cellH vg.Length) vg.Length { return titleH + cellH*nrows + tickH + panelGap }
-	// Under the bottom panel the names take the place of the numbers.
-	fixed := 2*figureInset + namesH - tickH - panelGap
-	cellH := minCellH
-	if height := fixed + vg.Length(len(scores))*bandH(cellH); width > maxAspect*height {
-		// Taller cells, not smaller text: reach width/3 exactly.
-		need := width/maxAspect - fixed - vg.Length(len(scores))*(titleH+tickH+panelGap)
-		cellH = need / (vg.Length(len(scores)) * nrows)
+	// Panels narrower than the page are centred on it.
+	widest := vg.Length(0)
+	for _, band := range l.bands {
+		widest = max(widest, bandGaps(band)+l.cellW*vg.Length(bandColumns(band)))
 	}
-	height := fixed + vg.Length(len(scores))*bandH(cellH)
+	l.left = figureInset + (avail-widest)/2
+	l.scores = t.figureScores()
+	l.layoutKey(t)
+	bandH := vg.Length(len(l.scores)) * (titleH + cellH*vg.Length(len(t.Rows)) + tickH + panelGap)
+	l.height = 2*figureInset + vg.Length(len(l.bands))*bandH + l.legendH + l.keyH
+	return l, nil
+}
 
-	var cw vg.CanvasWriterTo
-	if format == "png" {
-		// 200 dpi: the default 96 blurs the small labels.
-		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(200))}
-	} else {
-		var err error
-		if cw, err = draw.NewFormattedCanvas(width, height, format); err != nil {
-			return fmt.Errorf("heatmap: %w", err)
+// panelPart is one panel: a task's columns, or a run of them when the task
+// has more functionalities than the page has room for.
+type panelPart struct {
+	task  string
+	first bool  // the task's first part: it carries Avg
+	cols  []int // positions in the task's figure order
+}
+
+func (p panelPart) width() int {
+	if p.first {
+		return 1 + len(p.cols)
+	}
+	return len(p.cols)
+}
+
+func bandColumns(band []panelPart) int {
+	n := 0
+	for _, p := range band {
+		n += p.width()
+	}
+	return n
+}
+
+func bandGaps(band []panelPart) vg.Length { return panelGap * vg.Length(len(band)-1) }
+
+// panelBands arranges the panels in avail points: every task side by side
+// while each cell stays wide enough for a column number at minText, else a
+// band per task, and a task too wide for one band is cut into the fewest
+// parts of near-equal width that fit. It returns nil when not even one
+// column fits.
+func (t *Table) panelBands(avail vg.Length) [][]panelPart {
+	whole := make([]panelPart, len(t.Tasks))
+	for i, task := range t.Tasks {
+		whole[i] = panelPart{task: task, first: true, cols: t.figureOrder(task)}
+	}
+	if (avail-bandGaps(whole))/vg.Length(bandColumns(whole)) >= minCellW {
+		return [][]panelPart{whole}
+	}
+	fit := int(avail / minCellW)
+	if fit < 2 {
+		return nil
+	}
+	var bands [][]panelPart
+	for _, p := range whole {
+		n := p.width()
+		parts := (n + fit - 1) / fit
+		per := (n + parts - 1) / parts
+		for i := 0; i < parts; i++ {
+			lo, hi := max(0, i*per-1), min(len(p.cols), (i+1)*per-1) // Avg takes the first part's first column
+			if i == 0 {
+				lo = 0
+			}
+			bands = append(bands, []panelPart{{task: p.task, first: i == 0, cols: p.cols[lo:hi]}})
 		}
 	}
-	dc := draw.New(cw)
-	dc.FillPolygon(color.White, rect(0, 0, width, height))
-	thin := draw.LineStyle{Color: color.White, Width: 0.6}
-	sep := draw.LineStyle{Color: color.RGBA{0, 0, 0xff, 0xff}, Width: 0.8}
+	return bands
+}
 
-	x0 := figureInset + labelW
+// layoutKey writes the key to the column numbers: per task, "n  name" in
+// columns across the page, long names wrapped rather than cut, coloured by
+// test type; above it a legend of the test-type colours.
+func (l *heatmapLayout) layoutKey(t *Table) {
+	st := l.style(minText, color.Black, draw.XLeft)
+	lineH := minText * 1.25
+	l.legendH = lineH + 4
+	full := l.width - 2*figureInset
+	ncol := max(1, int(full/keyColW))
+	colW := full / vg.Length(ncol)
+	y := vg.Length(0)
 	for _, task := range t.Tasks {
 		fs := t.Functionalities[task]
 		order := t.figureOrder(task)
-		pw := panelW[task]
-		for si, score := range scores {
-			top := height - figureInset - vg.Length(si)*bandH(cellH)
-			y0 := top - titleH // top of the cells
-			panelH := cellH * nrows
-			title := fmt.Sprintf("%s: %s", task, scoreTitles[score])
-			dc.FillText(txt(fontSize+1, color.Black, draw.XCenter, draw.YCenter), vg.Point{X: x0 + pw/2, Y: top - titleH/2}, ascii(title))
-			for ri, r := range t.Rows {
-				y := y0 - cellH*vg.Length(ri+1)
-				dc.FillPolygon(Rocket(r.Suite[task][score]/100), rect(x0, y, x0+cellW, y+cellH))
-				rates := r.PassRates[task][score]
-				for ci, k := range order {
-					v := math.NaN()
-					if k < len(rates) {
-						v = rates[k]
-					}
-					x := x0 + cellW*vg.Length(ci+1)
-					dc.FillPolygon(Rocket(v/100), rect(x, y, x+cellW, y+cellH))
-				}
-				if task == t.Tasks[0] {
-					dc.FillText(label, vg.Point{X: x0 - 3, Y: y + cellH/2}, ascii(rowLabel(t, ri)))
-				}
-			}
-			// White grid lines between cells, as seaborn's linewidths.
-			for ci := 1; ci <= len(fs); ci++ {
-				x := x0 + cellW*vg.Length(ci)
-				dc.StrokeLine2(thin, x, y0-panelH, x, y0)
-			}
-			for ri := 1; ri < len(t.Rows); ri++ {
-				y := y0 - cellH*vg.Length(ri)
-				dc.StrokeLine2(thin, x0, y, x0+pw, y)
-			}
-			// Separators: after the baseline and between configurations...
-			for ri := 1; ri < len(t.Rows); ri++ {
-				if ri == 1 || t.Rows[ri].Configuration != t.Rows[ri-1].Configuration {
-					y := y0 - cellH*vg.Length(ri)
-					dc.StrokeLine2(sep, x0, y, x0+pw, y)
-				}
-			}
-			// ...and after Avg and between functionality classes.
-			for ci, k := range order {
-				if ci == 0 || fs[k].Class != fs[order[ci-1]].Class {
-					x := x0 + cellW*vg.Length(1+ci)
-					dc.StrokeLine2(sep, x, y0-panelH, x, y0)
-				}
-			}
-			// x tick labels: Avg, then the functionalities' numbers coloured
-			// by test type; names under the bottom panel.
-			ty := y0 - panelH - tickH/2
-			dc.FillText(txt(fontSize-2, color.Black, draw.XCenter, draw.YCenter), vg.Point{X: x0 + cellW/2, Y: ty}, "Avg")
-			for ci, k := range order {
-				c := typeColour(fs[k].Type)
-				x := x0 + cellW*vg.Length(ci+1) + cellW/2
-				if si == len(scores)-1 {
-					dc.FillText(nameStyle(c), vg.Point{X: x, Y: y0 - panelH - 2}, columnName(k+1, fs[k]))
-				} else {
-					dc.FillText(txt(fontSize-2.5, c, draw.XCenter, draw.YCenter), vg.Point{X: x, Y: ty}, fmt.Sprint(k+1))
-				}
-			}
+		if len(t.Tasks) > 1 {
+			l.key = append(l.key, keyLine{text: ascii(task), c: color.Black, y: y, bold: true})
+			y += lineH
 		}
-		x0 += pw + panelGap
+		// Entries fill the columns top to bottom, as a reader scans them.
+		type entry struct{ lines []string }
+		entries := make([]entry, len(order))
+		total := 0
+		numW := st.Width(fmt.Sprint(len(fs))+"  ") + 1
+		for ci, k := range order {
+			entries[ci].lines = wrapText(st, ascii(fs[k].Name), colW-numW-6)
+			total += len(entries[ci].lines)
+		}
+		perCol := (total + ncol - 1) / ncol
+		col, used, colTop := 0, 0, y
+		bottom := y
+		for ci, k := range order {
+			n := len(entries[ci].lines)
+			if used > 0 && used+n > perCol && col < ncol-1 {
+				col, used = col+1, 0
+			}
+			x := colW * vg.Length(col)
+			c := typeColour(fs[k].Type)
+			for j, line := range entries[ci].lines {
+				ly := colTop + lineH*vg.Length(used+j)
+				if j == 0 {
+					l.key = append(l.key, keyLine{text: fmt.Sprint(k + 1), c: c, x: x, y: ly})
+				}
+				l.key = append(l.key, keyLine{text: line, c: c, x: x + numW, y: ly})
+			}
+			used += n
+			bottom = max(bottom, colTop+lineH*vg.Length(used))
+		}
+		y = bottom + lineH/2
 	}
-	// One shared colour bar, drawn as rectangles (gonum/plot's own colour bar
-	// is flipped in PDF and has the wrong image type in SVG).
-	bx := x0
-	btop := height - figureInset - titleH
-	bbot := btop - vg.Length(len(scores)-1)*bandH(cellH) - cellH*nrows
+	l.keyH = y + keyGap
+}
+
+// wrapText breaks s into lines no wider than w at spaces; a word wider
+// than w stands on a line of its own.
+func wrapText(st draw.TextStyle, s string, w vg.Length) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		try := word
+		if line != "" {
+			try = line + " " + word
+		}
+		if line != "" && st.Width(try) > w {
+			lines = append(lines, line)
+			line = word
+			continue
+		}
+		line = try
+	}
+	if line != "" || len(lines) == 0 {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// WriteHeatmap draws Figure 1 laid out for a page of opt.Width inches
+// (PaperWidth by default). Panels form a grid: one column per task (tasks
+// that do not fit side by side are stacked), one row per score (seen,
+// func, class, type; a score no row has is left out). In each panel the
+// rows are the IID baseline and every configuration × method, the columns
+// the suite score (Avg) and then every functionality's pass rate, coloured
+// 0–100 on one shared colour bar. Columns are numbered by the
+// functionality's place in the suite, the numbers coloured by test type
+// (MFT blue, INV red, DIR green); under the panels a legend gives the
+// colours and a key gives every number's full name, wrapped, never cut.
+// Lines separate the baseline and the configurations, and the
+// functionality classes. QQP's columns 8 and 11 are swapped as in BeLUGA.
+// No text is smaller than 7 pt. format is png, svg or pdf. Labels are kept
+// ASCII, which PDF's standard fonts need.
+func (t *Table) WriteHeatmap(w io.Writer, format string, opt HeatmapOptions) error {
+	if len(t.Rows) == 0 || len(t.Tasks) == 0 {
+		return fmt.Errorf("heatmap: empty table")
+	}
+	l, err := t.layoutHeatmap(opt.Width)
+	if err != nil {
+		return err
+	}
+	var cw vg.CanvasWriterTo
+	if format == "png" {
+		// 300 dpi: print resolution.
+		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(l.width, l.height), vgimg.UseDPI(300))}
+	} else {
+		if cw, err = draw.NewFormattedCanvas(l.width, l.height, format); err != nil {
+			return fmt.Errorf("heatmap: %w", err)
+		}
+	}
+	l.draw(draw.New(cw), t)
+	_, err = cw.WriteTo(w)
+	return err
+}
+
+func (l *heatmapLayout) draw(dc draw.Canvas, t *Table) {
+	dc.FillPolygon(color.White, rect(0, 0, l.width, l.height))
+	thin := draw.LineStyle{Color: color.White, Width: 0.5}
+	sep := draw.LineStyle{Color: color.RGBA{0, 0, 0xff, 0xff}, Width: 0.7}
+	label := l.style(labelSize, color.Black, draw.XRight)
+	nrows := vg.Length(len(t.Rows))
+	panelH := cellH * nrows
+	scoreH := titleH + panelH + tickH + panelGap
+	top := l.height - figureInset
+	barTop, barBottom := top-titleH, vg.Length(0)
+	for _, band := range l.bands {
+		for si, score := range l.scores {
+			ptop := top - vg.Length(si)*scoreH
+			y0 := ptop - titleH // top of the cells
+			x0 := l.left + l.labelW
+			for _, part := range band {
+				l.panel(dc, t, part, score, x0, ptop, y0, thin, sep)
+				x0 += l.cellW*vg.Length(part.width()) + panelGap
+			}
+			for ri := range t.Rows {
+				dc.FillText(label, vg.Point{X: l.left + l.labelW - 3, Y: y0 - cellH*vg.Length(ri) - cellH/2}, ascii(rowLabel(t, ri)))
+			}
+			barBottom = y0 - panelH
+			l.barX = max(l.barX, x0)
+		}
+		top -= vg.Length(len(l.scores)) * scoreH
+	}
+	l.colourBar(dc, barTop, barBottom)
+
+	// The legend of the test types, then the key.
+	st := func(c color.Color) draw.TextStyle { return l.style(minText, c, draw.XLeft) }
+	y := top - minText
+	x := figureInset
+	dc.FillText(st(color.Black), vg.Point{X: x, Y: y}, "Column numbers by test type:")
+	x += st(color.Black).Width("Column numbers by test type:") + 6
+	for _, typ := range []string{"MFT", "INV", "DIR"} {
+		if !t.hasType(typ) {
+			continue
+		}
+		c := typeColours[typ]
+		dc.FillPolygon(c, rect(x, y-minText/2+1, x+minText-2, y+minText/2-1))
+		x += minText + 1
+		dc.FillText(st(c), vg.Point{X: x, Y: y}, typ)
+		x += st(c).Width(typ) + 10
+	}
+	keyTop := top - l.legendH
+	for _, k := range l.key {
+		s := st(k.c)
+		if k.bold {
+			s = l.style(labelSize, k.c, draw.XLeft)
+		}
+		dc.FillText(s, vg.Point{X: figureInset + k.x, Y: keyTop - k.y - minText*0.6}, k.text)
+	}
+}
+
+// panel draws one panel (a task, or part of one) for one score.
+func (l *heatmapLayout) panel(dc draw.Canvas, t *Table, part panelPart, score string, x0, ptop, y0 vg.Length, thin, sep draw.LineStyle) {
+	fs := t.Functionalities[part.task]
+	cw := l.cellW
+	pw := cw * vg.Length(part.width())
+	panelH := cellH * vg.Length(len(t.Rows))
+	title := fmt.Sprintf("%s: %s", part.task, scoreTitles[score])
+	if !part.first {
+		title += " (cont.)"
+	}
+	dc.FillText(l.style(titleSize, color.Black, draw.XCenter), vg.Point{X: x0 + pw/2, Y: ptop - titleH/2}, ascii(title))
+	// Column c of the panel: Avg first in a task's first part.
+	colX := x0
+	if part.first {
+		colX += cw
+	}
+	for ri, r := range t.Rows {
+		y := y0 - cellH*vg.Length(ri+1)
+		if part.first {
+			dc.FillPolygon(Rocket(r.Suite[part.task][score]/100), rect(x0, y, x0+cw, y+cellH))
+		}
+		rates := r.PassRates[part.task][score]
+		for ci, k := range part.cols {
+			v := math.NaN()
+			if k < len(rates) {
+				v = rates[k]
+			}
+			x := colX + cw*vg.Length(ci)
+			dc.FillPolygon(Rocket(v/100), rect(x, y, x+cw, y+cellH))
+		}
+	}
+	// White grid lines between cells, as seaborn's linewidths.
+	for ci := 1; ci < part.width(); ci++ {
+		x := x0 + cw*vg.Length(ci)
+		dc.StrokeLine2(thin, x, y0-panelH, x, y0)
+	}
+	for ri := 1; ri < len(t.Rows); ri++ {
+		y := y0 - cellH*vg.Length(ri)
+		dc.StrokeLine2(thin, x0, y, x0+pw, y)
+	}
+	// Separators: after the baseline and between configurations...
+	for ri := 1; ri < len(t.Rows); ri++ {
+		if ri == 1 || t.Rows[ri].Configuration != t.Rows[ri-1].Configuration {
+			y := y0 - cellH*vg.Length(ri)
+			dc.StrokeLine2(sep, x0, y, x0+pw, y)
+		}
+	}
+	// ...and after Avg and between functionality classes.
+	for ci, k := range part.cols {
+		if ci == 0 && !part.first {
+			continue
+		}
+		if ci == 0 || fs[k].Class != fs[part.cols[ci-1]].Class {
+			x := colX + cw*vg.Length(ci)
+			dc.StrokeLine2(sep, x, y0-panelH, x, y0)
+		}
+	}
+	// Column labels: Avg (rotated when the cell is too narrow for it), then
+	// the functionalities' numbers coloured by test type.
+	ty := y0 - panelH - tickH/2
+	if part.first {
+		avg := l.style(minText, color.Black, draw.XCenter)
+		if avg.Width("Avg") > cw+2 {
+			avg.XAlign, avg.Rotation = draw.XRight, math.Pi/2
+			dc.FillText(avg, vg.Point{X: x0 + cw/2, Y: y0 - panelH - 1}, "Avg")
+		} else {
+			dc.FillText(avg, vg.Point{X: x0 + cw/2, Y: ty}, "Avg")
+		}
+	}
+	for ci, k := range part.cols {
+		x := colX + cw*vg.Length(ci) + cw/2
+		dc.FillText(l.style(minText, typeColour(fs[k].Type), draw.XCenter), vg.Point{X: x, Y: ty}, fmt.Sprint(k+1))
+	}
+}
+
+// colourBar draws the one shared colour bar as rectangles (gonum/plot's own
+// colour bar is flipped in PDF and has the wrong image type in SVG).
+func (l *heatmapLayout) colourBar(dc draw.Canvas, top, bottom vg.Length) {
+	bx := l.barX
 	const steps = 100
 	for i := 0; i < steps; i++ {
-		ya := bbot + (btop-bbot)*vg.Length(i)/steps
-		yb := bbot + (btop-bbot)*vg.Length(i+1)/steps
+		ya := bottom + (top-bottom)*vg.Length(i)/steps
+		yb := bottom + (top-bottom)*vg.Length(i+1)/steps
 		dc.FillPolygon(Rocket((float64(i)+0.5)/steps), rect(bx, ya, bx+barW, yb+0.3))
 	}
+	tick := l.style(minText, color.Black, draw.XLeft)
 	for v := 0; v <= 100; v += 20 {
-		y := bbot + (btop-bbot)*vg.Length(v)/100
-		dc.StrokeLine2(draw.LineStyle{Color: color.Black, Width: 0.5}, bx+barW, y, bx+barW+3, y)
-		dc.FillText(txt(fontSize, color.Black, draw.XLeft, draw.YCenter), vg.Point{X: bx + barW + 5, Y: y}, fmt.Sprint(v))
+		y := bottom + (top-bottom)*vg.Length(v)/100
+		dc.StrokeLine2(draw.LineStyle{Color: color.Black, Width: 0.5}, bx+barW, y, bx+barW+2, y)
+		dc.FillText(tick, vg.Point{X: bx + barW + 3, Y: y}, fmt.Sprint(v))
 	}
-	_, err := cw.WriteTo(w)
-	return err
+}
+
+// hasType reports whether some functionality of the table is of type typ:
+// the legend names only the types the figure shows.
+func (t *Table) hasType(typ string) bool {
+	for _, task := range t.Tasks {
+		for _, f := range t.Functionalities[task] {
+			if f.Type == typ {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func typeColour(typ string) color.Color {
@@ -268,16 +520,6 @@ func typeColour(typ string) color.Color {
 		return c
 	}
 	return color.Black
-}
-
-// columnName is a functionality's label under the bottom panel: its number
-// in the suite and its name, shortened to nameMax characters.
-func columnName(n int, f Functionality) string {
-	name := ascii(f.Name)
-	if len(name) > nameMax {
-		name = name[:nameMax-3] + "..."
-	}
-	return fmt.Sprintf("%d  %s", n, name)
 }
 
 // rowLabel is Figure 1's y label: "Config: Method" on the first row of a
@@ -306,12 +548,12 @@ func ascii(s string) string {
 
 // WriteHeatmapFile writes the heatmap to path in the format its extension
 // names (.png, .svg or .pdf), atomically.
-func (t *Table) WriteHeatmapFile(path string) error {
+func (t *Table) WriteHeatmapFile(path string, opt HeatmapOptions) error {
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 	switch format {
 	case "png", "svg", "pdf":
 	default:
 		return fmt.Errorf("heatmap %s: unknown format %q (want .png, .svg or .pdf)", path, format)
 	}
-	return atomicfile.Write(path, func(w io.Writer) error { return t.WriteHeatmap(w, format) })
+	return atomicfile.Write(path, func(w io.Writer) error { return t.WriteHeatmap(w, format, opt) })
 }

@@ -6,11 +6,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"image/png"
+	"html"
+	"io"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -283,7 +286,7 @@ func TestHeatmapFormats(t *testing.T) {
 	dir := t.TempDir()
 	for _, ext := range []string{"png", "svg", "pdf"} {
 		path := filepath.Join(dir, "fig."+ext)
-		if err := tab.WriteHeatmapFile(path); err != nil {
+		if err := tab.WriteHeatmapFile(path, HeatmapOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(path)
@@ -295,7 +298,7 @@ func TestHeatmapFormats(t *testing.T) {
 			t.Errorf("%s does not start with %q", ext, magic)
 		}
 	}
-	if err := tab.WriteHeatmapFile(filepath.Join(dir, "fig.gif")); err == nil {
+	if err := tab.WriteHeatmapFile(filepath.Join(dir, "fig.gif"), HeatmapOptions{}); err == nil {
 		t.Error("no error for an unknown format")
 	}
 }
@@ -458,10 +461,13 @@ func TestGoldenSeedsFormats(t *testing.T) {
 	}
 }
 
-// TestHeatmapFitsAPage checks Figure 1's shape: at most 3:1 (width:height)
-// for a table of two rows and one task (the quickstart's), for the test
-// sweep, and for BeLUGA's three tasks with a full grid of rows.
-func TestHeatmapFitsAPage(t *testing.T) {
+// TestHeatmapAtPaperWidth checks Figure 1 as it is printed: exactly the
+// width asked for (a paper's 6.5 in by default, one column's 3.25 in), no
+// text under 7 pt, and every functionality's full name in the key (wrapped,
+// never cut) — for a table of two rows and one task (the quickstart's), for
+// the test sweep, and for three tasks of 53 functionalities, which no longer
+// fit side by side and are stacked.
+func TestHeatmapAtPaperWidth(t *testing.T) {
 	store, runs := sweepOf(t, `name: quick
 tasks:
   - {name: SENT, data: sst2, suite: sentiment}
@@ -482,21 +488,52 @@ scores: [seen, class, type]
 			three.Functionalities[task] = append(three.Functionalities[task], Functionality{Name: fmt.Sprintf("functionality number %d of a long list", k), Class: fmt.Sprint(k / 6), Type: "MFT"})
 		}
 	}
+	textRE := regexp.MustCompile(`font-size:([0-9.]+)px[^"]*">([^<]*)</text>`)
+	widthRE := regexp.MustCompile(`<svg width="([0-9.]+)pt"`)
 	for name, tab := range map[string]*Table{"quickstart": quick, "test sweep": wide, "three wide tasks": three} {
-		var b bytes.Buffer
-		if err := tab.WriteHeatmap(&b, "png"); err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := png.DecodeConfig(bytes.NewReader(b.Bytes()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r := float64(cfg.Width) / float64(cfg.Height); r > 3.01 || r < 0.5 {
-			t.Errorf("%s: %d x %d pixels, aspect %.2f", name, cfg.Width, cfg.Height, r)
+		for _, inches := range []float64{0, 3.25, 11} {
+			var b bytes.Buffer
+			if err := tab.WriteHeatmap(&b, "svg", HeatmapOptions{Width: inches}); err != nil {
+				t.Fatalf("%s at %g in: %v", name, inches, err)
+			}
+			want := inches
+			if want == 0 {
+				want = PaperWidth
+			}
+			m := widthRE.FindSubmatch(b.Bytes())
+			if m == nil || string(m[1]) != fmt.Sprint(want*72) {
+				t.Errorf("%s at %g in: svg width %q, want %gpt", name, inches, m, want*72)
+			}
+			var texts []string
+			for _, m := range textRE.FindAllSubmatch(b.Bytes(), -1) {
+				size, err := strconv.ParseFloat(string(m[1]), 64)
+				if err != nil || size < 7 {
+					t.Errorf("%s at %g in: text %q at %s pt, want at least 7", name, inches, m[2], m[1])
+				}
+				texts = append(texts, html.UnescapeString(string(m[2])))
+			}
+			all := strings.Join(texts, " ")
+			for _, task := range tab.Tasks {
+				for k, f := range tab.Functionalities[task] {
+					if entry := fmt.Sprintf("%d %s", k+1, ascii(f.Name)); !strings.Contains(all, entry) {
+						t.Errorf("%s at %g in: the key lacks %q", name, inches, entry)
+					}
+				}
+			}
+			if strings.Contains(all, "...") {
+				t.Errorf("%s at %g in: a label is cut: %s", name, inches, all)
+			}
 		}
 		if *heatmapDir != "" {
+			var b bytes.Buffer
+			if err := tab.WriteHeatmap(&b, "png", HeatmapOptions{}); err != nil {
+				t.Fatal(err)
+			}
 			os.WriteFile(filepath.Join(*heatmapDir, strings.ReplaceAll(name, " ", "-")+".png"), b.Bytes(), 0o644)
 		}
+	}
+	if err := wide.WriteHeatmap(io.Discard, "png", HeatmapOptions{Width: 0.5}); err == nil {
+		t.Error("a 0.5 in figure was drawn")
 	}
 }
 

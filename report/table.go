@@ -62,6 +62,15 @@ type Row struct {
 	// Benjamini–Hochberg q-value within the task and score (NaN for the
 	// baseline and where nothing is paired).
 	PFunc, QFunc map[string]map[string][]float64
+
+	// Flags[task][score] are the sanity flags of the runs behind the
+	// row's cells (experiments.ScoreIID: the i.i.d. score), AvgFlags
+	// Avg's; a flagged cell is marked and never bold.
+	Flags    map[string]map[string][]RunFlag
+	AvgFlags []RunFlag
+	// Reference marks a computed baseline row (Options.Baselines): shown,
+	// never bold, not tested against the IID baseline.
+	Reference bool
 }
 
 // Label is the row's display name, e.g. "IID+T: LP".
@@ -104,6 +113,10 @@ type Options struct {
 	CI float64
 	// Resamples is the bootstrap's B; 0 means metrics.DefaultResamples.
 	Resamples int
+	// Baselines adds computed rows after the trained ones: the majority
+	// class and a constant predictor per label (ConfigBaseline), scored on
+	// the runs' own i.i.d. test set and suite cases.
+	Baselines bool
 }
 
 // BeLUGA's randomisation test: 10,000 trials, random.Random(42).
@@ -278,8 +291,10 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 	cells := map[string]map[rowKey]map[string]cell{} // task → row → score → cell
 	var rowOrder []rowKey
 	seeds := map[string]int64{}
+	flags := cellFlags{}
 	for i, r := range runs {
 		res := results[i]
+		flags.add(r.Task, rowKey{r.Configuration, r.Method}, r.Score, r, res.Flags)
 		if !slices.Contains(t.Tasks, r.Task) {
 			t.Tasks = append(t.Tasks, r.Task)
 			t.beluga[r.Task] = belugaTask(r)
@@ -350,6 +365,10 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 				return nil, fmt.Errorf("%s: %w", row.Label(), err)
 			}
 		}
+	}
+	t.fillFlags(flags)
+	if opt.Baselines {
+		t.addBaselines(runs, results)
 	}
 	t.shortenReplicates()
 	return t, nil

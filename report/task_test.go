@@ -90,7 +90,7 @@ grid: {iid_epochs: [2], iid_batch_size: [4], iid_lr: [0.01], epochs: [2], batch_
 		}
 	}
 	var png bytes.Buffer
-	if err := tab.WriteHeatmap(&png, "png"); err != nil {
+	if err := tab.WriteHeatmap(&png, "png", HeatmapOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -24,9 +24,20 @@ func (t *Table) Mark(c Column, r *Row) int {
 	return mark(c.Value(r), c.Value(t.Rows[0]), c.P(r))
 }
 
-// Best returns, per column, the largest value of any row (NaN when none):
-// the value a table sets in bold.
-func (t *Table) Best(cols []Column) []float64 { return t.best(cols) }
+// Bold returns whether a row's value in column j of cols is set in bold,
+// as the Markdown and LaTeX tables decide it: the column's largest as
+// shown, not tied, the cell without sanity flags, the row not a computed
+// reference.
+func (t *Table) Bold(cols []Column) func(j int, r *Row) bool {
+	best := t.best(cols)
+	return func(j int, r *Row) bool {
+		return isBest(best, j, cols[j].Value(r)) && len(cols[j].Flags(r)) == 0 && !r.Reference
+	}
+}
+
+// FlagMarks returns the markers of a cell's sanity flags (the tables'
+// footnote marks), one per kind.
+func FlagMarks(fs []RunFlag) string { return marks(fs) }
 
 // SplitHeader splits a column header ("G_seen SENT", "IID SENT", "Avg")
 // into its measure and task.

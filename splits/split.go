@@ -12,7 +12,28 @@ const BeLUGASeed = 123
 
 // Assign sets Case.Split of every case of s to BeLUGA's split with the given
 // seed. Case ids are unique within a functionality (package suites checks it).
+// Cases that share a Group (a case and its perturbations in other
+// functionalities) then all take the split of the group's first case in
+// suite order, so that no text of a group is trained on and tested; a suite
+// without groups keeps BeLUGA's split exactly.
 func Assign(s *suites.Suite, seed uint32) {
+	assign(s, seed)
+	groups := map[string]suites.Split{}
+	for _, f := range s.Functionalities {
+		for _, c := range f.Cases {
+			if c.Group == "" {
+				continue
+			}
+			if sp, ok := groups[c.Group]; ok {
+				c.Split = sp
+			} else {
+				groups[c.Group] = c.Split
+			}
+		}
+	}
+}
+
+func assign(s *suites.Suite, seed uint32) {
 	for _, f := range s.Functionalities {
 		ids := make([]int, len(f.Cases))
 		byID := make(map[int]*suites.Case, len(f.Cases))

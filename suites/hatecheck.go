@@ -2,11 +2,9 @@ package suites
 
 import (
 	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strconv"
+	"slices"
 	"strings"
 )
 
@@ -29,79 +27,61 @@ var hateCheckClasses = []struct{ prefix, class string }{
 // HateCheck's two labels, in class-index order.
 var hateCheckLabels = []string{"non-hateful", "hateful"}
 
-// ImportHateCheck reads HateCheck's test_suite_cases.csv. Every functionality
-// is an MFT; cases keep their case_id; functionalities are grouped into the
-// paper's classes by the prefix of their names.
-func ImportHateCheck(path string) (*Suite, error) {
+// HateCheckMapping is the table mapping of HateCheck's
+// test_suite_cases.csv and of Multilingual HateCheck's per-language files
+// (whose case id column is mhc_case_id, e.g. "arabic-12"): every
+// functionality an MFT, classes from the prefixes of their names (the
+// classes of the HateCheck paper), the labels non-hateful and hateful.
+// Every other column (target_ident, templ_id, ref_case_id, MHC's
+// disagreement_in_case, ...) is kept as case metadata.
+func HateCheckMapping(caseID string) TableMapping {
+	m := TableMapping{
+		Name: "hatecheck", Task: "hatecheck", Format: "csv",
+		Text: "test_case", Label: "label_gold", Functionality: "functionality", CaseID: caseID,
+		Labels: hateCheckLabels,
+	}
+	for _, c := range hateCheckClasses {
+		m.ClassRules = append(m.ClassRules, Rule{Prefix: c.prefix, Value: c.class})
+	}
+	return m
+}
+
+// ImportHateCheck reads HateCheck's test_suite_cases.csv, or a language
+// file of Multilingual HateCheck, as HateCheckMapping maps them; rows
+// can be filtered on any column (where).
+func ImportHateCheck(path string, where ...Filter) (*Suite, error) {
+	caseID, err := hateCheckCaseID(path)
+	if err != nil {
+		return nil, err
+	}
+	m := HateCheckMapping(caseID)
+	m.Where = where
+	res, err := ImportTable(path, m)
+	if err != nil {
+		return nil, err
+	}
+	return res.Suite, nil
+}
+
+// hateCheckCaseID finds the case id column: HateCheck's case_id or MHC's
+// mhc_case_id.
+func hateCheckCaseID(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("hatecheck %s: %w", path, err)
+		return "", fmt.Errorf("hatecheck %s: %w", path, err)
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
-	head, err := r.Read()
+	head, err := csv.NewReader(f).Read()
 	if err != nil {
-		return nil, &LineError{File: path, Line: 1, Err: fmt.Errorf("no header: %w", err)}
+		return "", &LineError{File: path, Line: 1, Err: fmt.Errorf("no header: %w", err)}
 	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[h] = i
+	for i := range head {
+		head[i] = strings.TrimPrefix(head[i], "\ufeff")
 	}
-	for _, need := range []string{"functionality", "case_id", "test_case", "label_gold"} {
-		if _, ok := col[need]; !ok {
-			return nil, &LineError{File: path, Line: 1, Field: need, Err: errors.New("missing column")}
+	for _, c := range []string{"case_id", "mhc_case_id"} {
+		if slices.Contains(head, c) {
+			return c, nil
 		}
 	}
-	s := &Suite{Name: "hatecheck", Task: "hatecheck", Labels: hateCheckLabels}
-	byName := map[string]*Functionality{}
-	seen := map[int]bool{}
-	for line := 2; ; line++ {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, &LineError{File: path, Line: line, Err: err}
-		}
-		name := rec[col["functionality"]]
-		class := ""
-		for _, c := range hateCheckClasses {
-			if strings.HasPrefix(name, c.prefix) {
-				class = c.class
-				break
-			}
-		}
-		if class == "" {
-			return nil, &LineError{File: path, Line: line, Field: "functionality", Err: fmt.Errorf("unknown HateCheck functionality %q", name)}
-		}
-		id, err := strconv.Atoi(rec[col["case_id"]])
-		if err != nil || id < 0 {
-			return nil, &LineError{File: path, Line: line, Field: "case_id", Err: fmt.Errorf("%q is not a case id", rec[col["case_id"]])}
-		}
-		if seen[id] {
-			return nil, &LineError{File: path, Line: line, Field: "case_id", Err: fmt.Errorf("duplicate case id %d", id)}
-		}
-		seen[id] = true
-		label := -1
-		for i, l := range hateCheckLabels {
-			if rec[col["label_gold"]] == l {
-				label = i
-			}
-		}
-		if label < 0 {
-			return nil, &LineError{File: path, Line: line, Field: "label_gold", Err: fmt.Errorf("label %q (want hateful or non-hateful)", rec[col["label_gold"]])}
-		}
-		fn := byName[name]
-		if fn == nil {
-			fn = &Functionality{Name: name, Class: class, Type: MFT, Expect: DefaultExpectation(MFT)}
-			byName[name] = fn
-			s.Functionalities = append(s.Functionalities, fn)
-		}
-		fn.Cases = append(fn.Cases, &Case{
-			ID:     id,
-			Inputs: []Input{{Text: rec[col["test_case"]]}},
-			Labels: []Label{ClassLabel(label)},
-		})
-	}
-	return s, nil
+	return "", &LineError{File: path, Line: 1, Field: "case_id", Err: fmt.Errorf("missing column: HateCheck names it case_id, Multilingual HateCheck mhc_case_id (header %q)", head)}
 }

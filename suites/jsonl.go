@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 )
@@ -66,6 +67,7 @@ type caseLine struct {
 	Expect        *expectJSON       `json:"expect,omitempty"`
 	Train         *trainJSON        `json:"train,omitempty"`
 	Split         string            `json:"split,omitempty"`
+	Group         string            `json:"group,omitempty"`
 }
 
 type expectJSON struct {
@@ -145,6 +147,13 @@ func Read(r io.Reader, name string) (*Suite, error) {
 		}
 		lerr := func(field string, err error) error {
 			return &LineError{File: name, Line: line, Field: field, Err: err}
+		}
+		if line == 1 {
+			raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
+		}
+		if !utf8.Valid(raw) {
+			// JSON decoding would turn each bad byte into U+FFFD silently.
+			return nil, lerr("", errors.New("not UTF-8 (a file in another encoding, such as cp1256 or Latin-1?)"))
 		}
 		var probe map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &probe); err != nil {
@@ -334,6 +343,7 @@ func (cl *caseLine) toCase() (*Functionality, *Case, error) {
 	default:
 		return nil, nil, ferr("split", "unknown split %q (want train, validation or test)", cl.Split)
 	}
+	c.Group = cl.Group
 	return f, c, nil
 }
 
@@ -468,7 +478,7 @@ func Write(w io.Writer, s *Suite) error {
 		for _, c := range f.Cases {
 			id := c.ID
 			cl := caseLine{Class: f.Class, Functionality: f.Name, Type: string(f.Type), Description: f.Description,
-				ID: &id, Expect: ej, Train: tj, Meta: c.Meta, Split: string(c.Split)}
+				ID: &id, Expect: ej, Train: tj, Meta: c.Meta, Split: string(c.Split), Group: c.Group}
 			for _, in := range c.Inputs {
 				var raw []byte
 				if in.IsPair {

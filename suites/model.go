@@ -1,7 +1,11 @@
 // Package suites holds behavioural test suites: the data model (a suite has
 // functionality classes, functionalities and test cases), the native JSON-lines
-// file format, validation, importers for the CheckList release pickles and for
-// HateCheck, statistics, and the CheckList expectation of every test type.
+// file format, validation, importers for the CheckList release pickles, for
+// HateCheck and Multilingual HateCheck, and for any table of test cases whose
+// columns are named (ImportTable: classes from a column, a map or rules, the
+// other columns kept as case metadata, links between cases made INV or DIR
+// pairs grouped into one split), statistics, and the CheckList expectation of
+// every test type.
 //
 // A suite is organised as CheckList organises it:
 //
@@ -103,6 +107,10 @@ type Case struct {
 	Meta json.RawMessage
 	// Split is the fixed split of the case, if the suite carries one.
 	Split Split
+	// Group names the cases that must share a split: a case and the cases
+	// that perturb or contrast it, across functionalities (an imported
+	// table's links). Empty: the case is on its own.
+	Group string
 }
 
 // Input is one model input: a single text, or a pair (question pair for QQP,

@@ -8,6 +8,11 @@ type Stats struct {
 	Types           map[TestType]int // functionalities per test type
 	Cases, Inputs   int
 	Splits          map[Split]SplitSize // empty when no case carries a split
+	// Labels names the suite's labels in class order; LabelCounts counts
+	// the inputs of each (an input without a label, or with an answer
+	// label, counts in none).
+	Labels      []string
+	LabelCounts []int
 }
 
 // FunctionalityStats counts one functionality's cases and inputs.
@@ -16,6 +21,7 @@ type FunctionalityStats struct {
 	Type          TestType
 	Cases, Inputs int
 	Splits        map[Split]SplitSize
+	LabelCounts   []int // inputs per suite label, in class order
 }
 
 // SplitSize counts the cases and inputs of one split.
@@ -23,12 +29,19 @@ type SplitSize struct{ Cases, Inputs int }
 
 // Summarise computes the statistics of s.
 func Summarise(s *Suite) Stats {
-	st := Stats{Suite: s.Name, Classes: len(s.Classes()), Types: map[TestType]int{}, Splits: map[Split]SplitSize{}}
+	st := Stats{Suite: s.Name, Classes: len(s.Classes()), Types: map[TestType]int{}, Splits: map[Split]SplitSize{},
+		Labels: s.Labels, LabelCounts: make([]int, len(s.Labels))}
 	for _, f := range s.Functionalities {
-		fs := FunctionalityStats{Name: f.Name, Class: f.Class, Type: f.Type, Splits: map[Split]SplitSize{}}
+		fs := FunctionalityStats{Name: f.Name, Class: f.Class, Type: f.Type, Splits: map[Split]SplitSize{}, LabelCounts: make([]int, len(s.Labels))}
 		for _, c := range f.Cases {
 			fs.Cases++
 			fs.Inputs += len(c.Inputs)
+			for i := range c.Inputs {
+				if l, ok := c.LabelFor(i); ok && !l.IsAnswer && l.Class >= 0 && l.Class < len(s.Labels) {
+					fs.LabelCounts[l.Class]++
+					st.LabelCounts[l.Class]++
+				}
+			}
 			if c.Split != "" {
 				sz := fs.Splits[c.Split]
 				sz.Cases++

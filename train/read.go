@@ -135,7 +135,7 @@ func runRead(ctx context.Context, spec RunSpec, outDir string, start time.Time) 
 	}
 	// The i.i.d. score is the exact match, BeLUGA's; F1 is recorded beside it.
 	out := &Result{IIDScore: &em, IIDMetrics: map[string]float64{"exact_match": em, "f1": f1},
-		Steps: len(curve), Seconds: time.Since(start).Seconds(), IIDCorrect: correct, Suite: sr}
+		Steps: len(curve), Curve: curve, Seconds: time.Since(start).Seconds(), IIDCorrect: correct, Suite: sr}
 	if sr.Score != nil {
 		s := *sr.Score / 100
 		g := metrics.HarmonicMean(em, s)

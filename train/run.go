@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/inputcheck"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/metrics"
@@ -160,6 +161,17 @@ type Result struct {
 	// right; Suite holds the T_test verdicts. Both are also in the run's files.
 	IIDCorrect []bool          `json:"-"`
 	Suite      *metrics.Result `json:"-"`
+	// IIDPredicted and IIDGold are the predicted and gold classes of the
+	// i.i.d. test examples (classification tasks), Curve the training
+	// curve: what the run store's sanity checks read.
+	// Labels names the task's classes, which IIDPredicted and IIDGold index.
+	Labels       []string     `json:"-"`
+	IIDPredicted []int        `json:"-"`
+	IIDGold      []int        `json:"-"`
+	Curve        []CurvePoint `json:"-"`
+	// Constant holds, per task label, what predicting it for every suite
+	// input scores (classification tasks): reports' computed baselines.
+	Constant []ConstantScore `json:"-"`
 }
 
 // Validate checks a run spec before anything is written for it, and
@@ -200,7 +212,10 @@ func (s *RunSpec) Validate() error {
 	if needTrain && s.IIDTrain == "" && s.IIDTrainFile == nil {
 		return fmt.Errorf("configuration %s trains on i.i.d. data: set iid_train (or iid_train_file)", s.Configuration)
 	}
-	if s.Configuration != ConfigT && s.IIDDev == "" && s.IIDDevFile == nil {
+	if err := s.validateIIDFiles(); err != nil {
+		return err
+	}
+	if s.Configuration != ConfigT && s.IIDDev == "" && s.IIDDevFile == nil && !s.splitsTrainFile() {
 		return fmt.Errorf("configuration %s scores the i.i.d. test set: set iid_dev (or iid_dev_file)", s.Configuration)
 	}
 	hypers := map[string]Hyper{"hyper": s.Hyper}
@@ -225,6 +240,38 @@ func (s *RunSpec) Validate() error {
 		if _, ok := Corrections[c]; !ok {
 			return fmt.Errorf("unknown correction %q (known: %s)", c, strings.Join(slices.Sorted(maps.Keys(Corrections)), ", "))
 		}
+	}
+	return nil
+}
+
+// splitsTrainFile says whether the i.i.d. training file is split into the
+// train, dev and test parts (datasets.Split).
+func (s *RunSpec) splitsTrainFile() bool {
+	return s.IIDTrainFile != nil && s.IIDTrainFile.Split != nil
+}
+
+// validateIIDFiles refuses a split training file beside a dev file, a split
+// of a dev file, and one file named for training and evaluation without a
+// split: every evaluated row would be a training row.
+func (s *RunSpec) validateIIDFiles() error {
+	if s.IIDDevFile != nil && s.IIDDevFile.Split != nil {
+		return fmt.Errorf("iid_dev_file.split: only the training file is split (its dev and test parts replace iid_dev_file)")
+	}
+	if s.splitsTrainFile() {
+		if s.IIDDevFile != nil || s.IIDDev != "" {
+			return fmt.Errorf("iid_train_file.split: a split training file gives the dev and test parts itself: leave out iid_dev_file")
+		}
+		return s.IIDTrainFile.Split.Validate("iid_train_file.split", -1)
+	}
+	train, dev := s.IIDTrain, s.IIDDev
+	if s.IIDTrainFile != nil {
+		train = s.IIDTrainFile.Path
+	}
+	if s.IIDDevFile != nil {
+		dev = s.IIDDevFile.Path
+	}
+	if train != "" && dev != "" && inputcheck.SameFile(train, dev) {
+		return fmt.Errorf("iid_train_file and iid_dev_file are one file (%s): every evaluated row would be a training row; split it instead (iid_train_file.split: {dev: …, test: …})", dev)
 	}
 	return nil
 }
@@ -272,6 +319,9 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := writeInputChecks(outDir, p.checks); err != nil {
+		return nil, err
+	}
 	curve, err := Train(ctx, p.model, p.data, p.phases, TrainOptions{Seed: spec.Seed, MaxSteps: spec.MaxSteps, Cache: spec.Cache})
 	if werr := writeCurve(filepath.Join(outDir, "curve.jsonl"), curve); werr != nil && err == nil {
 		err = werr
@@ -290,14 +340,19 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := &Result{Steps: len(curve)}
+	out := &Result{Steps: len(curve), Curve: curve, Labels: p.task.Labels}
 	if iidTest != nil {
-		scores, correct, err := evalIID(ctx, eval, tk, p.task, iidTest, filepath.Join(outDir, "iid_predictions.txt"))
+		scores, preds, err := evalIID(ctx, eval, tk, p.task, iidTest, outDir)
 		if err != nil {
 			return nil, err
 		}
 		acc := scores["accuracy"]
-		out.IIDScore, out.IIDMetrics, out.IIDCorrect = &acc, scores, correct
+		out.IIDScore, out.IIDMetrics, out.IIDPredicted = &acc, scores, preds
+		out.IIDGold = make([]int, len(iidTest))
+		out.IIDCorrect = make([]bool, len(iidTest))
+		for i, e := range iidTest {
+			out.IIDGold[i], out.IIDCorrect[i] = e.Label, preds[i] == e.Label
+		}
 	}
 	scored := suite
 	if fold != nil {
@@ -310,11 +365,11 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sr, err := evalSuite(ctx, eval, tk, p.task, scored, outDir)
+	sr, constant, err := evalSuite(ctx, eval, tk, p.task, scored, outDir)
 	if err != nil {
 		return nil, err
 	}
-	out.Seconds, out.Suite = time.Since(start).Seconds(), sr
+	out.Seconds, out.Suite, out.Constant = time.Since(start).Seconds(), sr, constant
 	if sr.Score != nil {
 		s := *sr.Score / 100
 		out.SuiteScore = &s
@@ -348,6 +403,7 @@ type prepared struct {
 	phases  []Phase
 	task    *Task
 	iidTest []datasets.Example // nil: no i.i.d. test set (T without one)
+	checks  *inputcheck.Report
 }
 
 // prepare loads the suite (assigning BeLUGA's split if it has none), the
@@ -375,19 +431,17 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 		// "bce" task keeps the spec's form, BeLUGA's sigmoid BCE by default.
 		hyper.Loss.MFT = losses.SoftmaxCE
 	}
-	train, dev, err := spec.readIID(p.task)
+	iid, err := spec.readIID(p.task)
 	if err != nil {
 		return nil, err
 	}
+	train, dev := iid.train, iid.dev
 	if spec.IIDLimit > 0 && spec.IIDLimit < len(train) {
 		train = train[:spec.IIDLimit]
 	}
-	if dev != nil {
-		p.iidTest = dev
-		if spec.IIDDevFile == nil || spec.IIDDevFile.Halve {
-			_, testIdx := datasets.Halve(len(dev), datasets.BeLUGAHalvingSeed)
-			p.iidTest = datasets.Pick(dev, testIdx)
-		}
+	p.iidTest = iid.test
+	if p.checks, err = checkInputs(spec, p.tk, suite, p.task.Pair, iid); err != nil {
+		return nil, err
 	}
 	if p.tk, err = withTokenCache(p.tk, spec.Cache, suite, train, dev); err != nil {
 		return nil, err
@@ -424,38 +478,99 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 	return p, nil
 }
 
-// readIID reads the run's i.i.d. training and dev data, as far as its
-// configuration needs them: a declared file's columns, else the built-in
-// task's reader. Either may be nil when the configuration needs neither.
-func (s *RunSpec) readIID(task *Task) (train, dev []datasets.Example, err error) {
-	read := func(path string, file *datasets.FileSpec) ([]datasets.Example, error) {
+// iidData is a run's i.i.d. data: the training rows, the dev file whole
+// (BeLUGA halves it) or the split file's dev part, and the scored test
+// rows; parts are all of them with their file lines, for the input checks.
+type iidData struct {
+	train, dev, test []datasets.Example
+	parts            []inputcheck.Part
+}
+
+// readIID reads the run's i.i.d. data, as far as its configuration needs
+// it: a declared file's columns (split into train, dev and test when it
+// declares a split), else the built-in task's reader. The test rows are
+// the dev file's test half when it is halved (always for a built-in task),
+// the dev file whole otherwise.
+func (s *RunSpec) readIID(task *Task) (iidData, error) {
+	var d iidData
+	read := func(path string, file *datasets.FileSpec) ([]datasets.Example, []int, string, error) {
 		if file != nil {
 			f := *file
 			f.Labels = task.Labels
-			return f.Read()
+			xs, lines, err := f.ReadLines()
+			return xs, lines, f.Path, err
 		}
 		if path == "" {
-			return nil, nil
+			return nil, nil, "", nil
 		}
 		if task.read == nil {
-			return nil, fmt.Errorf("task %s: %s: a declared task's data needs its columns (iid_train_file, iid_dev_file)", task.Name, path)
+			return nil, nil, "", fmt.Errorf("task %s: %s: a declared task's data needs its columns (iid_train_file, iid_dev_file)", task.Name, path)
 		}
-		return task.read(path)
+		// A built-in reader gives no lines: its rows are placed by their
+		// position (row 1 is the first after the header).
+		xs, err := task.read(path)
+		rows := make([]int, len(xs))
+		for i := range rows {
+			rows[i] = -(i + 1)
+		}
+		return xs, rows, path, err
 	}
-	if s.Configuration != ConfigIIDThenT && s.Configuration != ConfigT {
-		if train, err = read(s.IIDTrain, s.IIDTrainFile); err != nil {
-			return nil, nil, err
+	part := func(name, path string, xs []datasets.Example, lines []int) {
+		rows := make([]inputcheck.Row, len(xs))
+		for i, x := range xs {
+			where := fmt.Sprintf("%s line %d", path, lines[i])
+			if lines[i] < 0 {
+				where = fmt.Sprintf("%s row %d", path, -lines[i])
+			}
+			rows[i] = inputcheck.Row{Text: x.Text, Pair: x.Pair, Where: where}
+		}
+		d.parts = append(d.parts, inputcheck.Part{Name: name, Rows: rows})
+	}
+	if s.splitsTrainFile() {
+		f := *s.IIDTrainFile
+		f.Labels = task.Labels
+		parts, lines, err := f.Parts()
+		if err != nil {
+			return d, err
+		}
+		d.train, d.dev, d.test = parts[0], parts[1], parts[2]
+		if s.Configuration == ConfigIIDThenT || s.Configuration == ConfigT {
+			d.train = nil
+		}
+		for k, name := range []string{"i.i.d. train", "i.i.d. dev", "i.i.d. test"} {
+			part(name, f.Path, parts[k], lines[k])
+		}
+	} else {
+		if s.Configuration != ConfigIIDThenT && s.Configuration != ConfigT {
+			xs, lines, path, err := read(s.IIDTrain, s.IIDTrainFile)
+			if err != nil {
+				return d, err
+			}
+			d.train = xs
+			part("i.i.d. train", path, xs, lines)
+		}
+		xs, lines, path, err := read(s.IIDDev, s.IIDDevFile)
+		if err != nil {
+			return d, err
+		}
+		if xs != nil {
+			d.dev, d.test = xs, xs
+			if s.IIDDevFile == nil || s.IIDDevFile.Halve {
+				valIdx, testIdx := datasets.Halve(len(xs), datasets.BeLUGAHalvingSeed)
+				d.test = datasets.Pick(xs, testIdx)
+				part("i.i.d. validation half", path, datasets.Pick(xs, valIdx), datasets.Pick(lines, valIdx))
+				part("i.i.d. test half", path, d.test, datasets.Pick(lines, testIdx))
+			} else {
+				part("i.i.d. test", path, xs, lines)
+			}
 		}
 	}
-	if dev, err = read(s.IIDDev, s.IIDDevFile); err != nil {
-		return nil, nil, err
-	}
-	for _, ex := range slices.Concat(train, dev) {
+	for _, ex := range slices.Concat(d.train, d.dev) {
 		if ex.IsPair != task.Pair {
-			return nil, nil, fmt.Errorf("task %s reads %s, but its i.i.d. data does not", task.Name, map[bool]string{true: "text pairs", false: "single texts"}[task.Pair])
+			return d, fmt.Errorf("task %s reads %s, but its i.i.d. data does not", task.Name, map[bool]string{true: "text pairs", false: "single texts"}[task.Pair])
 		}
 	}
-	return train, dev, nil
+	return d, nil
 }
 
 // openSuite opens the run's suite, assigning BeLUGA's split if it has
@@ -556,9 +671,11 @@ func writeCurve(path string, curve []CurvePoint) error {
 	})
 }
 
-// evalIID predicts the i.i.d. test set and returns the task's metrics and
-// which predictions were right.
-func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, test []datasets.Example, path string) (map[string]float64, []bool, error) {
+// evalIID predicts the i.i.d. test set, writes the predictions — as
+// BeLUGA writes them (iid_predictions.txt: class and probabilities) and with
+// each example's text and gold label (iid_predictions.jsonl) — and returns
+// the task's metrics and the predicted classes.
+func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, test []datasets.Example, outDir string) (map[string]float64, []int, error) {
 	inputs := make([]predict.Input, len(test))
 	gold := make([]int, len(test))
 	for i, e := range test {
@@ -573,25 +690,41 @@ func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *T
 	if err != nil {
 		return nil, nil, err
 	}
+	name := func(c int) string {
+		if c >= 0 && c < len(task.Labels) {
+			return task.Labels[c]
+		}
+		return strconv.Itoa(c)
+	}
 	preds := make([]int, len(outs))
-	var buf bytes.Buffer
+	var buf, lines bytes.Buffer
+	enc := json.NewEncoder(&lines)
 	for i, o := range outs {
 		preds[i] = argmax(o.Probs)
 		buf.WriteString(strconv.Itoa(preds[i]))
-		for _, p := range o.Probs {
+		probs := make([]float64, len(o.Probs))
+		for c, p := range o.Probs {
 			fmt.Fprintf(&buf, " %g", p)
+			probs[c] = float64(p)
 		}
 		buf.WriteByte('\n')
+		k := preds[i]
+		line := metrics.CaseInput{Text: test[i].Text, Label: name(gold[i]), Pred: name(k), PredClass: &k, Probs: probs}
+		if test[i].IsPair {
+			line.Pair = test[i].Pair
+		}
+		if err := enc.Encode(line); err != nil {
+			return nil, nil, err
+		}
 	}
-	if err := atomicfile.WriteFile(path, buf.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(outDir, "iid_predictions.txt"), buf.Bytes()); err != nil {
 		return nil, nil, err
 	}
-	correct := make([]bool, len(preds))
-	for i := range preds {
-		correct[i] = preds[i] == gold[i]
+	if err := atomicfile.WriteFile(filepath.Join(outDir, "iid_predictions.jsonl"), lines.Bytes()); err != nil {
+		return nil, nil, err
 	}
 	scores, err := task.iidScores(preds, gold)
-	return scores, correct, err
+	return scores, preds, err
 }
 
 // evalSuite predicts every input of the T_test cases of s in suite order,
@@ -599,7 +732,7 @@ func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *T
 // sentiment model squashed to CheckList's three classes (pred_and_softmax),
 // two classes as P(second class) (binary_conf), more as class and
 // probabilities in the suite's label order (pred_and_softmax).
-func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, s *suites.Suite, outDir string) (*metrics.Result, error) {
+func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, s *suites.Suite, outDir string) (*metrics.Result, []ConstantScore, error) {
 	var inputs []predict.Input
 	for _, f := range s.Functionalities {
 		for _, c := range f.Cases {
@@ -618,51 +751,84 @@ func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, task 
 	}
 	outs, err := predict.RunContext(ctx, m, tk, inputs, 64)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	squash := task.squashes(s)
 	var toSuite []int
 	if !squash {
 		if toSuite, err = task.suiteClasses(s); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	preds := make([]metrics.Prediction, len(outs))
-	var buf bytes.Buffer
-	for i, o := range outs {
+	// prediction turns the model's probabilities into a scored prediction
+	// and its line in BeLUGA's prediction file.
+	prediction := func(out []float32, buf *bytes.Buffer) metrics.Prediction {
 		var probs []float64
 		if !squash {
 			probs = make([]float64, len(s.Labels))
-			for c, p := range o.Probs {
+			for c, p := range out {
 				probs[toSuite[c]] = float64(p)
 			}
 		}
 		switch {
 		case squash:
 			// BeLUGA squashes its float32 model's softmax at float32.
-			preds[i] = metrics.Squash32(o.Probs[1], metrics.SquashCheckList)
-			p := preds[i].Probs
-			fmt.Fprintf(&buf, "%d %g %g %g\n", preds[i].Class, p[0], p[1], p[2])
-		case len(o.Probs) == 2 && len(s.Labels) == 2:
+			pr := metrics.Squash32(out[1], metrics.SquashCheckList)
+			p := pr.Probs
+			fmt.Fprintf(buf, "%d %g %g %g\n", pr.Class, p[0], p[1], p[2])
+			return pr
+		case len(out) == 2 && len(s.Labels) == 2:
 			p1 := probs[1]
-			preds[i] = metrics.Prediction{Probs: []float64{1 - p1, p1}}
+			pr := metrics.Prediction{Probs: []float64{1 - p1, p1}}
 			if p1 > 0.5 {
-				preds[i].Class = 1
+				pr.Class = 1
 			}
-			fmt.Fprintf(&buf, "%g\n", p1)
+			fmt.Fprintf(buf, "%g\n", p1)
+			return pr
 		default:
-			preds[i] = metrics.Prediction{Class: toSuite[argmax(o.Probs)], Probs: probs}
-			buf.WriteString(strconv.Itoa(preds[i].Class))
+			pr := metrics.Prediction{Class: toSuite[argmax(out)], Probs: probs}
+			buf.WriteString(strconv.Itoa(pr.Class))
 			for _, p := range probs {
-				fmt.Fprintf(&buf, " %g", p)
+				fmt.Fprintf(buf, " %g", p)
 			}
 			buf.WriteByte('\n')
+			return pr
 		}
 	}
-	if err := atomicfile.WriteFile(filepath.Join(outDir, "suite_predictions.txt"), buf.Bytes()); err != nil {
-		return nil, err
+	preds := make([]metrics.Prediction, len(outs))
+	var buf bytes.Buffer
+	for i, o := range outs {
+		preds[i] = prediction(o.Probs, &buf)
 	}
-	return scoreSuite(s, preds, outDir)
+	// What predicting one task label for every input scores: the constant
+	// baselines of reports, computed rather than trained.
+	var constant []ConstantScore
+	for c, label := range task.Labels {
+		onehot := make([]float32, len(task.Labels))
+		onehot[c] = 1
+		p := prediction(onehot, &bytes.Buffer{})
+		same := make([]metrics.Prediction, len(outs))
+		for i := range same {
+			same[i] = p
+		}
+		r, err := metrics.Score(s, same, metrics.ScoreOptions{Split: suites.SplitTest})
+		if err != nil {
+			return nil, nil, err
+		}
+		constant = append(constant, ConstantScore{Label: label, Suite: r})
+	}
+	if err := atomicfile.WriteFile(filepath.Join(outDir, "suite_predictions.txt"), buf.Bytes()); err != nil {
+		return nil, nil, err
+	}
+	r, err := scoreSuite(s, preds, outDir)
+	return r, constant, err
+}
+
+// ConstantScore is what predicting one label for every input scores on
+// the suite.
+type ConstantScore struct {
+	Label string
+	Suite *metrics.Result
 }
 
 // scoreSuite scores predictions of the T_test inputs of s in suite order

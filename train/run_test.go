@@ -9,10 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/beluga-nlp/beluga/losses"
+	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/models/tokenize"
 	"github.com/beluga-nlp/beluga/suites"
 )
@@ -43,6 +45,7 @@ func TestRunConfigurations(t *testing.T) {
 			t.Errorf("IID run lacks %s", f)
 		}
 	}
+	checkIIDPredictionLines(t, iidDir, res)
 	if res.SuiteScore == nil || res.G == nil || res.Steps != 4 {
 		t.Errorf("IID result %+v: want a suite score, G and 2 epochs × 2 batches", res)
 	}
@@ -287,5 +290,35 @@ func TestRunWithTokenCacheChangesNothing(t *testing.T) {
 	got, _ := pt.Encode("an unseen sentence", "", false)
 	if !slices.Equal(got.IDs, want.IDs) {
 		t.Errorf("unseen input encoded %v, want %v", got.IDs, want.IDs)
+	}
+}
+
+// checkIIDPredictionLines checks that iid_predictions.jsonl holds, per line
+// of BeLUGA's iid_predictions.txt, the example's text, its gold label and
+// the same predicted class.
+func checkIIDPredictionLines(t *testing.T, dir string, res *Result) {
+	t.Helper()
+	txt, err := os.ReadFile(filepath.Join(dir, "iid_predictions.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(filepath.Join(dir, "iid_predictions.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := strings.Split(strings.TrimSpace(string(txt)), "\n")
+	lines := strings.Split(strings.TrimSpace(string(js)), "\n")
+	if len(lines) != len(classes) || len(lines) != len(res.IIDGold) {
+		t.Fatalf("%d jsonl lines, %d txt lines, %d gold labels", len(lines), len(classes), len(res.IIDGold))
+	}
+	for i, l := range lines {
+		var in metrics.CaseInput
+		if err := json.Unmarshal([]byte(l), &in); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		pred, _, _ := strings.Cut(classes[i], " ")
+		if in.Text == "" || in.Label == "" || in.PredClass == nil || strconv.Itoa(*in.PredClass) != pred || *in.PredClass != res.IIDPredicted[i] || len(in.Probs) < 2 {
+			t.Errorf("line %d: %+v, txt line %q", i+1, in, classes[i])
+		}
 	}
 }

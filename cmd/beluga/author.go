@@ -39,7 +39,7 @@ func saveSuite(w io.Writer, out string, s *suites.Suite) error {
 	if err := suites.Save(out, s); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote %s: %d functionalities, %d test cases\n", out, len(s.Functionalities), s.NumCases())
+	fmt.Fprintf(w, "wrote %s: %s, %s\n", out, plural(len(s.Functionalities), "functionality"), plural(s.NumCases(), "test case"))
 	return nil
 }
 
@@ -148,8 +148,8 @@ func perturbCmd() *cobra.Command {
 		Long: `perturb applies each --perturbation to the texts of DATA (the sentence column of a .tsv
 such as SST-2, or one text a line) and writes one functionality per perturbation; each case
 is the original text followed by its perturbations. Perturbations: ` + fmt.Sprint(perturb.Names()) + `.
-Texts a perturbation does not apply to are skipped and counted; one that applies to none
-is an error. DIR tests need --direction (` + fmt.Sprint(perturb.Directions()) + `).`,
+Texts a perturbation does not apply to are skipped and counted; a perturbation that applies
+to none is skipped with a warning, and only when none applies to any text is it an error. DIR tests need --direction (` + fmt.Sprint(perturb.Directions()) + `).`,
 		Example: `  beluga suite perturb sst2/dev.tsv --perturbation typos --perturbation contractions --class Robustness -o robustness.jsonl
   beluga suite perturb tweets.txt --perturbation add_negation --type DIR --direction not_more_positive --class Negation --nsamples 500 -o neg.jsonl`,
 		Args: cobra.ExactArgs(1),
@@ -163,13 +163,15 @@ is an error. DIR tests need --direction (` + fmt.Sprint(perturb.Directions()) + 
 			}
 			spec.Seed = seed
 			s, stats, err := perturb.Suite(texts, spec)
-			for i, st := range stats {
-				if st.Applied < st.Examples {
-					slog.Warn("perturbation skipped texts it does not apply to", "perturbation", spec.Perturbations[i], "applied", st.Applied, "looked_at", st.Examples, "skipped", st.Examples-st.Applied)
-				}
-			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			for i, st := range stats {
+				if st.Applied == 0 {
+					slog.Warn("perturbation skipped: it applies to none of the texts", "perturbation", spec.Perturbations[i], "looked_at", st.Examples)
+				} else if st.Applied < st.Examples {
+					slog.Warn("perturbation skipped texts it does not apply to", "perturbation", spec.Perturbations[i], "applied", st.Applied, "looked_at", st.Examples, "skipped", st.Examples-st.Applied)
+				}
 			}
 			return saveSuite(cmd.OutOrStdout(), out, s)
 		},

@@ -13,7 +13,7 @@ func TestSuiteTemplateCommand(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "t.jsonl")
 	code, msg := beluga(t, "suite", "template", "../../suites/template/testdata/issue14.yaml", "-o", out)
-	if code != 0 || !strings.Contains(msg, "1 functionalities, 24 test cases") {
+	if code != 0 || !strings.Contains(msg, "1 functionality, 24 test cases") {
 		t.Fatalf("exit %d: %s", code, msg)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
@@ -36,8 +36,22 @@ func TestSuitePerturbCommand(t *testing.T) {
 		t.Errorf("exit %d: %s", code, msg)
 	}
 	code, msg = beluga(t, "suite", "perturb", data, "--perturbation", "change_number", "-o", filepath.Join(dir, "n.jsonl"))
-	if code == 0 || !strings.Contains(msg, "change_number applies to none of the 3 texts") {
+	if code == 0 || !strings.Contains(msg, "no perturbation (change_number) applies to any of the 3 texts") {
 		t.Errorf("exit %d: %s", code, msg)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "n.jsonl")); err == nil {
+		t.Error("a failed perturb wrote its output")
+	}
+	// A perturbation that applies to no text is skipped with a warning;
+	// the others are written.
+	both := filepath.Join(dir, "both.jsonl")
+	code, msg = beluga(t, "suite", "perturb", data, "--perturbation", "change_number", "--perturbation", "contractions", "-o", both)
+	if code != 0 || !strings.Contains(msg, "perturbation skipped: it applies to none of the texts") || !strings.Contains(msg, "perturbation=change_number") ||
+		!strings.Contains(msg, "1 functionality, 1 test case") {
+		t.Errorf("exit %d: %s", code, msg)
+	}
+	if s, err := suites.Load(both); err != nil || len(s.Functionalities) != 1 || s.Functionalities[0].Name != "contractions" {
+		t.Errorf("suite %+v, %v", s, err)
 	}
 }
 

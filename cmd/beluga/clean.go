@@ -32,7 +32,7 @@ scratch anyway; clean is for tidying a store or retrying failures afresh.)`,
 				ids[i] = r.ID()
 			}
 			n, err := store.CleanIncomplete(ids)
-			fmt.Fprintf(cmd.OutOrStdout(), "removed %d incomplete or failed runs from %s\n", n, store.Dir)
+			fmt.Fprintf(cmd.OutOrStdout(), "removed %s from %s\n", plural(n, "incomplete or failed run"), store.Dir)
 			return err
 		},
 	}

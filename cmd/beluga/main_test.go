@@ -95,7 +95,7 @@ func TestSuiteImportAndStats(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("stats failed (%d): %s", code, msg)
 	}
-	want := "class,functionality,type,cases,inputs\nVocabulary,my words,MFT,2,2\n"
+	want := "class,functionality,type,cases,inputs,label:negative,label:neutral,label:positive\nVocabulary,my words,MFT,2,2,"
 	if !strings.HasPrefix(msg, want) {
 		t.Errorf("stats csv =\n%s\nwant prefix\n%s", msg, want)
 	}

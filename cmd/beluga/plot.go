@@ -18,18 +18,23 @@ func init() {
 		Short: "Draw BeLUGA's figures from a run store",
 	}
 	var out, store string
+	var width float64
 	heatmap := &cobra.Command{
 		Use:   "heatmap SPEC|DIR -o FIG.png|svg|pdf",
 		Short: "Draw Figure 1: per-functionality pass rates per task and score (seen, func, class, type)",
 		Long: `heatmap draws BeLUGA's Figure 1 from the finished runs of an experiment: one
 panel per task and score (seen, func, class, type); rows = IID baseline and every
 configuration x method; columns = the suite score (Avg) then each
-functionality's pass rate (numbered in suite order; tick labels coloured by test
-type: MFT blue, INV red, DIR green); one shared colour bar 0-100. The format
-follows the extension of -o. The functionality numbers are the columns of
-"beluga report --pass-rates".`,
+functionality's pass rate (numbered in suite order, the numbers coloured by test
+type: MFT blue, INV red, DIR green, with a legend); one shared colour bar 0-100;
+under the panels a key gives each number's full functionality name. The figure
+is --width inches wide (6.5, a paper's text width, by default) with no text
+smaller than 7 pt: narrower widths get narrower cells, and task panels that do
+not fit side by side are stacked. The format follows the extension of -o. The
+functionality numbers are the columns of "beluga report --pass-rates".`,
 		Example: `  beluga plot heatmap specs/quickstart.yaml -o heatmap.png
-  beluga plot heatmap runs/sent-full -o figure1.pdf`,
+  beluga plot heatmap runs/sent-full -o figure1.pdf
+  beluga plot heatmap runs/sent-full -o figure1.pdf --width 3.25   # one column of a two-column paper`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -40,7 +45,7 @@ follows the extension of -o. The functionality numbers are the columns of
 			if err != nil {
 				return err
 			}
-			if err := tab.WriteHeatmapFile(out); err != nil {
+			if err := tab.WriteHeatmapFile(out, report.HeatmapOptions{Width: width}); err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.ErrOrStderr(), "wrote", out)
@@ -49,6 +54,7 @@ follows the extension of -o. The functionality numbers are the columns of
 	}
 	heatmap.Flags().StringVarP(&out, "out", "o", "", "figure file (.png, .svg or .pdf)")
 	heatmap.Flags().StringVar(&store, "store", "", "run store directory (default: the spec's out)")
+	heatmap.Flags().Float64Var(&width, "width", report.PaperWidth, "figure width in inches (labels keep their sizes, at least 7 pt)")
 	plotCmd.AddCommand(heatmap)
 
 	var curveOut, events string

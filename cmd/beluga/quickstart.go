@@ -83,6 +83,9 @@ dev's other, i.i.d. test half.`,
 			store := storeOf(spec)
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if err := store.RecordSweep(runs); err != nil {
+				return err
+			}
 			if _, err := executeSweep(ctx, cmd.ErrOrStderr(), store, runs, &experiments.TrainRunner{Cache: cache, Store: store}, experiments.Options{Jobs: jobs}); err != nil {
 				return err
 			}
@@ -94,7 +97,7 @@ dev's other, i.i.d. test half.`,
 			if err := atomicfile.Write(tablePath, tab.WriteMarkdown); err != nil {
 				return err
 			}
-			if err := tab.WriteHeatmapFile(figPath); err != nil {
+			if err := tab.WriteHeatmapFile(figPath, report.HeatmapOptions{}); err != nil {
 				return err
 			}
 			if strings.EqualFold(task, "READ") {

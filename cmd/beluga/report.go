@@ -21,6 +21,7 @@ func init() {
 		trials, resamples                                   int
 		seed                                                uint32
 		ci                                                  float64
+		baselines                                           bool
 	)
 	cmd := &cobra.Command{
 		Use:   "report SPEC|DIR",
@@ -46,7 +47,12 @@ t-test over seeds beside the tests over cases. --ci 95 adds percentile
 bootstrap intervals (over test cases and i.i.d. examples, --resamples B,
 seeded by --seed) to every format. --comparisons writes each functionality's
 pass rate against the baseline's with McNemar's exact p-value and its
-Benjamini-Hochberg q-value. docs/statistics.md gives the formulas.`,
+Benjamini-Hochberg q-value. docs/statistics.md gives the formulas.
+
+Cells of runs that failed a sanity check (a constant predictor, a suite
+never learnt) are marked and explained in a footnote, and never bold; nor is
+a tie. --baselines adds rows computed, not trained: the majority class and
+a constant predictor per label (docs/experiment-spec.md).`,
 		Example: `  beluga report specs/quickstart.yaml
   beluga report runs/sent-full --format latex -o table3.tex
   beluga report specs/sent-full.yaml --format csv -o table3.csv --pass-rates pass-rates.csv
@@ -57,7 +63,7 @@ Benjamini-Hochberg q-value. docs/statistics.md gives the formulas.`,
 			if trials < 1 || resamples < 0 {
 				return fmt.Errorf("--trials %d, --resamples %d: want at least 1 trial and no negative resamples", trials, resamples)
 			}
-			opt := report.Options{Trials: trials, Seed: seed, CI: ci, Resamples: resamples}
+			opt := report.Options{Trials: trials, Seed: seed, CI: ci, Resamples: resamples, Baselines: baselines}
 			var (
 				tab   *report.Table
 				write func(io.Writer) error
@@ -130,6 +136,7 @@ Benjamini-Hochberg q-value. docs/statistics.md gives the formulas.`,
 	cmd.Flags().Uint32Var(&seed, "seed", report.DefaultSeed, "seed of the randomisation and the bootstrap (BeLUGA: 42; 0 also means 42)")
 	cmd.Flags().Float64Var(&ci, "ci", 0, "add bootstrap confidence intervals at this level in percent, e.g. 95")
 	cmd.Flags().IntVar(&resamples, "resamples", metrics.DefaultResamples, "bootstrap resamples (B)")
+	cmd.Flags().BoolVar(&baselines, "baselines", false, "add computed rows: the majority class and a constant predictor per label, on the runs' own test data")
 	rootCmd.AddCommand(cmd)
 }
 

@@ -55,6 +55,7 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 					return err
 				}
 			}
+			all := runs
 			if shard != "" {
 				sh, err := experiments.ParseShard(shard)
 				if err != nil {
@@ -63,26 +64,37 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 				runs = sh.Select(runs)
 			}
 			store := &experiments.Store{Dir: spec.OutDir(), StaleAfter: staleAfter}
-			if dryRun {
-				return printRuns(cmd.OutOrStdout(), store, runs)
+			checks, err := spec.CheckInputs()
+			if err != nil {
+				return fmt.Errorf("experiment spec %s: %w", args[0], err)
 			}
+			checks.Print(cmd.ErrOrStderr())
 			runner, err := runnerFor(spec, from)
 			if err != nil {
 				return err
 			}
-			if err := runner.Check(spec); err != nil {
-				return fmt.Errorf("experiment spec %s: %w", args[0], err)
-			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if err := runner.CheckSuites(ctx, spec); err != nil {
+			if dryRun {
+				// The listing, then what would stop the runs.
+				if err := printRuns(cmd.OutOrStdout(), store, runs); err != nil {
+					return err
+				}
+			}
+			if err := runner.Preflight(ctx, spec); err != nil {
 				return fmt.Errorf("experiment spec %s: %w", args[0], err)
+			}
+			if dryRun {
+				return nil
 			}
 			if jobs < 1 {
 				return fmt.Errorf("--jobs %d: want at least 1", jobs)
 			}
 			if staleAfter <= 0 || waitDeps <= 0 {
 				return fmt.Errorf("--stale-after and --wait-deps must be positive durations")
+			}
+			if err := store.RecordSweep(all); err != nil {
+				return err
 			}
 			_, err = executeSweep(ctx, cmd.ErrOrStderr(), store, runs, runner, experiments.Options{Jobs: jobs, WaitDeps: waitDeps})
 			return err
@@ -148,8 +160,8 @@ func executeSweep(ctx context.Context, w io.Writer, store *experiments.Store, ru
 	if ctx.Err() != nil {
 		fmt.Fprintf(w, "interrupted: unfinished runs are left incomplete (no done); run the same command again to finish them\n")
 	}
-	fmt.Fprintf(w, "%d runs in %s: %d skipped (already done), %d ran, %d failed, %d busy in other processes (%s)\n",
-		sum.Total, store.Dir, sum.Skipped, sum.Ran, len(sum.Failed), sum.Busy, sum.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "%s in %s: %d skipped (already done), %d ran, %d failed, %d busy in other processes (%s)\n",
+		plural(sum.Total, "run"), store.Dir, sum.Skipped, sum.Ran, len(sum.Failed), sum.Busy, sum.Elapsed.Round(time.Millisecond))
 	return sum, errors.Join(err, sum.Err())
 }
 
@@ -162,7 +174,7 @@ func printRuns(w io.Writer, store *experiments.Store, runs []experiments.RunSpec
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d runs into %s\n", len(runs), store.Dir)
+	_, err := fmt.Fprintf(w, "%s into %s\n", plural(len(runs), "run"), store.Dir)
 	return err
 }
 

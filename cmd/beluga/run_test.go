@@ -83,9 +83,11 @@ func TestRunStatusReportPlotClean(t *testing.T) {
 	dir := t.TempDir()
 	spec := writeSpec(t, dir)
 
+	// The dry run lists the runs, then refuses the model the real trainer
+	// does not know.
 	out, err := execute(t, "run", spec, "--dry-run")
-	if err != nil {
-		t.Fatal(err)
+	if err == nil || !strings.Contains(err.Error(), `field model.name: unknown model "synthetic"`) {
+		t.Errorf("dry run with an unknown model: %v", err)
 	}
 	// 1 baseline + 2 methods × (seen + 5 func + 3 class + 3 type)
 	if !strings.Contains(out, "25 runs into") || strings.Count(out, "missing") != 25 {

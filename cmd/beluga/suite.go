@@ -29,16 +29,75 @@ func init() {
 			return importSuite(cmd.OutOrStdout(), suites.ImportCheckList, args[0], out)
 		},
 	}
+	var where []string
 	hatecheck := &cobra.Command{
-		Use:     "hatecheck PATH",
-		Short:   "Import HateCheck's test_suite_cases.csv (all MFT, classes from name prefixes)",
-		Example: `  beluga suite import hatecheck test_suite_cases.csv -o hatecheck.jsonl`,
-		Args:    cobra.ExactArgs(1),
+		Use:   "hatecheck PATH",
+		Short: "Import HateCheck's test_suite_cases.csv or a Multilingual HateCheck language file (all MFT, classes from name prefixes)",
+		Example: `  beluga suite import hatecheck test_suite_cases.csv -o hatecheck.jsonl
+  beluga suite import hatecheck hatecheck_cases_final_arabic.csv -o mhc_arabic.jsonl --where disagreement_in_template=False`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return importSuite(cmd.OutOrStdout(), suites.ImportHateCheck, args[0], out)
+			filters, err := parseFilters(where)
+			if err != nil {
+				return err
+			}
+			return importSuite(cmd.OutOrStdout(), func(path string) (*suites.Suite, error) { return suites.ImportHateCheck(path, filters...) }, args[0], out)
 		},
 	}
-	for _, c := range []*cobra.Command{checklist, hatecheck} {
+	hatecheck.Flags().StringArrayVar(&where, "where", nil, "keep only rows with COLUMN=VALUE (or COLUMN!=VALUE); repeatable")
+	var tm tableFlags
+	table := &cobra.Command{
+		Use:   "table PATH",
+		Short: "Import test cases from any CSV, TSV or JSON-lines table by naming its columns",
+		Long: `table reads one test case a row. --text, --label and --functionality name the required
+columns; every column not mapped is kept as case metadata (meta in the suite file) and
+can filter rows (--where). A functionality's class comes from --class-column, else from
+--class-map (a CSV with columns functionality,class), else from --class-rule
+PREFIX=CLASS or /REGEXP/=CLASS (first match wins); with none, each functionality is its
+own class. Test types come from --type-column (MFT, INV, DIR), else every functionality
+is an MFT. --link COLUMN with --link-rule PREFIX=INV (or DIR) turns a row that names
+another case in COLUMN into a case of two inputs (the linked case's text first), so a
+case and its perturbation stay in one split. Errors name the file, line and column.`,
+		Example: `  beluga suite import table ../shared/data/mhc-arabic/mhc_arabic_cases.csv -o mhc_arabic.jsonl \
+      --text test_case --label label_gold --functionality functionality --case-id mhc_case_id \
+      --labels non-hateful,hateful --class-rule derog_=Derogation --class-rule threat_=Threatening \
+      --where disagreement_in_template=False`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := tm.mapping()
+			if err != nil {
+				return err
+			}
+			res, err := suites.ImportTable(args[0], m)
+			if err != nil {
+				return err
+			}
+			if err := suites.Save(out, res.Suite); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d functionalities, %d classes, %d test cases (%d rows; %d left out by --where, %d linked-functionality rows without a link)\n",
+				out, len(res.Suite.Functionalities), len(res.Suite.Classes()), res.Suite.NumCases(), res.Rows, res.Filtered, res.Unlinked)
+			return nil
+		},
+	}
+	f := table.Flags()
+	f.StringVar(&tm.m.Name, "name", "", "suite name (default: the file's base name)")
+	f.StringVar(&tm.m.Task, "task", "", "task the suite tests (default: the suite name)")
+	f.StringVar((*string)(&tm.m.Format), "format", "", "csv, tsv or jsonl (default: from the extension)")
+	f.StringVar(&tm.m.Text, "text", "text", "column of the text")
+	f.StringVar(&tm.m.Pair, "pair", "", "column of the second text of a pair")
+	f.StringVar(&tm.m.Label, "label", "label", "column of the label")
+	f.StringVar(&tm.m.Functionality, "functionality", "functionality", "column of the functionality")
+	f.StringVar(&tm.m.CaseID, "case-id", "", "column of the case id: an integer or text ending in one (default: the row's position)")
+	f.StringVar(&tm.m.Class, "class-column", "", "column of the functionality's class")
+	f.StringVar(&tm.classMap, "class-map", "", "CSV or TSV with columns functionality,class")
+	f.StringArrayVar(&tm.classRules, "class-rule", nil, "PREFIX=CLASS or /REGEXP/=CLASS; repeatable, first match wins")
+	f.StringVar(&tm.m.Type, "type-column", "", "column of the test type (MFT, INV or DIR)")
+	f.StringSliceVar(&tm.m.Labels, "labels", nil, "label names in class order (default: the values, sorted)")
+	f.StringArrayVar(&tm.where, "where", nil, "keep only rows with COLUMN=VALUE (or COLUMN!=VALUE); repeatable")
+	f.StringVar(&tm.m.Link, "link", "", "column naming the case a row perturbs or contrasts")
+	f.StringArrayVar(&tm.linkRules, "link-rule", nil, "PREFIX=INV or /REGEXP/=DIR: the functionalities whose linked rows are INV or DIR pairs")
+	for _, c := range []*cobra.Command{checklist, hatecheck, table} {
 		c.Flags().StringVarP(&out, "out", "o", "", "output suite (.jsonl or .jsonl.gz)")
 		c.MarkFlagRequired("out")
 		importCmd.AddCommand(c)
@@ -63,6 +122,50 @@ func init() {
 	suiteCmd.AddCommand(importCmd, stats)
 }
 
+// tableFlags are suite import table's flags that need parsing.
+type tableFlags struct {
+	m                            suites.TableMapping
+	classMap                     string
+	classRules, where, linkRules []string
+}
+
+func (t *tableFlags) mapping() (suites.TableMapping, error) {
+	m := t.m
+	var err error
+	if t.classMap != "" {
+		if m.ClassMap, err = suites.ReadClassMap(t.classMap); err != nil {
+			return m, err
+		}
+	}
+	for _, flag := range []struct {
+		name string
+		in   []string
+		out  *[]suites.Rule
+	}{{"--class-rule", t.classRules, &m.ClassRules}, {"--link-rule", t.linkRules, &m.LinkRules}} {
+		for _, s := range flag.in {
+			r, err := suites.ParseRule(s)
+			if err != nil {
+				return m, fmt.Errorf("%s: %w", flag.name, err)
+			}
+			*flag.out = append(*flag.out, r)
+		}
+	}
+	m.Where, err = parseFilters(t.where)
+	return m, err
+}
+
+func parseFilters(in []string) ([]suites.Filter, error) {
+	var out []suites.Filter
+	for _, s := range in {
+		f, err := suites.ParseFilter(s)
+		if err != nil {
+			return nil, fmt.Errorf("--where: %w", err)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
 func importSuite(w io.Writer, read func(string) (*suites.Suite, error), in, out string) error {
 	s, err := read(in)
 	if err != nil {
@@ -71,7 +174,7 @@ func importSuite(w io.Writer, read func(string) (*suites.Suite, error), in, out 
 	if err := suites.Save(out, s); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote %s: %d functionalities, %d test cases\n", out, len(s.Functionalities), s.NumCases())
+	fmt.Fprintf(w, "wrote %s: %s, %s\n", out, plural(len(s.Functionalities), "functionality"), plural(s.NumCases(), "test case"))
 	return nil
 }
 
@@ -92,6 +195,9 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 				head = append(head, string(sp)+"_cases", string(sp)+"_inputs")
 			}
 		}
+		for _, l := range st.Labels {
+			head = append(head, "label:"+l)
+		}
 		cw.Write(head)
 		for _, f := range st.Functionalities {
 			row := []string{f.Class, f.Name, string(f.Type), strconv.Itoa(f.Cases), strconv.Itoa(f.Inputs)}
@@ -99,6 +205,9 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 				for _, sp := range splitOrder {
 					row = append(row, strconv.Itoa(f.Splits[sp].Cases), strconv.Itoa(f.Splits[sp].Inputs))
 				}
+			}
+			for _, n := range f.LabelCounts {
+				row = append(row, strconv.Itoa(n))
 			}
 			cw.Write(row)
 		}
@@ -110,6 +219,9 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 		if hasSplits {
 			head += "train\tvalidation\ttest\t"
 		}
+		for _, l := range st.Labels {
+			head += l + "\t"
+		}
 		fmt.Fprintln(tw, head)
 		for _, f := range st.Functionalities {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t", f.Class, f.Name, f.Type, f.Cases, f.Inputs)
@@ -117,6 +229,9 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 				for _, sp := range splitOrder {
 					fmt.Fprintf(tw, "%d\t", f.Splits[sp].Cases)
 				}
+			}
+			for _, n := range f.LabelCounts {
+				fmt.Fprintf(tw, "%d\t", n)
 			}
 			fmt.Fprintln(tw)
 		}
@@ -127,6 +242,17 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 			for _, sp := range splitOrder {
 				fmt.Fprintf(w, "  %s: %d test cases, %d inputs\n", sp, st.Splits[sp].Cases, st.Splits[sp].Inputs)
 			}
+		}
+		labelled := 0
+		for _, n := range st.LabelCounts {
+			labelled += n
+		}
+		if labelled > 0 {
+			fmt.Fprintf(w, "  labels (inputs):")
+			for i, l := range st.Labels {
+				fmt.Fprintf(w, " %s %d (%.1f%%)", l, st.LabelCounts[i], 100*float64(st.LabelCounts[i])/float64(labelled))
+			}
+			fmt.Fprintln(w)
 		}
 		return nil
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,10 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"gopkg.in/yaml.v3"
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/internal/yamlpath"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/train"
 )
@@ -39,7 +38,9 @@ iid-(iid+t), from the IID run's model), trains with the method on the configurat
 writes into --out the model, T_test and i.i.d. test predictions, CheckList results per
 functionality and per case, the training curve, timing, metrics.json and, last, done.
 Tasks: sentiment, qqp and squad (READ) are built in; declare any other in the spec (task_def, with
-iid_train_file / iid_dev_file; docs/tasks.md). Configuration t trains on the suite alone.
+iid_train_file / iid_dev_file, or iid_train_file with split: {dev: …, test: …}; docs/tasks.md).
+Configuration t trains on the suite alone. Before training, the input checks run (texts shared
+across parts, tokenizer coverage) and are written to input_checks.json in --out.
 A flag given on the command line overrides the YAML spec; a field the spec leaves out keeps
 the flag's default. docs/train-spec.md documents the YAML with an example; suite_limit,
 eval_limit and hyper.loss are spec-only.`,
@@ -57,9 +58,7 @@ eval_limit and hyper.loss are spec-only.`,
 				}
 				// Fields the file leaves out keep the flags' defaults.
 				fromFile := spec
-				dec := yaml.NewDecoder(bytes.NewReader(b))
-				dec.KnownFields(true)
-				if err := dec.Decode(&fromFile); err != nil {
+				if err := yamlpath.Decode(b, &fromFile); err != nil {
 					return fmt.Errorf("spec %s: %w", specFile, err)
 				}
 				// Flags given on the command line win over the file.

@@ -285,6 +285,10 @@ func (w *WordPiece) MaxLength() int { return w.maxLength }
 // VocabSize is the number of token ids, special tokens included.
 func (w *WordPiece) VocabSize() int { return w.size }
 
+// UnknownID is the id of the unknown token ([UNK]), which a word with no
+// WordPiece segmentation becomes.
+func (w *WordPiece) UnknownID() int { return int(w.unk) }
+
 // Encode tokenizes text, or the pair (text, pair) when isPair is set.
 func (w *WordPiece) Encode(text, pair string, isPair bool) (models.Encoding, error) {
 	enc, _ := w.encode(text, pair, isPair, false)

@@ -55,7 +55,7 @@ func (w *WordLevel) Encode(text, pair string, isPair bool) (models.Encoding, err
 		enc.IDs, enc.TypeIDs = enc.IDs[:w.maxLength], enc.TypeIDs[:w.maxLength]
 	}
 	if len(enc.IDs) == 0 {
-		enc.IDs, enc.TypeIDs = []int{1}, []int{0}
+		enc.IDs, enc.TypeIDs = []int{wordLevelUnknown}, []int{0}
 	}
 	return enc, nil
 }
@@ -98,8 +98,14 @@ func (w *WordLevel) id(s string) int {
 	if id, ok := w.ids[s]; ok {
 		return id
 	}
-	return 1
+	return wordLevelUnknown
 }
+
+// wordLevelUnknown is the id of [UNK] in a word-level vocabulary (words[1]).
+const wordLevelUnknown = 1
+
+// UnknownID is the id unknown words map to ([UNK], 1).
+func (w *WordLevel) UnknownID() int { return wordLevelUnknown }
 
 // Fingerprint identifies the tokenizer's behaviour (its vocabulary and
 // maximum length), for the tokenisation cache.

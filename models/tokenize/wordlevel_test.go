@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/beluga-nlp/beluga/models"
 )
 
 func TestWordLevel(t *testing.T) {
@@ -41,5 +43,34 @@ func TestWordLevel(t *testing.T) {
 	}
 	if _, err := NewWordLevel([]string{"a", "b"}, 0); err == nil {
 		t.Error("no error for a vocabulary without [PAD], [UNK]")
+	}
+}
+
+func TestUnknownID(t *testing.T) {
+	wl, err := NewWordLevel([]string{"[PAD]", "[UNK]", "film"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wp, _ := smallWordPiece(t, 0)
+	tests := []struct {
+		name string
+		tk   interface {
+			Encode(text, pair string, isPair bool) (models.Encoding, error)
+			UnknownID() int
+		}
+		text string
+		pos  int // index of the unknown word's token
+	}{
+		{"wordlevel", wl, "film zzqx", 1},
+		{"wordpiece", wp, "hello \u2603", 2},
+	}
+	for _, tc := range tests {
+		enc, err := tc.tk.Encode(tc.text, "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := enc.IDs[tc.pos]; got != tc.tk.UnknownID() {
+			t.Errorf("%s: %q → %v, token %d is %d, UnknownID %d", tc.name, tc.text, enc.IDs, tc.pos, got, tc.tk.UnknownID())
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
@@ -126,10 +127,12 @@ func (s *Source) Cases(fid int) (*CaseSet, error) {
 	sort.Ints(order)
 	var suiteCases map[int]*suites.Case
 	var labels []string
+	var suiteExpect string
 	if st := s.suites[f.Task]; st != nil {
 		labels = st.Labels
 		for _, sf := range st.Functionalities {
 			if sf.Name == f.Name {
+				suiteExpect = metrics.Describe(sf.Expect, st.Labels)
 				suiteCases = map[int]*suites.Case{}
 				for _, c := range sf.Cases {
 					suiteCases[c.ID] = c
@@ -177,6 +180,10 @@ func (s *Source) Cases(fid int) (*CaseSet, error) {
 			}
 		}
 		cs.Cases = append(cs.Cases, cv)
+	}
+	if cs.Expect == "" {
+		// Case files written before they carried the expectation.
+		cs.Expect = suiteExpect
 	}
 	for _, r := range runs {
 		rc := &RunCases{}

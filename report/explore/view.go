@@ -58,6 +58,8 @@ type View struct {
 	Runs       []RunView    `json:"runs"`
 	Warnings   []string     `json:"warnings,omitempty"`
 	Rows       []RowSummary `json:"rows"`
+	// Footnotes explain the table's flag marks (report.Table.Footnotes).
+	Footnotes []string `json:"footnotes,omitempty"`
 }
 
 // RowSummary names a table row (configuration × method).
@@ -65,6 +67,9 @@ type RowSummary struct {
 	Label         string `json:"label"`
 	Configuration string `json:"configuration"`
 	Method        string `json:"method"`
+	// Reference marks a row computed, not trained (report --baselines:
+	// majority class, constant predictors): never bold, never tested.
+	Reference bool `json:"reference,omitempty"`
 }
 
 // TableView is Table 3: report.Table.Columns over report.Table.Rows.
@@ -86,7 +91,8 @@ type ColumnView struct {
 // standard error over replicates, the p-values against the baseline over
 // cases (McNemar / approximate randomisation) and over seeds (paired t),
 // the bootstrap interval, the significance mark (+1 / −1 / 0), whether it
-// is the column's best, and the runs that produced it.
+// is set in bold (report.Table.Bold), the runs that produced it, and the
+// sanity flags of those runs.
 type CellView struct {
 	Value Num      `json:"v"`
 	SE    Num      `json:"se"`
@@ -97,6 +103,11 @@ type CellView struct {
 	Mark  int      `json:"mark,omitempty"`
 	Best  bool     `json:"best,omitempty"`
 	Runs  []string `json:"runs,omitempty"`
+	// FlagMarks are the footnote marks of the sanity flags of the runs
+	// behind the cell (report.Row.Flags), Flags each flag as "run kind:
+	// reason"; a flagged cell is never bold.
+	FlagMarks string   `json:"flag_marks,omitempty"`
+	Flags     []string `json:"flags,omitempty"`
 }
 
 // TaskView is one task's interactive heatmap.
@@ -230,7 +241,7 @@ func build(store *experiments.Store, tab *report.Table, runs []experiments.RunSp
 	rowOf := map[[2]string]int{}
 	for i, r := range tab.Rows {
 		rowOf[[2]string{r.Configuration, r.Method}] = i
-		v.Rows = append(v.Rows, RowSummary{Label: r.Label(), Configuration: r.Configuration, Method: r.Method})
+		v.Rows = append(v.Rows, RowSummary{Label: r.Label(), Configuration: r.Configuration, Method: r.Method, Reference: r.Reference})
 	}
 	// Functionalities in suite order per task.
 	for _, task := range tab.Tasks {
@@ -287,7 +298,8 @@ func build(store *experiments.Store, tab *report.Table, runs []experiments.RunSp
 	}
 	// Table 3, from package report.
 	cols := tab.Columns()
-	best := tab.Best(cols)
+	bold := tab.Bold(cols)
+	v.Footnotes = tab.Footnotes()
 	for _, c := range cols {
 		m, task := report.SplitHeader(c.Header)
 		v.Table.Columns = append(v.Table.Columns, ColumnView{Header: c.Header, Measure: m, Task: task})
@@ -298,7 +310,13 @@ func build(store *experiments.Store, tab *report.Table, runs []experiments.RunSp
 			iv := c.CI(r)
 			val := c.Value(r)
 			cv := CellView{Value: Num(val), SE: Num(c.SE(r)), P: Num(c.P(r)), PSeed: Num(c.PSeeds(r)),
-				Lo: Num(iv.Lo), Hi: Num(iv.Hi), Mark: tab.Mark(c, r), Best: !math.IsNaN(val) && val == best[j]}
+				Lo: Num(iv.Lo), Hi: Num(iv.Hi), Mark: tab.Mark(c, r), Best: !math.IsNaN(val) && bold(j, r)}
+			if fs := c.Flags(r); len(fs) > 0 && !math.IsNaN(val) {
+				cv.FlagMarks = report.FlagMarks(fs)
+				for _, f := range fs {
+					cv.Flags = append(cv.Flags, f.Run+" "+f.Kind+": "+f.Reason)
+				}
+			}
 			m, task := report.SplitHeader(c.Header)
 			if m == "Avg" {
 				line[j] = cv

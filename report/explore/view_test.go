@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -232,5 +233,51 @@ func TestWarningsFromResult(t *testing.T) {
 	os.WriteFile(path, []byte(`{"flags": 3}`), 0o644)
 	if _, err := readWarnings(path); err == nil || !strings.Contains(err.Error(), "bad.json") || !strings.Contains(err.Error(), "flags") {
 		t.Errorf("flags: 3 gives %v, want an error naming the file and field", err)
+	}
+}
+
+// A run's sanity flags mark the cells it is behind, as in the Markdown
+// table: footnote marks, the flag in words, never bold; and the run's page
+// lists them as warnings.
+func TestFlaggedCells(t *testing.T) {
+	store, runs := fixture(t)
+	var seen experiments.RunSpec
+	for _, r := range runs {
+		if r.Score == experiments.ScoreSeen && r.Method == "vanilla" && r.Task == "SENT" {
+			seen = r
+			break
+		}
+	}
+	res, err := experiments.ReadResult(store.RunDir(seen.ID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Flags = []experiments.Flag{{Kind: experiments.FlagConstantIID, Reason: "predicts positive for all 300 examples"}}
+	if err := experiments.WriteResult(store.RunDir(seen.ID()), res); err != nil {
+		t.Fatal(err)
+	}
+	src, err := Build(store, runs, Options{Report: fastReport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagged := 0
+	for i, line := range src.View.Table.Cells {
+		for j, c := range line {
+			if !slices.Contains(c.Runs, seen.ID()) || c.Value != c.Value {
+				continue
+			}
+			if c.FlagMarks == "" || len(c.Flags) == 0 || !strings.Contains(c.Flags[0], "predicts positive") || c.Best {
+				t.Errorf("row %d column %s behind the flagged run: %+v", i, src.View.Table.Columns[j].Header, c)
+			}
+			flagged++
+		}
+	}
+	if flagged == 0 || len(src.View.Footnotes) == 0 {
+		t.Errorf("%d flagged cells, footnotes %q", flagged, src.View.Footnotes)
+	}
+	for _, r := range src.View.Runs {
+		if r.ID == seen.ID() && (len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], experiments.FlagConstantIID+": ")) {
+			t.Errorf("run %s warnings %q", r.ID, r.Warnings)
+		}
 	}
 }

@@ -213,8 +213,13 @@ func TestSuiteAndReadTexts(t *testing.T) {
 		t.Errorf("functionalities %d, stats %+v", len(s.Functionalities), st)
 	}
 	_, _, err = Suite(texts, SuiteSpec{Perturbations: []string{"change_number"}, Type: suites.INV})
-	if err == nil || !strings.Contains(err.Error(), "applies to none of the 3 texts") {
+	if err == nil || !strings.Contains(err.Error(), "no perturbation (change_number) applies to any of the 3 texts") {
 		t.Errorf("no-op perturbation: %v", err)
+	}
+	// One that applies to no text is skipped; the others are kept.
+	s, st, err = Suite(texts, SuiteSpec{Perturbations: []string{"contractions", "change_number", "punctuation"}, Type: suites.INV})
+	if err != nil || len(s.Functionalities) != 2 || s.Functionalities[1].Name != "punctuation" || len(st) != 3 || st[1].Applied != 0 {
+		t.Errorf("a no-op perturbation among others: %v, stats %+v", err, st)
 	}
 	_, _, err = Suite(texts, SuiteSpec{Perturbations: []string{"add_negation"}, Type: suites.DIR})
 	if err == nil || !strings.Contains(err.Error(), "direction") {

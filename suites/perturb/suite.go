@@ -81,8 +81,10 @@ type SuiteSpec struct {
 }
 
 // Suite perturbs texts with each named perturbation into one INV or DIR
-// functionality. It fails when a perturbation applies to none of the texts,
-// and returns the counts of each so that partial coverage can be reported.
+// functionality. A perturbation that applies to none of the texts makes no
+// functionality (its Stats say so, Applied 0), the others are kept; Suite
+// fails only when none applies to any text. It returns the counts of each
+// perturbation so that skipped ones and partial coverage can be reported.
 func Suite(texts []string, spec SuiteSpec) (*suites.Suite, []Stats, error) {
 	if spec.Type != suites.INV && spec.Type != suites.DIR {
 		return nil, nil, fmt.Errorf("perturbations make INV or DIR tests, not %q", spec.Type)
@@ -107,7 +109,7 @@ func Suite(texts []string, spec SuiteSpec) (*suites.Suite, []Stats, error) {
 		cases, st := Apply(texts, p.Fn, spec.NSamples, spec.Seed)
 		stats = append(stats, st)
 		if st.Applied == 0 {
-			return nil, stats, fmt.Errorf("perturbation %s applies to none of the %d texts", name, st.Examples)
+			continue
 		}
 		fn := name
 		switch {
@@ -125,6 +127,9 @@ func Suite(texts []string, spec SuiteSpec) (*suites.Suite, []Stats, error) {
 			f.Cases = append(f.Cases, sc)
 		}
 		s.Functionalities = append(s.Functionalities, f)
+	}
+	if len(s.Functionalities) == 0 {
+		return nil, stats, fmt.Errorf("no perturbation (%s) applies to any of the %d texts", strings.Join(spec.Perturbations, ", "), len(texts))
 	}
 	return s, stats, nil
 }

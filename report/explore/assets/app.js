@@ -112,7 +112,7 @@
     for (const c of t.columns) h += "<th scope='col' class='num'>" + esc(c.header) + "</th>";
     h += "</tr></thead><tbody>";
     view.rows.forEach((row, i) => {
-      h += "<tr><th scope='row'>" + esc(row.configuration) + "</th><td>" + esc(row.label.split(": ").slice(1).join(": ")) + "</td>";
+      h += "<tr" + (row.reference ? " class='muted'" : "") + "><th scope='row'>" + esc(row.configuration) + "</th><td>" + esc(row.label.split(": ").slice(1).join(": ")) + "</td>";
       t.cells[i].forEach((c, j) => {
         if (c.v === null) { h += "<td class='num muted'>–</td>"; return; }
         let s = num(c.v);
@@ -123,14 +123,17 @@
         if (c.mark > 0) cls.push("up");
         if (c.mark < 0) cls.push("down");
         const arrow = c.mark > 0 ? " ↑" : c.mark < 0 ? " ↓" : "";
-        const title = "p = " + num(c.p, 4) + (c.ps !== null ? ", paired t over seeds p = " + num(c.ps, 4) : "");
+        const title = "p = " + num(c.p, 4) + (c.ps !== null ? ", paired t over seeds p = " + num(c.ps, 4) : "") +
+          (c.flags ? "\n" + c.flags.join("\n") : "");
         const link = c.runs && c.runs.length ? "#runs/" + c.runs.join(",") : null;
         const body = link ? "<a href='" + link + "'>" + s + "</a>" : s;
-        h += "<td class='" + cls.join(" ") + "' title='" + esc(title) + "' data-col='" + esc(t.columns[j].header) + "'>" + body + arrow + "</td>";
+        const flag = c.flag_marks ? "<sup class='flag'>" + esc(c.flag_marks) + "</sup>" : "";
+        h += "<td class='" + cls.join(" ") + "' title='" + esc(title) + "' data-col='" + esc(t.columns[j].header) + "'>" + body + arrow + flag + "</td>";
       });
       h += "</tr>";
     });
     h += "</tbody></table>";
+    if (view.footnotes && view.footnotes.length) h += "<div id='footnotes'>" + view.footnotes.map(f => "<p class='warn'>" + esc(f) + "</p>").join("") + "</div>";
     if (view.warnings && view.warnings.length) h += view.warnings.map(w => "<p class='warn'>" + esc(w) + "</p>").join("");
     for (const [ti, task] of view.tasks.entries()) {
       h += "<h2 id='heat-" + ti + "'>Pass rates: " + esc(task.name) + "</h2>";

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/metrics"
+)
+
+func init() {
+	var functionality, store string
+	cmd := &cobra.Command{
+		Use:   "failures RUN",
+		Short: "List a run's failing suite cases per functionality, with their texts, expectations and predictions",
+		Long: `failures reads a run's cases.jsonl and lists, per functionality in suite
+order, how many scored cases failed and what the functionality expects, then
+every failing case's inputs (for INV and DIR the original, then its
+perturbations) with the prediction, its probability and the expected label.
+RUN is a run directory (STORE/ID), a run ID with --store, or a case file
+(beluga eval --cases). The same fields are in cases.jsonl for jq or pandas.`,
+		Example: `  beluga failures hatecheck-out/e9ad18f7c505
+  beluga failures e9ad18f7c505 --store hatecheck-out --functionality slur_h
+  jq -c 'select(.verdict == "fail") | [.functionality, .inputs[0].text, .inputs[0].pred]' hatecheck-out/e9ad18f7c505/train/cases.jsonl`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if st, err := os.Stat(store); err == nil && !st.IsDir() {
+				spec, err := experiments.LoadSpec(store)
+				if err != nil {
+					return err
+				}
+				store = spec.OutDir()
+			}
+			path, err := experiments.RunCases(args[0], store)
+			if err != nil {
+				return err
+			}
+			cases, err := metrics.ReadCases(path)
+			if err != nil {
+				return err
+			}
+			return metrics.WriteFailures(cmd.OutOrStdout(), cases, functionality)
+		},
+	}
+	cmd.Flags().StringVar(&functionality, "functionality", "", "list this functionality only")
+	cmd.Flags().StringVar(&store, "store", "", "run store directory (or experiment spec) a run ID is looked up in")
+	rootCmd.AddCommand(cmd)
+}

@@ -1,0 +1,42 @@
+package experiments
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// CasesFile is where, in a run directory, package train writes the run's
+// per-case verdicts with each input's text, expectation and prediction.
+const CasesFile = "train/cases.jsonl"
+
+// RunCases finds a run's case file: run is a case file, a run directory,
+// or a run ID in the store directory store.
+func RunCases(run, store string) (string, error) {
+	st, err := os.Stat(run)
+	switch {
+	case err == nil && !st.IsDir():
+		return run, nil
+	case err == nil:
+	case store != "":
+		run = filepath.Join(store, run)
+		if _, err := os.Stat(run); err != nil {
+			return "", fmt.Errorf("run %s: no such run in store %s", filepath.Base(run), store)
+		}
+	default:
+		return "", fmt.Errorf("run %s: not a run directory or case file (for a run ID, name its store: --store DIR)", run)
+	}
+	path := filepath.Join(run, CasesFile)
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			why := "not done"
+			if exists(filepath.Join(run, DoneFile)) {
+				why = "a search run, or scored on no suite"
+			}
+			return "", fmt.Errorf("run %s has no %s (%s)", run, CasesFile, why)
+		}
+		return "", err
+	}
+	return path, nil
+}

@@ -1,0 +1,87 @@
+package experiments
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/beluga-nlp/beluga/inputcheck"
+)
+
+// A declared task splits one file: its runs record the split with its
+// seed (the default made explicit), and the split changes the run's ID.
+func TestDeclaredSplitIsRecordedInTheRunSpec(t *testing.T) {
+	spec := func(split string) *Spec {
+		s, err := ParseSpec([]byte(`
+tasks: [{name: HATE, labels: [no, yes], folds: {func: [a]}, train: {path: one.csv, ` + split + `}}]
+model: {name: x}
+configurations: [IID+T]
+scores: [seen]
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	runs, err := Expand(spec("split: {dev: 0.1, test: 0.2}"), &SuiteFolds{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustJSON(t, runs[0]); !strings.Contains(got, `"split":{"dev":0.1,"seed":42,"test":0.2}`) {
+		t.Errorf("run spec %s does not record the split and its seed", got)
+	}
+	other, err := Expand(spec("split: {dev: 0.1, test: 0.2, seed: 7}"), &SuiteFolds{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs[0].ID() == other[0].ID() {
+		t.Error("another split seed kept the run's ID")
+	}
+}
+
+func TestDeclaredIIDFilesAreCheckedBeforeAnyRun(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("train.csv", "text,label\nthe cat,no\nthe dog,yes\na bird,no\na fish,yes\n")
+	write("test.csv", "text,label\nThe dog!,yes\nnew text,no\n")
+	write("cp1256.csv", "text,label\nok,no\n\xc7\xe1\xd1\xcc\xe1,yes\n")
+	cases := []struct {
+		name, files, want string
+		fails             bool
+	}{
+		{"overlap", "train: {path: train.csv}, dev: {path: test.csv}", `train.csv line 3 = ` + filepath.Join(dir, "test.csv") + ` line 2`, false},
+		{"one file twice", "train: {path: train.csv}, dev: {path: train.csv}", "is also the training file", true},
+		{"not UTF-8", "train: {path: train.csv}, dev: {path: cp1256.csv}", "cp1256.csv line 3 column 1: not UTF-8", true},
+		{"split leaving no rows", "train: {path: train.csv, split: {dev: 2, test: 2}}", "leave none of the file's 4 for training", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, "spec.yaml")
+			write("spec.yaml", `
+tasks: [{name: HATE, labels: [no, yes], suite: s.jsonl, `+c.files+`}]
+model: {name: x}
+configurations: [IID+T]
+scores: [seen]
+`)
+			s, err := LoadSpec(path)
+			if err == nil {
+				var rep *inputcheck.Report
+				if rep, err = s.CheckInputs(); err == nil {
+					var b strings.Builder
+					rep.Print(&b)
+					if !strings.Contains(b.String(), c.want) {
+						t.Errorf("report %q lacks %q", b.String(), c.want)
+					}
+				}
+			}
+			if (err != nil) != c.fails || (c.fails && !strings.Contains(err.Error(), c.want)) {
+				t.Errorf("error %v, want one saying %q: %v", err, c.want, c.fails)
+			}
+		})
+	}
+}

@@ -1,0 +1,127 @@
+package inputcheck
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/models/tokenize"
+)
+
+func writeFile(t *testing.T, name, data string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func fileRows(t *testing.T, path string) []Row {
+	t.Helper()
+	xs, lines, err := datasets.FileSpec{Path: path, Labels: []string{"no", "yes"}}.ReadLines()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := make([]string, len(xs))
+	for i, x := range xs {
+		texts[i] = x.Text
+	}
+	return FileRows(path, texts, nil, lines)
+}
+
+func TestPlantedDuplicateAcrossTrainAndTestIsReportedWithBothLines(t *testing.T) {
+	train := writeFile(t, "train.csv", "text,label\nthe cat sat,no\nحيوان لطيف,yes\nmy dog barks,yes\n")
+	// Line 3 repeats train line 4 exactly; line 4 is train line 3 with
+	// tatweel, harakat and punctuation: a normalised duplicate.
+	test := writeFile(t, "test.csv", "text,label\nsomething new,no\nmy dog barks,yes\nحَيـوان لطيف!,no\n")
+	var r Report
+	r.AddOverlaps([]Part{{"i.i.d. train", fileRows(t, train)}, {"i.i.d. test", fileRows(t, test)}})
+	if len(r.Overlaps) != 1 {
+		t.Fatalf("overlaps %+v, want one", r.Overlaps)
+	}
+	o := r.Overlaps[0]
+	if o.Exact != 1 || o.Normalised != 1 {
+		t.Errorf("exact %d normalised %d, want 1 and 1", o.Exact, o.Normalised)
+	}
+	msg := r.Findings[0].Message
+	for _, want := range []string{train + " line 4 = " + test + " line 3", train + " line 3 = " + test + " line 4", "share 2 texts"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("finding %q lacks %q", msg, want)
+		}
+	}
+	if r.Findings[0].Level != Warning || r.Err() != nil {
+		t.Errorf("an overlap is a warning, got %+v", r.Findings[0])
+	}
+}
+
+func TestNoOverlapNoFinding(t *testing.T) {
+	var r Report
+	r.AddOverlaps([]Part{{"a", []Row{{Text: "one"}}}, {"b", []Row{{Text: "two"}}}, {"c", []Row{{Text: ""}}}, {"d", []Row{{Text: "!!"}}}})
+	if len(r.Findings) != 0 {
+		t.Errorf("findings %+v", r.Findings)
+	}
+}
+
+func TestNormalise(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"  The  Cat,  sat! ", "the cat sat"},
+		{"Ｆｕｌｌｗｉｄｔｈ", "fullwidth"},
+		{"café", "cafe"},
+		{"انا بكـــره النساء.", "انا بكره النساء"},
+		{"مَرْحَبًا", "مرحبا"},
+		{"@user @url 😀 ok", "user url ok"},
+	} {
+		if got := Normalise(c.in); got != c.want {
+			t.Errorf("Normalise(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestSameFile(t *testing.T) {
+	a := writeFile(t, "a.csv", "x")
+	dir, base := filepath.Split(a)
+	if !SameFile(a, filepath.Join(dir, ".", base)) {
+		t.Error("one file by two spellings is not the same file")
+	}
+	if SameFile(a, writeFile(t, "a.csv", "x")) {
+		t.Error("two files are the same")
+	}
+}
+
+func TestCoverage(t *testing.T) {
+	tk, err := tokenize.NewWordLevel([]string{"[PAD]", "[UNK]", "the", "cat", "sat"}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []Row{{Text: "the cat"}, {Text: "القط جلس هنا"}, {Text: "the dog"}}
+	c, err := MeasureCoverage("suite", rows, tk, 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Tokens != 7 || c.Unknown != 4 || c.Words != 7 || c.Truncated != 0 {
+		t.Errorf("coverage %+v: want 7 tokens, 4 unknown, 7 words", c)
+	}
+	cases := []struct {
+		wordVectors bool
+		check       string
+		level       Level
+	}{{false, "unknown_tokens", Warning}, {true, "vector_coverage", Error}}
+	for _, k := range cases {
+		var r Report
+		r.AddCoverage(c, k.wordVectors)
+		if len(r.Findings) != 1 || r.Findings[0].Check != k.check || r.Findings[0].Level != k.level {
+			t.Errorf("word vectors %v: findings %+v, want one %s %s", k.wordVectors, r.Findings, k.level, k.check)
+		}
+		if (r.Err() != nil) != (k.level == Error) || (k.level == Error && !strings.Contains(r.Err().Error(), "42.9%")) {
+			t.Errorf("word vectors %v: error %v", k.wordVectors, r.Err())
+		}
+	}
+	var fine Report
+	fine.AddCoverage(Coverage{Data: "x", Rows: 10, Tokens: 100, Unknown: 1, UnknownRate: 0.01, Truncated: 5, TruncatedRate: 0.5, MaxLength: 8}, true)
+	if len(fine.Findings) != 1 || fine.Findings[0].Check != "truncation" {
+		t.Errorf("findings %+v, want the truncation warning alone", fine.Findings)
+	}
+}

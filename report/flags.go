@@ -1,0 +1,184 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/beluga-nlp/beluga/experiments"
+)
+
+// RunFlag is a sanity flag of one run behind a table cell.
+type RunFlag struct {
+	Run   string // run ID
+	Label string // the run's description
+	experiments.Flag
+}
+
+// Markers of flagged cells, per flag kind: a constant predictor, a suite
+// never learnt. Tables explain them in footnotes (Footnotes).
+const (
+	MarkConstant  = "†"
+	MarkNotLearnt = "‡"
+)
+
+func flagMark(kind string) string {
+	if kind == experiments.FlagSuiteNotLearnt {
+		return MarkNotLearnt
+	}
+	return MarkConstant
+}
+
+// cellFlags holds, per task, row and score (experiments.ScoreIID for the
+// baseline), the flags of the runs behind its cells.
+type cellFlags map[string]map[rowKey]map[string][]RunFlag
+
+func (c cellFlags) add(task string, k rowKey, score string, r experiments.RunSpec, flags []experiments.Flag) {
+	if len(flags) == 0 {
+		return
+	}
+	if c[task] == nil {
+		c[task] = map[rowKey]map[string][]RunFlag{}
+	}
+	if c[task][k] == nil {
+		c[task][k] = map[string][]RunFlag{}
+	}
+	for _, f := range flags {
+		c[task][k][score] = append(c[task][k][score], RunFlag{Run: r.ID(), Label: r.Label(), Flag: f})
+	}
+}
+
+// fillFlags sets each row's Flags: a column's cell carries the flags of the
+// runs its value comes from — the i.i.d. score the constant-predictor flags
+// of the runs scored on i.i.d. data, a G or suite score every flag of the
+// score's runs and the i.i.d. runs' constant-predictor flags, Avg those of
+// its G cells.
+func (t *Table) fillFlags(c cellFlags) {
+	for _, row := range t.Rows {
+		row.Flags = map[string]map[string][]RunFlag{}
+		k := rowKey{row.Configuration, row.Method}
+		var avg []RunFlag
+		for _, task := range t.Tasks {
+			byScore := c[task][k]
+			iidSource := experiments.ScoreSeen
+			if k.config == experiments.ConfigIID {
+				iidSource = experiments.ScoreIID
+			}
+			var iid []RunFlag
+			for _, f := range byScore[iidSource] {
+				if f.Kind == experiments.FlagConstantIID {
+					iid = append(iid, f)
+				}
+			}
+			row.Flags[task] = map[string][]RunFlag{experiments.ScoreIID: iid}
+			for _, score := range t.Scores {
+				src := score
+				if k.config == experiments.ConfigIID {
+					src = experiments.ScoreIID
+				}
+				fs := slices.Clone(byScore[src])
+				if t.hasIID(task) {
+					fs = appendNew(fs, iid...)
+				}
+				row.Flags[task][score] = fs
+				if t.hasIID(task) && !math.IsNaN(row.G[task][score]) {
+					avg = appendNew(avg, fs...)
+				}
+			}
+		}
+		row.AvgFlags = avg
+	}
+}
+
+func appendNew(to []RunFlag, fs ...RunFlag) []RunFlag {
+	for _, f := range fs {
+		if !slices.ContainsFunc(to, func(g RunFlag) bool { return g.Run == f.Run && g.Kind == f.Kind }) {
+			to = append(to, f)
+		}
+	}
+	return to
+}
+
+// marks returns the markers of a cell's flags, one per kind.
+func marks(fs []RunFlag) string {
+	var m []string
+	for _, f := range fs {
+		if s := flagMark(f.Kind); !slices.Contains(m, s) {
+			m = append(m, s)
+		}
+	}
+	slices.Sort(m)
+	return strings.Join(m, "")
+}
+
+// Footnotes explains the table's markers: per marker, every flagged run
+// behind a shown cell with what was seen. None when no cell is flagged.
+func (t *Table) Footnotes() []string {
+	var all []RunFlag
+	for _, row := range t.Rows {
+		for _, c := range t.Columns() {
+			if !math.IsNaN(c.Value(row)) {
+				all = appendNew(all, c.Flags(row)...)
+			}
+		}
+	}
+	var out []string
+	for _, mark := range []string{MarkConstant, MarkNotLearnt} {
+		// Per run, in the order met, what each of its flags saw.
+		var order []string
+		seen := map[string][]string{}
+		label := map[string]string{}
+		for _, f := range all {
+			if flagMark(f.Kind) != mark {
+				continue
+			}
+			if _, ok := seen[f.Run]; !ok {
+				order = append(order, f.Run)
+			}
+			_, why, ok := strings.Cut(f.Reason, ": ")
+			if !ok {
+				why = f.Reason
+			}
+			seen[f.Run], label[f.Run] = append(seen[f.Run], why), f.Label
+		}
+		var runs []string
+		for _, id := range order {
+			runs = append(runs, fmt.Sprintf("run %s (%s): %s", id, label[id], strings.Join(seen[id], ", ")))
+		}
+		if len(runs) == 0 {
+			continue
+		}
+		what := "a constant predictor (the value is what predicting one class scores, not a result)"
+		if mark == MarkNotLearnt {
+			what = "a suite never learnt (its loss never fell below its start)"
+		}
+		out = append(out, mark+" "+what+": "+strings.Join(runs, "; ")+".")
+	}
+	return out
+}
+
+// flagsCSV lists a row's flagged cells for the CSV's flags column:
+// "COLUMN: kind (run ID)", separated by "; ".
+func (t *Table) flagsCSV(r *Row) string {
+	var parts []string
+	for _, c := range t.Columns() {
+		if math.IsNaN(c.Value(r)) {
+			continue
+		}
+		for _, f := range c.Flags(r) {
+			parts = append(parts, fmt.Sprintf("%s: %s (%s)", c.Header, f.Kind, f.Run))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// anyFlags says whether some shown cell is flagged.
+func (t *Table) anyFlags() bool {
+	for _, r := range t.Rows {
+		if t.flagsCSV(r) != "" {
+			return true
+		}
+	}
+	return false
+}

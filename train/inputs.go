@@ -1,0 +1,142 @@
+package train
+
+import (
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+
+	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/inputcheck"
+	"github.com/beluga-nlp/beluga/models/predict"
+	"github.com/beluga-nlp/beluga/suites"
+)
+
+// InputChecksFile is the run file that stores the input checks
+// (inputcheck.Report as JSON): the tokenizer coverage of each data set and
+// the overlaps found, for the reports and the results explorer.
+const InputChecksFile = "input_checks.json"
+
+// checkInputs runs the input checks of package inputcheck before the run
+// trains: overlaps between the i.i.d. parts and between the suite's
+// train, validation and test cases, and the tokenizer's coverage of the
+// i.i.d. train and test rows and of the suite's inputs. Warnings are
+// logged; an error (word vectors that cover too little of the data)
+// refuses the run.
+func checkInputs(spec RunSpec, tk predict.Tokenizer, suite *suites.Suite, pair bool, iid iidData) (*inputcheck.Report, error) {
+	r := &inputcheck.Report{}
+	r.AddOverlaps(iid.parts)
+	r.AddOverlaps(suiteParts(suite))
+	sets := []struct {
+		name string
+		rows []inputcheck.Row
+	}{
+		{"i.i.d. train", exampleRows(iid.train)},
+		{"i.i.d. test", exampleRows(iid.test)},
+		{"suite " + suite.Name, suiteRows(suite, "")},
+	}
+	for _, set := range sets {
+		if len(set.rows) == 0 {
+			continue
+		}
+		c, err := inputcheck.MeasureCoverage(set.name, set.rows, tk, spec.MaxLength, pair)
+		if err != nil {
+			return nil, err
+		}
+		r.AddCoverage(c, spec.Model.Kind == "wordvec")
+	}
+	for _, c := range r.Coverage {
+		if once(c.String()) {
+			slog.Info("input coverage", "data", c.Data, "figures", c.String())
+		}
+	}
+	for _, f := range r.Findings {
+		if f.Level == inputcheck.Warning && once(f.Message) {
+			slog.Warn("input check", "check", f.Check, "message", f.Message)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("input checks: %w", err)
+	}
+	return r, nil
+}
+
+// logged holds the input-check lines this process has logged: the runs of
+// a sweep read the same data with the same tokenizer, and each finding is
+// worth one line, not one per run (every run stores its own report).
+var logged sync.Map
+
+func once(line string) bool {
+	_, seen := logged.LoadOrStore(line, true)
+	return !seen
+}
+
+// writeInputChecks stores the report in the run's directory.
+func writeInputChecks(outDir string, r *inputcheck.Report) error {
+	if r == nil {
+		return nil
+	}
+	return writeJSON(filepath.Join(outDir, InputChecksFile), r)
+}
+
+func exampleRows(xs []datasets.Example) []inputcheck.Row {
+	rows := make([]inputcheck.Row, len(xs))
+	for i, x := range xs {
+		rows[i] = inputcheck.Row{Text: x.Text, Pair: x.Pair}
+	}
+	return rows
+}
+
+// suiteRows returns the inputs of the suite's cases of one split (all
+// cases for the empty split), each placed at its functionality and case.
+func suiteRows(s *suites.Suite, split suites.Split) []inputcheck.Row {
+	var rows []inputcheck.Row
+	for _, f := range s.Functionalities {
+		for _, c := range f.Cases {
+			if split != "" && c.Split != split {
+				continue
+			}
+			for i, in := range c.Inputs {
+				where := fmt.Sprintf("suite %s functionality %q case %d", s.Name, f.Name, c.ID)
+				if len(c.Inputs) > 1 {
+					where += fmt.Sprintf(" input %d", i)
+				}
+				rows = append(rows, inputcheck.Row{Text: in.Text, Pair: in.Pair, Where: where})
+			}
+		}
+	}
+	return rows
+}
+
+// suiteParts returns the suite's train, validation and test cases as parts
+// that must not share texts.
+func suiteParts(s *suites.Suite) []inputcheck.Part {
+	var parts []inputcheck.Part
+	for _, split := range []suites.Split{suites.SplitTrain, suites.SplitValidation, suites.SplitTest} {
+		parts = append(parts, inputcheck.Part{Name: "suite " + string(split), Rows: suiteRows(s, split)})
+	}
+	return parts
+}
+
+// CheckIIDFiles reads a run's i.i.d. files as the run will, refusing what
+// the run would refuse (a file that is not UTF-8, a missing column, a
+// label outside the task's, a split that leaves no training rows, one file
+// named twice), each with its file and line, and reports the texts its
+// parts share. beluga run calls it for every declared task before any run
+// starts, and in --dry-run.
+func CheckIIDFiles(spec RunSpec) (*inputcheck.Report, error) {
+	if err := spec.validateIIDFiles(); err != nil {
+		return nil, err
+	}
+	task, err := spec.task()
+	if err != nil {
+		return nil, err
+	}
+	iid, err := spec.readIID(task)
+	if err != nil {
+		return nil, err
+	}
+	r := &inputcheck.Report{}
+	r.AddOverlaps(iid.parts)
+	return r, nil
+}

@@ -143,7 +143,12 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	switch rs.Model {
 	case "bert-tiny":
 		s.Model.Kind = "bert-tiny"
-		if s.Model.Vocab, err = r.resolve(ctx, fmt.Sprint(opt("vocab", "bert-vocab")), ""); err != nil {
+		if tk, ok := rs.ModelOptions["tokenizer"]; ok {
+			// A tokenizer of the task's own (beluga tokenizer train).
+			if s.Model.Tokenizer, err = r.resolve(ctx, fmt.Sprint(tk), ""); err != nil {
+				return s, err
+			}
+		} else if s.Model.Vocab, err = r.resolve(ctx, fmt.Sprint(opt("vocab", "bert-vocab")), ""); err != nil {
 			return s, err
 		}
 	case "wordvec":

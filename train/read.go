@@ -232,6 +232,9 @@ func (p *readRun) startModel(ctx context.Context, spec RunSpec) error {
 		return fmt.Errorf("unknown model kind %q for task %s (want bert or bert-tiny)", spec.Model.Kind, TaskRead)
 	}
 	var err error
+	if spec.Model.Tokenizer != "" {
+		return fmt.Errorf("model.tokenizer: task %s builds its span features with the WordPiece vocab.txt of model.vocab", TaskRead)
+	}
 	if path == "" {
 		p.vocab = spec.Model.Vocab
 		if p.tk, err = spans.NewWordPiece(p.vocab); err != nil {

@@ -64,11 +64,15 @@ type ModelSpec struct {
 	// "bert-tiny" (the BERT-tiny shape initialised from Seed, tokenizing
 	// with the WordPiece vocabulary at Vocab) or "wordvec" (GloVe vectors
 	// at GloVe, a pooler of width Hidden).
-	Kind   string `json:"kind" yaml:"kind"`
-	Path   string `json:"path,omitempty" yaml:"path,omitempty"`
-	Vocab  string `json:"vocab,omitempty" yaml:"vocab,omitempty"`
-	GloVe  string `json:"glove,omitempty" yaml:"glove,omitempty"`
-	Hidden int    `json:"hidden,omitempty" yaml:"hidden,omitempty"`
+	Kind  string `json:"kind" yaml:"kind"`
+	Path  string `json:"path,omitempty" yaml:"path,omitempty"`
+	Vocab string `json:"vocab,omitempty" yaml:"vocab,omitempty"`
+	// Tokenizer, for bert-tiny, replaces Vocab with any tokenizer
+	// tokenize.Open reads (a tokenizer.json from beluga tokenizer train, a
+	// vocab.txt, a SentencePiece model, a model directory).
+	Tokenizer string `json:"tokenizer,omitempty" yaml:"tokenizer,omitempty"`
+	GloVe     string `json:"glove,omitempty" yaml:"glove,omitempty"`
+	Hidden    int    `json:"hidden,omitempty" yaml:"hidden,omitempty"`
 	// AllowMissing initialises encoder tensors a checkpoint lacks instead
 	// of refusing it.
 	AllowMissing bool `json:"allow_missing,omitempty" yaml:"allow_missing,omitempty"`
@@ -193,6 +197,9 @@ func (s *RunSpec) Validate() error {
 		}
 	default:
 		return fmt.Errorf("unknown configuration %q (want iid, iid-t, iid+t, iid-(iid+t) or t)", s.Configuration)
+	}
+	if s.Model.Tokenizer != "" && s.Model.Kind != "bert-tiny" {
+		return fmt.Errorf("model.tokenizer is for kind bert-tiny, not %q (a checkpoint brings its own tokenizer)", s.Model.Kind)
 	}
 	task, err := s.task()
 	if err != nil {
@@ -628,6 +635,9 @@ func startModel(ctx context.Context, spec RunSpec, classes int) (models.Model, p
 	}
 	switch spec.Model.Kind {
 	case "bert-tiny":
+		if spec.Model.Tokenizer != "" {
+			return tinyWithTokenizer(spec, classes)
+		}
 		tk, err := tokenize.NewWordPieceFromVocab(spec.Model.Vocab, spec.MaxLength)
 		if err != nil {
 			return nil, nil, nil, err

@@ -50,11 +50,13 @@ func withTokenCache(tk predict.Tokenizer, dir string, suite *suites.Suite, sets 
 	if err != nil {
 		return nil, err
 	}
-	var lists [][]suites.Input
-	var in []suites.Input
+	var lists [][]tokenize.Input
+	var in []tokenize.Input
 	for _, f := range suite.Functionalities {
 		for _, c := range f.Cases {
-			in = append(in, c.Inputs...)
+			for _, x := range c.Inputs {
+				in = append(in, tokenize.Input(x))
+			}
 		}
 	}
 	lists = append(lists, in)
@@ -62,9 +64,9 @@ func withTokenCache(tk predict.Tokenizer, dir string, suite *suites.Suite, sets 
 		if len(set) == 0 {
 			continue
 		}
-		in := make([]suites.Input, len(set))
+		in := make([]tokenize.Input, len(set))
 		for i, e := range set {
-			in[i] = suites.Input{Text: e.Text, Pair: e.Pair, IsPair: e.IsPair}
+			in[i] = tokenize.Input{Text: e.Text, Pair: e.Pair, IsPair: e.IsPair}
 		}
 		lists = append(lists, in)
 	}

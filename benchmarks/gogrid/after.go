@@ -28,11 +28,15 @@ func tokenCacheSeconds(tk *tokenize.WordPiece, suiteInputs []suites.Input, sets 
 	if err != nil {
 		return -1
 	}
-	lists := [][]suites.Input{suiteInputs}
+	suiteIn := make([]tokenize.Input, len(suiteInputs))
+	for i, x := range suiteInputs {
+		suiteIn[i] = tokenize.Input(x)
+	}
+	lists := [][]tokenize.Input{suiteIn}
 	for _, set := range sets {
-		in := make([]suites.Input, len(set))
+		in := make([]tokenize.Input, len(set))
 		for i, e := range set {
-			in[i] = suites.Input{Text: e.Text, Pair: e.Pair, IsPair: e.IsPair}
+			in[i] = tokenize.Input{Text: e.Text, Pair: e.Pair, IsPair: e.IsPair}
 		}
 		lists = append(lists, in)
 	}

@@ -64,11 +64,6 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 				runs = sh.Select(runs)
 			}
 			store := &experiments.Store{Dir: spec.OutDir(), StaleAfter: staleAfter}
-			checks, err := spec.CheckInputs()
-			if err != nil {
-				return fmt.Errorf("experiment spec %s: %w", args[0], err)
-			}
-			checks.Print(cmd.ErrOrStderr())
 			runner, err := runnerFor(spec, from)
 			if err != nil {
 				return err
@@ -84,6 +79,13 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 			if err := runner.Preflight(ctx, spec); err != nil {
 				return fmt.Errorf("experiment spec %s: %w", args[0], err)
 			}
+			// The files' contents after their structure: duplicates across
+			// parts, encodings, coverage.
+			checks, err := spec.CheckInputs()
+			if err != nil {
+				return fmt.Errorf("experiment spec %s: %w", args[0], err)
+			}
+			checks.Print(cmd.ErrOrStderr())
 			if dryRun {
 				return nil
 			}

@@ -164,6 +164,7 @@ eval_limit and hyper.loss are spec-only.`,
 	fl.StringVar(&spec.Model.Kind, "model-kind", "bert-tiny", "bert (a checkpoint --model), bert-tiny (from scratch, --vocab) or wordvec (--glove)")
 	fl.StringVar(&spec.Model.Path, "model", "", "model for --model-kind bert: a directory, .tar.gz or HuggingFace hub id (org/name[@revision])")
 	fl.StringVar(&spec.Model.Vocab, "vocab", "", "WordPiece vocab.txt for bert-tiny")
+	fl.StringVar(&spec.Model.Tokenizer, "tokenizer", "", "any tokenizer for bert-tiny instead of --vocab: a tokenizer.json (beluga tokenizer train), vocab.txt, SentencePiece .model or model directory")
 	fl.StringVar(&spec.Model.GloVe, "glove", "", "GloVe vectors for wordvec")
 	fl.IntVar(&spec.Model.Hidden, "hidden", 128, "pooler width of wordvec")
 	fl.StringVar(&spec.Configuration, "configuration", train.ConfigIID, "iid, iid-t, iid+t, iid-(iid+t) or t (the suite alone)")
@@ -207,6 +208,7 @@ var trainFlagFields = map[string]func(dst, src *train.RunSpec){
 	"model-kind":       func(d, s *train.RunSpec) { d.Model.Kind = s.Model.Kind },
 	"model":            func(d, s *train.RunSpec) { d.Model.Path = s.Model.Path },
 	"vocab":            func(d, s *train.RunSpec) { d.Model.Vocab = s.Model.Vocab },
+	"tokenizer":        func(d, s *train.RunSpec) { d.Model.Tokenizer = s.Model.Tokenizer },
 	"glove":            func(d, s *train.RunSpec) { d.Model.GloVe = s.Model.GloVe },
 	"hidden":           func(d, s *train.RunSpec) { d.Model.Hidden = s.Model.Hidden },
 	"configuration":    func(d, s *train.RunSpec) { d.Configuration = s.Configuration },

@@ -17,11 +17,8 @@ package pretrained
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -67,10 +64,6 @@ type Model struct {
 	tokenizerFiles map[string][]byte
 	words          []string // the word-vector model's vocabulary
 }
-
-// tokenizerFileNames are the files that rebuild a BERT tokenizer, in the
-// order Load prefers them.
-var tokenizerFileNames = []string{"tokenizer.json", "vocab.txt"}
 
 // Load resolves ref and reads the model there.
 func Load(ctx context.Context, ref string, opt Options) (*Model, error) {
@@ -146,32 +139,7 @@ func (m *Model) loadBERT(ck *checkpoint.Checkpoint, dir string, opt Options) err
 		}
 	}
 	m.Classifier, m.Report = b, rep
-	for _, name := range tokenizerFileNames {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		m.tokenizerFiles[name] = data
-		if m.Tokenizer != nil {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if name == "tokenizer.json" {
-			m.Tokenizer, err = tokenize.NewWordPieceFromJSON(p, opt.MaxLength)
-		} else {
-			m.Tokenizer, err = tokenize.NewWordPieceFromVocab(p, opt.MaxLength)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if m.Tokenizer == nil {
-		return fmt.Errorf("%s has neither tokenizer.json nor vocab.txt", dir)
-	}
-	return nil
+	return m.loadTokenizer(dir, opt)
 }
 
 func (m *Model) loadWordVec(dir string, opt Options) error {

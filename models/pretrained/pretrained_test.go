@@ -193,7 +193,7 @@ func TestLoadRefuses(t *testing.T) {
 			})
 		}, Options{}, "classifier.weight holds +Inf"},
 		{"no tokenizer", func(t *testing.T) string { return copyFixture(t, []string{"vocab.txt", "tokenizer.json"}, nil) },
-			Options{}, "neither tokenizer.json nor vocab.txt"},
+			Options{}, "has no tokenizer"},
 		{"not cached offline", func(t *testing.T) string { return "acme/nothing-here" },
 			Options{Resolver: &hub.Resolver{CacheDir: t.TempDir(), Offline: true}}, "HF_HUB_OFFLINE"},
 	}

@@ -4,11 +4,13 @@
 // in run_qa.py and utils_qa.py, with its parameters):
 //
 //   - Features: "[CLS] question [SEP] context [SEP]" (the question stripped
-//     of surrounding white space), padded to MaxLength
-//     (384). A context too long for one feature is cut into windows of
-//     MaxLength−len(question)−3 tokens, each starting MaxLength−len(question)
-//     −3−Stride tokens after the previous one (Stride 128 tokens of overlap),
-//     as the tokenizers library truncates "only_second" with overflow.
+//     of surrounding white space; another tokenizer's own layout, such as
+//     RoBERTa's "<s> q </s></s> c </s>", with FromTokenizer), padded to
+//     MaxLength (384). A context too long for one feature is cut into
+//     windows of MaxLength−len(question)−3 tokens (3: the special tokens),
+//     each starting MaxLength−len(question)−3−Stride tokens after the
+//     previous one (Stride 128 tokens of overlap), as the tokenizers library
+//     truncates "only_second" with overflow.
 //   - Labels: the first answer's character span becomes the positions of
 //     the first and last token covering it; a window that does not contain
 //     the whole answer (and an example without one) is labelled (0, 0), the
@@ -53,7 +55,33 @@ type Config struct {
 	NBest           int // start and end candidates per window
 	MaxAnswerTokens int // longest answer, in tokens
 	CLS, SEP, PAD   int // special token ids
+	// Layout places the special tokens of a (question, context) pair as
+	// the model's tokenizer does; nil is BERT's [CLS] q [SEP] c [SEP] with
+	// CLS and SEP, the context and its [SEP] of type 1.
+	Layout *Layout
 }
+
+// Layout is where a tokenizer puts its special tokens around a pair:
+// Prefix q Middle c Suffix, each special token with its type id, the
+// context's tokens of type ContextType. RoBERTa's is <s> q </s></s> c </s>,
+// all of type 0.
+type Layout struct {
+	Prefix, Middle, Suffix                []int
+	PrefixTypes, MiddleTypes, SuffixTypes []int
+	ContextType                           int
+}
+
+// layout is cfg's Layout, BERT's when unset.
+func (cfg Config) layout() Layout {
+	if cfg.Layout != nil {
+		return *cfg.Layout
+	}
+	return Layout{Prefix: []int{cfg.CLS}, Middle: []int{cfg.SEP}, Suffix: []int{cfg.SEP},
+		PrefixTypes: []int{0}, MiddleTypes: []int{0}, SuffixTypes: []int{1}, ContextType: 1}
+}
+
+// added is the number of special tokens the layout adds.
+func (l Layout) added() int { return len(l.Prefix) + len(l.Middle) + len(l.Suffix) }
 
 // BeLUGA returns BeLUGA's parameters (max_length 384, stride 128, n_best 20,
 // max_answer_length 30) with BERT's uncased special ids (101, 102, 0).
@@ -109,7 +137,8 @@ func exampleFeatures(tk Tokenizer, ex datasets.QAExample, c []Token, cfg Config)
 	if err != nil {
 		return nil, fmt.Errorf("question: %w", err)
 	}
-	windows, err := contextWindows(len(q), len(c), cfg)
+	lay := cfg.layout()
+	windows, err := contextWindows(len(q), len(c), lay.added(), cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -127,18 +156,23 @@ func exampleFeatures(tk Tokenizer, ex datasets.QAExample, c []Token, cfg Config)
 		}
 		ids, n := f.IDs, 0
 		put := func(id, typ int) { ids[n], f.TypeIDs[n] = id, typ; n++ }
-		put(cfg.CLS, 0)
+		specials := func(ids, types []int) {
+			for i, id := range ids {
+				put(id, types[i])
+			}
+		}
+		specials(lay.Prefix, lay.PrefixTypes)
 		for _, t := range q {
 			put(t.ID, 0)
 		}
-		put(cfg.SEP, 0)
+		specials(lay.Middle, lay.MiddleTypes)
 		first := n
 		for _, t := range c[w[0]:w[1]] {
 			f.Context[n], f.Offsets[n] = true, [2]int{t.Start, t.End}
-			put(t.ID, 1)
+			put(t.ID, lay.ContextType)
 		}
 		last := n - 1
-		put(cfg.SEP, 1)
+		specials(lay.Suffix, lay.SuffixTypes)
 		f.Len = n
 		for ; n < cfg.MaxLength; n++ {
 			ids[n] = cfg.PAD
@@ -151,8 +185,8 @@ func exampleFeatures(tk Tokenizer, ex datasets.QAExample, c []Token, cfg Config)
 
 // contextWindows is the tokenizers library's truncation of the second
 // sequence with overflow: [start, stop) token ranges of the context.
-func contextWindows(nq, nc int, cfg Config) ([][2]int, error) {
-	total := nq + nc + 3
+func contextWindows(nq, nc, added int, cfg Config) ([][2]int, error) {
+	total := nq + nc + added
 	if total <= cfg.MaxLength {
 		return [][2]int{{0, nc}}, nil
 	}

@@ -46,15 +46,15 @@ func TestContextWindows(t *testing.T) {
 		{2, 8, [][2]int{{0, 5}, {3, 8}}},           // no empty trailing window
 	}
 	for _, tc := range tests {
-		got, err := contextWindows(tc.nq, tc.nc, cfg)
+		got, err := contextWindows(tc.nq, tc.nc, 3, cfg)
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%d+%d tokens: %v %v, want %v", tc.nq, tc.nc, got, err, tc.want)
 		}
 	}
-	if _, err := contextWindows(5, 10, cfg); err == nil {
+	if _, err := contextWindows(5, 10, 3, cfg); err == nil {
 		t.Error("stride not below the window: no error")
 	}
-	if _, err := contextWindows(8, 3, cfg); err == nil {
+	if _, err := contextWindows(8, 3, 3, cfg); err == nil {
 		t.Error("question filling the feature: no error")
 	}
 }

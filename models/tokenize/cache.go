@@ -13,14 +13,20 @@ import (
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/models"
-	"github.com/beluga-nlp/beluga/suites"
 )
 
 // Encoder is a tokenizer whose encodings are fully determined by its
-// Fingerprint, so that they can be cached: WordPiece and WordLevel.
+// Fingerprint, so that they can be cached: every Tokenizer, and WordLevel.
 type Encoder interface {
 	Encode(text, pair string, isPair bool) (models.Encoding, error)
 	Fingerprint() string
+}
+
+// Input is one text, or a pair of texts, to tokenise.
+type Input struct {
+	Text   string
+	Pair   string
+	IsPair bool
 }
 
 // Cache keeps tokenised input lists in a directory, one file per list, named
@@ -44,7 +50,7 @@ func NewCache(dir string) (*Cache, error) {
 const cacheMagic = "beluga-tokens\x00\x01"
 
 // Key is the content address of inputs tokenised by tk.
-func Key(tk Encoder, inputs []suites.Input) string {
+func Key(tk Encoder, inputs []Input) string {
 	h := sha256.New()
 	var n [8]byte
 	field := func(s string) {
@@ -69,13 +75,13 @@ func Key(tk Encoder, inputs []suites.Input) string {
 }
 
 // Path is the file that holds (or will hold) inputs tokenised by tk.
-func (c *Cache) Path(tk Encoder, inputs []suites.Input) string {
+func (c *Cache) Path(tk Encoder, inputs []Input) string {
 	return filepath.Join(c.dir, Key(tk, inputs)+".tok")
 }
 
 // Encode returns the encodings of inputs by tk, read from the cache when
 // they are there, else computed and stored.
-func (c *Cache) Encode(tk Encoder, inputs []suites.Input) ([]models.Encoding, error) {
+func (c *Cache) Encode(tk Encoder, inputs []Input) ([]models.Encoding, error) {
 	path := c.Path(tk, inputs)
 	if encs, err := readEncodings(path, len(inputs)); err == nil {
 		return encs, nil

@@ -2,11 +2,11 @@ package tokenize
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/beluga-nlp/beluga/models"
-	"github.com/beluga-nlp/beluga/suites"
 )
 
 // countingEncoder counts the encodings it computes.
@@ -20,11 +20,11 @@ func (c *countingEncoder) Encode(text, pair string, isPair bool) (models.Encodin
 	return c.Encoder.Encode(text, pair, isPair)
 }
 
-var cacheInputs = []suites.Input{
+var cacheInputs = []Input{
 	{Text: "Café au lait"}, {Text: "hello", Pair: "world!", IsPair: true}, {Text: ""}, {Text: "unaffable [MASK]"},
 }
 
-func direct(t *testing.T, tk Encoder, inputs []suites.Input) []models.Encoding {
+func direct(t *testing.T, tk Encoder, inputs []Input) []models.Encoding {
 	t.Helper()
 	var out []models.Encoding
 	for _, in := range inputs {
@@ -70,11 +70,11 @@ func TestCacheKey(t *testing.T) {
 	if Key(w, cacheInputs) != base {
 		t.Fatal("the key is not deterministic")
 	}
-	asSingle := append([]suites.Input(nil), cacheInputs...)
+	asSingle := append([]Input(nil), cacheInputs...)
 	asSingle[1].IsPair = false
 	asSingle[1].Pair = ""
-	joined := append([]suites.Input(nil), cacheInputs...)
-	joined[1] = suites.Input{Text: "hello" + "world!"}
+	joined := append([]Input(nil), cacheInputs...)
+	joined[1] = Input{Text: "hello" + "world!"}
 	for name, k := range map[string]string{
 		"max length":      Key(w8, cacheInputs),
 		"tokenizer kind":  Key(wl, cacheInputs),
@@ -146,4 +146,50 @@ func BenchmarkCacheHitSentimentSuite(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(inputs)), "µs/input")
+}
+
+// TestCacheEveryTokenizer: the cache keys every tokenizer kind by its
+// behaviour (file and maximum length) and gives back what it encodes.
+func TestCacheEveryTokenizer(t *testing.T) {
+	spmPath := filepath.Join("testdata", "parity", "small-unigram.model")
+	js := `{"normalizer": {"type": "Lowercase"}, "pre_tokenizer": {"type": "Whitespace"},
+		"model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "hello": 1, "world": 2, "!": 3}, "unk_token": "[UNK]"}}`
+	jsPath := filepath.Join(t.TempDir(), "tokenizer.json")
+	if err := os.WriteFile(jsPath, []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build := []func() (Tokenizer, error){
+		func() (Tokenizer, error) { return NewSentencePiece(spmPath, WrapXLMR, 0) },
+		func() (Tokenizer, error) { return NewSentencePiece(spmPath, WrapXLMR, 8) },
+		func() (Tokenizer, error) { return NewHF(jsPath, 0) },
+		func() (Tokenizer, error) { return NewHF(jsPath, 4) },
+		func() (Tokenizer, error) { w, _ := smallWordPiece(t, 0); return w, nil },
+	}
+	c, err := NewCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]int{}
+	for i, b := range build {
+		tk, err := b()
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := Key(tk, cacheInputs)
+		if j, dup := keys[k]; dup {
+			t.Errorf("tokenizers %d and %d share a cache key", j, i)
+		}
+		keys[k] = i
+		got, err := c.Encode(tk, cacheInputs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := c.Encode(tk, cacheInputs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := direct(t, tk, cacheInputs); !reflect.DeepEqual(got, want) || !reflect.DeepEqual(again, want) {
+			t.Errorf("tokenizer %d: cached encodings differ from direct ones", i)
+		}
+	}
 }

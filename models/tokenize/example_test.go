@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/beluga-nlp/beluga/models/tokenize"
-	"github.com/beluga-nlp/beluga/suites"
 )
 
 func ExampleWordPiece_EncodeWithOffsets() {
@@ -46,7 +45,7 @@ func ExampleCache() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	inputs := []suites.Input{{Text: "hello world"}, {Text: "Café", Pair: "au lait", IsPair: true}}
+	inputs := []tokenize.Input{{Text: "hello world"}, {Text: "Café", Pair: "au lait", IsPair: true}}
 	// The first run of a sweep tokenises and stores; the others read back.
 	for run := 0; run < 2; run++ {
 		encs, err := cache.Encode(tk, inputs)

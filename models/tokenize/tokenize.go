@@ -1,9 +1,15 @@
-// Package tokenize turns texts and text pairs into token ids for the models:
-// BERT's WordPiece (HuggingFace's BertNormalizer, BertPreTokenizer, WordPiece
-// model and BertProcessing, [CLS] a [SEP] b [SEP] with token type ids, and
-// longest-first truncation) from a vocab.txt or a HuggingFace tokenizer.json,
-// with each token's offsets in its text; a word-level tokenizer for word-vector
-// models; and a content-addressed cache of tokenised datasets.
+// Package tokenize turns texts and text pairs into token ids for the models,
+// exactly as HuggingFace's tokenizers do, behind one Tokenizer interface:
+// BERT's WordPiece (BertNormalizer, BertPreTokenizer, WordPiece and
+// [CLS] a [SEP] b [SEP] in one pass) from a vocab.txt or a BERT
+// tokenizer.json; HF, any tokenizer.json (byte-level BPE, Unigram,
+// WordPiece, WordLevel with their normalizers, pre-tokenizers,
+// post-processors and added tokens); and SentencePiece models wrapped as
+// DeBERTa-v2 or XLM-R wrap them. Load picks a model directory's tokenizer as
+// AutoTokenizer does; Train learns one from a task's texts. Every tokenizer
+// gives each token's offsets in its text, truncates longest-first and has a
+// fingerprint that keys a content-addressed cache of tokenised datasets. A
+// word-level tokenizer serves word-vector models.
 package tokenize
 
 import (
@@ -72,10 +78,50 @@ const maxCachedWords = 1 << 20
 // RuneOffsets).
 type Offset struct{ Start, End int }
 
-// NewWordPieceFromVocab builds an uncased BERT tokenizer (bert-base-uncased's
-// settings) from a vocab.txt, truncating encodings to maxLength tokens (0: no
-// truncation).
+// BertOptions are BertTokenizer's switches from tokenizer_config.json:
+// do_lower_case, strip_accents (nil: as do_lower_case) and
+// tokenize_chinese_chars.
+type BertOptions struct {
+	Lowercase    bool
+	StripAccents *bool
+	ChineseChars bool
+}
+
+// NewWordPieceFromVocab builds a BERT tokenizer from a vocab.txt,
+// truncating encodings to maxLength tokens (0: no truncation). With no
+// tokenizer_config.json to say whether to lower-case, it reads the
+// vocabulary: one with an upper-case ASCII letter in some token (other than
+// a bracketed special token) is cased and kept as written
+// (bert-base-multilingual-cased, bert-base-cased), else the text is
+// lower-cased with accents stripped (bert-base-uncased). HuggingFace's
+// BertTokenizer would lower-case either, which makes every capitalised
+// token of a cased vocabulary unreachable.
 func NewWordPieceFromVocab(vocabFile string, maxLength int) (*WordPiece, error) {
+	return newWordPieceFromVocab(vocabFile, nil, maxLength)
+}
+
+// NewWordPieceWithOptions builds a BERT tokenizer from a vocab.txt with
+// tokenizer_config.json's options.
+func NewWordPieceWithOptions(vocabFile string, opt BertOptions, maxLength int) (*WordPiece, error) {
+	return newWordPieceFromVocab(vocabFile, &opt, maxLength)
+}
+
+// casedVocab reports whether a vocabulary has upper-case tokens.
+func casedVocab(vocab map[string]int32) bool {
+	for t := range vocab {
+		if len(t) > 1 && ((t[0] == '[' && t[len(t)-1] == ']') || (t[0] == '<' && t[len(t)-1] == '>')) {
+			continue
+		}
+		for i := 0; i < len(t); i++ {
+			if t[i] >= 'A' && t[i] <= 'Z' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func newWordPieceFromVocab(vocabFile string, opt *BertOptions, maxLength int) (*WordPiece, error) {
 	f, err := os.Open(vocabFile)
 	if err != nil {
 		return nil, fmt.Errorf("vocabulary %s: %w", vocabFile, err)
@@ -102,8 +148,14 @@ func NewWordPieceFromVocab(vocabFile string, maxLength int) (*WordPiece, error) 
 			special = append(special, specialToken{tok, int(id)})
 		}
 	}
-	w, err := newWordPiece(vocab, special, "[UNK]", "[CLS]", "[SEP]", "##", 100,
-		normOptions{cleanText: true, chineseChars: true, stripAccents: true, lowercase: true}, maxLength)
+	if opt == nil {
+		opt = &BertOptions{Lowercase: !casedVocab(vocab), ChineseChars: true}
+	}
+	no := normOptions{cleanText: true, chineseChars: opt.ChineseChars, lowercase: opt.Lowercase, stripAccents: opt.Lowercase}
+	if opt.StripAccents != nil {
+		no.stripAccents = *opt.StripAccents
+	}
+	w, err := newWordPiece(vocab, special, "[UNK]", "[CLS]", "[SEP]", "##", 100, no, maxLength)
 	if err != nil {
 		return nil, fmt.Errorf("vocabulary %s: %w", vocabFile, err)
 	}
@@ -143,6 +195,29 @@ type tokenizerJSON struct {
 	} `json:"model"`
 }
 
+// bertTemplate returns the [CLS] and [SEP] ids of a post-processor that
+// adds them as BertProcessing does ([CLS] a [SEP] b [SEP], type ids 0 then
+// 1), and false for any other.
+func bertTemplate(p *postProcessor) (cls, sep int, ok bool) {
+	if len(p.single) != 3 || len(p.pair) != 5 {
+		return 0, 0, false
+	}
+	sp := func(it tmplItem, typ int) (int, bool) {
+		return it.special[0], it.seq < 0 && len(it.special) == 1 && it.typeID == typ
+	}
+	c, ok1 := sp(p.single[0], 0)
+	s, ok2 := sp(p.single[2], 0)
+	c2, ok3 := sp(p.pair[0], 0)
+	s2, ok4 := sp(p.pair[2], 0)
+	s3, ok5 := sp(p.pair[4], 1)
+	seqs := p.single[1].seq == 0 && p.single[1].typeID == 0 && p.pair[1].seq == 0 && p.pair[1].typeID == 0 &&
+		p.pair[3].seq == 1 && p.pair[3].typeID == 1
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && seqs) || c != c2 || s != s2 || s != s3 {
+		return 0, 0, false
+	}
+	return c, s, true
+}
+
 // NewWordPieceFromJSON builds a tokenizer from a HuggingFace tokenizer.json
 // of a BERT tokenizer (BertNormalizer, BertPreTokenizer, WordPiece model,
 // BertProcessing).
@@ -155,8 +230,20 @@ func NewWordPieceFromJSON(path string, maxLength int) (*WordPiece, error) {
 	if err := json.Unmarshal(b, &cfg); err != nil {
 		return nil, fmt.Errorf("tokenizer %s: %w", path, err)
 	}
-	if cfg.Model.Type != "WordPiece" {
-		return nil, fmt.Errorf("tokenizer %s: model type %q, want WordPiece", path, cfg.Model.Type)
+	var parts struct {
+		Model         json.RawMessage `json:"model"`
+		PostProcessor json.RawMessage `json:"post_processor"`
+	}
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return nil, fmt.Errorf("tokenizer %s: %w", path, err)
+	}
+	// Files written by older tokenizers leave the model's type out.
+	var m hfModel
+	if err := json.Unmarshal(parts.Model, &m); err != nil {
+		return nil, fmt.Errorf("tokenizer %s: model: %w", path, err)
+	}
+	if t := m.modelType(); t != "WordPiece" {
+		return nil, fmt.Errorf("tokenizer %s: model type %q, want WordPiece", path, t)
 	}
 	if cfg.PreTokenizer != nil && cfg.PreTokenizer.Type != "BertPreTokenizer" {
 		return nil, fmt.Errorf("tokenizer %s: pre_tokenizer type %q, want BertPreTokenizer", path, cfg.PreTokenizer.Type)
@@ -175,9 +262,26 @@ func NewWordPieceFromJSON(path string, maxLength int) (*WordPiece, error) {
 		}
 	}
 	clsTok, sepTok := "[CLS]", "[SEP]"
-	if pp := cfg.PostProcessor; pp != nil {
+	if pp := cfg.PostProcessor; pp != nil && pp.Type == "TemplateProcessing" {
+		post, err := buildPost(parts.PostProcessor)
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer %s: post_processor: %w", path, err)
+		}
+		c, s, ok := bertTemplate(post)
+		if !ok {
+			return nil, fmt.Errorf("tokenizer %s: post_processor's template is not BERT's [CLS] A [SEP] B [SEP]", path)
+		}
+		for tok, id := range cfg.Model.Vocab {
+			if int(id) == c {
+				clsTok = tok
+			}
+			if int(id) == s {
+				sepTok = tok
+			}
+		}
+	} else if pp != nil {
 		if pp.Type != "BertProcessing" {
-			return nil, fmt.Errorf("tokenizer %s: post_processor type %q, want BertProcessing", path, pp.Type)
+			return nil, fmt.Errorf("tokenizer %s: post_processor type %q, want BertProcessing or TemplateProcessing", path, pp.Type)
 		}
 		if len(pp.CLS) == 2 && len(pp.Sep) == 2 {
 			c, ok1 := pp.CLS[0].(string)
@@ -299,6 +403,40 @@ func (w *WordPiece) Encode(text, pair string, isPair bool) (models.Encoding, err
 // its text (see Offset).
 func (w *WordPiece) EncodeWithOffsets(text, pair string, isPair bool) (models.Encoding, []Offset) {
 	return w.encode(text, pair, isPair, true)
+}
+
+// EncodeOffsets implements Tokenizer.
+func (w *WordPiece) EncodeOffsets(text, pair string, isPair bool) (Encoded, error) {
+	enc, offs := w.encode(text, pair, isPair, true)
+	// [CLS] a [SEP] (b [SEP]): a's tokens have type 0, b's type 1.
+	seq := append([]int(nil), enc.TypeIDs...)
+	seq[0], seq[len(seq)-1] = -1, -1
+	if isPair {
+		// The [SEP] after a is the last token of type 0.
+		for i := len(seq) - 1; i > 0; i-- {
+			if enc.TypeIDs[i] == 0 {
+				seq[i] = -1
+				break
+			}
+		}
+	}
+	return Encoded{Encoding: enc, Offsets: offs, Seq: seq}, nil
+}
+
+// Specials implements Tokenizer.
+func (w *WordPiece) Specials() Specials {
+	id := func(tok string) int {
+		for _, s := range w.special {
+			if s.text == tok {
+				return s.id
+			}
+		}
+		if id, ok := w.vocab[tok]; ok {
+			return int(id)
+		}
+		return -1
+	}
+	return Specials{CLS: w.cls, SEP: w.sep, PAD: id("[PAD]"), UNK: int(w.unk), MASK: id("[MASK]")}
 }
 
 // token is one token of a text before the special tokens are added.

@@ -192,12 +192,12 @@ func TestFingerprint(t *testing.T) {
 
 var sentimentInputs struct {
 	once   sync.Once
-	inputs []suites.Input
+	inputs []Input
 	err    error
 }
 
 // sentimentSuiteInputs returns every input of CheckList's sentiment suite.
-func sentimentSuiteInputs(b *testing.B) []suites.Input {
+func sentimentSuiteInputs(b *testing.B) []Input {
 	path := shareddata.Path(b, "data/checklist/sentiment_suite.tar.gz")
 	sentimentInputs.once.Do(func() {
 		s, err := suites.ImportCheckList(path)
@@ -207,7 +207,9 @@ func sentimentSuiteInputs(b *testing.B) []suites.Input {
 		}
 		for _, f := range s.Functionalities {
 			for _, c := range f.Cases {
-				sentimentInputs.inputs = append(sentimentInputs.inputs, c.Inputs...)
+				for _, in := range c.Inputs {
+					sentimentInputs.inputs = append(sentimentInputs.inputs, Input(in))
+				}
 			}
 		}
 	})

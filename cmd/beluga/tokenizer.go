@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/models/tokenize"
+	"github.com/beluga-nlp/beluga/models/tokenize/corpus"
+	"github.com/beluga-nlp/beluga/suites"
+)
+
+var tokenizerCmd = &cobra.Command{
+	Use:   "tokenizer",
+	Short: "Train a tokenizer on a task's own texts, or measure how one cuts texts",
+}
+
+func init() {
+	var inputs, suiteFiles []string
+	var split, out, kind string
+	var vocabSize, minFreq int
+	var lowercase bool
+	train := &cobra.Command{
+		Use:   "train",
+		Short: "Learn a WordPiece, byte-level BPE or Unigram tokenizer and write it as a HuggingFace tokenizer.json",
+		Long: `train learns a tokenizer from a task's own texts, for languages no checkpoint's vocabulary
+covers: columns of CSV, TSV or JSON-lines files (--input FILE:COLUMN, the i.i.d. training data)
+and the training split of suites (--suite FILE; BeLUGA's split is assigned where a suite has none;
+the test split is never read). The result is a tokenizer.json that beluga and HuggingFace's
+tokenizers read; a model spec names it with tokenizer: (beluga train --tokenizer). The same
+inputs and options give the same file.`,
+		Example: `  beluga tokenizer train --kind wordpiece --vocab-size 8000 \
+    --input iid_ar_binary.csv:text --suite mhc_arabic.jsonl -o ar-wordpiece.json
+  beluga tokenizer train --kind unigram --vocab-size 4000 --input train.tsv:sentence -o sst2-unigram.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			texts, err := corpus.Sources(inputs, suiteFiles, suites.Split(split))
+			if err != nil {
+				return err
+			}
+			b, err := tokenize.Train(texts, tokenize.TrainOptions{Kind: kind, VocabSize: vocabSize,
+				Lowercase: lowercase, MinFrequency: minFreq})
+			if err != nil {
+				return err
+			}
+			if err := atomicfile.WriteFile(out, b); err != nil {
+				return err
+			}
+			tk, err := tokenize.NewHF(out, 0)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s tokenizer, %d ids, from %d texts\n", out, kind, tk.VocabSize(), len(texts))
+			return nil
+		},
+	}
+	train.Flags().StringArrayVar(&inputs, "input", nil, "FILE:COLUMN of a .csv, .tsv, .jsonl or .jsonl.gz file (repeatable)")
+	train.Flags().StringArrayVar(&suiteFiles, "suite", nil, "suite file whose --split cases' inputs to add (repeatable)")
+	train.Flags().StringVar(&split, "split", string(suites.SplitTrain), "suite split to read (train or validation; never test)")
+	train.Flags().StringVar(&kind, "kind", "wordpiece", "wordpiece, bpe or unigram")
+	train.Flags().IntVar(&vocabSize, "vocab-size", 8000, "number of ids, special tokens included")
+	train.Flags().IntVar(&minFreq, "min-frequency", 2, "fewest occurrences of a merge or piece")
+	train.Flags().BoolVar(&lowercase, "lowercase", false, "lower-case texts first")
+	train.Flags().StringVarP(&out, "out", "o", "", "tokenizer.json to write")
+	train.MarkFlagRequired("out")
+
+	var statInputs, statSuites []string
+	var statSplit, tkPath string
+	var maxLengths []int
+	stats := &cobra.Command{
+		Use:   "stats",
+		Short: "Tokens per text and per word, [UNK] rate and truncation rate of a tokenizer on texts",
+		Long: `stats tokenizes texts (--input FILE:COLUMN, --suite FILE with --split) with a tokenizer (a model
+directory, a tokenizer.json, a vocab.txt or a SentencePiece .model) and prints tokens per text
+(special tokens excluded), tokens per white-space word, the share of unknown tokens, and the share
+of texts longer than each --max-length (special tokens included), which truncation would cut.`,
+		Example: `  beluga tokenizer stats --tokenizer bert-base-multilingual-cased/ --input iid_ar_binary.csv:text --max-length 48,128`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			texts, err := corpus.Sources(statInputs, statSuites, suites.Split(statSplit))
+			if err != nil {
+				return err
+			}
+			tk, err := tokenize.Open(tkPath, 0)
+			if err != nil {
+				return err
+			}
+			s, err := tokenize.ComputeStats(tk, texts, maxLengths)
+			if err != nil {
+				return err
+			}
+			s.Print(cmd.OutOrStdout())
+			return nil
+		},
+	}
+	stats.Flags().StringArrayVar(&statInputs, "input", nil, "FILE:COLUMN of a .csv, .tsv, .jsonl or .jsonl.gz file (repeatable)")
+	stats.Flags().StringArrayVar(&statSuites, "suite", nil, "suite file whose --split cases' inputs to add (repeatable)")
+	stats.Flags().StringVar(&statSplit, "split", string(suites.SplitTrain), "suite split to read (train or validation)")
+	stats.Flags().StringVar(&tkPath, "tokenizer", "", "model directory, tokenizer.json, vocab.txt or SentencePiece .model")
+	stats.Flags().IntSliceVar(&maxLengths, "max-length", []int{128}, "lengths to report truncation at")
+	stats.MarkFlagRequired("tokenizer")
+	tokenizerCmd.AddCommand(train, stats)
+	rootCmd.AddCommand(tokenizerCmd)
+}

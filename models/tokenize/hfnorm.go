@@ -1,0 +1,279 @@
+package tokenize
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// normalizer is one of tokenizer.json's normalizers.
+type normalizer func(ntext) ntext
+
+// hfNormalizer is the JSON of a normalizer: every field any of them has.
+type hfNormalizer struct {
+	Type                string            `json:"type"`
+	CleanText           *bool             `json:"clean_text"`
+	HandleChineseChars  *bool             `json:"handle_chinese_chars"`
+	StripAccents        *bool             `json:"strip_accents"`
+	Lowercase           *bool             `json:"lowercase"`
+	StripLeft           *bool             `json:"strip_left"`
+	StripRight          *bool             `json:"strip_right"`
+	Pattern             *hfPattern        `json:"pattern"`
+	Content             string            `json:"content"`
+	Prepend             string            `json:"prepend"`
+	PrecompiledCharsmap *string           `json:"precompiled_charsmap"`
+	Normalizers         []json.RawMessage `json:"normalizers"`
+}
+
+// hfPattern is a Replace or Split pattern: a literal string or a regex.
+type hfPattern struct {
+	String *string `json:"String"`
+	Regex  *string `json:"Regex"`
+}
+
+// compile returns a regexp for the pattern (a literal is quoted).
+func (p *hfPattern) compile() (*regexp.Regexp, error) {
+	switch {
+	case p == nil:
+		return nil, fmt.Errorf("no pattern")
+	case p.String != nil:
+		return regexp.MustCompile(regexp.QuoteMeta(*p.String)), nil
+	case p.Regex != nil:
+		re, err := regexp.Compile(*p.Regex)
+		if err != nil {
+			// Oniguruma's look-around and the like have no Go equivalent.
+			return nil, fmt.Errorf("regex %q is not supported by Go's regexp: %w", *p.Regex, err)
+		}
+		return re, nil
+	}
+	return nil, fmt.Errorf("pattern is neither String nor Regex")
+}
+
+func boolOr(p *bool, def bool) bool {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// buildNormalizer builds a normalizer from its JSON.
+func buildNormalizer(raw json.RawMessage) (normalizer, string, error) {
+	var n hfNormalizer
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return nil, "", err
+	}
+	switch n.Type {
+	case "BertNormalizer":
+		lower := boolOr(n.Lowercase, true)
+		o := normOptions{cleanText: boolOr(n.CleanText, true), chineseChars: boolOr(n.HandleChineseChars, true),
+			lowercase: lower, stripAccents: boolOr(n.StripAccents, lower)}
+		return func(t ntext) ntext { return bertNormalize(t, o) }, n.Type, nil
+	case "NFC":
+		return func(t ntext) ntext { return unicodeNormalize(t, norm.NFC) }, n.Type, nil
+	case "NFD":
+		return func(t ntext) ntext { return unicodeNormalize(t, norm.NFD) }, n.Type, nil
+	case "NFKC":
+		return func(t ntext) ntext { return unicodeNormalize(t, norm.NFKC) }, n.Type, nil
+	case "NFKD":
+		return func(t ntext) ntext { return unicodeNormalize(t, norm.NFKD) }, n.Type, nil
+	case "Lowercase":
+		return lowercase, n.Type, nil
+	case "StripAccents":
+		// HuggingFace drops every combining mark (category M).
+		return func(t ntext) ntext {
+			return mapRunes(t, func(r rune, emit func(rune)) {
+				if !unicode.Is(unicode.M, r) {
+					emit(r)
+				}
+			})
+		}, n.Type, nil
+	case "Strip":
+		left, right := boolOr(n.StripLeft, true), boolOr(n.StripRight, true)
+		return func(t ntext) ntext {
+			i, j := 0, len(t.s)
+			if left {
+				i = len(t.s) - len(strings.TrimLeftFunc(t.s, unicode.IsSpace))
+			}
+			if right {
+				j = len(strings.TrimRightFunc(t.s, unicode.IsSpace))
+			}
+			if j < i {
+				j = i
+			}
+			return t.slice(i, j)
+		}, n.Type, nil
+	case "Replace":
+		re, err := n.Pattern.compile()
+		if err != nil {
+			return nil, "", fmt.Errorf("Replace: %w", err)
+		}
+		content := n.Content
+		return func(t ntext) ntext { return replaceAll(t, re, content) }, n.Type, nil
+	case "Prepend":
+		p := n.Prepend
+		return func(t ntext) ntext {
+			if t.s == "" {
+				return t
+			}
+			var b builder
+			b.str(p, t.origin(0, utf8.RuneLen([]rune(t.s)[0])))
+			b.buf = append(b.buf, t.s...)
+			b.align = append(b.align, t.align...)
+			return b.text()
+		}, n.Type, nil
+	case "Precompiled":
+		if n.PrecompiledCharsmap == nil || *n.PrecompiledCharsmap == "" {
+			return func(t ntext) ntext { return t }, n.Type, nil
+		}
+		data, err := base64.StdEncoding.DecodeString(*n.PrecompiledCharsmap)
+		if err != nil {
+			return nil, "", fmt.Errorf("Precompiled: precompiled_charsmap: %w", err)
+		}
+		cm, err := newCharsmap(data)
+		if err != nil {
+			return nil, "", fmt.Errorf("Precompiled: %w", err)
+		}
+		return cm.normalizeGraphemes, n.Type, nil
+	case "Sequence":
+		var seq []normalizer
+		var names []string
+		for i, r := range n.Normalizers {
+			f, name, err := buildNormalizer(r)
+			if err != nil {
+				return nil, "", fmt.Errorf("Sequence[%d]: %w", i, err)
+			}
+			seq = append(seq, f)
+			names = append(names, name)
+		}
+		return func(t ntext) ntext {
+			for _, f := range seq {
+				t = f(t)
+			}
+			return t
+		}, "Sequence(" + strings.Join(names, ",") + ")", nil
+	}
+	return nil, "", fmt.Errorf("normalizer type %q is not supported", n.Type)
+}
+
+// bertNormalize is HuggingFace's BertNormalizer.
+func bertNormalize(t ntext, o normOptions) ntext {
+	if o.cleanText {
+		t = mapRunes(t, func(r rune, emit func(rune)) {
+			switch {
+			case r == 0 || r == 0xFFFD || isBertControl(r):
+			case isBertWhitespace(r):
+				emit(' ')
+			default:
+				emit(r)
+			}
+		})
+	}
+	if o.chineseChars {
+		t = mapRunes(t, func(r rune, emit func(rune)) {
+			if isChinese(r) {
+				emit(' ')
+				emit(r)
+				emit(' ')
+			} else {
+				emit(r)
+			}
+		})
+	}
+	if o.stripAccents {
+		t = unicodeNormalize(t, norm.NFD)
+		t = mapRunes(t, func(r rune, emit func(rune)) {
+			if !unicode.Is(unicode.Mn, r) {
+				emit(r)
+			}
+		})
+	}
+	if o.lowercase {
+		t = lowercase(t)
+	}
+	return t
+}
+
+// isBertWhitespace and isBertControl are BertNormalizer's tests: tab, new
+// line and carriage return are white space (as is anything with Unicode's
+// White_Space property), not control characters (Unicode's category C).
+func isBertWhitespace(r rune) bool {
+	return r == '\t' || r == '\n' || r == '\r' || unicode.IsSpace(r)
+}
+
+func isBertControl(r rune) bool {
+	if r == '\t' || r == '\n' || r == '\r' {
+		return false
+	}
+	return isControl(r)
+}
+
+// lowercase is Rust's char::to_lowercase, character by character (no
+// final-sigma rule; İ becomes i and a combining dot).
+func lowercase(t ntext) ntext {
+	return mapRunes(t, func(r rune, emit func(rune)) {
+		if r == 'İ' {
+			emit('i')
+			emit('\u0307')
+			return
+		}
+		emit(unicode.ToLower(r))
+	})
+}
+
+// unicodeNormalize applies a Unicode normal form, each normalised segment
+// aligned with the original segment it came from.
+func unicodeNormalize(t ntext, f norm.Form) ntext {
+	if f.IsNormalString(t.s) {
+		return t
+	}
+	var b builder
+	for i := 0; i < len(t.s); {
+		n := f.NextBoundaryInString(t.s[i:], true)
+		if n <= 0 {
+			n = len(t.s) - i
+		}
+		seg := t.s[i : i+n]
+		al := t.origin(i, i+n)
+		out := f.String(seg)
+		if out == seg {
+			b.buf = append(b.buf, seg...)
+			b.align = append(b.align, t.align[i:i+n]...)
+		} else {
+			// A changed segment (a character and its combining marks,
+			// mostly) is aligned with the original segment as a whole.
+			b.str(out, al)
+		}
+		i += n
+	}
+	return b.text()
+}
+
+// replaceAll replaces every match of re with content; the replacement is
+// aligned with the match.
+func replaceAll(t ntext, re *regexp.Regexp, content string) ntext {
+	ms := re.FindAllStringIndex(t.s, -1)
+	if len(ms) == 0 {
+		return t
+	}
+	var b builder
+	prev := 0
+	for _, m := range ms {
+		b.buf = append(b.buf, t.s[prev:m[0]]...)
+		b.align = append(b.align, t.align[prev:m[0]]...)
+		al := t.origin(m[0], m[1])
+		if m[0] == m[1] && m[0] < len(t.s) {
+			al = t.origin(m[0], m[0]+1)
+		}
+		b.str(content, al)
+		prev = m[1]
+	}
+	b.buf = append(b.buf, t.s[prev:]...)
+	b.align = append(b.align, t.align[prev:]...)
+	return b.text()
+}

@@ -1,0 +1,121 @@
+package tokenize
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Stats describe how a tokenizer cuts a list of texts.
+type Stats struct {
+	Texts          int
+	Words          int     // white-space separated words
+	Tokens         int     // tokens, special ones excluded
+	Unknown        int     // unknown tokens among them
+	MeanTokens     float64 // tokens per text
+	MedianTokens   float64
+	TokensPerWord  float64
+	UnknownRate    float64   // Unknown / Tokens
+	TruncatedAt    []int     // maximum lengths, special tokens included
+	TruncationRate []float64 // share of texts longer than each
+}
+
+// ComputeStats tokenizes every text with tk, which must not truncate, and
+// sums up: tokens (special ones excluded) per text and per white-space
+// word, unknown tokens, and the share of texts whose encoding (special
+// tokens included) is longer than each of maxLengths.
+func ComputeStats(tk Tokenizer, texts []string, maxLengths []int) (Stats, error) {
+	if tk.MaxLength() != 0 {
+		return Stats{}, fmt.Errorf("statistics need a tokenizer that does not truncate (it truncates to %d)", tk.MaxLength())
+	}
+	s := Stats{Texts: len(texts), TruncatedAt: maxLengths, TruncationRate: make([]float64, len(maxLengths))}
+	unk := tk.UnknownID()
+	lens := make([]int, 0, len(texts))
+	for _, t := range texts {
+		e, err := tk.EncodeOffsets(t, "", false)
+		if err != nil {
+			return Stats{}, err
+		}
+		n := 0
+		for i, id := range e.IDs {
+			if e.Seq[i] < 0 {
+				continue
+			}
+			n++
+			if id == unk {
+				s.Unknown++
+			}
+		}
+		s.Tokens += n
+		s.Words += len(strings.Fields(t))
+		lens = append(lens, n)
+		for k, l := range maxLengths {
+			if len(e.IDs) > l {
+				s.TruncationRate[k]++
+			}
+		}
+	}
+	if len(texts) == 0 {
+		return s, nil
+	}
+	sort.Ints(lens)
+	s.MeanTokens = float64(s.Tokens) / float64(len(texts))
+	s.MedianTokens = float64(lens[len(lens)/2])
+	if len(lens)%2 == 0 {
+		s.MedianTokens = float64(lens[len(lens)/2-1]+lens[len(lens)/2]) / 2
+	}
+	if s.Words > 0 {
+		s.TokensPerWord = float64(s.Tokens) / float64(s.Words)
+	}
+	if s.Tokens > 0 {
+		s.UnknownRate = float64(s.Unknown) / float64(s.Tokens)
+	}
+	for k := range s.TruncationRate {
+		s.TruncationRate[k] /= float64(len(texts))
+	}
+	return s, nil
+}
+
+// Print writes the statistics as a few aligned lines.
+func (s Stats) Print(w io.Writer) {
+	fmt.Fprintf(w, "texts            %d\n", s.Texts)
+	fmt.Fprintf(w, "tokens per text  %.2f mean, %.1f median\n", s.MeanTokens, s.MedianTokens)
+	fmt.Fprintf(w, "tokens per word  %.3f\n", s.TokensPerWord)
+	fmt.Fprintf(w, "unknown tokens   %d of %d (%.2f%%)\n", s.Unknown, s.Tokens, 100*s.UnknownRate)
+	for k, l := range s.TruncatedAt {
+		fmt.Fprintf(w, "truncated at %-4d %.1f%%\n", l, 100*s.TruncationRate[k])
+	}
+}
+
+// Open builds the tokenizer at path: a model directory (Load), a
+// tokenizer.json, a vocab.txt, or a SentencePiece model (spm.model wrapped
+// as DeBERTa-v2, any other .model as XLM-R).
+func Open(path string, maxLength int) (Tokenizer, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer: %w", err)
+	}
+	if st.IsDir() {
+		return Load(path, maxLength)
+	}
+	base := filepath.Base(path)
+	switch {
+	case strings.HasSuffix(base, ".json"):
+		if ok, err := bertShaped(path); err != nil {
+			return nil, err
+		} else if ok {
+			return NewWordPieceFromJSON(path, maxLength)
+		}
+		return NewHF(path, maxLength)
+	case strings.HasSuffix(base, ".txt"):
+		return NewWordPieceFromVocab(path, maxLength)
+	case base == "spm.model":
+		return NewSentencePiece(path, WrapDeBERTa, maxLength)
+	case strings.HasSuffix(base, ".model"):
+		return NewSentencePiece(path, WrapXLMR, maxLength)
+	}
+	return nil, fmt.Errorf("tokenizer %s: not a directory, tokenizer.json, vocab.txt or SentencePiece .model", path)
+}

@@ -3,8 +3,16 @@ AdamW) of a BERT-tiny-shaped classifier (2 layers, hidden 128, 2 heads,
 FFN 512, vocab 30,522; post-LayerNorm blocks with exact GELU and dropout 0.1,
 tanh pooler, linear classifier), batch 32, sequence 64, float32, 2 threads;
 --model mini for BERT-mini (4 layers, hidden 256, 4 heads, FFN 1024).
+--family picks the model family's variations on that graph (FAMILIES, one
+entry per family, as gostep's tinyFamily): RoBERTa's offset positions, one
+token type and dense-tanh head without pooler; ELECTRA's half-width
+embeddings with embeddings_project and dense-GELU head; DistilBERT's lack of
+token types and pre_classifier-ReLU head. The encoder layers are torch's
+nn.TransformerEncoderLayer (post-LayerNorm, exact GELU) for every family but
+modernbert, whose graph is torch_modernbert.py's.
 Run with Debian's python3-torch: /usr/bin/python3 torch_step.py --steps 10"""
 import argparse
+import importlib
 import resource
 import statistics
 import time
@@ -13,13 +21,33 @@ import torch
 from torch import nn
 
 
+# Each family's variations: embedding width (a fraction of hidden), token
+# types, position offset (padding_idx + 1), and head: "pooler" (BERT's tanh
+# pooler, dropout, classifier), "tanh"/"gelu" (dropout, dense, act, dropout,
+# out_proj) or "relu" (pre_classifier, ReLU, dropout, classifier).
+FAMILIES = {
+    "bert": dict(emb=1, types=2, offset=0, head="pooler"),
+    "electra": dict(emb=0.5, types=2, offset=0, head="gelu"),
+    "roberta": dict(emb=1, types=1, offset=2, head="tanh"),
+    "xlm-roberta": dict(emb=1, types=1, offset=2, head="tanh"),
+    "distilbert": dict(emb=1, types=0, offset=0, head="relu"),
+    # Relative attention, not nn.TransformerEncoderLayer: torch_deberta_step.py.
+    "deberta-v2": dict(graph="deberta"),
+    "modernbert": dict(model="torch_modernbert"),
+}
+
+
 class TinyBert(nn.Module):
-    def __init__(self, vocab=30522, hidden=128, layers=2, heads=2, ffn=512, max_pos=512, labels=2):
+    def __init__(self, vocab=30522, hidden=128, layers=2, heads=2, ffn=512, max_pos=512, labels=2, family="bert"):
         super().__init__()
-        self.word = nn.Embedding(vocab, hidden)
-        self.pos = nn.Embedding(max_pos, hidden)
-        self.typ = nn.Embedding(2, hidden)
-        self.ln = nn.LayerNorm(hidden, eps=1e-12)
+        f = FAMILIES[family]
+        e = int(hidden * f["emb"])
+        self.offset, self.head = f["offset"], f["head"]
+        self.word = nn.Embedding(vocab, e)
+        self.pos = nn.Embedding(max_pos + f["offset"], e)
+        self.typ = nn.Embedding(f["types"], e) if f["types"] else None
+        self.ln = nn.LayerNorm(e, eps=1e-12)
+        self.project = nn.Linear(e, hidden) if e != hidden else None
         self.drop = nn.Dropout(0.1)
         layer = nn.TransformerEncoderLayer(hidden, heads, ffn, dropout=0.1, activation="gelu",
                                            batch_first=True, norm_first=False, layer_norm_eps=1e-12)
@@ -28,11 +56,21 @@ class TinyBert(nn.Module):
         self.classifier = nn.Linear(hidden, labels)
 
     def forward(self, ids, types, mask):
-        pos = torch.arange(ids.shape[1]).unsqueeze(0)
-        x = self.drop(self.ln(self.word(ids) + self.pos(pos) + self.typ(types)))
+        pos = torch.arange(ids.shape[1]).unsqueeze(0) + self.offset
+        x = self.word(ids) + self.pos(pos)
+        if self.typ is not None:
+            x = x + self.typ(types)
+        x = self.drop(self.ln(x))
+        if self.project is not None:
+            x = self.project(x)
         x = self.encoder(x, src_key_padding_mask=~mask)
-        pooled = torch.tanh(self.pooler(x[:, 0]))
-        return self.classifier(self.drop(pooled))
+        x = x[:, 0]
+        if self.head == "pooler":
+            return self.classifier(self.drop(torch.tanh(self.pooler(x))))
+        if self.head == "relu":
+            return self.classifier(self.drop(torch.relu(self.pooler(x))))
+        act = torch.tanh if self.head == "tanh" else nn.functional.gelu
+        return self.classifier(self.drop(act(self.pooler(self.drop(x)))))
 
 
 def main():
@@ -42,10 +80,18 @@ def main():
     ap.add_argument("--seq", type=int, default=64)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--model", choices=["tiny", "mini"], default="tiny")
+    ap.add_argument("--family", choices=sorted(FAMILIES), default="bert")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
-    model = TinyBert() if a.model == "tiny" else TinyBert(hidden=256, layers=4, heads=4, ffn=1024)
+    size = {} if a.model == "tiny" else dict(hidden=256, layers=4, heads=4, ffn=1024)
+    if FAMILIES[a.family].get("graph") == "deberta":
+        from torch_deberta_step import TinyDeberta
+        model = TinyDeberta(**size)
+    elif "model" in FAMILIES[a.family]:
+        model = importlib.import_module(FAMILIES[a.family]["model"]).TinyModernBert(**size)
+    else:
+        model = TinyBert(family=a.family, **size)
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.0)
     ids = torch.tensor([[1000 + (i * 131 + j * 17) % 29000 for j in range(a.seq)] for i in range(a.batch)])

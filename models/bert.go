@@ -1,6 +1,7 @@
 package models
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -8,129 +9,474 @@ import (
 	"github.com/beluga-nlp/beluga/models/checkpoint"
 )
 
-// BERT is HuggingFace's BertForSequenceClassification: embeddings (word +
-// position + token type, LayerNorm), N transformer layers (multi-head
-// self-attention with the padding mask, residual + LayerNorm, a feed-forward
-// block with the exact erf GELU, residual + LayerNorm), a tanh pooler on the
-// [CLS] state, and a linear classifier. Its parameters carry HuggingFace's
-// names and shapes (a Linear weight is [out, in]).
-type BERT struct {
-	Config    checkpoint.Config
-	numLabels int // NumLabels() is part of the Classifier contract
-	params    []*Param
-	byName    map[string]*Param
-	// HiddenDropout and AttentionDropout are the training-time dropout rates
-	// (from the config unless set otherwise).
-	HiddenDropout, AttentionDropout float64
-	frozen                          bool
-	dropout                         *initStream
-	pool                            bufPool // the passes' buffers
+// This file is the BERT-shaped encoder — embeddings, then post-LayerNorm
+// transformer layers of multi-head self-attention with the padding mask and
+// a GELU feed-forward block — that bert, electra, roberta, xlm-roberta and
+// distilbert share, each spelling its parameters its own way (bertLayout),
+// and the bert family itself: HuggingFace's BertForSequenceClassification
+// (a tanh pooler on [CLS], dropout, a linear classifier) and
+// BertForQuestionAnswering (qa_outputs on every token).
+
+func init() {
+	Register(Family{
+		ModelType:  "bert",
+		Prefix:     "bert",
+		Classifier: "BertForSequenceClassification",
+		Span:       SpanArchitecture,
+		NewEncoder: func(cfg *checkpoint.Config) (Encoder, error) {
+			return newBERTEncoder(cfg, bertNames("bert", cfg))
+		},
+		NewPooler: newBERTPooler,
+		NewHead: func(cfg *checkpoint.Config, features, labels int) Head {
+			return &linearHead{dropout: classifierDropout(cfg), out: newLinear("classifier", features, labels)}
+		},
+		NewSpanHead:     newQAOutputs(nil),
+		spanDrawsPooler: true,
+	})
 }
 
-// bertParamShapes lists every parameter of a BertForSequenceClassification
-// in HuggingFace's order.
-func bertParamShapes(c *checkpoint.Config, labels int) []struct {
-	name  string
-	shape []int
-} {
-	type ps = struct {
-		name  string
-		shape []int
+// bertLayout spells a BERT-shaped encoder's parameter names and its
+// variations on BERT's graph.
+type bertLayout struct {
+	// Embedding tensors (full names); typ is empty without token types.
+	word, pos, typ, ln string
+	// project is ELECTRA's embeddings_project (embedding size → hidden),
+	// empty when there is none.
+	project string
+	// layer is the layer prefix, a format with the layer's number.
+	layer string
+	// Layer parts, under layer: attention query, key, value and output,
+	// the LayerNorm after attention, the feed-forward in and out, the
+	// LayerNorm after it.
+	q, k, v, o, ln1, ffnIn, ffnOut, ln2 string
+	// attnOutDropout: dropout on the attention output before the residual
+	// (all but DistilBERT).
+	attnOutDropout bool
+	// ignoreTypes: the token type of every token is 0 whatever the batch
+	// says (RoBERTa's tokenizers give none).
+	ignoreTypes bool
+	// positionOffset: position ids count non-padding tokens from
+	// padding_idx+1, padding gets padding_idx (RoBERTa's
+	// create_position_ids_from_input_ids); otherwise they are 0, 1, 2, …
+	positionOffset bool
+}
+
+// bertNames is BERT's (and ELECTRA's, RoBERTa's) spelling under prefix.
+func bertNames(prefix string, _ *checkpoint.Config) *bertLayout {
+	p := prefix + ".embeddings."
+	return &bertLayout{
+		word: p + "word_embeddings", pos: p + "position_embeddings", typ: p + "token_type_embeddings", ln: p + "LayerNorm",
+		layer: prefix + ".encoder.layer.%d.",
+		q:     "attention.self.query", k: "attention.self.key", v: "attention.self.value",
+		o: "attention.output.dense", ln1: "attention.output.LayerNorm",
+		ffnIn: "intermediate.dense", ffnOut: "output.dense", ln2: "output.LayerNorm",
+		attnOutDropout: true,
 	}
-	h, f := c.HiddenSize, c.IntermediateSize
-	out := []ps{
-		{"bert.embeddings.word_embeddings.weight", []int{c.VocabSize, h}},
-		{"bert.embeddings.position_embeddings.weight", []int{c.MaxPositionEmbeddings, h}},
-		{"bert.embeddings.token_type_embeddings.weight", []int{c.TypeVocabSize, h}},
-		{"bert.embeddings.LayerNorm.weight", []int{h}},
-		{"bert.embeddings.LayerNorm.bias", []int{h}},
+}
+
+// bertLayer is one layer's parameters.
+type bertLayer struct {
+	qW, qB, kW, kB, vW, vB, oW, oB, ln1W, ln1B, iW, iB, fW, fB, ln2W, ln2B *Param
+}
+
+// bertEncoder is the BERT-shaped encoder.
+type bertEncoder struct {
+	cfg                    checkpoint.Config
+	lay                    *bertLayout
+	e                      int // embedding width (ELECTRA's embedding_size; else hidden)
+	word, pos, typ         *Param
+	lnW, lnB, projW, projB *Param
+	layers                 []bertLayer
+}
+
+func newBERTEncoder(cfg *checkpoint.Config, lay *bertLayout) (*bertEncoder, error) {
+	if cfg.HiddenAct != "gelu" {
+		return nil, fmt.Errorf("field \"hidden_act\": %q (only the exact erf gelu is supported)", cfg.HiddenAct)
+	}
+	if raw, ok := cfg.Extra["position_embedding_type"]; ok {
+		var kind *string
+		if err := json.Unmarshal(raw, &kind); err != nil || (kind != nil && *kind != "absolute") {
+			return nil, fmt.Errorf("field \"position_embedding_type\": %s (only absolute position embeddings are supported)", raw)
+		}
+	}
+	if lay.typ != "" && cfg.TypeVocabSize <= 0 {
+		return nil, fmt.Errorf("field \"type_vocab_size\": %d, want a positive size", cfg.TypeVocabSize)
+	}
+	e := cfg.HiddenSize
+	if lay.project != "" && cfg.EmbeddingSize > 0 {
+		e = cfg.EmbeddingSize
+	}
+	if lay.positionOffset && cfg.PadTokenID+1 >= cfg.MaxPositionEmbeddings {
+		return nil, fmt.Errorf("field \"pad_token_id\": %d leaves no positions below max_position_embeddings %d", cfg.PadTokenID, cfg.MaxPositionEmbeddings)
+	}
+	return &bertEncoder{cfg: *cfg, lay: lay, e: e}, nil
+}
+
+func (m *bertEncoder) HiddenSize() int { return m.cfg.HiddenSize }
+
+func (m *bertEncoder) hasProjection() bool { return m.lay.project != "" && m.e != m.cfg.HiddenSize }
+
+// Specs lists the encoder's parameters in HuggingFace's order.
+func (m *bertEncoder) Specs() []ParamSpec {
+	c, lay := &m.cfg, m.lay
+	h, f, e := c.HiddenSize, c.IntermediateSize, m.e
+	out := []ParamSpec{
+		{Name: lay.word + ".weight", Shape: []int{c.VocabSize, e}},
+		{Name: lay.pos + ".weight", Shape: []int{c.MaxPositionEmbeddings, e}},
+	}
+	if lay.typ != "" {
+		out = append(out, ParamSpec{Name: lay.typ + ".weight", Shape: []int{c.TypeVocabSize, e}})
+	}
+	out = append(out, ParamSpec{Name: lay.ln + ".weight", Shape: []int{e}, Norm: true},
+		ParamSpec{Name: lay.ln + ".bias", Shape: []int{e}, Norm: true})
+	if m.hasProjection() {
+		out = append(out, linearSpecs(lay.project, e, h)...)
 	}
 	for l := 0; l < c.NumHiddenLayers; l++ {
-		p := fmt.Sprintf("bert.encoder.layer.%d.", l)
-		out = append(out,
-			ps{p + "attention.self.query.weight", []int{h, h}}, ps{p + "attention.self.query.bias", []int{h}},
-			ps{p + "attention.self.key.weight", []int{h, h}}, ps{p + "attention.self.key.bias", []int{h}},
-			ps{p + "attention.self.value.weight", []int{h, h}}, ps{p + "attention.self.value.bias", []int{h}},
-			ps{p + "attention.output.dense.weight", []int{h, h}}, ps{p + "attention.output.dense.bias", []int{h}},
-			ps{p + "attention.output.LayerNorm.weight", []int{h}}, ps{p + "attention.output.LayerNorm.bias", []int{h}},
-			ps{p + "intermediate.dense.weight", []int{f, h}}, ps{p + "intermediate.dense.bias", []int{f}},
-			ps{p + "output.dense.weight", []int{h, f}}, ps{p + "output.dense.bias", []int{h}},
-			ps{p + "output.LayerNorm.weight", []int{h}}, ps{p + "output.LayerNorm.bias", []int{h}},
-		)
+		p := fmt.Sprintf(lay.layer, l)
+		out = append(out, linearSpecs(p+lay.q, h, h)...)
+		out = append(out, linearSpecs(p+lay.k, h, h)...)
+		out = append(out, linearSpecs(p+lay.v, h, h)...)
+		out = append(out, linearSpecs(p+lay.o, h, h)...)
+		out = append(out, normSpecs(p+lay.ln1, h)...)
+		out = append(out, linearSpecs(p+lay.ffnIn, h, f)...)
+		out = append(out, linearSpecs(p+lay.ffnOut, f, h)...)
+		out = append(out, normSpecs(p+lay.ln2, h)...)
 	}
-	return append(out,
-		ps{"bert.pooler.dense.weight", []int{h, h}}, ps{"bert.pooler.dense.bias", []int{h}},
-		ps{"classifier.weight", []int{labels, h}}, ps{"classifier.bias", []int{labels}},
-	)
+	return out
 }
 
-// LoadReport says how a checkpoint's tensors met the model's parameters, as
-// HuggingFace reports it when loading a checkpoint into another head.
-type LoadReport struct {
-	Ignored     []string // checkpoint tensors the model has no use for
-	Initialised []string // model parameters the checkpoint lacks, initialised afresh
+// linearSpecs are a Linear(in, out)'s weight [out, in] and bias [out].
+func linearSpecs(name string, in, out int) []ParamSpec {
+	return []ParamSpec{{Name: name + ".weight", Shape: []int{out, in}}, {Name: name + ".bias", Shape: []int{out}}}
 }
 
-// NewBERT builds a classifier with labels outputs from a checkpoint's
-// weights. Parameters the checkpoint lacks (a pooler or classifier missing
-// from an MLM checkpoint) are initialised from seed as HuggingFace does;
-// tensors the model does not use are ignored; both are reported. A tensor
-// whose shape disagrees with the config is an error naming both shapes.
-func NewBERT(cfg *checkpoint.Config, labels int, weights checkpoint.Tensors, seed uint64) (*BERT, LoadReport, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, LoadReport{}, err
+// normSpecs are a LayerNorm(h)'s weight and bias.
+func normSpecs(name string, h int) []ParamSpec {
+	return []ParamSpec{{Name: name + ".weight", Shape: []int{h}, Norm: true}, {Name: name + ".bias", Shape: []int{h}, Norm: true}}
+}
+
+func (m *bertEncoder) Bind(param func(string) *Param) {
+	lay := m.lay
+	m.word, m.pos = param(lay.word+".weight"), param(lay.pos+".weight")
+	if lay.typ != "" {
+		m.typ = param(lay.typ + ".weight")
 	}
-	m := &BERT{Config: *cfg, numLabels: labels, byName: map[string]*Param{},
-		HiddenDropout: cfg.HiddenDropoutProb, AttentionDropout: cfg.AttentionProbsDropoutProb,
-		dropout: newInitStream(seed ^ 0x5eed)}
-	init := newInitStream(seed)
-	var rep LoadReport
-	used := map[string]bool{}
-	for _, s := range bertParamShapes(cfg, labels) {
-		p := &Param{Name: s.name, Shape: s.shape, Encoder: !strings.HasPrefix(s.name, "classifier."),
-			NoDecay: strings.HasSuffix(s.name, ".bias") || strings.Contains(s.name, "LayerNorm")}
-		n := checkpoint.NumElements(s.shape)
-		if t, ok := weights[s.name]; ok {
-			if !sameShape(t.Shape, s.shape) {
-				return nil, rep, fmt.Errorf("checkpoint tensor %s has shape %v, the config needs %v", s.name, t.Shape, s.shape)
+	m.lnW, m.lnB = param(lay.ln+".weight"), param(lay.ln+".bias")
+	if m.hasProjection() {
+		m.projW, m.projB = param(lay.project+".weight"), param(lay.project+".bias")
+	}
+	m.layers = make([]bertLayer, m.cfg.NumHiddenLayers)
+	for l := range m.layers {
+		p := fmt.Sprintf(lay.layer, l)
+		w := func(s string) *Param { return param(p + s + ".weight") }
+		b := func(s string) *Param { return param(p + s + ".bias") }
+		m.layers[l] = bertLayer{
+			qW: w(lay.q), qB: b(lay.q), kW: w(lay.k), kB: b(lay.k), vW: w(lay.v), vB: b(lay.v),
+			oW: w(lay.o), oB: b(lay.o), ln1W: w(lay.ln1), ln1B: b(lay.ln1),
+			iW: w(lay.ffnIn), iB: b(lay.ffnIn), fW: w(lay.ffnOut), fB: b(lay.ffnOut), ln2W: w(lay.ln2), ln2B: b(lay.ln2),
+		}
+	}
+}
+
+// layerActs holds one transformer layer's activations for the backward pass.
+type layerActs struct {
+	x                  []float32 // layer input
+	q, k, v, ctx       []float32
+	probs, attnKeep    []float32
+	hidKeep1, hidKeep2 []float32 // dropout multipliers after attention and FFN
+	xhat1, rstd1, y1   []float32 // first LayerNorm
+	u, g               []float32 // FFN pre-activation and GELU output
+	xhat2, rstd2       []float32 // second LayerNorm
+}
+
+// bertPass is one forward pass of the encoder and what its backward needs.
+type bertPass struct {
+	m                *bertEncoder
+	b                Batch
+	train            bool
+	types, positions []int // the token type and position id of every token
+	embKeep          []float32
+	embXhat, embRstd []float32
+	embOut           []float32 // the embeddings after dropout (projection's input)
+	layers           []layerActs
+	out              []float32 // final hidden states
+}
+
+func (p *bertPass) Hidden() []float32 { return p.out }
+
+// positionIDs are the position ids of b's tokens: j in each row, or
+// RoBERTa's count of the row's non-padding tokens from padding_idx+1
+// (padding_idx for padding: a token whose mask is 0 or whose id is the
+// pad token's).
+func (m *bertEncoder) positionIDs(b Batch) ([]int, error) {
+	L := b.SeqLen
+	pos := make([]int, b.Size*L)
+	if !m.lay.positionOffset {
+		if L > m.cfg.MaxPositionEmbeddings {
+			return nil, fmt.Errorf("sequence of %d tokens exceeds max_position_embeddings %d", L, m.cfg.MaxPositionEmbeddings)
+		}
+		for r := range pos {
+			pos[r] = r % L
+		}
+		return pos, nil
+	}
+	pad := m.cfg.PadTokenID
+	for i := 0; i < b.Size; i++ {
+		count := 0
+		for j := 0; j < L; j++ {
+			r := i*L + j
+			if b.Mask[r] == 0 || b.IDs[r] == pad {
+				pos[r] = pad
+				continue
 			}
-			p.Value = append([]float32(nil), t.Data...)
-			used[s.name] = true
-		} else {
-			p.Value = make([]float32, n)
-			initParam(p, cfg.InitializerRange, init)
-			rep.Initialised = append(rep.Initialised, s.name)
-		}
-		p.Grad = make([]float32, n)
-		m.params = append(m.params, p)
-		m.byName[s.name] = p
-	}
-	for _, name := range weights.Names() {
-		if !used[name] {
-			rep.Ignored = append(rep.Ignored, name)
+			count++
+			pos[r] = pad + count
+			if pos[r] >= m.cfg.MaxPositionEmbeddings {
+				return nil, fmt.Errorf("sequence of %d tokens exceeds max_position_embeddings %d (positions start at padding_idx+1 = %d)", count, m.cfg.MaxPositionEmbeddings, pad+1)
+			}
 		}
 	}
-	return m, rep, nil
+	return pos, nil
 }
 
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
+func (m *bertEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
+	c := &m.cfg
+	h, e, L := c.HiddenSize, m.e, b.SeqLen
+	if len(b.IDs) != b.Size*L || len(b.Types) != b.Size*L || len(b.Mask) != b.Size*L {
+		return nil, fmt.Errorf("batch of %d×%d has %d ids, %d types, %d mask values", b.Size, L, len(b.IDs), len(b.Types), len(b.Mask))
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
+	positions, err := m.positionIDs(b)
+	if err != nil {
+		return nil, err
+	}
+	n := b.Size * L
+	p := &bertPass{m: m, b: b, train: r.Train, positions: positions, types: b.Types}
+	if m.typ == nil || m.lay.ignoreTypes {
+		p.types = nil
+	}
+	x := r.Alloc(n * e)
+	word, pos := m.word.Value, m.pos.Value
+	var typ []float32
+	if m.typ != nil {
+		typ = m.typ.Value
+	}
+	for row := 0; row < n; row++ {
+		id, j := b.IDs[row], positions[row]
+		if id < 0 || id >= c.VocabSize {
+			return nil, fmt.Errorf("token id %d outside the vocabulary of %d", id, c.VocabSize)
+		}
+		dst := x[row*e : (row+1)*e]
+		switch {
+		case p.types != nil:
+			t := p.types[row]
+			if t < 0 || t >= c.TypeVocabSize {
+				return nil, fmt.Errorf("token type %d outside the %d types", t, c.TypeVocabSize)
+			}
+			for k := range dst {
+				dst[k] = word[id*e+k] + pos[j*e+k] + typ[t*e+k]
+			}
+		case typ != nil: // token types not in use: every token is of type 0
+			for k := range dst {
+				dst[k] = word[id*e+k] + pos[j*e+k] + typ[k]
+			}
+		default:
+			for k := range dst {
+				dst[k] = word[id*e+k] + pos[j*e+k]
+			}
 		}
 	}
-	return true
+	p.embXhat, p.embRstd = r.Alloc(n*e), r.Alloc(n)
+	layerNormForward(x, p.embXhat, p.embRstd, x, m.lnW.Value, m.lnB.Value, e, c.LayerNormEps)
+	p.embKeep = r.Keep(n*e, r.HiddenRate)
+	applyKeep(x, p.embKeep)
+	if m.projW != nil {
+		p.embOut = x
+		x = r.Alloc(n * h)
+		linearForward(x, p.embOut, m.projW.Value, m.projB.Value, n, e, h)
+	}
+	pool := &r.m.pool
+	for l := range m.layers {
+		var acts layerActs
+		if r.Train {
+			x = m.layerForward(l, x, b, r.HiddenRate, r.AttentionRate, &acts, r)
+			p.layers = append(p.layers, acts)
+			continue
+		}
+		// Evaluation keeps no activations: a layer's buffers go back to
+		// the pool as soon as the next layer has its input.
+		var scratch [][]float32
+		out := m.layerForward(l, x, b, 0, 0, &acts, &Run{m: r.m, alloc: func(n int) []float32 {
+			buf := pool.get(n)
+			scratch = append(scratch, buf)
+			return buf
+		}})
+		for i, buf := range scratch {
+			if sameBuffer(buf, out) {
+				scratch[i] = nil
+			}
+		}
+		pool.put(scratch...)
+		if l > 0 {
+			pool.put(x)
+		}
+		x = out
+	}
+	if !r.Train && len(m.layers) > 0 {
+		r.bufs = append(r.bufs, x)
+	}
+	p.out = x
+	return p, nil
 }
 
-// initParam is HuggingFace's BertPreTrainedModel._init_weights: normal(0,
+// layerForward runs layer l on x, keeping its activations in a; its buffers
+// come from r.
+func (m *bertEncoder) layerForward(l int, x []float32, b Batch, hidRate, attnRate float64, a *layerActs, r *Run) []float32 {
+	c := &m.cfg
+	h, f, heads := c.HiddenSize, c.IntermediateSize, c.NumAttentionHeads
+	n, L := b.Size*b.SeqLen, b.SeqLen
+	P := &m.layers[l]
+	alloc := r.Alloc
+	a.x = x
+	a.q, a.k, a.v = alloc(n*h), alloc(n*h), alloc(n*h)
+	linearForward(a.q, x, P.qW.Value, P.qB.Value, n, h, h)
+	linearForward(a.k, x, P.kW.Value, P.kB.Value, n, h, h)
+	linearForward(a.v, x, P.vW.Value, P.vB.Value, n, h, h)
+	a.probs = alloc(b.Size * heads * L * L)
+	a.attnKeep = r.m.keepMask(alloc, len(a.probs), attnRate)
+	a.ctx = alloc(n * h)
+	attentionForward(a.ctx, a.probs, a.q, a.k, a.v, b.Mask, a.attnKeep, b.Size, L, heads, h/heads)
+	res := alloc(n * h)
+	linearForward(res, a.ctx, P.oW.Value, P.oB.Value, n, h, h)
+	if m.lay.attnOutDropout {
+		a.hidKeep1 = r.m.keepMask(alloc, n*h, hidRate)
+		applyKeep(res, a.hidKeep1)
+	}
+	for i := range res {
+		res[i] += x[i]
+	}
+	a.y1, a.xhat1, a.rstd1 = alloc(n*h), alloc(n*h), alloc(n)
+	layerNormForward(a.y1, a.xhat1, a.rstd1, res, P.ln1W.Value, P.ln1B.Value, h, c.LayerNormEps)
+	a.u, a.g = alloc(n*f), alloc(n*f)
+	linearForward(a.u, a.y1, P.iW.Value, P.iB.Value, n, h, f)
+	geluForward(a.g, a.u)
+	out := alloc(n * h)
+	linearForward(out, a.g, P.fW.Value, P.fB.Value, n, f, h)
+	a.hidKeep2 = r.m.keepMask(alloc, n*h, hidRate)
+	applyKeep(out, a.hidKeep2)
+	for i := range out {
+		out[i] += a.y1[i]
+	}
+	a.xhat2, a.rstd2 = alloc(n*h), alloc(n)
+	layerNormForward(out, a.xhat2, a.rstd2, out, P.ln2W.Value, P.ln2B.Value, h, c.LayerNormEps)
+	return out
+}
+
+// Backward back-propagates dx, the gradient of the last layer's output (a
+// buffer of the pool, which it takes over), through the layers and the
+// embeddings into the parameters' gradients.
+func (p *bertPass) Backward(r *Run, dx []float32) {
+	m, b := p.m, p.b
+	pool := &r.m.pool
+	c := &m.cfg
+	h, e, n := c.HiddenSize, m.e, b.Size*b.SeqLen
+	for l := len(m.layers) - 1; l >= 0; l-- {
+		dIn := m.layerBackward(l, dx, b, &p.layers[l], pool)
+		pool.put(dx)
+		dx = dIn
+	}
+	if m.projW != nil {
+		de := pool.get(n * e)
+		linearBackward(de, m.projW.Grad, m.projB.Grad, dx, p.embOut, m.projW.Value, n, e, h)
+		pool.put(dx)
+		dx = de
+	}
+	defer pool.put(dx)
+	applyKeep(dx, p.embKeep)
+	dsum := pool.get(n * e)
+	defer pool.put(dsum)
+	layerNormBackward(dsum, m.lnW.Grad, m.lnB.Grad, dx, p.embXhat, p.embRstd, m.lnW.Value, e)
+	wg, pg := m.word.Grad, m.pos.Grad
+	var tg []float32
+	if m.typ != nil {
+		tg = m.typ.Grad
+	}
+	for row := 0; row < n; row++ {
+		id, j := b.IDs[row], p.positions[row]
+		t := 0
+		if p.types != nil {
+			t = p.types[row]
+		}
+		d := dsum[row*e : (row+1)*e]
+		for k, v := range d {
+			wg[id*e+k] += v
+			pg[j*e+k] += v
+			if tg != nil {
+				tg[t*e+k] += v
+			}
+		}
+	}
+}
+
+// layerBackward back-propagates dout through layer l and returns the
+// gradient of its input, in a buffer from the pool.
+func (m *bertEncoder) layerBackward(l int, dout []float32, b Batch, a *layerActs, pool *bufPool) []float32 {
+	c := &m.cfg
+	h, f, heads := c.HiddenSize, c.IntermediateSize, c.NumAttentionHeads
+	n, L := b.Size*b.SeqLen, b.SeqLen
+	P := &m.layers[l]
+	// second LayerNorm: out = LN(dropout(FFN(y1)) + y1)
+	dy1 := pool.get(n * h)
+	defer pool.put(dy1)
+	layerNormBackward(dy1, P.ln2W.Grad, P.ln2B.Grad, dout, a.xhat2, a.rstd2, P.ln2W.Value, h)
+	dres2 := dy1
+	if a.hidKeep2 != nil {
+		dres2 = pool.get(n * h)
+		defer pool.put(dres2)
+		copy(dres2, dy1)
+		applyKeep(dres2, a.hidKeep2)
+	}
+	dg := pool.get(n * f)
+	defer pool.put(dg)
+	linearBackward(dg, P.fW.Grad, P.fB.Grad, dres2, a.g, P.fW.Value, n, f, h)
+	geluBackward(dg, dg, a.u)
+	linearBackwardAdd(dy1, P.iW.Grad, P.iB.Grad, dg, a.y1, P.iW.Value, n, h, f)
+	// first LayerNorm: y1 = LN(dropout(attention(x)) + x)
+	dx := pool.get(n * h)
+	layerNormBackward(dx, P.ln1W.Grad, P.ln1B.Grad, dy1, a.xhat1, a.rstd1, P.ln1W.Value, h)
+	dres1 := dx
+	if a.hidKeep1 != nil {
+		dres1 = pool.get(n * h)
+		defer pool.put(dres1)
+		copy(dres1, dx)
+		applyKeep(dres1, a.hidKeep1)
+	}
+	dctx := pool.get(n * h)
+	defer pool.put(dctx)
+	linearBackward(dctx, P.oW.Grad, P.oB.Grad, dres1, a.ctx, P.oW.Value, n, h, h)
+	dq, dk, dv := pool.get(n*h), pool.get(n*h), pool.get(n*h)
+	defer pool.put(dq, dk, dv)
+	attentionBackward(dq, dk, dv, dctx, a.probs, a.attnKeep, a.q, a.k, a.v, b.Size, L, heads, h/heads)
+	for _, s := range []struct {
+		w, b *Param
+		d    []float32
+	}{{P.qW, P.qB, dq}, {P.kW, P.kB, dk}, {P.vW, P.vB, dv}} {
+		linearBackwardAdd(dx, s.w.Grad, s.b.Grad, s.d, a.x, s.w.Value, n, h, h)
+	}
+	return dx
+}
+
+// sameBuffer says whether a and b start at the same element.
+func sameBuffer(a, b []float32) bool {
+	return cap(a) > 0 && cap(b) > 0 && &a[:1][0] == &b[:1][0]
+}
+
+// initParam is HuggingFace's _init_weights for BERT-like models: normal(0,
 // initializer_range) for weights and embeddings, zeros for biases, ones for
-// LayerNorm weights.
-func initParam(p *Param, std float64, s *initStream) {
+// normalisation weights.
+func initParam(p *Param, norm bool, std float64, s *initStream) {
 	switch {
-	case strings.Contains(p.Name, "LayerNorm.weight"):
+	case norm && !strings.HasSuffix(p.Name, ".bias"):
 		for i := range p.Value {
 			p.Value[i] = 1
 		}
@@ -176,21 +522,6 @@ func (s *initStream) normal() float64 {
 	r := math.Sqrt(-2 * math.Log(u1))
 	s.spare, s.has = r*math.Sin(2*math.Pi*u2), true
 	return r * math.Cos(2*math.Pi*u2)
-}
-
-// Params lists the parameters in HuggingFace's order.
-func (m *BERT) Params() []*Param { return m.params }
-
-// Param returns the parameter called name, or nil.
-func (m *BERT) Param(name string) *Param { return m.byName[name] }
-
-// Weights returns the parameters as checkpoint tensors (sharing memory).
-func (m *BERT) Weights() checkpoint.Tensors {
-	ts := checkpoint.Tensors{}
-	for _, p := range m.params {
-		ts[p.Name] = &checkpoint.Tensor{Shape: p.Shape, Data: p.Value}
-	}
-	return ts
 }
 
 // TinyConfig is the BERT-tiny shape (google/bert_uncased_L-2_H-128_A-2):

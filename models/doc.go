@@ -1,4 +1,6 @@
-// Package models holds the text classifiers beluga trains: tokenizers, a BERT
-// encoder that loads HuggingFace checkpoints, a word-vector encoder, the
-// classification head, and the gorgonia ops and layers they are built from.
+// Package models holds the text classifiers beluga trains: transformer
+// encoders of the model families HuggingFace's config.json model_type names
+// (family.go: the registry, and how to add a family), loaded from
+// HuggingFace checkpoints, with each family's classification and span
+// heads; a word-vector encoder; and the kernels they are built from.
 package models

@@ -89,10 +89,13 @@ func (m *MaskedLM) LogProbs(b Batch, pos []int) ([][]float32, error) {
 	if len(pos) != b.Size {
 		return nil, fmt.Errorf("%d mask positions for %d rows", len(pos), b.Size)
 	}
-	p, err := m.Encoder.forward(b, false)
+	r := m.Encoder.newRun(false)
+	defer r.release()
+	p, err := m.Encoder.enc.Forward(r, b)
 	if err != nil {
 		return nil, err
 	}
+	hidden := p.Hidden()
 	c := &m.Encoder.Config
 	h, v := c.HiddenSize, c.VocabSize
 	x := make([]float32, b.Size*h)
@@ -100,7 +103,7 @@ func (m *MaskedLM) LogProbs(b Batch, pos []int) ([][]float32, error) {
 		if j < 0 || j >= b.SeqLen {
 			return nil, fmt.Errorf("row %d: mask position %d outside its %d tokens", i, j, b.SeqLen)
 		}
-		copy(x[i*h:(i+1)*h], p.out[(i*b.SeqLen+j)*h:])
+		copy(x[i*h:(i+1)*h], hidden[(i*b.SeqLen+j)*h:])
 	}
 	t := make([]float32, b.Size*h)
 	linearForward(t, x, m.dense, m.denseBias, b.Size, h, h)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/models/checkpoint"
@@ -14,85 +13,56 @@ import (
 // and writes.
 const SpanArchitecture = "BertForQuestionAnswering"
 
-// SpanBERT is HuggingFace's BertForQuestionAnswering: the BERT encoder
-// without a pooler and a linear layer qa_outputs (hidden → 2) on every
-// token's final hidden state, giving a start and an end logit per token. No
-// dropout sits between the encoder and qa_outputs, as in HuggingFace.
+// SpanModel is a family's …ForQuestionAnswering: the family's encoder
+// (without a pooler) and its span head — a linear layer qa_outputs (hidden
+// → 2) on every token's final hidden state (after DistilBERT's qa_dropout),
+// giving a start and an end logit per token.
 //
 // It implements Classifier with one difference in the logits' layout: a
 // row's logits are its SeqLen start logits followed by its SeqLen end
 // logits, so Pass.Logits has Size×2×SeqLen values (NumLabels is 2: start and
 // end). The losses in package losses (SpanMFT, SpanINV) read that layout.
-type SpanBERT struct {
-	enc    *BERT
-	qaW    *Param // qa_outputs.weight [2, hidden]
-	qaB    *Param // qa_outputs.bias [2]
-	params []*Param
+type SpanModel struct {
+	*core
+	head Head
 }
 
-// isHeadOfClassifier is true for the BertForSequenceClassification
-// parameters a span model does not have.
-func isHeadOfClassifier(name string) bool {
-	return strings.HasPrefix(name, "bert.pooler.") || strings.HasPrefix(name, "classifier.")
-}
+// SpanBERT is the bert family's span model, HuggingFace's
+// BertForQuestionAnswering.
+type SpanBERT = SpanModel
 
-// NewSpanBERT builds a span model from a checkpoint's weights: a
-// BertForQuestionAnswering checkpoint loads whole; an encoder-only one (an
-// MLM or a sequence classifier) gets a freshly initialised qa_outputs drawn
-// from seed, and the report lists it, with the tensors left unused (a pooler,
-// an MLM or classification head) under Ignored.
-func NewSpanBERT(cfg *checkpoint.Config, weights checkpoint.Tensors, seed uint64) (*SpanBERT, LoadReport, error) {
-	enc, encRep, err := NewBERT(cfg, 2, weights, seed)
+// NewSpanModel builds the span model of cfg's model family from a
+// checkpoint's weights: a …ForQuestionAnswering checkpoint loads whole; an
+// encoder-only one (an MLM or a sequence classifier) gets a freshly
+// initialised span head drawn from seed, and the report lists it, with the
+// tensors left unused (a pooler, an MLM or classification head) under
+// Ignored. A family HuggingFace gives no question-answering model is an
+// error.
+func NewSpanModel(cfg *checkpoint.Config, weights checkpoint.Tensors, seed uint64) (*SpanModel, LoadReport, error) {
+	c, err := newCore(cfg, seed)
 	if err != nil {
 		return nil, LoadReport{}, err
 	}
-	m := &SpanBERT{enc: enc}
+	f := c.family
+	if f.NewSpanHead == nil {
+		return nil, LoadReport{}, fmt.Errorf("model_type %q: HuggingFace has no question-answering model for it", f.ModelType)
+	}
+	m := &SpanModel{core: c, head: f.NewSpanHead(&c.Config, c.enc.HiddenSize())}
 	var rep LoadReport
-	for _, name := range encRep.Initialised {
-		if !isHeadOfClassifier(name) {
-			rep.Initialised = append(rep.Initialised, name)
-		}
+	// The head draws from a stream of its own, so its initial values do not
+	// depend on which encoder parameters the checkpoint happened to lack.
+	if err := c.load([]paramGroup{{c.enc.Specs(), true, newInitStream(seed)}, {m.head.Specs(), false, newInitStream(seed ^ 0x9a0)}},
+		weights, &rep, map[string]bool{}); err != nil {
+		return nil, rep, err
 	}
-	for _, name := range encRep.Ignored {
-		if !strings.HasPrefix(name, "qa_outputs.") {
-			rep.Ignored = append(rep.Ignored, name)
-		}
-	}
-	for _, p := range enc.params {
-		if isHeadOfClassifier(p.Name) {
-			if _, ok := weights[p.Name]; ok {
-				rep.Ignored = append(rep.Ignored, p.Name)
-			}
-			continue
-		}
-		m.params = append(m.params, p)
-	}
-	// A stream of its own, so the head's initial values do not depend on
-	// which encoder parameters the checkpoint happened to lack.
-	init := newInitStream(seed ^ 0x9a0)
-	h := cfg.HiddenSize
-	for _, s := range []struct {
-		name  string
-		shape []int
-		p     **Param
-	}{{"qa_outputs.weight", []int{2, h}, &m.qaW}, {"qa_outputs.bias", []int{2}, &m.qaB}} {
-		p := &Param{Name: s.name, Shape: s.shape, NoDecay: strings.HasSuffix(s.name, ".bias")}
-		n := checkpoint.NumElements(s.shape)
-		if t, ok := weights[s.name]; ok {
-			if !sameShape(t.Shape, s.shape) {
-				return nil, rep, fmt.Errorf("checkpoint tensor %s has shape %v, the config needs %v", s.name, t.Shape, s.shape)
-			}
-			p.Value = append([]float32(nil), t.Data...)
-		} else {
-			p.Value = make([]float32, n)
-			initParam(p, cfg.InitializerRange, init)
-			rep.Initialised = append(rep.Initialised, s.name)
-		}
-		p.Grad = make([]float32, n)
-		*s.p = p
-		m.params = append(m.params, p)
-	}
+	c.bind(c.enc, m.head)
 	return m, rep, nil
+}
+
+// NewSpanBERT is NewSpanModel; the name says what it builds from a bert
+// config.
+func NewSpanBERT(cfg *checkpoint.Config, weights checkpoint.Tensors, seed uint64) (*SpanModel, LoadReport, error) {
+	return NewSpanModel(cfg, weights, seed)
 }
 
 // LoadSpanBERT reads a model directory (or .tar.gz) into a span model; see
@@ -109,45 +79,20 @@ func LoadSpanBERT(path string) (*SpanBERT, LoadReport, error) {
 	return m, rep, nil
 }
 
-// Encoder is the underlying encoder (for its dropout settings and config).
-func (m *SpanBERT) Encoder() *BERT { return m.enc }
-
-// SetDropout sets the encoder's training-time dropout rates (BeLUGA's
-// dropout method); qa_outputs has no dropout of its own.
-func (m *SpanBERT) SetDropout(hidden, attention float64) { m.enc.SetDropout(hidden, attention) }
-
 // NumLabels implements Classifier: a start and an end logit per token.
-func (m *SpanBERT) NumLabels() int { return 2 }
+func (m *SpanModel) NumLabels() int { return 2 }
 
-// Params implements Classifier: the encoder's parameters in HuggingFace's
-// order, then qa_outputs.weight and qa_outputs.bias.
-func (m *SpanBERT) Params() []*Param { return m.params }
-
-// SetFrozenEncoder implements Classifier: frozen, only qa_outputs learns
-// (BeLUGA's linear probing).
-func (m *SpanBERT) SetFrozenEncoder(frozen bool) { m.enc.SetFrozenEncoder(frozen) }
-
-// Weights returns the parameters as checkpoint tensors (sharing memory), as
-// a BertForQuestionAnswering checkpoint holds them.
-func (m *SpanBERT) Weights() checkpoint.Tensors {
-	ts := checkpoint.Tensors{}
-	for _, p := range m.params {
-		ts[p.Name] = &checkpoint.Tensor{Shape: p.Shape, Data: p.Value}
-	}
-	return ts
-}
-
-// Save writes m as a HuggingFace BertForQuestionAnswering directory
+// Save writes m as its family's HuggingFace …ForQuestionAnswering directory
 // (config.json, model.safetensors, and vocab.txt when vocabFile is set),
 // each file atomically and config.json last.
-func (m *SpanBERT) Save(dir, vocabFile string) error {
+func (m *SpanModel) Save(dir, vocabFile string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	cfg := m.enc.Config
+	cfg := m.Config
 	cfg.NumLabels = 2
-	cfg.Architectures = []string{SpanArchitecture}
-	cfg.ModelType = "bert"
+	cfg.Architectures = []string{m.family.Span}
+	cfg.ModelType = m.family.ModelType
 	cfg.ID2Label = nil
 	if err := checkpoint.WriteSafetensors(filepath.Join(dir, "model.safetensors"), m.Weights()); err != nil {
 		return err
@@ -182,7 +127,7 @@ func (s SpanLogits) Row(i int) (start, end []float32) {
 }
 
 // InferSpans runs the model in evaluation mode on b.
-func (m *SpanBERT) InferSpans(b Batch) (SpanLogits, error) {
+func (m *SpanModel) InferSpans(b Batch) (SpanLogits, error) {
 	p, err := m.forward(b, false)
 	if err != nil {
 		return SpanLogits{}, err
@@ -198,31 +143,38 @@ func (m *SpanBERT) InferSpans(b Batch) (SpanLogits, error) {
 }
 
 // Forward implements Classifier.
-func (m *SpanBERT) Forward(b Batch, train bool) (Pass, error) { return m.forward(b, train) }
+func (m *SpanModel) Forward(b Batch, train bool) (Pass, error) { return m.forward(b, train) }
 
-// spanPass is one forward pass of a SpanBERT.
+// spanPass is one forward pass of a SpanModel.
 type spanPass struct {
-	m      *SpanBERT
-	seq    *SequencePass
+	m      *SpanModel
+	r      *Run
+	enc    EncoderPass
+	head   HeadPass
 	b      Batch
 	logits []float32 // Size × [start SeqLen | end SeqLen]
 }
 
-func (m *SpanBERT) forward(b Batch, train bool) (*spanPass, error) {
-	seq, err := m.enc.ForwardSequence(b, train)
+func (m *SpanModel) forward(b Batch, train bool) (*spanPass, error) {
+	r := m.newRun(train)
+	enc, err := m.enc.Forward(r, b)
 	if err != nil {
+		r.release()
 		return nil, err
 	}
-	n, L, h := b.Size*b.SeqLen, b.SeqLen, m.enc.Config.HiddenSize
-	y := make([]float32, n*2)
-	linearForward(y, seq.Hidden(), m.qaW.Value, m.qaB.Value, n, h, 2)
-	logits := make([]float32, n*2)
-	for r := 0; r < n; r++ {
-		i, j := r/L, r%L
-		logits[i*2*L+j] = y[2*r]
-		logits[i*2*L+L+j] = y[2*r+1]
+	n, L := b.Size*b.SeqLen, b.SeqLen
+	if m.family.spanDrawsPooler {
+		r.Keep(b.Size*m.enc.HiddenSize(), r.HiddenRate)
 	}
-	return &spanPass{m: m, seq: seq, b: b, logits: logits}, nil
+	head := m.head.Forward(r, enc.Hidden(), n)
+	y := head.Out()
+	logits := make([]float32, n*2)
+	for row := 0; row < n; row++ {
+		i, j := row/L, row%L
+		logits[i*2*L+j] = y[2*row]
+		logits[i*2*L+L+j] = y[2*row+1]
+	}
+	return &spanPass{m: m, r: r, enc: enc, head: head, b: b, logits: logits}, nil
 }
 
 // Logits implements Pass.
@@ -230,9 +182,7 @@ func (p *spanPass) Logits() []float32 { return p.logits }
 
 // Release implements Pass.
 func (p *spanPass) Release() {
-	if p.seq != nil {
-		p.seq.Release()
-	}
+	p.r.release()
 	*p = spanPass{}
 }
 
@@ -241,24 +191,23 @@ func (p *spanPass) Backward(dLogits []float32) error {
 	if len(dLogits) != len(p.logits) {
 		return fmt.Errorf("backward: %d logit gradients for %d span logits", len(dLogits), len(p.logits))
 	}
-	if !p.seq.p.train {
+	if !p.r.Train {
 		return fmt.Errorf("backward of an evaluation pass: call Forward with train set")
 	}
 	m := p.m
-	n, L, h := p.b.Size*p.b.SeqLen, p.b.SeqLen, m.enc.Config.HiddenSize
+	n, L, h := p.b.Size*p.b.SeqLen, p.b.SeqLen, m.enc.HiddenSize()
 	dy := make([]float32, n*2)
-	for r := 0; r < n; r++ {
-		i, j := r/L, r%L
-		dy[2*r] = dLogits[i*2*L+j]
-		dy[2*r+1] = dLogits[i*2*L+L+j]
+	for row := 0; row < n; row++ {
+		i, j := row/L, row%L
+		dy[2*row] = dLogits[i*2*L+j]
+		dy[2*row+1] = dLogits[i*2*L+L+j]
 	}
-	var dHidden []float32
-	if !m.enc.frozen {
-		dHidden = make([]float32, n*h)
-	}
-	linearBackward(dHidden, m.qaW.Grad, m.qaB.Grad, dy, p.seq.Hidden(), m.qaW.Value, n, h, 2)
-	if dHidden == nil {
+	if m.frozen {
+		p.head.Backward(p.r, dy, nil)
 		return nil
 	}
-	return p.seq.BackwardHidden(dHidden)
+	dHidden := p.r.Zeroed(n * h)
+	p.head.Backward(p.r, dy, dHidden)
+	p.enc.Backward(p.r, dHidden)
+	return nil
 }

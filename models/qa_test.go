@@ -40,11 +40,13 @@ func TestSpanBERTMatchesSequenceOutput(t *testing.T) {
 		t.Fatal("fixture without [CLS] states")
 	}
 	b := NewBatch(encs)
-	seq, err := m.enc.ForwardSequence(b, false)
+	r := m.newRun(false)
+	defer r.release()
+	seq, err := m.enc.Forward(r, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, L := m.enc.Config.HiddenSize, b.SeqLen
+	h, L := m.Config.HiddenSize, b.SeqLen
 	hid := seq.Hidden()
 	cls := make([]float32, 0, b.Size*h)
 	for i := 0; i < b.Size; i++ {
@@ -57,7 +59,7 @@ func TestSpanBERTMatchesSequenceOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, bias := m.qaW.Value, m.qaB.Value
+	w, bias := m.Param("qa_outputs.weight").Value, m.Param("qa_outputs.bias").Value
 	for r := 0; r < b.Size*L; r++ {
 		for c, got := range []float32{sp.Start[r], sp.End[r]} {
 			want := float64(bias[c])
@@ -75,7 +77,7 @@ func TestSpanBERTMatchesSequenceOutput(t *testing.T) {
 // (head and encoder) against central differences along random directions.
 func TestSpanBERTGradientDirectional(t *testing.T) {
 	m := loadFixtureSpan(t)
-	m.enc.SetDropout(0, 0)
+	m.SetDropout(0, 0)
 	checkDirectional(t, m, fixtureBatch(), 11, rmsStep)
 }
 
@@ -138,11 +140,11 @@ func TestSpanBERTFromEncoderCheckpoints(t *testing.T) {
 				t.Errorf("report %+v mentions the span head as ignored or the pooler as initialised", rep)
 			}
 			for _, p := range m.Params() {
-				if isHeadOfClassifier(p.Name) {
+				if strings.HasPrefix(p.Name, "bert.pooler.") || strings.HasPrefix(p.Name, "classifier.") {
 					t.Errorf("span model has the classifier parameter %s", p.Name)
 				}
 			}
-			if b := m.qaB.Value; b[0] != 0 || b[1] != 0 {
+			if b := m.Param("qa_outputs.bias").Value; b[0] != 0 || b[1] != 0 {
 				t.Errorf("qa_outputs.bias initialised to %v, want zeros", b)
 			}
 		})

@@ -10,18 +10,18 @@ import (
 	"github.com/beluga-nlp/beluga/models/checkpoint"
 )
 
-// Save writes m as a HuggingFace model directory: config.json (with its
-// number of labels) and model.safetensors, plus the tokenizer's vocabulary
-// when vocabFile is set (the vocabulary file is what rebuilds the
-// tokenizer). Each file is written atomically.
-func (m *BERT) Save(dir, vocabFile string) error {
+// Save writes m as its family's HuggingFace model directory: config.json
+// (with its number of labels) and model.safetensors, plus the tokenizer's
+// vocabulary when vocabFile is set (the vocabulary file is what rebuilds
+// the tokenizer). Each file is written atomically.
+func (m *SequenceClassifier) Save(dir, vocabFile string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	cfg := m.Config
 	cfg.NumLabels = m.numLabels
-	cfg.Architectures = []string{"BertForSequenceClassification"}
-	cfg.ModelType = "bert"
+	cfg.Architectures = []string{m.family.Classifier}
+	cfg.ModelType = m.family.ModelType
 	cfg.ID2Label = nil
 	if err := checkpoint.WriteSafetensors(filepath.Join(dir, "model.safetensors"), m.Weights()); err != nil {
 		return err
@@ -49,9 +49,9 @@ type Model interface {
 	Infer(b Batch) (Output, error)
 }
 
-// Load reads a model directory (or .tar.gz) of either kind — a BERT
-// (HuggingFace layout) or a word-vector model (model_type "wordvec") — and
-// the directory it was read from.
+// Load reads a model directory (or .tar.gz) of either kind — a classifier
+// of a registered family (HuggingFace layout) or a word-vector model
+// (model_type "wordvec") — and the checkpoint it was read from.
 func Load(path string) (Model, LoadReport, *checkpoint.Checkpoint, error) {
 	ck, err := checkpoint.Load(path)
 	if err != nil {
@@ -61,7 +61,7 @@ func Load(path string) (Model, LoadReport, *checkpoint.Checkpoint, error) {
 		m, err := loadWordVec(ck)
 		return m, LoadReport{}, ck, err
 	}
-	m, rep, err := NewBERT(ck.Config, ck.Config.Labels(), ck.Weights, 0)
+	m, rep, err := NewClassifier(ck.Config, ck.Config.Labels(), ck.Weights, 0)
 	if err != nil {
 		return nil, rep, nil, fmt.Errorf("model %s: %w", path, err)
 	}

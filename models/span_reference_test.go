@@ -43,7 +43,7 @@ func TestSpanBERTMatchesPyTorch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Encoder().SetDropout(0, 0)
+	m.SetDropout(0, 0)
 	for _, p := range m.Params() {
 		switch p.Name {
 		case "qa_outputs.weight":

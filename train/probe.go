@@ -28,7 +28,7 @@ import (
 const CorrectLPFrozenEval = "lp-frozen-eval"
 
 // headModel is a classifier whose head can be trained alone on features of
-// its frozen encoder (models.BERT).
+// its frozen encoder (models.SequenceClassifier).
 type headModel interface {
 	// Infer's Output.Pooled are the features: the encoder's output in
 	// evaluation mode, what the head reads.

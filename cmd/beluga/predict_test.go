@@ -35,13 +35,22 @@ func belugaEnv(t *testing.T, env []string, args ...string) (int, string) {
 // blobs named by content hash, relative links from the snapshot, refs/main.
 func hubCacheCopy(t *testing.T, cache, repo, commit, src string) {
 	t.Helper()
+	hubCacheFiles(t, cache, repo, commit, src, []string{"config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json", "tokenizer_config.json", "vocab.txt"})
+}
+
+// hubCacheFiles is hubCacheCopy of the named files.
+func hubCacheFiles(t *testing.T, cache, repo, commit, src string, files []string) {
+	t.Helper()
 	repoDir := filepath.Join(cache, "models--"+strings.ReplaceAll(repo, "/", "--"))
 	snap := filepath.Join(repoDir, "snapshots", commit)
 	os.MkdirAll(filepath.Join(repoDir, "blobs"), 0o755)
 	os.MkdirAll(snap, 0o755)
 	os.MkdirAll(filepath.Join(repoDir, "refs"), 0o755)
-	for _, name := range []string{"config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json", "tokenizer_config.json", "vocab.txt"} {
+	for _, name := range files {
 		b, err := os.ReadFile(filepath.Join(src, name))
+		if os.IsNotExist(err) {
+			continue // a model without this file (a tokenizer given by vocab.txt alone)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,6 +109,93 @@ func TestPredictByHubIDOffline(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.jsonl")); err == nil {
 		t.Error("a failed predict wrote its output")
+	}
+}
+
+// TestPredictFamiliesByHubID: a model of each family, named by hub id and
+// read from an HF cache offline, predicts the logits HuggingFace's graph
+// gives (models/testdata/families: the checkpoints gen.py writes, with
+// WordPiece vocabularies whose ids its inputs use).
+func TestPredictFamiliesByHubID(t *testing.T) {
+	for _, family := range []string{"bert", "electra", "roberta", "xlm-roberta", "distilbert"} {
+		t.Run(family, func(t *testing.T) {
+			src := filepath.Join("..", "..", "models", "testdata", "families", family)
+			raw, err := os.ReadFile(filepath.Join(src, "expected.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var exp struct {
+				Logits [][]float64
+				Losses struct {
+					MFT struct{ Texts []string }
+					DIR struct{ Orig [][2]*string }
+				}
+			}
+			if err := json.Unmarshal(raw, &exp); err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			home := filepath.Join(dir, "hf")
+			const commit = "0123456789abcdef0123456789abcdef01234567"
+			hubCacheCopy(t, filepath.Join(home, "hub"), "acme/tiny-"+family, commit, src)
+			var lines []string
+			for _, s := range exp.Losses.MFT.Texts {
+				b, _ := json.Marshal(map[string]string{"text": s})
+				lines = append(lines, string(b))
+			}
+			pair := exp.Losses.DIR.Orig[1]
+			b, _ := json.Marshal(map[string]string{"text": *pair[0], "text_pair": *pair[1]})
+			lines = append(lines, string(b))
+			in := filepath.Join(dir, "in.jsonl")
+			os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+			env := []string{"HF_HOME=" + home, "HF_HUB_CACHE=", "HF_HUB_OFFLINE=1", "HF_ENDPOINT=http://127.0.0.1:1"}
+			out := filepath.Join(dir, "out.jsonl")
+			if code, msg := belugaEnv(t, env, "predict", "--model", "acme/tiny-"+family, "--input", in, "-o", out); code != 0 {
+				t.Fatalf("predict --model acme/tiny-%s failed (%d): %s", family, code, msg)
+			}
+			got, _ := os.ReadFile(out)
+			rows := strings.Split(strings.TrimSpace(string(got)), "\n")
+			if len(rows) != len(lines) {
+				t.Fatalf("%d predictions for %d inputs", len(rows), len(lines))
+			}
+			for i, line := range rows {
+				var o struct{ Logits []float64 }
+				if err := json.Unmarshal([]byte(line), &o); err != nil {
+					t.Fatal(err)
+				}
+				for k, w := range exp.Logits[i] {
+					if d := o.Logits[k] - w; d > 1e-4 || d < -1e-4 {
+						t.Errorf("input %d logit %d = %g, HuggingFace's graph %g", i, k, o.Logits[k], w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPredictRefusesUnknownModelType: a checkpoint whose model_type no
+// family knows fails with the known ones listed, and writes nothing.
+func TestPredictRefusesUnknownModelType(t *testing.T) {
+	src := filepath.Join("..", "..", "models", "testdata", "families", "bert")
+	dir := t.TempDir()
+	for _, name := range []string{"model.safetensors", "vocab.txt"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+	b, _ := os.ReadFile(filepath.Join(src, "config.json"))
+	os.WriteFile(filepath.Join(dir, "config.json"), []byte(strings.Replace(string(b), `"model_type": "bert"`, `"model_type": "gpt2"`, 1)), 0o644)
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(`{"text": "the movie"}`+"\n"), 0o644)
+	out := filepath.Join(dir, "out.jsonl")
+	code, msg := belugaEnv(t, nil, "predict", "--model", dir, "--input", in, "-o", out)
+	if code == 0 || !strings.Contains(msg, `"gpt2"`) || !strings.Contains(msg, "distilbert") || !strings.Contains(msg, "roberta") {
+		t.Errorf("exit %d, %s: want a refusal naming gpt2 and the known families", code, msg)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused predict wrote its output")
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 )
 
-// Config is the part of a HuggingFace BERT config.json that beluga uses.
+// Config is the part of a HuggingFace config.json that beluga uses, in
+// BERT's names: a family that names a field otherwise (DistilBERT's dim,
+// n_layers, …) has it read into and written back from these (familyKeys).
 // Unknown fields are kept in Extra and written back unchanged.
 type Config struct {
 	ModelType                 string            `json:"model_type"`
@@ -29,7 +31,17 @@ type Config struct {
 	ID2Label                  map[string]string `json:"id2label,omitempty"`
 	NumLabels                 int               `json:"num_labels,omitempty"`
 	ProblemType               string            `json:"problem_type,omitempty"`
-	// EmbeddingSize is the word-vector dimension of model_type "wordvec".
+	// ClassifierDropout is classifier_dropout: the classification head's
+	// dropout rate when set, else the hidden dropout rate (BERT, RoBERTa,
+	// ELECTRA).
+	ClassifierDropout *float64 `json:"classifier_dropout,omitempty"`
+	// QADropout and SeqClassifDropout are DistilBERT's qa_dropout and
+	// seq_classif_dropout.
+	QADropout         float64 `json:"qa_dropout,omitempty"`
+	SeqClassifDropout float64 `json:"seq_classif_dropout,omitempty"`
+	// EmbeddingSize is the word-vector dimension of model_type "wordvec",
+	// and ELECTRA's embedding width (embeddings_project maps it to
+	// hidden_size when they differ).
 	EmbeddingSize int                        `json:"embedding_size,omitempty"`
 	Extra         map[string]json.RawMessage `json:"-"`
 }
@@ -59,6 +71,9 @@ func ReadConfig(path string) (*Config, error) {
 	if err := json.Unmarshal(b, &c.Extra); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
+	if err := c.readFamilyKeys(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
@@ -78,16 +93,81 @@ func (c *Config) Validate() error {
 		v    int
 	}{{"vocab_size", c.VocabSize}, {"hidden_size", c.HiddenSize}, {"num_hidden_layers", c.NumHiddenLayers},
 		{"num_attention_heads", c.NumAttentionHeads}, {"intermediate_size", c.IntermediateSize},
-		{"max_position_embeddings", c.MaxPositionEmbeddings}, {"type_vocab_size", c.TypeVocabSize}} {
+		{"max_position_embeddings", c.MaxPositionEmbeddings}} {
 		if f.v <= 0 {
-			return fmt.Errorf("field %q: %d, want a positive size", f.name, f.v)
+			return fmt.Errorf("field %q: %d, want a positive size", c.key(f.name), f.v)
 		}
 	}
-	if c.HiddenSize%c.NumAttentionHeads != 0 {
-		return fmt.Errorf("field \"num_attention_heads\": %d does not divide hidden_size %d", c.NumAttentionHeads, c.HiddenSize)
+	if c.TypeVocabSize < 0 {
+		return fmt.Errorf("field \"type_vocab_size\": %d, want a size", c.TypeVocabSize)
 	}
-	if c.HiddenAct != "gelu" {
-		return fmt.Errorf("field \"hidden_act\": %q (only the exact erf gelu is supported)", c.HiddenAct)
+	if c.HiddenSize%c.NumAttentionHeads != 0 {
+		return fmt.Errorf("field %q: %d does not divide %s %d", c.key("num_attention_heads"), c.NumAttentionHeads, c.key("hidden_size"), c.HiddenSize)
+	}
+	return nil
+}
+
+// familyKeys are the config.json keys a family spells otherwise than BERT,
+// by model_type: its key for each of BERT's.
+var familyKeys = map[string]map[string]string{
+	// DistilBertConfig: no token types; LayerNorm eps fixed at 1e-12.
+	"distilbert": {"hidden_size": "dim", "intermediate_size": "hidden_dim", "num_hidden_layers": "n_layers",
+		"num_attention_heads": "n_heads", "hidden_dropout_prob": "dropout",
+		"attention_probs_dropout_prob": "attention_dropout", "hidden_act": "activation"},
+}
+
+// familyDefaults are HuggingFace's config defaults of a family's keys
+// that BERT's do not give.
+var familyDefaults = map[string]func(c *Config){
+	"distilbert": func(c *Config) {
+		c.TypeVocabSize, c.LayerNormEps = 0, 1e-12
+		c.QADropout, c.SeqClassifDropout = 0.1, 0.2
+		c.HiddenDropoutProb, c.AttentionProbsDropoutProb = 0.1, 0.1
+	},
+}
+
+// key is the config.json key of BERT's key name in c's family.
+func (c *Config) key(bert string) string {
+	if k, ok := familyKeys[c.ModelType][bert]; ok {
+		return k
+	}
+	return bert
+}
+
+// readFamilyKeys reads the fields of a family that names them otherwise
+// from Extra.
+func (c *Config) readFamilyKeys() error {
+	keys, ok := familyKeys[c.ModelType]
+	if !ok {
+		return nil
+	}
+	if d := familyDefaults[c.ModelType]; d != nil {
+		d(c)
+		// Keys the file gives win over the defaults.
+		for _, k := range []string{"qa_dropout", "seq_classif_dropout"} {
+			if raw, ok := c.Extra[k]; ok {
+				dst := &c.QADropout
+				if k == "seq_classif_dropout" {
+					dst = &c.SeqClassifDropout
+				}
+				if err := json.Unmarshal(raw, dst); err != nil {
+					return fmt.Errorf("field %q: %w", k, err)
+				}
+			}
+		}
+	}
+	fields := map[string]any{"hidden_size": &c.HiddenSize, "intermediate_size": &c.IntermediateSize,
+		"num_hidden_layers": &c.NumHiddenLayers, "num_attention_heads": &c.NumAttentionHeads,
+		"hidden_dropout_prob": &c.HiddenDropoutProb, "attention_probs_dropout_prob": &c.AttentionProbsDropoutProb,
+		"hidden_act": &c.HiddenAct}
+	for bert, theirs := range keys {
+		raw, ok := c.Extra[theirs]
+		if !ok {
+			continue
+		}
+		if err := json.Unmarshal(raw, fields[bert]); err != nil {
+			return fmt.Errorf("field %q: %w", theirs, err)
+		}
 	}
 	return nil
 }
@@ -104,8 +184,16 @@ func WriteConfig(path string, c *Config) error {
 	}
 	var fields map[string]json.RawMessage
 	json.Unmarshal(known, &fields)
+	keys := familyKeys[c.ModelType]
 	for k, v := range fields {
+		if theirs, ok := keys[k]; ok {
+			k = theirs // the family's own spelling, as its config class reads it
+		}
 		merged[k] = v
+	}
+	if keys != nil {
+		delete(merged, "type_vocab_size")
+		delete(merged, "layer_norm_eps")
 	}
 	out, err := json.MarshalIndent(merged, "", "  ")
 	if err != nil {

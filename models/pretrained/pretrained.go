@@ -5,11 +5,12 @@
 // into a classifier, its tokenizer, and a way to save both. beluga predict
 // and training start from it.
 //
-// It loads the way transformers' from_pretrained does for
-// BertForSequenceClassification: legacy names (LayerNorm gamma/beta, a
-// state dict saved without the "bert." prefix) are mapped, tensors the model
-// does not use are ignored, and a missing pooler or classifier is
-// initialised afresh; both are reported. Unlike transformers, a missing
+// It loads the way transformers' from_pretrained does for the
+// …ForSequenceClassification of the checkpoint's model family (config.json
+// model_type, models.LookupFamily): legacy names (LayerNorm gamma/beta, a
+// state dict saved without the family's "bert."/"roberta."/… prefix) are
+// mapped, tensors the model does not use are ignored, and a missing pooler
+// or head is initialised afresh; both are reported. Unlike transformers, a missing
 // embedding or encoder-layer tensor is an error unless AllowMissing is set
 // (a checkpoint that lacks one is nearly always the wrong file), and a
 // non-finite weight is refused with its name.
@@ -107,30 +108,49 @@ func Load(ctx context.Context, ref string, opt Options) (*Model, error) {
 }
 
 func (m *Model) loadBERT(ck *checkpoint.Checkpoint, dir string, opt Options) error {
-	weights := normaliseNames(ck.Weights)
-	labels := ck.Config.Labels()
-	if opt.Labels > 0 && opt.Labels != labels {
-		// A head trained for other classes is of no use: start it afresh.
-		for _, n := range []string{"classifier.weight", "classifier.bias"} {
-			delete(weights, n)
-		}
-		labels = opt.Labels
-	}
-	b, rep, err := models.NewBERT(ck.Config, labels, weights, opt.Seed)
+	fam, err := models.LookupFamily(ck.Config.ModelType)
 	if err != nil {
 		return err
 	}
-	if opt.Labels > 0 && opt.Labels != ck.Config.Labels() {
-		for _, n := range []string{"classifier.weight", "classifier.bias"} {
-			if _, ok := ck.Weights[n]; ok {
-				rep.Ignored = append(rep.Ignored, n)
+	headSpecs, err := fam.HeadSpecs(ck.Config, ck.Config.Labels())
+	if err != nil {
+		return err
+	}
+	head := map[string]bool{}
+	for _, s := range headSpecs {
+		head[s.Name] = true
+	}
+	weights := normaliseNames(ck.Weights, fam.Prefix, head)
+	labels := ck.Config.Labels()
+	var dropped []string
+	if opt.Labels > 0 && opt.Labels != labels {
+		// A head trained for other classes is of no use where its shape
+		// says so: start those tensors afresh.
+		specs, err := fam.HeadSpecs(ck.Config, opt.Labels)
+		if err != nil {
+			return err
+		}
+		for _, s := range specs {
+			if t, ok := weights[s.Name]; ok && !sameShape(t.Shape, s.Shape) {
+				delete(weights, s.Name)
+				dropped = append(dropped, s.Name)
 			}
 		}
+		labels = opt.Labels
 	}
+	b, rep, err := models.NewClassifier(ck.Config, labels, weights, opt.Seed)
+	if err != nil {
+		return err
+	}
+	rep.Ignored = append(rep.Ignored, dropped...)
 	if !opt.AllowMissing {
 		var missing []string
+		enc := map[string]bool{}
+		for _, p := range b.Params() {
+			enc[p.Name] = p.Encoder
+		}
 		for _, n := range rep.Initialised {
-			if strings.HasPrefix(n, "bert.embeddings.") || strings.HasPrefix(n, "bert.encoder.") {
+			if enc[n] && !isPooler(n, fam.Prefix) {
 				missing = append(missing, n)
 			}
 		}
@@ -163,11 +183,13 @@ func (m *Model) loadWordVec(dir string, opt Options) error {
 }
 
 // normaliseNames maps the tensor names older or headless checkpoints use to
-// BertForSequenceClassification's, as transformers does on loading:
-// LayerNorm's gamma and beta become weight and bias, and a state dict of a
-// bare BertModel ("embeddings.…", "encoder.…", "pooler.…") gains the
-// "bert." prefix.
-func normaliseNames(ts checkpoint.Tensors) checkpoint.Tensors {
+// the classifier's, as transformers does on loading: LayerNorm's gamma and
+// beta become weight and bias, and a state dict of a bare encoder
+// ("embeddings.…", "encoder.…", "transformer.…", "pooler.…"; ModernBERT's
+// "layers.…", "final_norm.…") gains the family's prefix ("bert.",
+// "roberta.", "model.", …) — but for a name of the classification head
+// (keep), such as DeBERTa's top-level pooler.dense.
+func normaliseNames(ts checkpoint.Tensors, prefix string, keep map[string]bool) checkpoint.Tensors {
 	out := checkpoint.Tensors{}
 	for name, t := range ts {
 		n := name
@@ -175,9 +197,9 @@ func normaliseNames(ts checkpoint.Tensors) checkpoint.Tensors {
 			n = strings.Replace(n, "LayerNorm.gamma", "LayerNorm.weight", 1)
 			n = strings.Replace(n, "LayerNorm.beta", "LayerNorm.bias", 1)
 		}
-		for _, p := range []string{"embeddings.", "encoder.", "pooler."} {
-			if strings.HasPrefix(n, p) {
-				n = "bert." + n
+		for _, p := range []string{"embeddings.", "encoder.", "transformer.", "pooler.", "embeddings_project.", "layers.", "final_norm."} {
+			if strings.HasPrefix(n, p) && !keep[n] {
+				n = prefix + "." + n
 			}
 		}
 		if _, clash := ts[n]; clash && n != name {
@@ -188,12 +210,28 @@ func normaliseNames(ts checkpoint.Tensors) checkpoint.Tensors {
 	return out
 }
 
+// isPooler says whether an encoder parameter is the pooler's, which a
+// checkpoint saved without one (an MLM's) may lack.
+func isPooler(name, prefix string) bool { return strings.HasPrefix(name, prefix+".pooler.") }
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // Save writes the model and its tokenizer files to dir, in the layout Load
 // reads; config.json is written last, so a directory with a config is
 // complete.
 func (m *Model) Save(dir string) error {
 	switch c := m.Classifier.(type) {
-	case *models.BERT:
+	case *models.SequenceClassifier:
 		for name, data := range m.tokenizerFiles {
 			if err := atomicfile.WriteFile(filepath.Join(dir, name), data); err != nil {
 				return err

@@ -232,3 +232,94 @@ func TestMLMCheckpointNeedsNoAllowMissing(t *testing.T) {
 		t.Errorf("classifier %T", m.Classifier)
 	}
 }
+
+// familyDir copies a family fixture (models/testdata/families) with its
+// weights passed through edit.
+func familyDir(t *testing.T, family string, edit func(checkpoint.Tensors)) string {
+	t.Helper()
+	src := filepath.Join("..", "testdata", "families", family)
+	dst := t.TempDir()
+	for _, name := range []string{"config.json", "vocab.txt"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dst, name), b, 0o644)
+	}
+	ts, err := checkpoint.ReadSafetensors(filepath.Join(src, "model.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(ts)
+	if err := checkpoint.WriteSafetensors(filepath.Join(dst, "model.safetensors"), ts); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestFamiliesLoad: every family loads as from_pretrained does — a bare
+// encoder's state dict (no prefix, no head, a pretraining head's tensors)
+// gains the family's prefix and initialises the head; another number of
+// labels starts afresh only the head tensors whose shape it changes; a
+// missing encoder tensor is refused by name.
+func TestFamiliesLoad(t *testing.T) {
+	for _, tc := range []struct {
+		family, prefix string
+		head           []string // the classification head, in order
+		labelled       []string // its tensors whose shape the labels set
+	}{
+		{"bert", "bert", []string{"classifier.weight", "classifier.bias"}, []string{"classifier.weight", "classifier.bias"}},
+		{"electra", "electra", []string{"classifier.dense.weight", "classifier.dense.bias", "classifier.out_proj.weight", "classifier.out_proj.bias"}, []string{"classifier.out_proj.weight", "classifier.out_proj.bias"}},
+		{"roberta", "roberta", []string{"classifier.dense.weight", "classifier.dense.bias", "classifier.out_proj.weight", "classifier.out_proj.bias"}, []string{"classifier.out_proj.weight", "classifier.out_proj.bias"}},
+		{"xlm-roberta", "roberta", []string{"classifier.dense.weight", "classifier.dense.bias", "classifier.out_proj.weight", "classifier.out_proj.bias"}, []string{"classifier.out_proj.weight", "classifier.out_proj.bias"}},
+		{"distilbert", "distilbert", []string{"pre_classifier.weight", "pre_classifier.bias", "classifier.weight", "classifier.bias"}, []string{"classifier.weight", "classifier.bias"}},
+	} {
+		t.Run(tc.family, func(t *testing.T) {
+			bare := familyDir(t, tc.family, func(ts checkpoint.Tensors) {
+				for _, name := range ts.Names() {
+					x := ts[name]
+					delete(ts, name)
+					if !strings.HasPrefix(name, tc.prefix+".") {
+						continue // the head
+					}
+					ts[strings.TrimPrefix(name, tc.prefix+".")] = x
+				}
+				ts["lm_head.bias"] = &checkpoint.Tensor{Shape: []int{2}, Data: []float32{1, 2}}
+			})
+			m, err := Load(context.Background(), bare, Options{Labels: 3, Resolver: offline})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.head // BERT's pooler is the encoder's: "pooler.…" gains "bert."
+			if !reflect.DeepEqual(m.Report.Initialised, want) || !reflect.DeepEqual(m.Report.Ignored, []string{"lm_head.bias"}) {
+				t.Errorf("bare encoder: report %+v, want the head %v initialised and lm_head.bias ignored", m.Report, want)
+			}
+			if m.Classifier.NumLabels() != 3 {
+				t.Errorf("%d labels, want 3", m.Classifier.NumLabels())
+			}
+
+			whole := familyDir(t, tc.family, func(checkpoint.Tensors) {})
+			m, err = Load(context.Background(), whole, Options{Labels: 3, Resolver: offline})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(m.Report.Initialised, tc.labelled) || !reflect.DeepEqual(m.Report.Ignored, tc.labelled) {
+				t.Errorf("3 labels from a 2-label checkpoint: report %+v, want %v initialised and ignored", m.Report, tc.labelled)
+			}
+
+			var victim string
+			broken := familyDir(t, tc.family, func(ts checkpoint.Tensors) {
+				for _, name := range ts.Names() {
+					if strings.Contains(name, ".1.") && strings.HasSuffix(name, ".weight") {
+						victim = name
+						delete(ts, name)
+						return
+					}
+				}
+			})
+			if _, err := Load(context.Background(), broken, Options{Resolver: offline}); err == nil || !strings.Contains(err.Error(), victim) {
+				t.Errorf("without %s: %v, want a refusal naming it", victim, err)
+			}
+		})
+	}
+}

@@ -31,7 +31,7 @@ func TestSpanModelLearnsAnswers(t *testing.T) {
 	if len(rep.Initialised) != 2 {
 		t.Errorf("initialised %v, want the span head", rep.Initialised)
 	}
-	m.Encoder().SetDropout(0, 0)
+	m.SetDropout(0, 0)
 	cfg := tk.Config()
 	cfg.MaxLength = 48
 	ctx := "Mary is taller than John. The café opened in 1990 in Paris."

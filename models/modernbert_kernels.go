@@ -1,0 +1,171 @@
+package models
+
+import (
+	"math"
+
+	"github.com/beluga-nlp/beluga/models/internal/vec32"
+)
+
+// ModernBERT's kernels beside the encoder's shared ones (kernels.go):
+// rotary position embeddings, attention under a sliding window, and the
+// GeGLU feed-forward gate. Like those, they are generic over float32 and
+// float64 so that the finite-difference tests check this very code.
+
+// ropeTable returns the cosines and sines of rotary position embeddings
+// for positions 0…seq−1 and a head of width d, seq × d/2 each, as
+// HuggingFace's ModernBertRotaryEmbedding computes them: inverse
+// frequencies 1/θ^(2i/d) and their products with the position in float32,
+// their cosine and sine rounded from float64.
+func ropeTable[T Float](theta float64, seq, d int) (cos, sin []T) {
+	half := d / 2
+	cos, sin = make([]T, seq*half), make([]T, seq*half)
+	for i := 0; i < half; i++ {
+		inv := float32(1) / float32(math.Pow(theta, float64(float32(2*i)/float32(d))))
+		for p := 0; p < seq; p++ {
+			f := float64(float32(p) * inv)
+			cos[p*half+i], sin[p*half+i] = T(float32(math.Cos(f))), T(float32(math.Sin(f)))
+		}
+	}
+	return cos, sin
+}
+
+// rotary rotates every head of x (batch·seq × heads·d, heads side by side)
+// in place by its position's angles, in HuggingFace's rotate_half form: the
+// pair (x_i, x_{i+d/2}) becomes (x_i·cos − x_{i+d/2}·sin, x_{i+d/2}·cos +
+// x_i·sin). With inverse set it applies the transposed rotation (angles
+// negated), which is the rotation's backward pass.
+func rotary[T Float](x, cos, sin []T, batch, seq, heads, d int, inverse bool) {
+	half, h := d/2, heads*d
+	vec32.ParallelFor(batch*seq, max(1, elementGrain/h), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			p := r % seq
+			c, s := cos[p*half:(p+1)*half], sin[p*half:(p+1)*half]
+			for hd := 0; hd < heads; hd++ {
+				row := x[r*h+hd*d : r*h+(hd+1)*d]
+				for i := 0; i < half; i++ {
+					a, b := row[i], row[i+half]
+					si := s[i]
+					if inverse {
+						si = -si
+					}
+					row[i], row[i+half] = a*c[i]-b*si, b*c[i]+a*si
+				}
+			}
+		}
+	})
+}
+
+// windowAttentionForward is attentionForward (multi-head scaled dot-product
+// attention, the float32 minimum added to masked scores as HuggingFace adds
+// it) with ModernBERT's sliding window: with window ≥ 0, query i also masks
+// every key j with |i − j| > window (ModernBertModel._update_attention_mask's
+// sliding_window_mask, window = local_attention/2); window < 0 is global
+// attention. A query whose keys are all masked (a padding position far from
+// every token) gets equal weights on all keys, as in HuggingFace, where every
+// score has rounded to the same minimum. attentionBackward is its backward
+// pass: the masks live in probs.
+func windowAttentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, keep []T, batch, seq, heads, d, window int) {
+	h := heads * d
+	scale := T(1 / math.Sqrt(float64(d)))
+	vec32.ParallelFor(batch*heads, 1, func(lo, hi int) {
+		var dropped []T
+		if keep != nil {
+			dropped = make([]T, seq*seq)
+		}
+		for bh := lo; bh < hi; bh++ {
+			b, hd := bh/heads, bh%heads
+			off := b*seq*h + hd*d
+			base := bh * seq * seq
+			p := probs[base : base+seq*seq]
+			gemmSerial(false, true, seq, seq, d, scale, q[off:], h, k[off:], h, 0, p, seq)
+			m := mask[b*seq : (b+1)*seq]
+			for i := 0; i < seq; i++ {
+				row := p[i*seq : (i+1)*seq]
+				for j := range row {
+					if m[j] == 0 || (window >= 0 && (i-j > window || j-i > window)) {
+						row[j] += -math.MaxFloat32
+					}
+				}
+				softmaxRow(row)
+			}
+			use := withDropout(p, keep, base, dropped)
+			gemmSerial(false, false, seq, d, seq, 1, use, seq, v[off:], h, 0, ctx[off:], h)
+		}
+	})
+}
+
+// gegluForward is ModernBertMLP's gate: u (n × 2f) is Wi's output, its first
+// f columns the input and its last f the gate; act receives GELU(input) and
+// g receives GELU(input)·gate (both n × f).
+func gegluForward[T Float](g, act, u []T, n, f int) {
+	vec32.ParallelFor(n, max(1, elementGrain/f), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			in, gate := u[r*2*f:r*2*f+f], u[r*2*f+f:(r+1)*2*f]
+			a, gr := act[r*f:(r+1)*f], g[r*f:(r+1)*f]
+			geluRow(a, in)
+			for i := range gr {
+				gr[i] = a[i] * gate[i]
+			}
+		}
+	})
+}
+
+// gegluBackward sets du (n × 2f) from dg, the gradient of GELU(input)·gate:
+// d(gate) = dg·GELU(input), d(input) = dg·gate·GELU′(input).
+func gegluBackward[T Float](du, dg, act, u []T, n, f int) {
+	vec32.ParallelFor(n, max(1, elementGrain/f), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			in, gate := u[r*2*f:r*2*f+f], u[r*2*f+f:(r+1)*2*f]
+			din, dgate := du[r*2*f:r*2*f+f], du[r*2*f+f:(r+1)*2*f]
+			d, a := dg[r*f:(r+1)*f], act[r*f:(r+1)*f]
+			for i := range d {
+				dgate[i] = d[i] * a[i]
+				din[i] = d[i] * gate[i]
+			}
+			geluBackwardRow(din, din, in)
+		}
+	})
+}
+
+// geluRow is the exact GELU of one row, in the calling goroutine.
+func geluRow[T Float](y, x []T) {
+	if x32, ok := any(x).([]float32); ok {
+		vec32.GELU(any(y).([]float32), x32)
+		return
+	}
+	for i, v := range x {
+		y[i] = T(0.5 * float64(v) * (1 + math.Erf(float64(v)/math.Sqrt2)))
+	}
+}
+
+// geluBackwardRow sets dx = dy·GELU′(x) for one row; dx may be dy.
+func geluBackwardRow[T Float](dx, dy, x []T) {
+	if x32, ok := any(x).([]float32); ok {
+		vec32.GELUBackward(any(dx).([]float32), any(dy).([]float32), x32)
+		return
+	}
+	const invSqrt2Pi = 0.3989422804014327
+	for i, v := range x {
+		xv := float64(v)
+		cdf := 0.5 * (1 + math.Erf(xv/math.Sqrt2))
+		pdf := invSqrt2Pi * math.Exp(-0.5*xv*xv)
+		dx[i] = T(float64(dy[i]) * (cdf + xv*pdf))
+	}
+}
+
+// drawKeep draws dropout multipliers from s into a buffer from alloc: 0 with
+// probability rate, else 1/(1−rate); nil when rate is 0.
+func drawKeep(s *initStream, alloc func(int) []float32, n int, rate float64) []float32 {
+	if rate <= 0 {
+		return nil
+	}
+	k := alloc(n)
+	scale := float32(1 / (1 - rate))
+	for i := range k {
+		k[i] = 0
+		if s.float() >= rate {
+			k[i] = scale
+		}
+	}
+	return k
+}

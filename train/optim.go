@@ -111,8 +111,9 @@ func ClipGradNorm(params []*models.Param, maxNorm float64) float64 {
 
 // ZeroGrad clears every gradient.
 func ZeroGrad(params []*models.Param) {
+	be := models.Backend()
 	for _, p := range params {
-		clear(p.Grad)
+		be.Zero(p.Grad)
 	}
 }
 

@@ -64,6 +64,8 @@ type Backend interface {
 	AddSquares(acc float64, x []float32) float64
 	// Scale multiplies x by c.
 	Scale(x []float32, c float32)
+	// Zero sets x to zeros (gradients before a step).
+	Zero(x []float32)
 	// Copy copies src into dst (of the same length).
 	Copy(dst, src []float32)
 	// Lerp sets dst = from + a·(dst − from): Fish's meta-update, moving

@@ -56,6 +56,8 @@ func (cpu) Scale(x []float32, c float32) {
 	}
 }
 
+func (cpu) Zero(x []float32) { clear(x) }
+
 func (cpu) Copy(dst, src []float32) { copy(dst, src) }
 
 func (cpu) Lerp(dst, from []float32, a float32) {

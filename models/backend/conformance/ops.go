@@ -135,5 +135,12 @@ func CheckOps(b backend.Backend, errorf func(format string, args ...any)) {
 		compare(errorf, "Lerp", v, v0)
 		b.Copy(from, v)
 		compare(errorf, "Copy", from, v0)
+		b.Zero(from)
+		for i, x := range from {
+			if x != 0 {
+				errorf("Zero left %g at %d", x, i)
+				break
+			}
+		}
 	}
 }

@@ -7,7 +7,7 @@
 //   - the gradients of BeLUGA's MFT (sigmoid BCE on soft labels), INV and
 //     DIR losses, summed, for every parameter;
 //   - the parameters after one AdamW step (weight decay 0.01, clipping to
-//     norm 1) on those gradients;
+//     norm 1) from the reference's gradients;
 //
 // each within Tol relative (‖got − ref‖ ≤ Tol·‖ref‖ per tensor, or within
 // Tol·1e-2 of the largest reference norm: tensors whose gradient is
@@ -57,39 +57,60 @@ func Run(t *testing.T, b backend.Backend, testdata string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := CheckFamily(b, ck, t.Errorf); err != nil {
+			w, err := CheckFamily(b, ck, t.Errorf)
+			if err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("%s against %s, worst relative difference: logits %.2g, gradients %.2g, parameters after AdamW %.2g; batch invariance %.2g",
+				b.Name(), backend.Reference().Name(), w.Logits, w.Grad, w.Step, w.Invariance)
 		})
 	}
 }
 
+// Worst holds the largest relative differences CheckFamily saw: against
+// the reference (‖got − ref‖/‖ref‖; gradients of tensors whose norm is at
+// least 1e-2 of the largest), and of a text's logits with its batch (relative to the largest
+// logit).
+type Worst struct{ Logits, Grad, Step, Invariance float64 }
+
 // CheckFamily runs the model checks of one fixture on b, reporting each
 // difference beyond tolerance through errorf; the error is a failure to
 // run them at all.
-func CheckFamily(b backend.Backend, ck *checkpoint.Checkpoint, errorf func(format string, args ...any)) error {
+func CheckFamily(b backend.Backend, ck *checkpoint.Checkpoint, errorf func(format string, args ...any)) (Worst, error) {
+	var w Worst
 	ref, err := train1(backend.Reference(), ck)
 	if err != nil {
-		return fmt.Errorf("reference backend: %w", err)
+		return w, fmt.Errorf("reference backend: %w", err)
 	}
 	got, err := train1(b, ck)
 	if err != nil {
-		return fmt.Errorf("backend %s: %w", b.Name(), err)
+		return w, fmt.Errorf("backend %s: %w", b.Name(), err)
 	}
-	compare(errorf, "logits", got.logits, ref.logits)
+	ref.step(ref.grads)
+	got.step(ref.grads)
+	w.Logits = compare(errorf, "logits", got.logits, ref.logits)
 	for i, name := range ref.names {
-		if d, r := diff(got.grads[i], ref.grads[i]); d > Tol*r && d > Tol*1e-2*ref.topGrad {
+		d, r := diff(got.grads[i], ref.grads[i])
+		if r > 1e-2*ref.topGrad {
+			w.Grad = math.Max(w.Grad, d/r)
+		}
+		if d > Tol*r && d > Tol*1e-2*ref.topGrad {
 			errorf("%s: gradient off by %.3g (norm %.3g)", name, d, r)
 		}
-		if d, r := diff(got.values[i], ref.values[i]); d > Tol*r {
+		d, r = diff(got.values[i], ref.values[i])
+		w.Step = math.Max(w.Step, d/r)
+		if d > Tol*r {
 			errorf("%s: after one AdamW step off by %.3g (norm %.3g)", name, d, r)
 		}
 	}
-	return checkInvariance(b, ck, errorf)
+	w.Invariance, err = checkInvariance(b, ck, errorf)
+	return w, err
 }
 
 // outcome is what one backend computed on a fixture.
 type outcome struct {
+	be           backend.Backend
+	params       []*models.Param
 	logits       []float32
 	names        []string
 	grads        [][]float32 // the losses' gradients, before clipping
@@ -121,7 +142,7 @@ func texts(ck *checkpoint.Checkpoint, n int, seed uint64) []models.Encoding {
 }
 
 // train1 builds the fixture's classifier on be (dropout off), runs the
-// forward pass, the losses' backward pass and one clipped AdamW step.
+// forward pass and the losses' backward pass.
 func train1(be backend.Backend, ck *checkpoint.Checkpoint) (*outcome, error) {
 	defer models.UseBackend(be)()
 	cfg := *ck.Config
@@ -169,33 +190,47 @@ func train1(be backend.Backend, ck *checkpoint.Checkpoint) (*outcome, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("DIR: %w", err)
 	}
-	params := m.Params()
-	for _, p := range params {
+	out.be, out.params = be, m.Params()
+	for _, p := range out.params {
 		out.names = append(out.names, p.Name)
 		out.grads = append(out.grads, append([]float32(nil), p.Grad...))
 		out.topGrad = math.Max(out.topGrad, norm(p.Grad))
 	}
-	train.ClipGradNorm(params, 1)
-	train.NewAdamW(0.01).Step(params, 1e-3, nil)
-	for _, p := range params {
-		out.values = append(out.values, append([]float32(nil), p.Value...))
-	}
 	return out, nil
 }
 
+// step runs gradient clipping (to norm 1) and one AdamW step (weight decay
+// 0.01) on o's backend from the gradients grads, and keeps the parameters.
+// Both backends step from the reference's gradients: a tensor whose
+// gradient is rounding noise (attention's key biases) gets a noise-signed
+// first Adam update of ±lr, which would hide the optimiser's own agreement.
+func (o *outcome) step(grads [][]float32) {
+	defer models.UseBackend(o.be)()
+	for i, p := range o.params {
+		copy(p.Grad, grads[i])
+	}
+	train.ClipGradNorm(o.params, 1)
+	train.NewAdamW(0.01).Step(o.params, 1e-3, nil)
+	for _, p := range o.params {
+		o.values = append(o.values, append([]float32(nil), p.Value...))
+	}
+}
+
 // checkInvariance: each text's logits alone equal its logits in the whole
-// (padded) batch, on b.
-func checkInvariance(b backend.Backend, ck *checkpoint.Checkpoint, errorf func(format string, args ...any)) error {
+// (padded) batch, on b. It returns the largest difference relative to the
+// largest logit.
+func checkInvariance(b backend.Backend, ck *checkpoint.Checkpoint, errorf func(format string, args ...any)) (float64, error) {
 	defer models.UseBackend(b)()
 	m, _, err := models.NewClassifier(ck.Config, 2, ck.Weights, 1)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	encs := texts(ck, 6, 4)
 	all, err := m.Infer(models.NewBatch(encs))
 	if err != nil {
-		return err
+		return 0, err
 	}
+	worst := 0.0
 	top := 0.0
 	for _, v := range all.Logits {
 		top = math.Max(top, math.Abs(float64(v)))
@@ -203,21 +238,27 @@ func checkInvariance(b backend.Backend, ck *checkpoint.Checkpoint, errorf func(f
 	for i, e := range encs {
 		one, err := m.Infer(models.NewBatch([]models.Encoding{e}))
 		if err != nil {
-			return err
+			return 0, err
 		}
 		for j, v := range one.Logits {
-			if d := math.Abs(float64(v - all.Logits[i*2+j])); d > InvarianceTol*top {
+			d := math.Abs(float64(v - all.Logits[i*2+j]))
+			worst = math.Max(worst, d/top)
+			if d > InvarianceTol*top {
 				errorf("text %d (length %d) alone: logit %d is %.7g, %.7g in a batch of %d", i, len(e.IDs), j, v, all.Logits[i*2+j], len(encs))
 			}
 		}
 	}
-	return nil
+	return worst, nil
 }
 
-func compare(errorf func(format string, args ...any), what string, got, ref []float32) {
-	if d, r := diff(got, ref); d > Tol*r {
+// compare reports got unless within Tol of ref, and returns the relative
+// difference.
+func compare(errorf func(format string, args ...any), what string, got, ref []float32) float64 {
+	d, r := diff(got, ref)
+	if d > Tol*r {
 		errorf("%s off by %.3g (norm %.3g)", what, d, r)
 	}
+	return d / r
 }
 
 // diff returns ‖got − ref‖ and ‖ref‖ (infinite when the lengths differ).

@@ -66,7 +66,7 @@ func TestSuiteCatchesFaults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var ops, fam []string
 			CheckOps(tc.b, func(f string, a ...any) { ops = append(ops, fmt.Sprintf(f, a...)) })
-			if err := CheckFamily(tc.b, ck, func(f string, a ...any) { fam = append(fam, fmt.Sprintf(f, a...)) }); err != nil {
+			if _, err := CheckFamily(tc.b, ck, func(f string, a ...any) { fam = append(fam, fmt.Sprintf(f, a...)) }); err != nil {
 				t.Fatal(err)
 			}
 			if (len(ops) > 0) != tc.ops {

@@ -69,8 +69,8 @@ func Run(t *testing.T, b backend.Backend, testdata string) {
 
 // Worst holds the largest relative differences CheckFamily saw: against
 // the reference (‖got − ref‖/‖ref‖; gradients of tensors whose norm is at
-// least 1e-2 of the largest), and of a text's logits with its batch (relative to the largest
-// logit).
+// least 1e-2 of the largest), and of a text's logits with its batch
+// (relative to the largest logit).
 type Worst struct{ Logits, Grad, Step, Invariance float64 }
 
 // CheckFamily runs the model checks of one fixture on b, reporting each

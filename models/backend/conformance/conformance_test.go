@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/backend"
 	"github.com/beluga-nlp/beluga/models/checkpoint"
 )
@@ -76,5 +77,23 @@ func TestSuiteCatchesFaults(t *testing.T) {
 				t.Errorf("family checks reported %d problems %q, want any: %v", len(fam), fam, tc.family)
 			}
 		})
+	}
+}
+
+// TestEveryFamilyHasAFixture: a family registered without a fixture in
+// Fixtures would go unchecked on every backend.
+func TestEveryFamilyHasAFixture(t *testing.T) {
+	covered := map[string]bool{}
+	for _, f := range Fixtures {
+		cfg, err := checkpoint.ReadConfig(filepath.Join("..", "..", "testdata", f, "config.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		covered[cfg.ModelType] = true
+	}
+	for _, name := range models.FamilyNames() {
+		if !covered[name] {
+			t.Errorf("family %s has no fixture in the conformance suite", name)
+		}
 	}
 }

@@ -2,13 +2,11 @@ package models
 
 import (
 	"math"
-	"sort"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/beluga-nlp/beluga/models/backend"
 	"github.com/beluga-nlp/beluga/models/internal/vec32"
 )
 
@@ -17,16 +15,16 @@ import (
 // gradient checks of the very same code).
 
 // Float is the element type of the kernels.
-type Float interface{ ~float32 | ~float64 }
+type Float = backend.Float
 
 // gemm computes C = alpha·op(A)·op(B) + beta·C for row-major A (m×k after
 // op), B (k×n after op) and C (m×n) with the given leading strides, on all
-// cores: float32 products run on vec32 where fastF32Gemm says so; else,
-// where the BLAS is single-threaded (splitGemm), a large product is split
-// by rows of C across goroutines.
+// cores: float32 products run on the compute backend; float64 ones (the
+// gradient checks) on the BLAS, where it is single-threaded (splitGemm) a
+// large product split by rows of C across goroutines.
 func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	if a32, ok := any(a).([]float32); ok && fastF32Gemm {
-		vec32.Gemm(true, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+	if a32, ok := any(a).([]float32); ok {
+		compute().Gemm(true, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 		return
 	}
 	if splitGemm && m >= 64 && m*n*k >= gemmSplitWork {
@@ -48,8 +46,8 @@ const gemmSplitWork = 1 << 19
 // gemmSerial is gemm in the calling goroutine (for products that run in
 // parallel with others).
 func gemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	if a32, ok := any(a).([]float32); ok && fastF32Gemm {
-		vec32.Gemm(false, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+	if a32, ok := any(a).([]float32); ok {
+		compute().Gemm(false, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 		return
 	}
 	ta, tb := blas.NoTrans, blas.NoTrans
@@ -61,18 +59,10 @@ func gemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda i
 	if transB {
 		tb, br, bc = blas.Trans, n, k
 	}
-	switch a := any(a).(type) {
-	case []float32:
-		blas32.Gemm(ta, tb, float32(alpha),
-			blas32.General{Rows: ar, Cols: ac, Stride: lda, Data: a},
-			blas32.General{Rows: br, Cols: bc, Stride: ldb, Data: any(b).([]float32)},
-			float32(beta), blas32.General{Rows: m, Cols: n, Stride: ldc, Data: any(c).([]float32)})
-	case []float64:
-		blas64.Gemm(ta, tb, float64(alpha),
-			blas64.General{Rows: ar, Cols: ac, Stride: lda, Data: a},
-			blas64.General{Rows: br, Cols: bc, Stride: ldb, Data: any(b).([]float64)},
-			float64(beta), blas64.General{Rows: m, Cols: n, Stride: ldc, Data: any(c).([]float64)})
-	}
+	blas64.Gemm(ta, tb, float64(alpha),
+		blas64.General{Rows: ar, Cols: ac, Stride: lda, Data: any(a).([]float64)},
+		blas64.General{Rows: br, Cols: bc, Stride: ldb, Data: any(b).([]float64)},
+		float64(beta), blas64.General{Rows: m, Cols: n, Stride: ldc, Data: any(c).([]float64)})
 }
 
 // linearForward sets y (n×out) = x (n×in) · wᵀ + b, w being [out, in].
@@ -109,124 +99,45 @@ func linearBackwardAdd[T Float](dx, dw, db, dy, x, w []T, n, in, out int) {
 
 // layerNormForward normalises each row of width h: y = x̂·γ + β with
 // x̂ = (x−μ)/√(σ²+eps). It keeps x̂ and 1/√(σ²+eps) for the backward pass.
-// Rows are spread over the cores; y may be x.
+// float32 runs on the compute backend; y may be x.
 func layerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps float64) {
-	rows := len(x) / h
-	vec32.ParallelFor(rows, max(1, elementGrain/h), func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			row := x[r*h : (r+1)*h]
-			var mean float64
-			for _, v := range row {
-				mean += float64(v)
-			}
-			mean /= float64(h)
-			var variance float64
-			for _, v := range row {
-				d := float64(v) - mean
-				variance += d * d
-			}
-			variance /= float64(h)
-			inv := 1 / math.Sqrt(variance+eps)
-			rstd[r] = T(inv)
-			m, in := T(mean), T(inv)
-			xh, yr := xhat[r*h:(r+1)*h], y[r*h:(r+1)*h]
-			for k, v := range row {
-				xv := (v - m) * in
-				xh[k] = xv
-				yr[k] = xv*gamma[k] + beta[k]
-			}
-		}
-	})
+	if x32, ok := any(x).([]float32); ok {
+		compute().LayerNorm(any(y).([]float32), any(xhat).([]float32), any(rstd).([]float32), x32, any(gamma).([]float32), any(beta).([]float32), h, eps)
+		return
+	}
+	backend.LayerNormForward(y, xhat, rstd, x, gamma, beta, h, eps)
 }
 
 // layerNormBackward accumulates dγ, dβ and sets dx:
-// dx = rstd·(g − mean(g) − x̂·mean(g·x̂)) with g = dy·γ. Rows are spread
-// over the cores, each range summing dγ and dβ apart; the partial sums are
-// added in row order, so that the result does not depend on scheduling.
+// dx = rstd·(g − mean(g) − x̂·mean(g·x̂)) with g = dy·γ.
 func layerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h int) {
-	rows := len(dy) / h
-	type partial struct {
-		lo     int
-		dg, db []T
+	if dy32, ok := any(dy).([]float32); ok {
+		compute().LayerNormBackward(any(dx).([]float32), any(dgamma).([]float32), any(dbeta).([]float32), dy32, any(xhat).([]float32), any(rstd).([]float32), any(gamma).([]float32), h)
+		return
 	}
-	var (
-		mu       sync.Mutex
-		partials []partial
-	)
-	vec32.ParallelFor(rows, max(1, elementGrain/h), func(lo, hi int) {
-		var dg, db []T
-		if dgamma != nil {
-			dg, db = make([]T, h), make([]T, h)
-		}
-		for r := lo; r < hi; r++ {
-			dyr, xr := dy[r*h:(r+1)*h], xhat[r*h:(r+1)*h]
-			var mg, mgx float64
-			for k := range dyr {
-				if dg != nil {
-					dg[k] += dyr[k] * xr[k]
-					db[k] += dyr[k]
-				}
-				g := float64(dyr[k] * gamma[k])
-				mg += g
-				mgx += g * float64(xr[k])
-			}
-			if dx == nil {
-				continue
-			}
-			mg /= float64(h)
-			mgx /= float64(h)
-			inv := rstd[r]
-			m, mx := T(mg), T(mgx)
-			dxr := dx[r*h : (r+1)*h]
-			for k := range dyr {
-				dxr[k] = inv * (dyr[k]*gamma[k] - m - xr[k]*mx)
-			}
-		}
-		if dg != nil {
-			mu.Lock()
-			partials = append(partials, partial{lo, dg, db})
-			mu.Unlock()
-		}
-	})
-	sort.Slice(partials, func(i, j int) bool { return partials[i].lo < partials[j].lo })
-	for _, p := range partials {
-		for k := range p.dg {
-			dgamma[k] += p.dg[k]
-			dbeta[k] += p.db[k]
-		}
-	}
+	backend.LayerNormBackward(dx, dgamma, dbeta, dy, xhat, rstd, gamma, h)
 }
 
 // geluForward is the exact GELU ½x(1 + erf(x/√2)).
 func geluForward[T Float](y, x []T) {
 	if x32, ok := any(x).([]float32); ok {
-		y32 := any(y).([]float32)
-		vec32.ParallelFor(len(x32), elementGrain, func(lo, hi int) { vec32.GELU(y32[lo:hi], x32[lo:hi]) })
+		compute().GELU(any(y).([]float32), x32)
 		return
 	}
-	for i, v := range x {
-		y[i] = T(0.5 * float64(v) * (1 + math.Erf(float64(v)/math.Sqrt2)))
-	}
+	backend.GELUForward(y, x)
 }
 
 // geluBackward sets dx = dy·(Φ(x) + x·φ(x)); dx may be dy.
 func geluBackward[T Float](dx, dy, x []T) {
 	if x32, ok := any(x).([]float32); ok {
-		dx32, dy32 := any(dx).([]float32), any(dy).([]float32)
-		vec32.ParallelFor(len(x32), elementGrain, func(lo, hi int) { vec32.GELUBackward(dx32[lo:hi], dy32[lo:hi], x32[lo:hi]) })
+		compute().GELUBackward(any(dx).([]float32), any(dy).([]float32), x32)
 		return
 	}
-	const invSqrt2Pi = 0.3989422804014327
-	for i, v := range x {
-		xv := float64(v)
-		cdf := 0.5 * (1 + math.Erf(xv/math.Sqrt2))
-		pdf := invSqrt2Pi * math.Exp(-0.5*xv*xv)
-		dx[i] = T(float64(dy[i]) * (cdf + xv*pdf))
-	}
+	backend.GELUBackward(dx, dy, x)
 }
 
 // elementGrain is the least work, in elements, worth a goroutine.
-const elementGrain = 1 << 14
+const elementGrain = backend.ElementGrain
 
 // attentionForward is multi-head scaled dot-product attention over q, k, v
 // (each batch·seq × hidden, heads side by side), adding the float32 minimum
@@ -327,24 +238,9 @@ func withDropout[T Float](p, keep []T, base int, dst []T) []T {
 }
 
 func softmaxRow[T Float](row []T) {
-	mx := row[0]
-	for _, v := range row {
-		mx = max(mx, v)
-	}
 	if r32, ok := any(row).([]float32); ok {
-		inv := 1 / vec32.ExpShiftSum(r32, float32(mx))
-		for i := range r32 {
-			r32[i] *= inv
-		}
+		compute().Softmax(r32)
 		return
 	}
-	var sum float64
-	for i, v := range row {
-		e := math.Exp(float64(v - mx))
-		row[i] = T(e)
-		sum += e
-	}
-	for i := range row {
-		row[i] = T(float64(row[i]) / sum)
-	}
+	backend.SoftmaxRow(row)
 }

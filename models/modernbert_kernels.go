@@ -102,7 +102,7 @@ func gegluForward[T Float](g, act, u []T, n, f int) {
 		for r := lo; r < hi; r++ {
 			in, gate := u[r*2*f:r*2*f+f], u[r*2*f+f:(r+1)*2*f]
 			a, gr := act[r*f:(r+1)*f], g[r*f:(r+1)*f]
-			geluRow(a, in)
+			geluForward(a, in)
 			for i := range gr {
 				gr[i] = a[i] * gate[i]
 			}
@@ -122,35 +122,9 @@ func gegluBackward[T Float](du, dg, act, u []T, n, f int) {
 				dgate[i] = d[i] * a[i]
 				din[i] = d[i] * gate[i]
 			}
-			geluBackwardRow(din, din, in)
+			geluBackward(din, din, in)
 		}
 	})
-}
-
-// geluRow is the exact GELU of one row, in the calling goroutine.
-func geluRow[T Float](y, x []T) {
-	if x32, ok := any(x).([]float32); ok {
-		vec32.GELU(any(y).([]float32), x32)
-		return
-	}
-	for i, v := range x {
-		y[i] = T(0.5 * float64(v) * (1 + math.Erf(float64(v)/math.Sqrt2)))
-	}
-}
-
-// geluBackwardRow sets dx = dy·GELU′(x) for one row; dx may be dy.
-func geluBackwardRow[T Float](dx, dy, x []T) {
-	if x32, ok := any(x).([]float32); ok {
-		vec32.GELUBackward(any(dx).([]float32), any(dy).([]float32), x32)
-		return
-	}
-	const invSqrt2Pi = 0.3989422804014327
-	for i, v := range x {
-		xv := float64(v)
-		cdf := 0.5 * (1 + math.Erf(xv/math.Sqrt2))
-		pdf := invSqrt2Pi * math.Exp(-0.5*xv*xv)
-		dx[i] = T(float64(dy[i]) * (cdf + xv*pdf))
-	}
 }
 
 // drawKeep draws dropout multipliers from s into a buffer from alloc: 0 with

@@ -10,7 +10,8 @@ import (
 // allocation and the garbage collector's work were a tenth of a step, and
 // garbage-collected activations doubled the peak memory. Buffers are kept
 // in size classes (quarter powers of two), so that length-bucketed batches
-// share them, up to a bound on the floats kept.
+// share them, up to a bound on the floats kept. New buffers come from the
+// compute backend (Backend.Alloc), as parameters do.
 type bufPool struct {
 	mu    sync.Mutex
 	free  map[int][][]float32 // by size class
@@ -44,7 +45,7 @@ func (p *bufPool) get(n int) []float32 {
 		return b[:n]
 	}
 	p.mu.Unlock()
-	return make([]float32, n, c)
+	return compute().Alloc(c)[:n]
 }
 
 // zeroed returns a buffer of length n filled with zeros.

@@ -68,10 +68,11 @@ func (c *core) load(groups []paramGroup, weights checkpoint.Tensors, rep *LoadRe
 				if !sameShape(t.Shape, s.Shape) {
 					return fmt.Errorf("checkpoint tensor %s has shape %v, the config needs %v", s.Name, t.Shape, s.Shape)
 				}
-				p.Value = append([]float32(nil), t.Data...)
+				p.Value = compute().Alloc(n)
+				copy(p.Value, t.Data)
 				used[s.Name] = true
 			} else {
-				p.Value = make([]float32, n)
+				p.Value = compute().Alloc(n)
 				std := c.Config.InitializerRange
 				if s.Std > 0 {
 					std = s.Std
@@ -79,7 +80,7 @@ func (c *core) load(groups []paramGroup, weights checkpoint.Tensors, rep *LoadRe
 				initParam(p, s.Norm, std, g.init)
 				rep.Initialised = append(rep.Initialised, s.Name)
 			}
-			p.Grad = make([]float32, n)
+			p.Grad = compute().Alloc(n)
 			c.params = append(c.params, p)
 			c.byName[s.Name] = p
 		}

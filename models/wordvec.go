@@ -108,7 +108,7 @@ func NewWordVec(vectors *checkpoint.Tensor, hidden, labels int, seed uint64) (*W
 	m := &WordVec{Dim: d, Hidden: hidden, Vocab: v, numLabels: labels, Dropout: 0.1, drop: newInitStream(seed ^ 0x5eed)}
 	mk := func(name string, shape []int, encoder, noDecay bool) *Param {
 		n := checkpoint.NumElements(shape)
-		return &Param{Name: name, Shape: shape, Value: make([]float32, n), Grad: make([]float32, n), Encoder: encoder, NoDecay: noDecay}
+		return &Param{Name: name, Shape: shape, Value: compute().Alloc(n), Grad: compute().Alloc(n), Encoder: encoder, NoDecay: noDecay}
 	}
 	m.emb = mk("wordvec.embeddings.weight", []int{v, d}, true, false)
 	copy(m.emb.Value, vectors.Data)

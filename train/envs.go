@@ -243,13 +243,12 @@ type Fish struct {
 	savedPos int
 }
 
-// MetaUpdate sets every parameter to outer + metaLR·(current − outer).
+// MetaUpdate sets every parameter to outer + metaLR·(current − outer), on
+// the models' compute backend.
 func MetaUpdate(params []*models.Param, outer [][]float32, metaLR float64) {
-	a := float32(metaLR)
+	be := models.Backend()
 	for i, p := range params {
-		for j, v := range p.Value {
-			p.Value[j] = outer[i][j] + a*(v-outer[i][j])
-		}
+		be.Lerp(p.Value, outer[i], float32(metaLR))
 	}
 }
 
@@ -272,11 +271,15 @@ func (f *Fish) Update(st *UpdateState) (Step, error) {
 		st.Opt.SetState(*f.saved)
 		st.Schedule.Pos = f.savedPos
 	}
+	be := models.Backend()
 	if f.outer == nil {
 		f.outer = make([][]float32, len(params))
+		for i, p := range params {
+			f.outer[i] = be.Alloc(len(p.Value))
+		}
 	}
 	for i, p := range params {
-		f.outer[i] = append(f.outer[i][:0], p.Value...)
+		be.Copy(f.outer[i], p.Value)
 	}
 	k := min(f.MetaSteps, len(f.envs))
 	sum := 0.0

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/backend"
 )
 
 // AdamW is torch.optim.AdamW, the optimiser of HuggingFace's Trainer:
@@ -44,10 +45,12 @@ type AdamWState struct {
 
 // State returns a deep copy of the optimiser's state.
 func (o *AdamW) State() AdamWState {
+	be := models.Backend()
 	cp := func(src map[*models.Param][]float32) map[*models.Param][]float32 {
 		dst := make(map[*models.Param][]float32, len(src))
 		for p, x := range src {
-			dst[p] = append([]float32(nil), x...)
+			dst[p] = be.Alloc(len(x))
+			be.Copy(dst[p], x)
 		}
 		return dst
 	}
@@ -60,35 +63,30 @@ func (o *AdamW) SetState(s AdamWState) {
 	o.step, o.m, o.v = s.step, s.m, s.v
 }
 
-// Step updates params from their gradients with learning rate lr. Frozen
+// Step updates params from their gradients with learning rate lr, on the
+// models' compute backend (which also holds the moments). Frozen
 // parameters (skip returns true) keep their values and moments.
 func (o *AdamW) Step(params []*models.Param, lr float64, skip func(*models.Param) bool) {
 	o.step++
 	bc1 := 1 - math.Pow(o.Beta1, float64(o.step))
 	bc2 := math.Sqrt(1 - math.Pow(o.Beta2, float64(o.step)))
-	stepSize := float32(lr / bc1)
-	b1, b2 := float32(o.Beta1), float32(o.Beta2)
-	eps, invBC2 := float32(o.Eps), float32(1/bc2)
+	be := models.Backend()
+	s := backend.AdamWStep{Beta1: float32(o.Beta1), Beta2: float32(o.Beta2),
+		Eps: float32(o.Eps), StepSize: float32(lr / bc1), InvBC2: float32(1 / bc2)}
 	for _, p := range params {
 		if skip != nil && skip(p) {
 			continue
 		}
 		m, ok := o.m[p]
 		if !ok {
-			m, o.v[p] = make([]float32, len(p.Value)), make([]float32, len(p.Value))
+			m, o.v[p] = be.Alloc(len(p.Value)), be.Alloc(len(p.Value))
 			o.m[p] = m
 		}
-		v := o.v[p]
-		decay := float32(1)
+		s.Decay = 1
 		if !p.NoDecay && o.WeightDecay != 0 {
-			decay = float32(1 - lr*o.WeightDecay)
+			s.Decay = float32(1 - lr*o.WeightDecay)
 		}
-		for i, g := range p.Grad {
-			m[i] = b1*m[i] + (1-b1)*g
-			v[i] = b2*v[i] + (1-b2)*g*g
-			denom := float32(math.Sqrt(float64(v[i])))*invBC2 + eps
-			p.Value[i] = p.Value[i]*decay - stepSize*m[i]/denom
-		}
+		be.AdamW(p.Value, p.Grad, m, o.v[p], s)
 	}
 }
 
@@ -97,19 +95,15 @@ func (o *AdamW) Step(params []*models.Param, lr float64, skip func(*models.Param
 // maxNorm/(norm + 1e-6), applied only when below 1). It returns the norm
 // before clipping.
 func ClipGradNorm(params []*models.Param, maxNorm float64) float64 {
+	be := models.Backend()
 	var sq float64
 	for _, p := range params {
-		for _, g := range p.Grad {
-			sq += float64(g) * float64(g)
-		}
+		sq = be.AddSquares(sq, p.Grad)
 	}
 	norm := math.Sqrt(sq)
 	if coef := maxNorm / (norm + 1e-6); coef < 1 {
-		c := float32(coef)
 		for _, p := range params {
-			for i := range p.Grad {
-				p.Grad[i] *= c
-			}
+			be.Scale(p.Grad, float32(coef))
 		}
 	}
 	return norm
@@ -117,8 +111,9 @@ func ClipGradNorm(params []*models.Param, maxNorm float64) float64 {
 
 // ZeroGrad clears every gradient.
 func ZeroGrad(params []*models.Param) {
+	be := models.Backend()
 	for _, p := range params {
-		clear(p.Grad)
+		be.Zero(p.Grad)
 	}
 }
 

@@ -1,0 +1,211 @@
+package backend
+
+import (
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/beluga-nlp/beluga/models/internal/vec32"
+)
+
+// The CPU backends share everything but the matrix product: cpu holds the
+// element-wise kernels and the optimiser's updates on host memory, and
+// takes its Gemm from the backend that embeds it.
+
+// Float is the element type of the generic kernels: float32 (training) and
+// float64 (finite-difference gradient checks of the very same code).
+type Float interface{ ~float32 | ~float64 }
+
+// ElementGrain is the least work, in elements, worth a goroutine.
+const ElementGrain = 1 << 14
+
+type cpu struct{}
+
+func (cpu) Alloc(n int) []float32 { return make([]float32, n) }
+
+func (cpu) GELU(y, x []float32)              { GELUForward(y, x) }
+func (cpu) GELUBackward(dx, dy, x []float32) { GELUBackward(dx, dy, x) }
+func (cpu) Softmax(row []float32)            { SoftmaxRow(row) }
+func (cpu) LayerNorm(y, xhat, rstd, x, gamma, beta []float32, h int, eps float64) {
+	LayerNormForward(y, xhat, rstd, x, gamma, beta, h, eps)
+}
+func (cpu) LayerNormBackward(dx, dgamma, dbeta, dy, xhat, rstd, gamma []float32, h int) {
+	LayerNormBackward(dx, dgamma, dbeta, dy, xhat, rstd, gamma, h)
+}
+
+func (cpu) AdamW(value, grad, m, v []float32, s AdamWStep) {
+	b1, b2 := s.Beta1, s.Beta2
+	for i, g := range grad {
+		m[i] = b1*m[i] + (1-b1)*g
+		v[i] = b2*v[i] + (1-b2)*g*g
+		denom := float32(math.Sqrt(float64(v[i])))*s.InvBC2 + s.Eps
+		value[i] = value[i]*s.Decay - s.StepSize*m[i]/denom
+	}
+}
+
+func (cpu) AddSquares(acc float64, x []float32) float64 {
+	for _, g := range x {
+		acc += float64(g) * float64(g)
+	}
+	return acc
+}
+
+func (cpu) Scale(x []float32, c float32) {
+	for i := range x {
+		x[i] *= c
+	}
+}
+
+func (cpu) Zero(x []float32) { clear(x) }
+
+func (cpu) Copy(dst, src []float32) { copy(dst, src) }
+
+func (cpu) Lerp(dst, from []float32, a float32) {
+	for j, v := range dst {
+		dst[j] = from[j] + a*(v-from[j])
+	}
+}
+
+// LayerNormForward is the CPU LayerNorm (see Backend.LayerNorm), generic
+// over the element type. Rows are spread over the cores.
+func LayerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps float64) {
+	rows := len(x) / h
+	vec32.ParallelFor(rows, max(1, ElementGrain/h), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			row := x[r*h : (r+1)*h]
+			var mean float64
+			for _, v := range row {
+				mean += float64(v)
+			}
+			mean /= float64(h)
+			var variance float64
+			for _, v := range row {
+				d := float64(v) - mean
+				variance += d * d
+			}
+			variance /= float64(h)
+			inv := 1 / math.Sqrt(variance+eps)
+			rstd[r] = T(inv)
+			m, in := T(mean), T(inv)
+			xh, yr := xhat[r*h:(r+1)*h], y[r*h:(r+1)*h]
+			for k, v := range row {
+				xv := (v - m) * in
+				xh[k] = xv
+				yr[k] = xv*gamma[k] + beta[k]
+			}
+		}
+	})
+}
+
+// LayerNormBackward is the CPU LayerNorm backward pass (see
+// Backend.LayerNormBackward), generic over the element type. Rows are
+// spread over the cores, each range summing dγ and dβ apart; the partial
+// sums are added in row order, so that the result does not depend on
+// scheduling.
+func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h int) {
+	rows := len(dy) / h
+	type partial struct {
+		lo     int
+		dg, db []T
+	}
+	var (
+		mu       sync.Mutex
+		partials []partial
+	)
+	vec32.ParallelFor(rows, max(1, ElementGrain/h), func(lo, hi int) {
+		var dg, db []T
+		if dgamma != nil {
+			dg, db = make([]T, h), make([]T, h)
+		}
+		for r := lo; r < hi; r++ {
+			dyr, xr := dy[r*h:(r+1)*h], xhat[r*h:(r+1)*h]
+			var mg, mgx float64
+			for k := range dyr {
+				if dg != nil {
+					dg[k] += dyr[k] * xr[k]
+					db[k] += dyr[k]
+				}
+				g := float64(dyr[k] * gamma[k])
+				mg += g
+				mgx += g * float64(xr[k])
+			}
+			if dx == nil {
+				continue
+			}
+			mg /= float64(h)
+			mgx /= float64(h)
+			inv := rstd[r]
+			m, mx := T(mg), T(mgx)
+			dxr := dx[r*h : (r+1)*h]
+			for k := range dyr {
+				dxr[k] = inv * (dyr[k]*gamma[k] - m - xr[k]*mx)
+			}
+		}
+		if dg != nil {
+			mu.Lock()
+			partials = append(partials, partial{lo, dg, db})
+			mu.Unlock()
+		}
+	})
+	sort.Slice(partials, func(i, j int) bool { return partials[i].lo < partials[j].lo })
+	for _, p := range partials {
+		for k := range p.dg {
+			dgamma[k] += p.dg[k]
+			dbeta[k] += p.db[k]
+		}
+	}
+}
+
+// GELUForward is the exact GELU ½x(1 + erf(x/√2)) on the CPU, generic over
+// the element type (float32 runs vec32's kernel on every core).
+func GELUForward[T Float](y, x []T) {
+	if x32, ok := any(x).([]float32); ok {
+		y32 := any(y).([]float32)
+		vec32.ParallelFor(len(x32), ElementGrain, func(lo, hi int) { vec32.GELU(y32[lo:hi], x32[lo:hi]) })
+		return
+	}
+	for i, v := range x {
+		y[i] = T(0.5 * float64(v) * (1 + math.Erf(float64(v)/math.Sqrt2)))
+	}
+}
+
+// GELUBackward sets dx = dy·(Φ(x) + x·φ(x)) on the CPU; dx may be dy.
+func GELUBackward[T Float](dx, dy, x []T) {
+	if x32, ok := any(x).([]float32); ok {
+		dx32, dy32 := any(dx).([]float32), any(dy).([]float32)
+		vec32.ParallelFor(len(x32), ElementGrain, func(lo, hi int) { vec32.GELUBackward(dx32[lo:hi], dy32[lo:hi], x32[lo:hi]) })
+		return
+	}
+	const invSqrt2Pi = 0.3989422804014327
+	for i, v := range x {
+		xv := float64(v)
+		cdf := 0.5 * (1 + math.Erf(xv/math.Sqrt2))
+		pdf := invSqrt2Pi * math.Exp(-0.5*xv*xv)
+		dx[i] = T(float64(dy[i]) * (cdf + xv*pdf))
+	}
+}
+
+// SoftmaxRow replaces row by its softmax on the CPU: max-subtracted, the
+// exponentials summed in float64.
+func SoftmaxRow[T Float](row []T) {
+	mx := row[0]
+	for _, v := range row {
+		mx = max(mx, v)
+	}
+	if r32, ok := any(row).([]float32); ok {
+		inv := 1 / vec32.ExpShiftSum(r32, float32(mx))
+		for i := range r32 {
+			r32[i] *= inv
+		}
+		return
+	}
+	var sum float64
+	for i, v := range row {
+		e := math.Exp(float64(v - mx))
+		row[i] = T(e)
+		sum += e
+	}
+	for i := range row {
+		row[i] = T(float64(row[i]) / sum)
+	}
+}

@@ -28,7 +28,11 @@ import (
 //   - Features are HuggingFace's question-answering recipe (package spans):
 //     question first, the context cut into windows of MaxLength tokens with a
 //     stride, the first answer's characters mapped to its first and last
-//     token, (0, 0) — [CLS] — when a window does not hold it whole.
+//     token, (0, 0) — [CLS] — when a window does not hold it whole. The
+//     tokens are the model's own tokenizer's (its directory's, as
+//     classification loads it, or model.tokenizer's for a from-scratch
+//     model), in that tokenizer's pair layout (RoBERTa's <s> q </s></s> c
+//     </s>, say); a saved span model keeps the tokenizer's files.
 //   - MFT inputs train on the span cross-entropy at their expected answer
 //     (its first occurrence in the context, as BeLUGA's str.find).
 //   - INV cases train on the aligned-token invariance loss: BeLUGA splits

@@ -2,7 +2,8 @@
 // names as a model — a HuggingFace model directory, a .tar.gz of one, a
 // hub id such as google/bert_uncased_L-2_H-128_A-2[@revision] (resolved by
 // package hub), or a model directory beluga wrote (BERT or word vectors) —
-// into a classifier, its tokenizer, and a way to save both. beluga predict
+// into a classifier, its tokenizer, and a way to save both; LoadSpan does
+// the same for a span (question-answering) model, READ's. beluga predict
 // and training start from it.
 //
 // It loads the way transformers' from_pretrained does for the

@@ -11,7 +11,7 @@ import (
 )
 
 // The model block of an experiment spec (docs/experiment-spec.md) speaks
-// beluga train's words: kind and path, and train's vocab, glove and hidden
+// beluga train's words: kind and path, and train's vocab, tokenizer, glove and hidden
 // beside options. An older spelling is accepted as an alias of each — name
 // for kind, checkpoint for path — and both spellings of one key are an
 // error. The spelling never reaches a run's identity: RunSpec.Model and
@@ -20,7 +20,7 @@ import (
 var modelAliases = map[string]string{"name": "kind", "checkpoint": "path"}
 
 // modelOptionKeys are train's model keys an experiment passes as options.
-var modelOptionKeys = []string{"vocab", "glove", "hidden"}
+var modelOptionKeys = []string{"vocab", "tokenizer", "glove", "hidden"}
 
 // UnmarshalYAML reads the model block in either spelling.
 func (m *Model) UnmarshalYAML(n *yaml.Node) error {

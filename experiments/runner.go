@@ -251,7 +251,7 @@ func readData(data string) (from, files [2]string) {
 var (
 	trainOptions = map[string]map[string]string{
 		"bert":      {"max_length": "int"},
-		"bert-tiny": {"max_length": "int", "vocab": "string"},
+		"bert-tiny": {"max_length": "int", "vocab": "string", "tokenizer": "string"},
 		"wordvec":   {"max_length": "int", "glove": "string", "hidden": "int"},
 	}
 	trainGrid = map[string]string{

@@ -12,6 +12,7 @@ import (
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/report"
+	"github.com/beluga-nlp/beluga/report/explore"
 )
 
 func init() {
@@ -34,6 +35,12 @@ approximate randomisation for G) are PineGreen / red; with -o the p-values go
 to a companion CSV next to the table. --pass-rates writes every row's
 per-functionality pass rates.
 
+--format html writes one self-contained page (no network: script, style and
+compressed data inline) with the table, the heatmap as a grid to click, each
+functionality's test cases with every run's verdict and prediction side by
+side, and each run's curve, hyper-parameters and timing. beluga serve shows
+the same page for stores too large for one file.
+
 Several seeds (a spec's seeds: [1, 2, 3]) make every cell the mean +- standard
 error over seeds; the CSV adds each seed's value and the p-values CSV a paired
 t-test over seeds beside the tests over cases. --ci 95 adds percentile
@@ -49,18 +56,30 @@ a constant predictor per label (docs/experiment-spec.md).`,
 		Example: `  beluga report specs/quickstart.yaml
   beluga report runs/sent-full --format latex -o table3.tex
   beluga report specs/sent-full.yaml --format csv -o table3.csv --pass-rates pass-rates.csv
-  beluga report runs/two-seeds --ci 95 --comparisons functionalities.csv`,
+  beluga report runs/two-seeds --ci 95 --comparisons functionalities.csv
+  beluga report specs/quickstart.yaml --format html -o report.html`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if trials < 1 || resamples < 0 {
 				return fmt.Errorf("--trials %d, --resamples %d: want at least 1 trial and no negative resamples", trials, resamples)
 			}
-			tab, err := loadTable(args[0], store, report.Options{Trials: trials, Seed: seed, CI: ci, Resamples: resamples, Baselines: baselines})
-			if err != nil {
+			opt := report.Options{Trials: trials, Seed: seed, CI: ci, Resamples: resamples, Baselines: baselines}
+			var (
+				tab   *report.Table
+				write func(io.Writer) error
+				err   error
+			)
+			if format == "html" {
+				src, err := loadSource(args[0], store, explore.Options{Report: opt})
+				if err != nil {
+					return err
+				}
+				tab, write = src.Table, src.WriteHTML
+			} else if tab, err = loadTable(args[0], store, opt); err != nil {
 				return err
 			}
-			var write func(io.Writer) error
 			switch format {
+			case "html":
 			case "md", "markdown":
 				write = tab.WriteMarkdown
 			case "latex", "tex":
@@ -68,7 +87,7 @@ a constant predictor per label (docs/experiment-spec.md).`,
 			case "csv":
 				write = tab.WriteCSV
 			default:
-				return fmt.Errorf("unknown --format %q (want md, latex or csv)", format)
+				return fmt.Errorf("unknown --format %q (want md, latex, csv or html)", format)
 			}
 			if err := atomicfile.Writable(out, pvalues, comparisons, passRates); err != nil {
 				return err
@@ -107,7 +126,7 @@ a constant predictor per label (docs/experiment-spec.md).`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "md", "table format: md, latex or csv")
+	cmd.Flags().StringVar(&format, "format", "md", "table format: md, latex, csv or html (one self-contained page: table, heatmap, cases, runs)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default standard output)")
 	cmd.Flags().StringVar(&store, "store", "", "run store directory (default: the spec's out)")
 	cmd.Flags().StringVar(&pvalues, "pvalues", "", "CSV of p-values against the baseline (default: next to -o as NAME-pvalues.csv)")
@@ -136,4 +155,21 @@ func loadTable(arg, store string, opt report.Options) (*report.Table, error) {
 		return nil, err
 	}
 	return report.FromStore(s, runs, opt)
+}
+
+// loadSource reads an experiment spec's done runs, or a run store
+// directory's, for the HTML page.
+func loadSource(arg, store string, opt explore.Options) (*explore.Source, error) {
+	fi, err := os.Stat(arg)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return explore.FromDir(arg, opt)
+	}
+	s, runs, err := sweepOf(arg, store)
+	if err != nil {
+		return nil, err
+	}
+	return explore.Build(s, runs, opt)
 }

@@ -84,3 +84,51 @@ func TestPlotCurves(t *testing.T) {
 		t.Error("no error for a directory without a curve")
 	}
 }
+
+// --format html writes the page whole or not at all: a broken run leaves
+// an existing file as it was, with an error naming the run's file.
+func TestReportHTML(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.yaml")
+	os.WriteFile(spec, []byte(`name: cli-html
+out: store
+tasks:
+  - {name: SENT, data: sst2, suite: sentiment, folds: {type: [MFT, DIR, INV]}}
+model: {name: synthetic}
+configurations: [IID+T]
+methods: [vanilla]
+scores: [seen, type]
+`), 0o644)
+	s, runs, err := loadRuns(spec, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := experiments.Execute(context.Background(), storeOf(s), runs, experimentstest.Runner{}, experiments.Options{Logger: discardLogger()}); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "report.html")
+	if _, err := execute(t, "report", spec, "--trials", "50", "--format", "html", "-o", page); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="beluga-view"`, `id="beluga-cases-0"`, "DecompressionStream"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("report.html has no %s", want)
+		}
+	}
+	if strings.Contains(string(b), "http://") || strings.Contains(string(b), "https://") {
+		t.Error("report.html refers to the network")
+	}
+	res := filepath.Join(storeOf(s).RunDir(runs[len(runs)-1].ID()), experiments.ResultFile)
+	os.WriteFile(res, []byte(`{"functionalities": [`), 0o644)
+	_, err = execute(t, "report", spec, "--trials", "50", "--format", "html", "-o", page)
+	if err == nil || !strings.Contains(err.Error(), res) {
+		t.Errorf("broken %s: error %v, want one naming it", res, err)
+	}
+	if after, _ := os.ReadFile(page); string(after) != string(b) {
+		t.Error("a failed report changed the existing report.html")
+	}
+}

@@ -131,7 +131,7 @@ func TestRunStatusReportPlotClean(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, err := execute(t, "report", spec, "--format", "html"); err == nil {
+	if _, err := execute(t, "report", spec, "--format", "docx"); err == nil {
 		t.Error("no error for an unknown format")
 	}
 	png := filepath.Join(dir, "h.png")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/models/tokenize"
 	"github.com/beluga-nlp/beluga/models/tokenize/corpus"
@@ -18,7 +19,7 @@ var tokenizerCmd = &cobra.Command{
 
 func init() {
 	var inputs, suiteFiles []string
-	var split, out, kind string
+	var split, out, kind, specPath, task, from string
 	var vocabSize, minFreq int
 	var lowercase bool
 	train := &cobra.Command{
@@ -27,18 +28,47 @@ func init() {
 		Long: `train learns a tokenizer from a task's own texts, for languages no checkpoint's vocabulary
 covers: columns of CSV, TSV or JSON-lines files (--input FILE:COLUMN, the i.i.d. training data)
 and the training split of suites (--suite FILE; BeLUGA's split is assigned where a suite has none;
-the test split is never read). The result is a tokenizer.json that beluga and HuggingFace's
+the test split is never read). --spec SPEC [--task NAME] reads a declared task's own training data
+as its runs will split it: the i.i.d. training part (never the dev or test part of a split file)
+and its suite's training split. The result is a tokenizer.json that beluga and HuggingFace's
 tokenizers read; a model spec names it with tokenizer: (beluga train --tokenizer). The same
 inputs and options give the same file.`,
-		Example: `  beluga tokenizer train --kind wordpiece --vocab-size 8000 \
+		Example: `  beluga tokenizer train --kind wordpiece --vocab-size 8000 --spec specs/mhc-arabic.yaml -o ar-wordpiece.json
+  beluga tokenizer train --kind wordpiece --vocab-size 8000 \
     --input iid_ar_binary.csv:text --suite mhc_arabic.jsonl -o ar-wordpiece.json
   beluga tokenizer train --kind unigram --vocab-size 4000 --input train.tsv:sentence -o sst2-unigram.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			texts, err := corpus.Sources(inputs, suiteFiles, suites.Split(split))
+			if specPath == "" && task != "" {
+				return fmt.Errorf("--task %s: name the spec that declares it with --spec", task)
+			}
+			if specPath == "" && len(inputs) == 0 && len(suiteFiles) == 0 {
+				return fmt.Errorf("no texts: give --spec, --input or --suite")
+			}
+			var texts []string
+			if specPath != "" {
+				spec, err := experiments.LoadSpec(specPath)
+				if err != nil {
+					return err
+				}
+				cache, err := dataCache("", from)
+				if err != nil {
+					return err
+				}
+				iid, suite, err := spec.TokenizerCorpus(cmd.Context(), cache, task)
+				if err != nil {
+					return fmt.Errorf("experiment spec %s: %w", specPath, err)
+				}
+				texts = iid
+				if suite != "" {
+					suiteFiles = append([]string{suite}, suiteFiles...)
+				}
+			}
+			more, err := corpus.Sources(inputs, suiteFiles, suites.Split(split))
 			if err != nil {
 				return err
 			}
+			texts = append(texts, more...)
 			b, err := tokenize.Train(texts, tokenize.TrainOptions{Kind: kind, VocabSize: vocabSize,
 				Lowercase: lowercase, MinFrequency: minFreq})
 			if err != nil {
@@ -55,6 +85,9 @@ inputs and options give the same file.`,
 			return nil
 		},
 	}
+	train.Flags().StringVar(&specPath, "spec", "", "experiment spec whose declared task's training data to read")
+	train.Flags().StringVar(&task, "task", "", "the task of --spec (needed when it declares several)")
+	train.Flags().StringVar(&from, "from", "", "with --spec: take data files from this local directory (laid out like ../shared/data)")
 	train.Flags().StringArrayVar(&inputs, "input", nil, "FILE:COLUMN of a .csv, .tsv, .jsonl or .jsonl.gz file (repeatable)")
 	train.Flags().StringArrayVar(&suiteFiles, "suite", nil, "suite file whose --split cases' inputs to add (repeatable)")
 	train.Flags().StringVar(&split, "split", string(suites.SplitTrain), "suite split to read (train or validation; never test)")

@@ -1,0 +1,366 @@
+// beluga explore: a view of the JSON that package report/explore builds
+// (View, CaseSet, Page). It never computes a score: every number shown is
+// read from that JSON. In a report file the JSON is embedded gzip+base64
+// and decoded on demand; under `beluga serve` it is fetched from api/.
+"use strict";
+(function () {
+  const PAGE = 50;
+  const mode = JSON.parse(document.getElementById("beluga-mode").textContent).mode;
+  const app = document.getElementById("app");
+  const tip = document.getElementById("tip");
+  let view = null;
+  const caseSets = new Map();
+
+  // ---- data sources ----
+  async function gunzipB64(id) {
+    const el = document.getElementById(id);
+    if (!el) throw new Error("missing data block " + id);
+    const bin = atob(el.textContent.trim());
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return await new Response(stream).json();
+  }
+  async function getJSON(url) {
+    const r = await fetch(url);
+    if (!r.ok) throw new Error(url + ": " + r.status + " " + (await r.text()));
+    return r.json();
+  }
+  const source = mode === "serve" ? {
+    view: () => getJSON("api/view"),
+    page: (f, q) => {
+      const p = new URLSearchParams({ func: f, runs: q.runs.join(","), focus: q.focus, verdict: q.verdict, split: q.split,
+        meta: q.meta ? q.meta.join("=") : "", q: q.search, offset: q.offset, limit: PAGE });
+      return getJSON("api/cases?" + p);
+    },
+  } : {
+    view: () => gunzipB64("beluga-view"),
+    page: async (f, q) => {
+      if (!caseSets.has(f)) caseSets.set(f, await gunzipB64("beluga-cases-" + f));
+      return select(caseSets.get(f), q);
+    },
+  };
+
+  // select mirrors CaseSet.Select in cases.go: filter, failing first, page.
+  function select(cs, q) {
+    const focus = q.focus || q.runs[q.runs.length - 1];
+    const s = (q.search || "").toLowerCase();
+    const hits = [];
+    const splits = new Set(), meta = {};
+    cs.cases.forEach((c, i) => {
+      facets(c, splits, meta);
+      if (q.verdict && !(cs.runs[focus] && cs.runs[focus].v[i] === q.verdict)) return;
+      if (q.split && c.split !== q.split) return;
+      if (q.meta && q.meta[0] && metaValue(c.meta, q.meta[0]) !== q.meta[1]) return;
+      if (s && !(c.inputs || []).some(inp => inp.text.toLowerCase().includes(s) || (inp.pair || "").toLowerCase().includes(s))) return;
+      let fails = cs.runs[focus] && cs.runs[focus].v[i] === "F" ? q.runs.length + 1 : 0;
+      for (const r of q.runs) if (cs.runs[r] && cs.runs[r].v[i] === "F") fails++;
+      hits.push([i, fails]);
+    });
+    hits.sort((a, b) => b[1] - a[1]);
+    const rows = hits.slice(q.offset, q.offset + PAGE).map(([i]) => ({
+      case: cs.cases[i],
+      runs: q.runs.map(r => {
+        const rc = cs.runs[r];
+        if (!rc) return { v: "?" };
+        return { v: rc.v[i], pred: rc.pred ? rc.pred[i] : null, probs: rc.probs ? rc.probs[i] : null };
+      }),
+    }));
+    return { func: cs.func, expect: cs.expect, total: hits.length, rows, runs: q.runs, splits: [...splits].sort(), meta: sortFacets(meta) };
+  }
+  function facets(c, splits, meta) {
+    if (c.split) splits.add(c.split);
+    if (c.meta && typeof c.meta === "object" && !Array.isArray(c.meta)) {
+      for (const [k, v] of Object.entries(c.meta)) {
+        if (v === null || typeof v === "object") continue;
+        (meta[k] = meta[k] || new Set()).add(String(v));
+      }
+    }
+  }
+  function sortFacets(meta) {
+    const out = {};
+    for (const k of Object.keys(meta).sort()) out[k] = [...meta[k]].sort();
+    return out;
+  }
+  function metaValue(m, k) {
+    if (!m || typeof m !== "object" || Array.isArray(m) || m[k] === undefined || m[k] === null) return "";
+    return String(m[k]);
+  }
+
+  // ---- helpers ----
+  const esc = s => String(s).replace(/[&<>"']/g, c => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+  const num = (v, d = 2) => (v === null || v === undefined) ? "–" : Number(v).toFixed(d);
+  const runById = id => view.runs.find(r => r.id === id);
+  const scoreOrder = ["iid", "seen", "func", "class", "type"];
+  function runLabel(r) {
+    return esc(r.configuration + " " + r.method + " " + r.score + (r.fold ? " −" + r.fold : "") + " seed " + r.seed);
+  }
+  function parseHash() {
+    const h = decodeURIComponent(location.hash.slice(1));
+    const [path, qs] = h.split("?");
+    return { parts: path.split("/"), q: new URLSearchParams(qs || "") };
+  }
+
+  // ---- overview: Table 3 and the heatmap ----
+  function renderOverview() {
+    const t = view.table;
+    const reps = view.replicates.length > 1;
+    let h = "<h2 id='table3'>Table 3</h2><p class='muted'>Best value per column in bold; ↑ / ↓: significantly at or above / below the IID baseline (p &lt; " +
+      view.significance + "). " + (reps ? "Mean ± standard error over " + view.replicates.length + " replicates. " : "") +
+      (view.ci ? view.ci + "% bootstrap intervals in brackets. " : "") + "A value links to the runs it comes from.</p>";
+    h += "<table id='table3-grid'><thead><tr><th scope='col'>Config</th><th scope='col'>Method</th>";
+    for (const c of t.columns) h += "<th scope='col' class='num'>" + esc(c.header) + "</th>";
+    h += "</tr></thead><tbody>";
+    view.rows.forEach((row, i) => {
+      h += "<tr" + (row.reference ? " class='muted'" : "") + "><th scope='row'>" + esc(row.configuration) + "</th><td>" + esc(row.label.split(": ").slice(1).join(": ")) + "</td>";
+      t.cells[i].forEach((c, j) => {
+        if (c.v === null) { h += "<td class='num muted'>–</td>"; return; }
+        let s = num(c.v);
+        if (reps) s += " ± " + num(c.se);
+        if (view.ci) s += " [" + num(c.lo) + ", " + num(c.hi) + "]";
+        const cls = ["num"];
+        if (c.best) cls.push("best");
+        if (c.mark > 0) cls.push("up");
+        if (c.mark < 0) cls.push("down");
+        const arrow = c.mark > 0 ? " ↑" : c.mark < 0 ? " ↓" : "";
+        const title = "p = " + num(c.p, 4) + (c.ps !== null ? ", paired t over seeds p = " + num(c.ps, 4) : "") +
+          (c.flags ? "\n" + c.flags.join("\n") : "");
+        const link = c.runs && c.runs.length ? "#runs/" + c.runs.join(",") : null;
+        const body = link ? "<a href='" + link + "'>" + s + "</a>" : s;
+        const flag = c.flag_marks ? "<sup class='flag'>" + esc(c.flag_marks) + "</sup>" : "";
+        h += "<td class='" + cls.join(" ") + "' title='" + esc(title) + "' data-col='" + esc(t.columns[j].header) + "'>" + body + arrow + flag + "</td>";
+      });
+      h += "</tr>";
+    });
+    h += "</tbody></table>";
+    if (view.footnotes && view.footnotes.length) h += "<div id='footnotes'>" + view.footnotes.map(f => "<p class='warn'>" + esc(f) + "</p>").join("") + "</div>";
+    if (view.warnings && view.warnings.length) h += view.warnings.map(w => "<p class='warn'>" + esc(w) + "</p>").join("");
+    for (const [ti, task] of view.tasks.entries()) {
+      h += "<h2 id='heat-" + ti + "'>Pass rates: " + esc(task.name) + "</h2>";
+      h += "<p class='legend'>Column numbers are coloured by test type: <span class='t-MFT'>MFT</span><span class='t-INV'>INV</span><span class='t-DIR'>DIR</span>Colour: pass rate 0 (dark) to 100 (light); grey: no case ran. Click a cell to open its functionality.</p>";
+      h += "<table class='heat' data-task='" + ti + "'><thead><tr><th></th><th></th><th class='col'>Avg</th>";
+      task.funcs.forEach((f, k) => {
+        const fv = view.funcs[f];
+        h += "<th class='col t-" + esc(fv.type) + "' title='" + esc(fv.name) + "'><a href='#func/" + f + "' class='t-" + esc(fv.type) + "'>" + (k + 1) + "</a></th>";
+      });
+      h += "</tr></thead><tbody>";
+      task.heatmap.forEach((line, li) => {
+        const row = view.rows[line.row];
+        h += "<tr><th scope='row'>" + esc(row.label) + "</th><th>" + esc(line.row === 0 && row.configuration === "IID" ? "" : line.score) + "</th>";
+        h += "<td class='suite'>" + num(line.suite, 1) + "</td>";
+        line.cells.forEach((c, k) => {
+          const f = task.funcs[k];
+          h += "<td><button type='button' data-line='" + li + "' data-k='" + k + "' style='background:" + c.c + "' aria-label='" +
+            esc(view.funcs[f].name + ", " + row.label + " " + line.score + ": " + (c.rate === null ? "no case" : num(c.rate, 1) + "%")) + "'></button></td>";
+        });
+        h += "</tr>";
+      });
+      h += "</tbody></table><ol class='muted'>";
+      task.funcs.forEach(f => { const fv = view.funcs[f]; h += "<li><a href='#func/" + f + "'>" + esc(fv.name) + "</a> <span class='t-" + esc(fv.type) + "'>" + esc(fv.type) + "</span> · " + esc(fv.class) + "</li>"; });
+      h += "</ol>";
+    }
+    app.innerHTML = h;
+    for (const tbl of app.querySelectorAll("table.heat")) {
+      const task = view.tasks[+tbl.dataset.task];
+      tbl.addEventListener("mouseover", e => {
+        const b = e.target.closest("button");
+        if (!b) return hideTip();
+        const line = task.heatmap[+b.dataset.line], c = line.cells[+b.dataset.k], fv = view.funcs[task.funcs[+b.dataset.k]];
+        showTip(e, "<b>" + esc(fv.name) + "</b><br>" + esc(fv.type) + " · " + esc(fv.class) + "<br>" + esc(view.rows[line.row].label) + " · " + esc(line.score) +
+          "<br>pass rate " + (c.rate === null ? "–" : num(c.rate, 1) + "%") + " over " + c.n + " cases<br>run " + esc((c.runs || []).join(", ") || "–"));
+      });
+      tbl.addEventListener("mousemove", e => { if (tip.style.display === "block") moveTip(e); });
+      tbl.addEventListener("mouseleave", hideTip);
+      tbl.addEventListener("click", e => {
+        const b = e.target.closest("button");
+        if (!b) return;
+        const line = task.heatmap[+b.dataset.line];
+        hideTip();
+        location.hash = "#func/" + task.funcs[+b.dataset.k] + "?row=" + line.row + "&score=" + line.score;
+      });
+    }
+  }
+  function showTip(e, html) { tip.innerHTML = html; tip.style.display = "block"; moveTip(e); }
+  function moveTip(e) { tip.style.left = (e.clientX + 14) + "px"; tip.style.top = (e.clientY + 14) + "px"; }
+  function hideTip() { tip.style.display = "none"; }
+
+  // ---- one functionality and its cases ----
+  // columnsFor picks the runs shown side by side: the baseline, then the
+  // row's runs scored on the functionality (seen, then held-out folds).
+  function columnsFor(fid, row, rep) {
+    const scored = view.runs.filter(r => r.funcs.includes(fid) && r.replicate === rep);
+    const cols = [];
+    const base = scored.find(r => r.row === 0 && view.rows[0].configuration === "IID");
+    if (base) cols.push({ role: "Baseline", run: base });
+    scored.filter(r => r.row === row && r.row !== 0).sort((a, b) => scoreOrder.indexOf(a.score) - scoreOrder.indexOf(b.score))
+      .forEach(r => cols.push({ role: r.score === "seen" ? "Saw it (seen)" : "Held out (" + r.score + ": " + r.fold + ")", run: r }));
+    return cols;
+  }
+  const state = { offset: 0, verdict: "", split: "", meta: null, search: "" };
+  async function renderFunc(fid, q) {
+    const fv = view.funcs[fid];
+    if (!fv) { app.innerHTML = "<p>No functionality " + esc(fid) + ".</p>"; return; }
+    const rowsWith = [...new Set(view.runs.filter(r => r.funcs.includes(fid)).map(r => r.row))].sort((a, b) => a - b);
+    let row = q.has("row") ? +q.get("row") : (rowsWith.find(r => r !== 0) ?? 0);
+    if (row === 0 && rowsWith.some(r => r !== 0)) row = rowsWith.find(r => r !== 0);
+    const reps = [...new Set(view.runs.map(r => r.replicate))];
+    const rep = q.get("rep") || reps[0];
+    const cols = columnsFor(fid, row, rep);
+    // The verdict filter reads the column of the score the page was opened
+    // from (a heatmap cell), else the last: the run that saw it least.
+    const fc = cols.find(c => c.run.score === q.get("score")) || cols[cols.length - 1];
+    state.focus = fc ? fc.run.id : "";
+    let h = "<p><a href='#'>← Table and heatmap</a></p><h2 id='func-title'>" + esc(fv.name) + "</h2><dl class='kv'><dt>Task</dt><dd>" + esc(fv.task) +
+      "</dd><dt>Type</dt><dd class='t-" + esc(fv.type) + "'>" + esc(fv.type) + "</dd><dt>Class</dt><dd>" + esc(fv.class) + "</dd>" +
+      (fv.description ? "<dt>Description</dt><dd>" + esc(fv.description) + "</dd>" : "") +
+      "<dt>Expected</dt><dd id='func-expect'>–</dd></dl>";
+    h += "<form class='controls' id='case-controls' onsubmit='return false'>";
+    h += "<label>Configuration × method<select id='f-row'>" + rowsWith.filter(r => r !== 0 || rowsWith.length === 1).map(r => "<option value='" + r + "'" + (r === row ? " selected" : "") + ">" + esc(view.rows[r].label) + "</option>").join("") + "</select></label>";
+    if (reps.length > 1) h += "<label>Replicate<select id='f-rep'>" + reps.map(r => "<option" + (r === rep ? " selected" : "") + ">" + esc(r) + "</option>").join("") + "</select></label>";
+    h += "<label>Verdict of " + esc(fc ? fc.role : "–") + "<select id='f-verdict'><option value=''>all</option><option value='F'>fail</option><option value='P'>pass</option><option value='-'>filtered</option></select></label>";
+    h += "<label>Split<select id='f-split'><option value=''>all</option></select></label>";
+    h += "<label>Metadata<select id='f-meta'><option value=''>all</option></select></label>";
+    h += "<label>Search<input id='f-search' type='search' placeholder='text contains…' value='" + esc(state.search) + "'></label></form>";
+    h += "<div id='case-status' class='muted' aria-live='polite'></div><div id='case-table'></div>";
+    app.innerHTML = h;
+    document.getElementById("f-verdict").value = state.verdict;
+    const go = (k, v) => { const p = new URLSearchParams(q); p.set(k, v); location.hash = "#func/" + fid + "?" + p; };
+    document.getElementById("f-row").onchange = e => go("row", e.target.value);
+    const repSel = document.getElementById("f-rep");
+    if (repSel) repSel.onchange = e => go("rep", e.target.value);
+    const refresh = () => { state.offset = 0; loadCases(fid, cols); };
+    document.getElementById("f-verdict").onchange = e => { state.verdict = e.target.value; refresh(); };
+    document.getElementById("f-split").onchange = e => { state.split = e.target.value; refresh(); };
+    document.getElementById("f-meta").onchange = e => { state.meta = e.target.value ? e.target.value.split("\u0000") : null; refresh(); };
+    let timer = 0;
+    document.getElementById("f-search").oninput = e => { clearTimeout(timer); timer = setTimeout(() => { state.search = e.target.value; refresh(); }, 150); };
+    await loadCases(fid, cols);
+  }
+  async function loadCases(fid, cols) {
+    const status = document.getElementById("case-status");
+    status.textContent = "Loading cases…";
+    const q = { runs: cols.map(c => c.run.id), focus: state.focus, verdict: state.verdict, split: state.split, meta: state.meta, search: state.search, offset: state.offset };
+    const page = await source.page(fid, q);
+    fillFacets(page);
+    if (page.expect) document.getElementById("func-expect").textContent = page.expect;
+    status.textContent = page.total + " cases" + (page.total > PAGE ? ", showing " + (state.offset + 1) + "–" + Math.min(state.offset + PAGE, page.total) : "") + "; cases failed by " + (cols.find(c => c.run.id === state.focus) || { role: "–" }).role + " first, then by how many columns fail.";
+    let h = "<table id='cases'><thead><tr><th scope='col'>Case</th><th scope='col'>Input (expected)</th>";
+    for (const c of cols) h += "<th scope='col'" + (c.run.id === state.focus ? " class='focus'" : "") + ">" + esc(c.role) + "<br><a class='muted' href='#run/" + c.run.id + "'>" + esc(c.run.id) + "</a></th>";
+    h += "</tr></thead><tbody>";
+    for (const r of page.rows) {
+      const c = r.case;
+      h += "<tr data-case='" + c.id + "'><td class='num'>" + c.id + (c.split ? "<br><span class='muted'>" + esc(c.split) + "</span>" : "") + "</td><td>";
+      if (c.inputs && c.inputs.length) {
+        for (const inp of c.inputs) h += "<div class='inp'>" + esc(inp.text) + (inp.pair ? " <span class='pair'>‖ " + esc(inp.pair) + "</span>" : "") + (inp.label ? " <span class='muted'>(" + esc(inp.label) + ")</span>" : "") + "</div>";
+      } else h += "<span class='muted'>text not recorded</span>";
+      if (c.meta) h += "<div class='muted'>" + esc(JSON.stringify(c.meta)) + "</div>";
+      h += "</td>";
+      for (const [j, o] of r.runs.entries()) {
+        h += "<td" + (cols[j].run.id === state.focus ? " class='focus'" : "") + "><span class='v v-" + esc(o.v) + "'>" + ({ P: "pass", F: "fail", "-": "filtered", "?": "–" }[o.v] || esc(o.v)) + "</span>";
+        if (o.pred) o.pred.forEach((p, i) => {
+          h += "<div class='pred'>" + esc(p) + (o.probs && o.probs[i] && o.probs[i].length ? " <span class='probs'>" + o.probs[i].map(x => num(x, 2)).join(" / ") + "</span>" : "") + "</div>";
+        });
+        h += "</td>";
+      }
+      h += "</tr>";
+    }
+    h += "</tbody></table>";
+    if (page.total > PAGE) h += "<div class='pager'><button type='button' id='prev'" + (state.offset === 0 ? " disabled" : "") + ">Previous</button><button type='button' id='next'" + (state.offset + PAGE >= page.total ? " disabled" : "") + ">Next</button></div>";
+    document.getElementById("case-table").innerHTML = h;
+    const prev = document.getElementById("prev"), next = document.getElementById("next");
+    if (prev) prev.onclick = () => { state.offset = Math.max(0, state.offset - PAGE); loadCases(fid, cols); };
+    if (next) next.onclick = () => { state.offset += PAGE; loadCases(fid, cols); };
+  }
+  function fillFacets(page) {
+    const split = document.getElementById("f-split"), meta = document.getElementById("f-meta");
+    if (split.options.length === 1) {
+      for (const s of page.splits || []) split.add(new Option(s, s, false, s === state.split));
+      split.parentElement.hidden = !(page.splits && page.splits.length);
+    }
+    if (meta.options.length === 1) {
+      for (const [k, vs] of Object.entries(page.meta || {})) for (const v of vs) {
+        const val = k + "\u0000" + v;
+        meta.add(new Option(k + " = " + v, val, false, !!state.meta && state.meta.join("\u0000") === val));
+      }
+      meta.parentElement.hidden = meta.options.length === 1;
+    }
+  }
+
+  // ---- runs ----
+  function renderRuns(ids) {
+    let h = "<p><a href='#'>← Table and heatmap</a></p><h2>Runs of the cell</h2><ul>";
+    for (const id of ids) { const r = runById(id); if (r) h += "<li><a href='#run/" + id + "'>" + esc(id) + "</a> " + runLabel(r) + "</li>"; }
+    app.innerHTML = h + "</ul>";
+  }
+  function renderRun(id) {
+    const r = runById(id);
+    if (!r) { app.innerHTML = "<p>No run " + esc(id) + ".</p>"; return; }
+    let h = "<p><a href='#'>← Table and heatmap</a></p><h2 id='run-title'>Run " + esc(r.id) + "</h2><dl class='kv'>";
+    const kv = (k, v) => { h += "<dt>" + esc(k) + "</dt><dd>" + v + "</dd>"; };
+    kv("Task", esc(r.task)); kv("Configuration", esc(r.configuration)); kv("Method", esc(r.method)); kv("Score", esc(r.score));
+    if (r.fold) kv("Held-out fold", esc(r.fold));
+    kv("Seed", esc(r.seed)); kv("Replicate", esc(r.replicate));
+    if (r.seconds !== null) kv("Time", num(r.seconds, 1) + " s" + (r.start ? " from " + esc(r.start) : "") + (r.host ? " on " + esc(r.host) : ""));
+    for (const [k, v] of Object.entries(r.iid_metrics || {})) kv("i.i.d. " + k, num(100 * v, 2));
+    h += "</dl>";
+    if (r.warnings && r.warnings.length) h += "<h3>Warnings</h3>" + r.warnings.map(w => "<p class='warn'>" + esc(w) + "</p>").join("");
+    h += "<h3>Training curve</h3>" + curveSVG(r.curve || []);
+    if (r.hyper) h += "<h3>Spec hyper-parameters</h3><pre>" + esc(JSON.stringify(r.hyper, null, 2)) + "</pre>";
+    if (r.used) h += "<h3>Hyper-parameters used (train spec)</h3><pre>" + esc(JSON.stringify(r.used, null, 2)) + "</pre>";
+    h += "<h3>Functionalities scored</h3><ul>" + r.funcs.map(f => "<li><a href='#func/" + f + "?row=" + r.row + "&rep=" + encodeURIComponent(r.replicate) + "'>" + esc(view.funcs[f].name) + "</a></li>").join("") + "</ul>";
+    app.innerHTML = h;
+  }
+  function curveSVG(pts) {
+    if (!pts.length) return "<p class='muted'>No curve stored.</p>";
+    const W = 640, H = 240, L = 44, B = 24, T = 10, R = 10;
+    const ok = pts.filter(p => p.l !== null);
+    if (!ok.length) return "<p class='muted'>No finite loss stored.</p>";
+    const xmax = Math.max(...pts.map(p => p.s), 1), ymax = Math.max(...ok.map(p => p.l)) || 1;
+    const x = s => L + (W - L - R) * s / xmax, y = l => T + (H - T - B) * (1 - l / ymax);
+    const kinds = [...new Set(ok.map(p => p.k))];
+    const colours = ["#0b57d0", "#c62828", "#1a7f37", "#e65100", "#6a1b9a", "#00838f"];
+    let s = "<svg class='curve' role='img' aria-label='training loss by step' width='" + W + "' height='" + H + "' viewBox='0 0 " + W + " " + H + "'>";
+    s += "<line x1='" + L + "' y1='" + (H - B) + "' x2='" + (W - R) + "' y2='" + (H - B) + "' stroke='#888'/><line x1='" + L + "' y1='" + T + "' x2='" + L + "' y2='" + (H - B) + "' stroke='#888'/>";
+    s += "<text x='" + (L - 4) + "' y='" + (T + 8) + "' font-size='10' text-anchor='end'>" + ymax.toFixed(2) + "</text><text x='" + (L - 4) + "' y='" + (H - B) + "' font-size='10' text-anchor='end'>0</text>";
+    s += "<text x='" + (W - R) + "' y='" + (H - 6) + "' font-size='10' text-anchor='end'>step " + xmax + "</text>";
+    kinds.forEach((k, i) => {
+      const d = ok.filter(p => p.k === k).map(p => x(p.s).toFixed(1) + "," + y(p.l).toFixed(1)).join(" ");
+      s += "<polyline fill='none' stroke='" + colours[i % colours.length] + "' stroke-width='1.3' points='" + d + "'/>";
+      s += "<text x='" + (L + 8 + 70 * i) + "' y='" + (H - 6) + "' font-size='11' fill='" + colours[i % colours.length] + "'>" + esc(k) + "</text>";
+    });
+    return s + "</svg>";
+  }
+
+  // ---- routing ----
+  let lastFunc = null;
+  async function route() {
+    const { parts, q } = parseHash();
+    try {
+      if (parts[0] === "func") {
+        const fid = +parts[1];
+        if (lastFunc !== fid) { Object.assign(state, { offset: 0, verdict: "", split: "", meta: null, search: "" }); lastFunc = fid; }
+        await renderFunc(fid, q);
+      } else if (parts[0] === "run") renderRun(parts[1]);
+      else if (parts[0] === "runs") renderRuns(parts[1].split(","));
+      else renderOverview();
+      document.body.dataset.route = parts[0] || "overview";
+    } catch (err) {
+      app.innerHTML = "<p class='warn'>" + esc(err.message || err) + "</p>";
+    }
+    window.scrollTo(0, 0);
+  }
+  window.addEventListener("hashchange", route);
+  (async () => {
+    try {
+      view = await source.view();
+      document.getElementById("title").textContent = view.title;
+      document.title = view.title + " · beluga";
+      await route();
+      window.belugaReady = performance.now();
+      document.body.dataset.ready = "1";
+    } catch (err) {
+      app.innerHTML = "<p class='warn'>Could not read the report's data: " + esc(err.message || err) + "</p>";
+      document.body.dataset.ready = "error";
+    }
+  })();
+})();

@@ -1,0 +1,270 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// The page is tested in a real browser: headless Chromium driven over the
+// DevTools protocol. BELUGA_CHROMIUM names the binary; otherwise the usual
+// names are looked up on PATH. BELUGA_SCREENSHOTS, when set, is a directory
+// the tests write their screenshots into; BELUGA_EXPLORE_STORE, when set,
+// is a store whose report the screenshots are of (else the fixture's).
+
+func chromium(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("BELUGA_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium found (install Debian's chromium, or set BELUGA_CHROMIUM): the page is not tested in a browser")
+	return ""
+}
+
+// browser starts a headless Chromium with a fresh profile.
+func browser(t testing.TB) context.Context {
+	t.Helper()
+	// A fresh profile, removed once the browser is gone (not t.TempDir:
+	// Chromium's helpers may still write into it while the test ends).
+	profile, err := os.MkdirTemp("", "beluga-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1280, 900),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancel()
+		cancelAlloc()
+		for range 20 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatalf("starting %s: %v", chromium(t), err)
+	}
+	return ctx
+}
+
+// screenshot writes a PNG of sel into BELUGA_SCREENSHOTS, when set.
+func screenshot(t *testing.T, ctx context.Context, sel, name string) {
+	dir := os.Getenv("BELUGA_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	var png []byte
+	if err := chromedp.Run(ctx, chromedp.Screenshot(sel, &png, chromedp.ByQuery)); err != nil {
+		t.Fatalf("screenshot of %s: %v", sel, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pageSource is the store the browser tests show.
+func pageSource(t *testing.T) *Source {
+	if dir := os.Getenv("BELUGA_EXPLORE_STORE"); dir != "" {
+		src, err := FromDir(dir, Options{Report: fastReport})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return src
+	}
+	return fixtureSource(t)
+}
+
+// A failing heatmap cell of a trained row, for the test to click: the
+// first line of a held-out score with a rate below 100.
+func failingCell(src *Source) (line, k int) {
+	for li, l := range src.View.Tasks[0].Heatmap {
+		if l.Row == 0 {
+			continue
+		}
+		for k, c := range l.Cells {
+			if c.Rate >= 0 && c.Rate < 100 && l.Score != "seen" {
+				return li, k
+			}
+		}
+	}
+	return -1, -1
+}
+
+// exercise drives one page: the table, a heatmap click, the case table,
+// the verdict filter, the search box, and a run's page.
+func exercise(t *testing.T, ctx context.Context, url string, src *Source, shots string) {
+	var rows, ready string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(`body[data-ready="1"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll("#table3-grid tbody tr").length + ""`, &rows),
+		chromedp.Evaluate(`document.body.dataset.ready`, &ready),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprint(len(src.View.Rows)); rows != want {
+		t.Errorf("table has %s rows, want %s", rows, want)
+	}
+	screenshot(t, ctx, "#table3-grid", shots+"-table.png")
+	screenshot(t, ctx, `table.heat[data-task="0"]`, shots+"-heatmap.png")
+	line, k := failingCell(src)
+	if line < 0 {
+		t.Fatal("no failing held-out cell to click")
+	}
+	l := src.View.Tasks[0].Heatmap[line]
+	fid := src.View.Tasks[0].Funcs[k]
+	button := fmt.Sprintf(`table.heat[data-task="0"] button[data-line="%d"][data-k="%d"]`, line, k)
+	var tipText, title, status string
+	var verdicts []string
+	if err := chromedp.Run(ctx,
+		chromedp.ScrollIntoView(button, chromedp.ByQuery),
+		chromedp.Sleep(50*time.Millisecond),
+		chromedp.Evaluate(fmt.Sprintf(`(() => { const b = document.querySelector(%q); const r = b.getBoundingClientRect();
+			b.dispatchEvent(new MouseEvent("mouseover", {bubbles: true, clientX: r.x + 2, clientY: r.y + 2})); return document.getElementById("tip").textContent; })()`, button), &tipText),
+		chromedp.Click(button, chromedp.ByQuery),
+		chromedp.WaitVisible(`#cases tbody tr`, chromedp.ByQuery),
+		chromedp.Text(`#func-title`, &title, chromedp.ByQuery),
+		chromedp.Text(`#case-status`, &status, chromedp.ByQuery),
+		chromedp.Evaluate(`[...document.querySelectorAll("#cases tbody tr")].map(tr => tr.querySelector("td.focus .v").textContent)`, &verdicts),
+	); err != nil {
+		t.Fatal(err)
+	}
+	f := src.View.Funcs[fid]
+	if !strings.Contains(tipText, f.Name) || !strings.Contains(tipText, "pass rate") || !strings.Contains(tipText, l.Cells[k].Runs[0]) {
+		t.Errorf("hover shows %q, want the functionality, its pass rate and run %s", tipText, l.Cells[k].Runs[0])
+	}
+	if title != f.Name {
+		t.Errorf("clicked %q, opened %q", f.Name, title)
+	}
+	// The held-out run's verdicts: failing cases first, as many as it failed.
+	cs, err := src.Cases(fid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := cs.Runs[l.Cells[k].Runs[0]]
+	fails := strings.Count(held.V, "F")
+	if fails == 0 || len(verdicts) == 0 || verdicts[0] != "fail" {
+		t.Errorf("case table's last column starts %v, want failing cases first (%d fail)", verdicts[:min(3, len(verdicts))], fails)
+	}
+	if want := fmt.Sprintf("%d cases", len(cs.Cases)); !strings.HasPrefix(status, want) {
+		t.Errorf("status %q, want %q", status, want)
+	}
+	screenshot(t, ctx, "main", shots+"-functionality.png")
+	// Filter: the held-out run's failures only.
+	if err := chromedp.Run(ctx,
+		chromedp.SetValue(`#f-verdict`, "F", chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById("f-verdict").dispatchEvent(new Event("change"))`, nil),
+		chromedp.Poll(fmt.Sprintf(`document.getElementById("case-status").textContent.startsWith("%d cases")`, fails), nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Evaluate(`[...document.querySelectorAll("#cases tbody tr")].map(tr => tr.querySelector("td.focus .v").textContent)`, &verdicts),
+	); err != nil {
+		t.Fatalf("verdict filter: %v", err)
+	}
+	for _, v := range verdicts {
+		if v != "fail" {
+			t.Errorf("verdict filter F shows a %q case", v)
+		}
+	}
+	// Search: a word of one case's first text.
+	if len(cs.Cases[0].Inputs) > 0 {
+		word := cs.Cases[0].Inputs[0].Text
+		var n int
+		for _, c := range cs.Cases {
+			if len(c.Inputs) > 0 && strings.Contains(strings.ToLower(c.Inputs[0].Text+c.Inputs[len(c.Inputs)-1].Text), strings.ToLower(word)) {
+				n++
+			}
+		}
+		if err := chromedp.Run(ctx,
+			chromedp.SetValue(`#f-verdict`, "", chromedp.ByQuery),
+			chromedp.Evaluate(`document.getElementById("f-verdict").dispatchEvent(new Event("change"))`, nil),
+			chromedp.SendKeys(`#f-search`, word, chromedp.ByQuery),
+			chromedp.Poll(fmt.Sprintf(`document.getElementById("case-status").textContent.startsWith("%d cases")`, n), nil, chromedp.WithPollingTimeout(10*time.Second)),
+		); err != nil {
+			t.Fatalf("search %q (want %d cases): %v", word, n, err)
+		}
+	}
+	// A run's page: its curve and hyper-parameters.
+	run := l.Cells[k].Runs[0]
+	var svg int
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(url+"#run/"+run),
+		chromedp.WaitVisible(`#run-title`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll("svg.curve polyline").length`, &svg),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if svg == 0 {
+		t.Errorf("run %s: no curve drawn", run)
+	}
+}
+
+// The report file opens from disk, with no network.
+func TestReportFileInBrowser(t *testing.T) {
+	ctx := browser(t)
+	src := pageSource(t)
+	path := filepath.Join(t.TempDir(), "report.html")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.WriteHTML(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	exercise(t, ctx, "file://"+path, src, "explore")
+}
+
+// beluga serve's pages: the same page with its data paged from api/.
+func TestServeInBrowser(t *testing.T) {
+	ctx := browser(t)
+	src := pageSource(t)
+	srv := httptest.NewServer(src.Handler())
+	defer srv.Close()
+	exercise(t, ctx, srv.URL+"/", src, "explore-serve")
+	// Paging: a functionality's cases come 50 at a time.
+	resp, err := srv.Client().Get(srv.URL + "/api/cases?func=0&offset=1&limit=2&runs=" + src.View.Runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("api/cases: %s", resp.Status)
+	}
+	for _, bad := range []string{"func=x", "func=0&offset=-1", "func=999"} {
+		resp, err := srv.Client().Get(srv.URL + "/api/cases?" + bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode < 400 {
+			t.Errorf("api/cases?%s: %s, want an error", bad, resp.Status)
+		}
+	}
+}

@@ -1,0 +1,283 @@
+package explore
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/report"
+)
+
+var fastReport = report.Options{Trials: 200}
+
+func same(a float64, b Num) bool {
+	return (math.IsNaN(a) && math.IsNaN(float64(b))) || a == float64(b)
+}
+
+// Every number of the table and the heatmap is package report's: the view
+// copies Table 3's cells (value, p-value, mark) and Figure 1's pass rates.
+func TestViewIsTheTable(t *testing.T) {
+	store, runs := sharedFixture(t)
+	src, err := Build(store, runs, Options{Report: fastReport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := report.FromStore(store, runs, fastReport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := src.View
+	cols := tab.Columns()
+	if len(v.Table.Columns) != len(cols) || len(v.Table.Cells) != len(tab.Rows) {
+		t.Fatalf("view table %d×%d, report table %d×%d", len(v.Table.Cells), len(v.Table.Columns), len(tab.Rows), len(cols))
+	}
+	marks := 0
+	for i, r := range tab.Rows {
+		for j, c := range cols {
+			cell := v.Table.Cells[i][j]
+			if !same(c.Value(r), cell.Value) || !same(c.P(r), cell.P) {
+				t.Errorf("row %s column %s: view %v (p %v), table %v (p %v)", r.Label(), c.Header, cell.Value, cell.P, c.Value(r), c.P(r))
+			}
+			if cell.Mark != tab.Mark(c, r) {
+				t.Errorf("row %s column %s: mark %d, want %d", r.Label(), c.Header, cell.Mark, tab.Mark(c, r))
+			}
+			if cell.Mark != 0 {
+				marks++
+			}
+			if c.Header != "Avg" && !math.IsNaN(c.Value(r)) && len(cell.Runs) == 0 {
+				t.Errorf("row %s column %s links to no run", r.Label(), c.Header)
+			}
+		}
+	}
+	if marks == 0 {
+		t.Error("no cell is marked significant: the fixture's lp rows are 20 points worse")
+	}
+	checked := 0
+	for ti, task := range v.Tasks {
+		for _, line := range task.Heatmap {
+			row := tab.Rows[line.Row]
+			rates := row.PassRates[tab.Tasks[ti]][line.Score]
+			for k, fid := range task.Funcs {
+				want := rates[indexOf(tab.Functionalities[tab.Tasks[ti]], v.Funcs[fid].Name)]
+				if c := line.Cells[k]; !same(want, c.Rate) || (!math.IsNaN(want) && (len(c.Runs) != 1 || c.Cases == 0)) {
+					t.Errorf("%s %s %s: cell %+v, want rate %v from one run", row.Label(), line.Score, v.Funcs[fid].Name, c, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("empty heatmap")
+	}
+}
+
+func indexOf(fs []report.Functionality, name string) int {
+	for i, f := range fs {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// A functionality's cases carry each run's verdicts exactly as the run's
+// result.json holds them, from case files of both formats, with texts and
+// predictions where the file has them.
+func TestCasesMatchResults(t *testing.T) {
+	src := fixtureSource(t)
+	withPred, without := 0, 0
+	for fid, f := range src.View.Funcs {
+		cs, err := src.Cases(fid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id, rc := range cs.Runs {
+			res, err := experiments.ReadResult(src.store.RunDir(id))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want string
+			for _, fr := range res.Functionalities {
+				if fr.Name == f.Name {
+					want = fr.Verdicts
+				}
+			}
+			if rc.V != want {
+				t.Errorf("run %s %q: verdicts %q, result.json %q", id, f.Name, rc.V, want)
+			}
+			if rc.Pred != nil {
+				withPred++
+			} else {
+				without++
+			}
+		}
+		if len(cs.Cases) == 0 || cs.Cases[0].ID != 1 || len(cs.Cases[0].Inputs) == 0 {
+			t.Errorf("%q: first case %+v, want id 1 with its text", f.Name, cs.Cases[:min(1, len(cs.Cases))])
+		}
+	}
+	if withPred == 0 || without == 0 {
+		t.Errorf("%d runs with predictions, %d without: the fixture has both formats", withPred, without)
+	}
+}
+
+func TestSelect(t *testing.T) {
+	cs := &CaseSet{Cases: []CaseView{
+		{ID: 1, Split: "test", Meta: json.RawMessage(`{"template":"a"}`), Inputs: []InputView{{Text: "Good film"}}},
+		{ID: 3, Split: "dev", Meta: json.RawMessage(`{"template":"b"}`), Inputs: []InputView{{Text: "bad film", Pair: "other"}}},
+		{ID: 5, Split: "test", Meta: json.RawMessage(`{"template":"a"}`), Inputs: []InputView{{Text: "fine"}}},
+		{ID: 7, Split: "test", Inputs: []InputView{{Text: "FILM noir"}}},
+	}, Runs: map[string]*RunCases{"base": {V: "FPFP"}, "held": {V: "PF-F"}}}
+	ids := func(p Page) string {
+		var s []string
+		for _, r := range p.Rows {
+			s = append(s, string(rune('0'+r.Case.ID)))
+		}
+		return strings.Join(s, "")
+	}
+	for _, tc := range []struct {
+		name string
+		q    Query
+		want string
+		tot  int
+	}{
+		// The focus (last) run's failures first, then by failing runs.
+		{"failing first", Query{Runs: []string{"base", "held"}}, "3715", 4},
+		{"failing first, focus base", Query{Runs: []string{"held", "base"}}, "1537", 4},
+		{"failing first, by count", Query{Runs: []string{"held", "base"}, Focus: "held"}, "3715", 4},
+		{"verdict of the last run", Query{Runs: []string{"base", "held"}, Verdict: "F"}, "37", 2},
+		{"verdict of a named run", Query{Runs: []string{"base", "held"}, Focus: "base", Verdict: "F"}, "15", 2},
+		{"filtered", Query{Runs: []string{"base", "held"}, Verdict: "-"}, "5", 1},
+		{"split", Query{Runs: []string{"held"}, Split: "dev"}, "3", 1},
+		{"metadata", Query{Runs: []string{"held"}, Meta: [2]string{"template", "a"}}, "15", 2},
+		{"search is case-insensitive", Query{Runs: []string{"base"}, Search: "film"}, "137", 3},
+		{"search reads pairs", Query{Runs: []string{"base"}, Search: "OTHER"}, "3", 1},
+		{"paged", Query{Runs: []string{"base"}, Offset: 1, Limit: 2}, "53", 4},
+		{"unknown run", Query{Runs: []string{"nope"}, Verdict: "F"}, "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := cs.Select(tc.q)
+			if got := ids(p); got != tc.want || p.Total != tc.tot {
+				t.Errorf("cases %q of %d, want %q of %d", got, p.Total, tc.want, tc.tot)
+			}
+		})
+	}
+	p := cs.Select(Query{Runs: []string{"base"}})
+	if strings.Join(p.Splits, ",") != "dev,test" || strings.Join(p.Meta["template"], ",") != "a,b" {
+		t.Errorf("facets %v %v", p.Splits, p.Meta)
+	}
+}
+
+// A broken case file is refused with its path and line's byte offset, not
+// shown as empty.
+func TestBadCaseFile(t *testing.T) {
+	store, runs := fixture(t) // its own: the test breaks a file
+	src, err := Build(store, runs, Options{Report: fastReport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := src.View.Runs[1].ID
+	path := src.casesPath(run)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, edit, want string }{
+		{"not JSON", strings.Replace(string(b), "{", "{oops", 1), "cases.jsonl:1"},
+		{"unknown verdict", strings.Replace(string(b), `"verdict":"pass"`, `"verdict":"maybe"`, 1), "field verdict"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(path, []byte(tc.edit), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			src.index.spans = nil
+			var err error
+			for fid := range src.View.Funcs {
+				if _, err = src.Cases(fid); err != nil {
+					break
+				}
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), filepath.Base(path)) {
+				t.Errorf("error %v, want one naming %s and %q", err, path, tc.want)
+			}
+		})
+	}
+}
+
+// Sanity flags recorded in result.json (experiments.Flag: kind, reason,
+// figures) are shown as the run's warnings; a result without them has none.
+func TestWarningsFromResult(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, json, want string }{
+		{"none", `{"functionalities":[]}`, ""},
+		{"flags", `{"flags":[{"kind":"constant_iid","reason":"predicts positive for 100% of 872 examples","figures":{"share":1}}]}`,
+			"constant_iid: predicts positive for 100% of 872 examples"},
+		{"strings", `{"warnings":["coverage: 3% unknown tokens"]}`, "coverage: 3% unknown tokens"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name+".json")
+			if err := os.WriteFile(path, []byte(tc.json), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := readWarnings(path)
+			if err != nil || strings.Join(got, "|") != tc.want {
+				t.Errorf("warnings %q (%v), want %q", got, err, tc.want)
+			}
+		})
+	}
+	path := filepath.Join(dir, "bad.json")
+	os.WriteFile(path, []byte(`{"flags": 3}`), 0o644)
+	if _, err := readWarnings(path); err == nil || !strings.Contains(err.Error(), "bad.json") || !strings.Contains(err.Error(), "flags") {
+		t.Errorf("flags: 3 gives %v, want an error naming the file and field", err)
+	}
+}
+
+// A run's sanity flags mark the cells it is behind, as in the Markdown
+// table: footnote marks, the flag in words, never bold; and the run's page
+// lists them as warnings.
+func TestFlaggedCells(t *testing.T) {
+	store, runs := fixture(t)
+	var seen experiments.RunSpec
+	for _, r := range runs {
+		if r.Score == experiments.ScoreSeen && r.Method == "vanilla" && r.Task == "SENT" {
+			seen = r
+			break
+		}
+	}
+	res, err := experiments.ReadResult(store.RunDir(seen.ID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Flags = []experiments.Flag{{Kind: experiments.FlagConstantIID, Reason: "predicts positive for all 300 examples"}}
+	if err := experiments.WriteResult(store.RunDir(seen.ID()), res); err != nil {
+		t.Fatal(err)
+	}
+	src, err := Build(store, runs, Options{Report: fastReport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagged := 0
+	for i, line := range src.View.Table.Cells {
+		for j, c := range line {
+			if !slices.Contains(c.Runs, seen.ID()) || c.Value != c.Value {
+				continue
+			}
+			if c.FlagMarks == "" || len(c.Flags) == 0 || !strings.Contains(c.Flags[0], "predicts positive") || c.Best {
+				t.Errorf("row %d column %s behind the flagged run: %+v", i, src.View.Table.Columns[j].Header, c)
+			}
+			flagged++
+		}
+	}
+	if flagged == 0 || len(src.View.Footnotes) == 0 {
+		t.Errorf("%d flagged cells, footnotes %q", flagged, src.View.Footnotes)
+	}
+	for _, r := range src.View.Runs {
+		if r.ID == seen.ID() && (len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], experiments.FlagConstantIID+": ")) {
+			t.Errorf("run %s warnings %q", r.ID, r.Warnings)
+		}
+	}
+}

@@ -14,9 +14,9 @@ import (
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/models"
-	"github.com/beluga-nlp/beluga/models/checkpoint"
-	"github.com/beluga-nlp/beluga/models/hub"
+	"github.com/beluga-nlp/beluga/models/pretrained"
 	"github.com/beluga-nlp/beluga/models/spans"
+	"github.com/beluga-nlp/beluga/models/tokenize"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 )
@@ -28,7 +28,11 @@ import (
 //   - Features are HuggingFace's question-answering recipe (package spans):
 //     question first, the context cut into windows of MaxLength tokens with a
 //     stride, the first answer's characters mapped to its first and last
-//     token, (0, 0) — [CLS] — when a window does not hold it whole.
+//     token, (0, 0) — [CLS] — when a window does not hold it whole. The
+//     tokens are the model's own tokenizer's (its directory's, as
+//     classification loads it, or model.tokenizer's for a from-scratch
+//     model), in that tokenizer's pair layout (RoBERTa's <s> q </s></s> c
+//     </s>, say); a saved span model keeps the tokenizer's files.
 //   - MFT inputs train on the span cross-entropy at their expected answer
 //     (its first occurrence in the context, as BeLUGA's str.find).
 //   - INV cases train on the aligned-token invariance loss: BeLUGA splits
@@ -91,10 +95,11 @@ func (s *RunSpec) validateRead() error {
 
 // readRun is a READ run ready to train.
 type readRun struct {
-	model *models.SpanBERT
-	tk    *spans.WordPiece
-	vocab string // the vocabulary file the saved model carries
+	model *models.SpanModel
+	tk    spans.Tokenizer
 	cfg   spans.Config
+	// save writes the model and its tokenizer's files.
+	save  func(dir string) error
 	suite *suites.Suite
 	fold  *splits.Fold
 	data  Data
@@ -115,7 +120,7 @@ func runRead(ctx context.Context, spec RunSpec, outDir string, start time.Time) 
 	if err != nil {
 		return nil, err
 	}
-	if err := p.model.Save(filepath.Join(outDir, "model"), p.vocab); err != nil {
+	if err := p.save(filepath.Join(outDir, "model")); err != nil {
 		return nil, err
 	}
 	em, f1, correct, err := evalSQuAD(ctx, p, filepath.Join(outDir, "iid_predictions.json"))
@@ -161,7 +166,6 @@ func prepareRead(ctx context.Context, spec RunSpec) (*readRun, error) {
 	if err := p.startModel(ctx, spec); err != nil {
 		return nil, err
 	}
-	p.cfg = p.tk.Config()
 	p.cfg.MaxLength, p.cfg.Stride = spec.MaxLength, ReadStride(spec.MaxLength)
 	p.data.SpanLength = spec.MaxLength
 
@@ -218,9 +222,12 @@ func sameFile(a, b string) bool {
 	return err == nil && os.SameFile(sa, sb)
 }
 
-// startModel builds the run's initial span model and tokenizer: the IID
-// model (IID→T, IID→(IID+T)), a checkpoint (a directory or hub id; an
-// encoder-only one gets a fresh qa_outputs) or BERT-tiny from scratch.
+// startModel builds the run's initial span model, its tokenizer and span
+// configuration (spans.FromTokenizer: the tokenizer's pair layout and
+// special ids): the IID model (IID→T, IID→(IID+T)) or a checkpoint (a
+// directory or hub id; an encoder-only one gets a fresh qa_outputs), each
+// with its own tokenizer, or BERT-tiny from scratch over model.vocab's
+// WordPiece or model.tokenizer's tokenizer.
 func (p *readRun) startModel(ctx context.Context, spec RunSpec) error {
 	path := ""
 	switch {
@@ -231,32 +238,41 @@ func (p *readRun) startModel(ctx context.Context, spec RunSpec) error {
 	case spec.Model.Kind != "bert-tiny":
 		return fmt.Errorf("unknown model kind %q for task %s (want bert or bert-tiny)", spec.Model.Kind, TaskRead)
 	}
-	var err error
-	if spec.Model.Tokenizer != "" {
-		return fmt.Errorf("model.tokenizer: task %s builds its span features with the WordPiece vocab.txt of model.vocab", TaskRead)
-	}
-	if path == "" {
-		p.vocab = spec.Model.Vocab
-		if p.tk, err = spans.NewWordPiece(p.vocab); err != nil {
+	var tk tokenize.Tokenizer
+	if path != "" {
+		sm, err := pretrained.LoadSpan(ctx, path, pretrained.Options{Seed: spec.Seed, AllowMissing: spec.Model.AllowMissing})
+		if err != nil {
 			return err
 		}
-		p.model, _, err = models.NewSpanBERT(models.TinyConfig(p.tk.VocabSize()), nil, spec.Seed)
-		return err
+		p.model, tk, p.save = sm.Model, sm.Tokenizer, sm.Save
+	} else {
+		var err error
+		if spec.Model.Tokenizer != "" {
+			tk, err = tokenize.Open(spec.Model.Tokenizer, 0)
+		} else {
+			tk, err = tokenize.NewWordPieceFromVocab(spec.Model.Vocab, 0)
+		}
+		if err != nil {
+			return err
+		}
+		m, _, err := models.NewSpanModel(models.TinyConfig(tk.VocabSize()), nil, spec.Seed)
+		if err != nil {
+			return err
+		}
+		p.model = m
+		p.save = func(dir string) error {
+			if spec.Model.Tokenizer != "" {
+				if err := saveTokenizer(spec.Model.Tokenizer, dir); err != nil {
+					return err
+				}
+				return m.Save(dir, "")
+			}
+			return m.Save(dir, spec.Model.Vocab)
+		}
 	}
-	dir, err := hub.FromEnv().Resolve(ctx, path)
-	if err != nil {
-		return err
-	}
-	ck, err := checkpoint.Load(dir)
-	if err != nil {
-		return err
-	}
-	p.vocab = filepath.Join(dir, "vocab.txt")
-	if p.tk, err = spans.NewWordPiece(p.vocab); err != nil {
-		return fmt.Errorf("model %s: a span model needs its WordPiece vocab.txt: %w", path, err)
-	}
-	if p.model, _, err = models.NewSpanBERT(ck.Config, ck.Weights, spec.Seed); err != nil {
-		return fmt.Errorf("model %s: %w", path, err)
+	var err error
+	if p.tk, p.cfg, err = spans.FromTokenizer(tk); err != nil {
+		return fmt.Errorf("task %s: %w", TaskRead, err)
 	}
 	return nil
 }

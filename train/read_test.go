@@ -11,6 +11,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/models/spans"
+	"github.com/beluga-nlp/beluga/models/tokenize"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
@@ -96,17 +97,13 @@ func TestReadRefuses(t *testing.T) {
 	}
 }
 
-func tinyReadData(t *testing.T) (*suites.Suite, *spans.WordPiece, spans.Config, *SuiteData) {
+func tinyReadData(t *testing.T) (*suites.Suite, spans.Tokenizer, spans.Config, *SuiteData) {
 	t.Helper()
 	s, err := suites.Open("testdata/tiny_squad_suite.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := spans.NewWordPiece("testdata/tiny_vocab.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := tk.Config()
+	tk, cfg := tinyReadTokenizer(t, "testdata/tiny_vocab.txt")
 	cfg.MaxLength, cfg.Stride = 32, ReadStride(32)
 	d, err := BuildSpanSuiteData(context.Background(), s, suites.SplitTrain, nil, tk, cfg)
 	if err != nil {
@@ -248,8 +245,7 @@ func TestReadTrainsOnDevValidationHalf(t *testing.T) {
 	if len(p.data.IID) != len(val) || len(p.test)+len(val) != len(dev) {
 		t.Fatalf("%d training rows and %d test questions of %d, want the validation half's %d rows", len(p.data.IID), len(p.test), len(dev), len(val))
 	}
-	tk, _ := spans.NewWordPiece(spec.Model.Vocab)
-	cfg := tk.Config()
+	tk, cfg := tinyReadTokenizer(t, spec.Model.Vocab)
 	cfg.MaxLength, cfg.Stride = spec.MaxLength, ReadStride(spec.MaxLength)
 	want, err := SpanRows(context.Background(), datasets.Pick(dev, val), tk, cfg, true)
 	if err != nil {
@@ -260,4 +256,19 @@ func TestReadTrainsOnDevValidationHalf(t *testing.T) {
 			t.Fatalf("training row %d is not the validation half's", i)
 		}
 	}
+}
+
+// tinyReadTokenizer is the span tokenizer and configuration READ builds for
+// a BERT-tiny over a WordPiece vocab.txt.
+func tinyReadTokenizer(t *testing.T, vocab string) (spans.Tokenizer, spans.Config) {
+	t.Helper()
+	wp, err := tokenize.NewWordPieceFromVocab(vocab, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, cfg, err := spans.FromTokenizer(wp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk, cfg
 }

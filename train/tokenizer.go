@@ -25,48 +25,58 @@ func tinyWithTokenizer(spec RunSpec, classes int) (models.Model, predict.Tokeniz
 		return nil, nil, nil, err
 	}
 	save := func(dir string) error {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := saveTokenizer(spec.Model.Tokenizer, dir); err != nil {
 			return err
-		}
-		files := map[string]string{} // source → name in dir
-		src := spec.Model.Tokenizer
-		if st, err := os.Stat(src); err == nil && st.IsDir() {
-			for _, n := range tokenize.Files {
-				if _, err := os.Stat(filepath.Join(src, n)); err == nil {
-					files[filepath.Join(src, n)] = n
-				}
-			}
-		} else {
-			base := filepath.Base(src)
-			switch {
-			case strings.HasSuffix(base, ".json"):
-				files[src] = "tokenizer.json"
-			case strings.HasSuffix(base, ".txt"):
-				files[src] = "vocab.txt"
-			case base == "spm.model":
-				files[src] = "spm.model"
-			default:
-				files[src] = "sentencepiece.bpe.model"
-			}
-		}
-		for from, name := range files {
-			b, err := os.ReadFile(from)
-			if err != nil {
-				return err
-			}
-			if err := atomicfile.WriteFile(filepath.Join(dir, name), b); err != nil {
-				return err
-			}
-			// The model is a BERT: name the SentencePiece wrapping.
-			class := map[string]string{"spm.model": "DebertaV2Tokenizer", "sentencepiece.bpe.model": "XLMRobertaTokenizer"}[name]
-			if class != "" {
-				cfg := `{"tokenizer_class": "` + class + `", "do_lower_case": false}` + "\n"
-				if err := atomicfile.WriteFile(filepath.Join(dir, "tokenizer_config.json"), []byte(cfg)); err != nil {
-					return err
-				}
-			}
 		}
 		return m.Save(dir, "")
 	}
 	return m, tk, save, nil
+}
+
+// saveTokenizer copies the tokenizer a from-scratch model was built with
+// (src, as tokenize.Open reads it) into the model directory dir under the
+// names tokenize.Load looks for; a SentencePiece model is named the BERT's
+// way to wrap it in tokenizer_config.json.
+func saveTokenizer(src, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	files := map[string]string{} // source → name in dir
+	if st, err := os.Stat(src); err == nil && st.IsDir() {
+		for _, n := range tokenize.Files {
+			if _, err := os.Stat(filepath.Join(src, n)); err == nil {
+				files[filepath.Join(src, n)] = n
+			}
+		}
+	} else {
+		base := filepath.Base(src)
+		switch {
+		case strings.HasSuffix(base, ".json"):
+			files[src] = "tokenizer.json"
+		case strings.HasSuffix(base, ".txt"):
+			files[src] = "vocab.txt"
+		case base == "spm.model":
+			files[src] = "spm.model"
+		default:
+			files[src] = "sentencepiece.bpe.model"
+		}
+	}
+	for from, name := range files {
+		b, err := os.ReadFile(from)
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(filepath.Join(dir, name), b); err != nil {
+			return err
+		}
+		// The model is a BERT: name the SentencePiece wrapping.
+		class := map[string]string{"spm.model": "DebertaV2Tokenizer", "sentencepiece.bpe.model": "XLMRobertaTokenizer"}[name]
+		if class != "" {
+			cfg := `{"tokenizer_class": "` + class + `", "do_lower_case": false}` + "\n"
+			if err := atomicfile.WriteFile(filepath.Join(dir, "tokenizer_config.json"), []byte(cfg)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -2,7 +2,8 @@
 // names as a model — a HuggingFace model directory, a .tar.gz of one, a
 // hub id such as google/bert_uncased_L-2_H-128_A-2[@revision] (resolved by
 // package hub), or a model directory beluga wrote (BERT or word vectors) —
-// into a classifier, its tokenizer, and a way to save both. beluga predict
+// into a classifier, its tokenizer, and a way to save both; LoadSpan does
+// the same for a span (question-answering) model, READ's. beluga predict
 // and training start from it.
 //
 // It loads the way transformers' from_pretrained does for the
@@ -23,7 +24,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/checkpoint"
 	"github.com/beluga-nlp/beluga/models/hub"
@@ -97,14 +97,22 @@ func Load(ctx context.Context, ref string, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", ref, err)
 	}
-	for _, p := range m.Classifier.Params() {
+	if err := finite(m.Classifier.Params()); err != nil {
+		return nil, fmt.Errorf("model %s: %w", ref, err)
+	}
+	return m, nil
+}
+
+// finite refuses parameters holding NaN or ±Inf, naming the tensor.
+func finite(ps []*models.Param) error {
+	for _, p := range ps {
 		for i, v := range p.Value {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return nil, fmt.Errorf("model %s: tensor %s holds %v at index %d: refusing non-finite weights", ref, p.Name, v, i)
+				return fmt.Errorf("tensor %s holds %v at index %d: refusing non-finite weights", p.Name, v, i)
 			}
 		}
 	}
-	return m, nil
+	return nil
 }
 
 func (m *Model) loadBERT(ck *checkpoint.Checkpoint, dir string, opt Options) error {
@@ -144,22 +152,31 @@ func (m *Model) loadBERT(ck *checkpoint.Checkpoint, dir string, opt Options) err
 	}
 	rep.Ignored = append(rep.Ignored, dropped...)
 	if !opt.AllowMissing {
-		var missing []string
-		enc := map[string]bool{}
-		for _, p := range b.Params() {
-			enc[p.Name] = p.Encoder
-		}
-		for _, n := range rep.Initialised {
-			if enc[n] && !isPooler(n, fam.Prefix) {
-				missing = append(missing, n)
-			}
-		}
-		if len(missing) > 0 {
-			return fmt.Errorf("%s lacks %d encoder tensors (first %s): the wrong checkpoint? (--allow-missing initialises them afresh)", ck.Source, len(missing), missing[0])
+		if err := missingEncoder(ck.Source, b.Params(), rep, fam.Prefix); err != nil {
+			return err
 		}
 	}
 	m.Classifier, m.Report = b, rep
 	return m.loadTokenizer(dir, opt)
+}
+
+// missingEncoder refuses a checkpoint (source) that lacked encoder tensors
+// other than the pooler's: rep lists them as initialised.
+func missingEncoder(source string, ps []*models.Param, rep models.LoadReport, prefix string) error {
+	var missing []string
+	enc := map[string]bool{}
+	for _, p := range ps {
+		enc[p.Name] = p.Encoder
+	}
+	for _, n := range rep.Initialised {
+		if enc[n] && !isPooler(n, prefix) {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s lacks %d encoder tensors (first %s): the wrong checkpoint? (--allow-missing initialises them afresh)", source, len(missing), missing[0])
+	}
+	return nil
 }
 
 func (m *Model) loadWordVec(dir string, opt Options) error {
@@ -232,10 +249,8 @@ func sameShape(a, b []int) bool {
 func (m *Model) Save(dir string) error {
 	switch c := m.Classifier.(type) {
 	case *models.SequenceClassifier:
-		for name, data := range m.tokenizerFiles {
-			if err := atomicfile.WriteFile(filepath.Join(dir, name), data); err != nil {
-				return err
-			}
+		if err := writeTokenizerFiles(dir, m.tokenizerFiles); err != nil {
+			return err
 		}
 		return c.Save(dir, "")
 	case *models.WordVec:

@@ -2,12 +2,18 @@ package spans
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"os"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/internal/shareddata"
@@ -21,7 +27,8 @@ var squadDev struct {
 	once  sync.Once
 	exs   []datasets.QAExample
 	fs    []Feature
-	tk    *WordPiece
+	tk    Tokenizer
+	cfg   Config
 	vocab []string
 	err   error
 }
@@ -38,10 +45,14 @@ func loadSQuADDev(t *testing.T) {
 		if d.exs, d.err = datasets.ReadSQuAD(dev); d.err != nil {
 			return
 		}
-		if d.tk, d.err = NewWordPiece(vocab); d.err != nil {
+		var wp *tokenize.WordPiece
+		if wp, d.err = tokenize.NewWordPieceFromVocab(vocab, 0); d.err != nil {
 			return
 		}
-		if d.fs, d.err = Features(d.tk, d.exs, d.tk.Config()); d.err != nil {
+		if d.tk, d.cfg, d.err = FromTokenizer(wp); d.err != nil {
+			return
+		}
+		if d.fs, d.err = Features(d.tk, d.exs, d.cfg); d.err != nil {
 			return
 		}
 		var f *os.File
@@ -190,9 +201,9 @@ func contextSpan(f Feature) (first, last int) {
 
 // TestSQuADDevMatchesPairTokenizer compares the features of SQuAD dev
 // questions whose context fits one window with the project's pair
-// tokenizer (models/tokenize) on (question, context): the same ids, except
-// where a text holds a space separator other than U+0020, which WordPiece
-// here treats as white space as BERT does and sugarme does not.
+// tokenizer (models/tokenize) on (question, context): the same ids. (A
+// text holding a space separator other than U+0020 is counted apart: the
+// former sugarme-based tokenizer of this package differed there.)
 func TestSQuADDevMatchesPairTokenizer(t *testing.T) {
 	loadSQuADDev(t)
 	d := &squadDev
@@ -232,4 +243,57 @@ func TestSQuADDevMatchesPairTokenizer(t *testing.T) {
 		}
 	}
 	t.Logf("%d features equal to the pair tokenizer's, %d differ in texts with non-ASCII spaces, %d differ otherwise", same, spaces, differ)
+}
+
+// TestSQuADDevFeaturesUnchanged: BERT's features of all of SQuAD dev (ids,
+// types, context marks, offsets, answer positions, at BeLUGA's 384/128)
+// hash to the digest testdata/squad_dev_features.sha256 holds, which the
+// former sugarme-based WordPiece of this package produced: READ's move to
+// package tokenize's tokenizers changed no BERT feature.
+func TestSQuADDevFeaturesUnchanged(t *testing.T) {
+	loadSQuADDev(t)
+	want, err := os.ReadFile("testdata/squad_dev_features.sha256")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	var buf [8]byte
+	put := func(v int) {
+		binary.LittleEndian.PutUint64(buf[:], uint64(int64(v)))
+		h.Write(buf[:])
+	}
+	for _, f := range squadDev.fs {
+		put(f.Example)
+		put(f.Len)
+		put(f.Start)
+		put(f.End)
+		for i := range f.IDs {
+			put(f.IDs[i])
+			put(f.TypeIDs[i])
+			put(f.Offsets[i][0])
+			put(f.Offsets[i][1])
+			c := 0
+			if f.Context[i] {
+				c = 1
+			}
+			put(c)
+		}
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != strings.TrimSpace(string(want)) {
+		t.Errorf("%d features hash to %s, want %s", len(squadDev.fs), got, strings.TrimSpace(string(want)))
+	}
+}
+
+// lowerStripAccents is BERT's uncased normalisation of one character:
+// lower case, canonical decomposition, combining marks (Mn) dropped.
+func lowerStripAccents(r rune) string {
+	var buf [utf8.UTFMax]byte
+	n := utf8.EncodeRune(buf[:], unicode.ToLower(r))
+	d := norm.NFD.Bytes(buf[:n])
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Mn, r) {
+			return -1
+		}
+		return r
+	}, string(d))
 }

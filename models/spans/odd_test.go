@@ -11,10 +11,7 @@ import (
 // (Hangul, accents), to nothing (combining marks, controls) or to a space,
 // and special-token strings, keep offsets inside the text and in order.
 func TestTokenizeOffsetsOddTexts(t *testing.T) {
-	tk, err := NewWordPiece(filepath.Join(fixture.Dir(t), "vocab.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tk, _ := bertTokenizer(t, filepath.Join(fixture.Dir(t), "vocab.txt"))
 	for _, text := range []string{
 		"한국어 text", "ﬁne café", "x\u00a0y\u2009z", "[CLS] a [SEP] b", "a\x00b\u200bc", "e\u0301\u0301 ok",
 		"😀 emoji", "   ", "", "東京 2020", "Skłodowska–Curie", "\u0301 lone mark",

@@ -60,7 +60,7 @@ func TestOfficialEvaluation(t *testing.T) {
 	for i := range n {
 		start[i], end[i] = syntheticLogits(d.fs[i], i)
 	}
-	answers, err := Answers(d.exs[:predictedExamples], d.fs[:n], start, end, d.tk.Config())
+	answers, err := Answers(d.exs[:predictedExamples], d.fs[:n], start, end, d.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,8 +42,8 @@ type Token struct {
 }
 
 // Tokenizer cuts a text into word pieces with their character offsets,
-// without special tokens. WordPiece implements it; any tokenizer that keeps
-// offsets can.
+// without special tokens. FromTokenizer adapts any of package tokenize's;
+// any tokenizer that keeps offsets can implement it.
 type Tokenizer interface {
 	TokenizeOffsets(text string) ([]Token, error)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/internal/fixture"
+	"github.com/beluga-nlp/beluga/models/tokenize"
 )
 
 // words is a test tokenizer: one token per white-space separated word, its
@@ -236,14 +237,26 @@ func BenchmarkAnswers(b *testing.B) {
 }
 
 func BenchmarkTokenizeOffsets(b *testing.B) {
-	tk, err := NewWordPiece(filepath.Join(fixture.Dir(b), "vocab.txt"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	tk, _ := bertTokenizer(b, filepath.Join(fixture.Dir(b), "vocab.txt"))
 	text := strings.Repeat("The café's 1990s Skłodowska–Curie prize, unaffable! ", 20)
 	for b.Loop() {
 		if _, err := tk.TokenizeOffsets(text); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// bertTokenizer is BERT's uncased WordPiece tokenizer of a vocab.txt, as
+// READ builds it for a BERT, with its span configuration.
+func bertTokenizer(tb testing.TB, vocab string) (Tokenizer, Config) {
+	tb.Helper()
+	wp, err := tokenize.NewWordPieceFromVocab(vocab, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tk, cfg, err := FromTokenizer(wp)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tk, cfg
 }

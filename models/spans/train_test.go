@@ -10,6 +10,7 @@ import (
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/spans"
+	"github.com/beluga-nlp/beluga/models/tokenize"
 	"github.com/beluga-nlp/beluga/train"
 )
 
@@ -20,7 +21,11 @@ import (
 // answering them.
 func TestSpanModelLearnsAnswers(t *testing.T) {
 	dir := fixture.Dir(t)
-	tk, err := spans.NewWordPiece(filepath.Join(dir, "vocab.txt"))
+	wp, err := tokenize.NewWordPieceFromVocab(filepath.Join(dir, "vocab.txt"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, cfg, err := spans.FromTokenizer(wp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +37,6 @@ func TestSpanModelLearnsAnswers(t *testing.T) {
 		t.Errorf("initialised %v, want the span head", rep.Initialised)
 	}
 	m.SetDropout(0, 0)
-	cfg := tk.Config()
 	cfg.MaxLength = 48
 	ctx := "Mary is taller than John. The café opened in 1990 in Paris."
 	exs := []datasets.QAExample{

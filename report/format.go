@@ -545,6 +545,49 @@ func (t *Table) WriteComparisonsCSV(w io.Writer) error {
 	return cw.Error()
 }
 
+// WriteSpreadCSV writes how every functionality's pass rate spreads over
+// the replicates (seeds), one line per task, row, score and functionality:
+// the number of seeds, mean, min, max, range (max − min), the quartiles and
+// IQR (numpy's linear percentile). With swing > 0 only the functionalities
+// whose pass rate swings more than swing points across seeds (range >
+// swing) are written: the ones a single seed's verdict would misreport.
+// The baseline's pass rates stand in for every score and are written once,
+// as score "standard".
+func (t *Table) WriteSpreadCSV(w io.Writer, swing float64) error {
+	if swing < 0 || math.IsNaN(swing) {
+		return fmt.Errorf("swing threshold %v: want a number of points ≥ 0", swing)
+	}
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"task", "config", "method", "score", "number", "functionality", "class", "type",
+		"seeds", "mean", "min", "max", "range", "q1", "median", "q3", "iqr"})
+	for _, task := range t.Tasks {
+		for i, r := range t.Rows {
+			scores := t.Scores
+			if i == 0 && r.Configuration == experiments.ConfigIID {
+				scores = scores[:1]
+			}
+			for _, score := range scores {
+				name := score
+				if i == 0 && r.Configuration == experiments.ConfigIID {
+					name = "standard"
+				}
+				for k, f := range t.Functionalities[task] {
+					sp := r.PassRateSpread[task][score]
+					if k >= len(sp) || sp[k].N == 0 || (swing > 0 && !(sp[k].Range() > swing)) {
+						continue
+					}
+					s := sp[k]
+					cw.Write([]string{task, r.Configuration, r.Method, name, strconv.Itoa(k + 1), f.Name, f.Class, f.Type,
+						strconv.Itoa(s.N), csvNum(at(r.PassRates[task][score], k)), csvNum(s.Min), csvNum(s.Max), csvNum(s.Range()),
+						csvNum(s.Q1), csvNum(s.Median), csvNum(s.Q3), csvNum(s.IQR())})
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
 func at(xs []float64, k int) float64 {
 	if k < len(xs) {
 		return xs[k]

@@ -30,6 +30,9 @@ type Row struct {
 	// PassRates[task][score][k] is the pass rate of functionality k of the
 	// task (NaN when filtered or not run).
 	PassRates map[string]map[string][]float64
+	// PassRateSpread[task][score][k] is how functionality k's pass rate
+	// spreads over the replicates (seeds); N = 0 when it has none.
+	PassRateSpread map[string]map[string][]metrics.Spread
 	// Avg is the mean of the row's G values.
 	Avg float64
 	// PIID[task], PG[task][score] and PAvg are the p-values of the row
@@ -96,6 +99,9 @@ type Table struct {
 	Replicates []string
 	// CI is the level of the bootstrap intervals in percent (0: none).
 	CI float64
+	// Bootstrap is the kind of the intervals (Options.Bootstrap) when CI
+	// is set.
+	Bootstrap string
 	// beluga[task] is the BeLUGA task ("sa", "qqp", "squad") a task is,
 	// when it is one.
 	beluga map[string]string
@@ -113,11 +119,33 @@ type Options struct {
 	CI float64
 	// Resamples is the bootstrap's B; 0 means metrics.DefaultResamples.
 	Resamples int
+	// Bootstrap is what the intervals resample: BootstrapHierarchical
+	// (functionalities, then cases within them) or BootstrapCases (cases
+	// within each functionality); "" means DefaultBootstrap.
+	Bootstrap string
 	// Baselines adds computed rows after the trained ones: the majority
 	// class and a constant predictor per label (ConfigBaseline), scored on
 	// the runs' own i.i.d. test set and suite cases.
 	Baselines bool
 }
+
+// The bootstrap kinds of Options.Bootstrap (docs/statistics.md).
+const (
+	// BootstrapHierarchical resamples functionalities, then cases within
+	// each resampled functionality; i.i.d. examples by themselves.
+	BootstrapHierarchical = "hierarchical"
+	// BootstrapCases resamples cases within each functionality and the
+	// i.i.d. examples: test-set noise for this suite's functionalities.
+	BootstrapCases = "cases"
+)
+
+// DefaultBootstrap is hierarchical: the suite scores and G claim
+// generalisation to functionalities (G_func, G_class and G_type hold whole
+// functionalities out), and a suite's functionalities are a sample of the
+// ones a user could have written, so their spread belongs in the interval;
+// cases of one template are correlated as well, which the case-level
+// interval treats as independent.
+const DefaultBootstrap = BootstrapHierarchical
 
 // BeLUGA's randomisation test: 10,000 trials, random.Random(42).
 const (
@@ -137,6 +165,13 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Resamples < 0 {
 		return o, fmt.Errorf("%d bootstrap resamples", o.Resamples)
+	}
+	switch o.Bootstrap {
+	case "":
+		o.Bootstrap = DefaultBootstrap
+	case BootstrapHierarchical, BootstrapCases:
+	default:
+		return o, fmt.Errorf("unknown bootstrap %q (want %s or %s)", o.Bootstrap, BootstrapHierarchical, BootstrapCases)
 	}
 	return o, nil
 }
@@ -275,7 +310,7 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 	sort.SliceStable(runs, func(i, j int) bool { return taskRank(runs[i]) < taskRank(runs[j]) })
 	t := &Table{Scores: experiments.Scores, Functionalities: map[string][]Functionality{}, beluga: map[string]string{}}
 	if opt.CI > 0 {
-		t.CI = opt.CI
+		t.CI, t.Bootstrap = opt.CI, opt.Bootstrap
 	}
 	results := make([]*experiments.Result, len(runs))
 	for i, r := range runs {
@@ -422,7 +457,7 @@ func (t *Table) shortenReplicates() {
 func newRow(k rowKey) *Row {
 	return &Row{Configuration: k.config, Method: k.method,
 		IID: map[string]float64{}, Suite: map[string]map[string]float64{}, G: map[string]map[string]float64{},
-		PassRates: map[string]map[string][]float64{}, Avg: math.NaN(),
+		PassRates: map[string]map[string][]float64{}, PassRateSpread: map[string]map[string][]metrics.Spread{}, Avg: math.NaN(),
 		PIID: map[string]float64{}, PG: map[string]map[string]float64{}, PAvg: math.NaN(),
 		IIDRep: map[string]map[string]float64{}, GRep: map[string]map[string]map[string]float64{}, AvgRep: map[string]float64{},
 		PSeedIID: map[string]float64{}, PSeedG: map[string]map[string]float64{}, PSeedAvg: math.NaN(),
@@ -509,6 +544,7 @@ func (d *rowData) fill(t *Table, row *Row) {
 		row.G[task] = map[string]float64{}
 		row.GRep[task] = map[string]map[string]float64{}
 		row.PassRates[task] = map[string][]float64{}
+		row.PassRateSpread[task] = map[string][]metrics.Spread{}
 		row.PG[task] = map[string]float64{}
 		row.PSeedG[task] = map[string]float64{}
 		row.PIID[task] = math.NaN()
@@ -517,6 +553,7 @@ func (d *rowData) fill(t *Table, row *Row) {
 			reps := d.hits[task][score]
 			n := len(t.Functionalities[task])
 			rates := make([]float64, n)
+			spreads := make([]metrics.Spread, n)
 			var suite, g []float64
 			for i := range rates {
 				var per []float64
@@ -526,6 +563,7 @@ func (d *rowData) fill(t *Table, row *Row) {
 					}
 				}
 				rates[i] = metrics.NanMean(per)
+				spreads[i] = metrics.SpreadOf(per)
 			}
 			row.GRep[task][score] = map[string]float64{}
 			for _, rep := range d.reps {
@@ -543,6 +581,7 @@ func (d *rowData) fill(t *Table, row *Row) {
 				}
 			}
 			row.PassRates[task][score] = rates
+			row.PassRateSpread[task][score] = spreads
 			row.Suite[task][score] = metrics.Mean(suite)
 			row.G[task][score] = metrics.Mean(g)
 			row.PG[task][score] = math.NaN()
@@ -717,7 +756,11 @@ func overSeeds(t *Table, base, row *Row) {
 // group per bootstrap replicate serves every statistic of the row: the
 // i.i.d. examples of each task and replicate, and the cases of each
 // functionality per score and replicate; a statistic over several
-// replicates is the mean of theirs, as the table's value is.
+// replicates is the mean of theirs, as the table's value is. A
+// hierarchical bootstrap makes each task's functionalities one cluster:
+// one draw of functionalities per replicate serves every score and seed of
+// the row. A pass rate's interval is about one functionality, so it is
+// always over its cases (the same draws in either kind).
 func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 	var groups [][]float64
 	iidGroup := map[string]map[string]int{}              // task → rep → group
@@ -754,6 +797,8 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 	type stat struct {
 		set func(metrics.Interval)
 		f   func([][]float64) float64
+		// perFunc marks a pass rate's statistic.
+		perFunc bool
 	}
 	var stats []stat
 	meanOver := func(reps []string, one func(g [][]float64, rep string) float64) func([][]float64) float64 {
@@ -776,8 +821,8 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 		}
 		row.IIDCI[task] = noInterval
 		if len(iidReps) > 0 {
-			stats = append(stats, stat{func(iv metrics.Interval) { row.IIDCI[task] = iv },
-				meanOver(iidReps, func(g [][]float64, rep string) float64 { return 100 * metrics.Mean(g[iidGroup[task][rep]]) })})
+			stats = append(stats, stat{set: func(iv metrics.Interval) { row.IIDCI[task] = iv },
+				f: meanOver(iidReps, func(g [][]float64, rep string) float64 { return 100 * metrics.Mean(g[iidGroup[task][rep]]) })})
 		}
 		row.SuiteCI[task] = map[string]metrics.Interval{}
 		row.GCI[task] = map[string]metrics.Interval{}
@@ -805,7 +850,7 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 			suite := func(g [][]float64, rep string) float64 {
 				return metrics.SuiteScoreStat(g[first[rep] : first[rep]+n])
 			}
-			stats = append(stats, stat{func(iv metrics.Interval) { row.SuiteCI[task][score] = iv }, meanOver(reps, suite)})
+			stats = append(stats, stat{set: func(iv metrics.Interval) { row.SuiteCI[task][score] = iv }, f: meanOver(reps, suite)})
 			for k := range n {
 				stats = append(stats, stat{func(iv metrics.Interval) { pcis[k] = iv },
 					func(g [][]float64) float64 {
@@ -814,19 +859,19 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 							per = append(per, metrics.PassRateStat(g[first[rep]+k:]))
 						}
 						return metrics.NanMean(per)
-					}})
+					}, true})
 			}
 			if len(greps) > 0 {
 				gf := meanOver(greps, func(g [][]float64, rep string) float64 {
 					return g100(100*metrics.Mean(g[iidGroup[task][rep]]), suite(g, rep))
 				})
-				stats = append(stats, stat{func(iv metrics.Interval) { row.GCI[task][score] = iv }, gf})
+				stats = append(stats, stat{set: func(iv metrics.Interval) { row.GCI[task][score] = iv }, f: gf})
 				allG = append(allG, gf)
 			}
 		}
 	}
 	if !math.IsNaN(row.Avg) && len(allG) == len(t.Tasks)*len(t.Scores) {
-		stats = append(stats, stat{func(iv metrics.Interval) { row.AvgCI = iv }, func(g [][]float64) float64 {
+		stats = append(stats, stat{set: func(iv metrics.Interval) { row.AvgCI = iv }, f: func(g [][]float64) float64 {
 			s := 0.0
 			for _, f := range allG {
 				s += f(g)
@@ -834,18 +879,67 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 			return s / float64(len(allG))
 		}})
 	}
-	fs := make([]func([][]float64) float64, len(stats))
-	for i, s := range stats {
-		fs[i] = s.f
+	bo := metrics.BootstrapOptions{Resamples: opt.Resamples, Level: opt.CI / 100, Seed: opt.Seed}
+	run := func(stats []stat, bo metrics.BootstrapOptions) error {
+		fs := make([]func([][]float64) float64, len(stats))
+		for i, s := range stats {
+			fs[i] = s.f
+		}
+		ivs, err := metrics.BootstrapAll(groups, fs, bo)
+		if err != nil {
+			return err
+		}
+		for i, s := range stats {
+			s.set(ivs[i])
+		}
+		return nil
 	}
-	ivs, err := metrics.BootstrapAll(groups, fs, metrics.BootstrapOptions{Resamples: opt.Resamples, Level: opt.CI / 100, Seed: opt.Seed})
-	if err != nil {
+	if opt.Bootstrap == BootstrapCases {
+		return run(stats, bo)
+	}
+	var perFunc, rest []stat
+	for _, s := range stats {
+		if s.perFunc {
+			perFunc = append(perFunc, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	if err := run(perFunc, bo); err != nil {
 		return err
 	}
-	for i, s := range stats {
-		s.set(ivs[i])
+	bo.Clusters = funcClusters(t, d, funcGroups)
+	return run(rest, bo)
+}
+
+// funcClusters makes each task's functionalities one cluster of the
+// hierarchical bootstrap, with a block per score and replicate that has
+// verdicts (the baseline's scores share one block).
+func funcClusters(t *Table, d *rowData, funcGroups map[string]map[string]map[string]int) []metrics.Cluster {
+	var out []metrics.Cluster
+	for _, task := range t.Tasks {
+		n := len(t.Functionalities[task])
+		var c metrics.Cluster
+		seen := map[int]bool{}
+		for _, score := range t.Scores {
+			for _, rep := range d.reps {
+				first, ok := funcGroups[task][score][rep]
+				if !ok || seen[first] {
+					continue
+				}
+				seen[first] = true
+				blk := make([]int, n)
+				for k := range blk {
+					blk[k] = first + k
+				}
+				c.Blocks = append(c.Blocks, blk)
+			}
+		}
+		if len(c.Blocks) > 0 {
+			out = append(out, c)
+		}
 	}
-	return nil
+	return out
 }
 
 func boolHits(c []bool) []float64 {

@@ -415,7 +415,7 @@ func (l *heatmapLayout) panel(dc draw.Canvas, t *Table, part panelPart, score st
 	cw := l.cellW
 	pw := cw * vg.Length(part.width())
 	panelH := cellH * vg.Length(len(t.Rows))
-	title := fmt.Sprintf("%s: %s", part.task, scoreTitles[score])
+	title := fmt.Sprintf("%s: %s", part.task, scoreTitle(score))
 	if !part.first {
 		title += " (cont.)"
 	}

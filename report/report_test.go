@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -675,5 +676,94 @@ func TestSpreadCSV(t *testing.T) {
 	}
 	if err := tab.WriteSpreadCSV(&sw, -1); err == nil {
 		t.Error("no error for a negative swing")
+	}
+}
+
+// A metadata score (the fake suite's meta:group) is a column of its own,
+// its held-out values per-group columns, and its panel a figure row: each
+// case's verdict comes from the one fold that held its group out, a
+// functionality without groups has no pass rate, and the cell has a value
+// only when every group's fold is done.
+func TestMetaScore(t *testing.T) {
+	store, runs := sweepOf(t, `
+name: report-meta
+tasks:
+  - {name: SENT, data: sst2, suite: sentiment}
+model: {name: synthetic}
+configurations: [IID+T]
+methods: [vanilla]
+scores: [seen, func, "meta:group"]
+`)
+	tab, err := FromStore(store, runs, Options{Trials: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(tab.Scores, experimentstest.MetaScore) || !slices.Equal(tab.Groups["SENT"][experimentstest.MetaScore], []string{"g0", "g1", "g2"}) {
+		t.Fatalf("scores %v, groups %v", tab.Scores, tab.Groups)
+	}
+	row := tab.Rows[1]
+	rates := row.PassRates["SENT"][experimentstest.MetaScore]
+	if n := len(experimentstest.Suite); len(rates) != n || !math.IsNaN(rates[n-1]) || slices.ContainsFunc(rates[:n-1], math.IsNaN) {
+		t.Errorf("pass rates %v: want one per grouped functionality, none for the last", rates)
+	}
+	// The merged verdicts: every case of a grouped functionality scored
+	// by exactly its group's fold, so the pass rate is the fold results'.
+	var per [][]string
+	for _, r := range runs {
+		if r.Score == experimentstest.MetaScore && r.Configuration == row.Configuration {
+			res, err := experiments.ReadResult(store.RunDir(r.ID()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var vs []string
+			for _, f := range res.Functionalities {
+				vs = append(vs, f.Verdicts)
+			}
+			per = append(per, vs)
+		}
+	}
+	for k := range len(experimentstest.Suite) - 1 {
+		pass, run := 0, 0
+		for _, vs := range per {
+			for _, b := range vs[k] {
+				switch b {
+				case experiments.Pass:
+					pass, run = pass+1, run+1
+				case experiments.Fail:
+					run++
+				}
+			}
+		}
+		if want := 100 * float64(pass) / float64(run); math.Abs(rates[k]-want) > 1e-9 {
+			t.Errorf("functionality %d: pass rate %v, folds give %v", k, rates[k], want)
+		}
+	}
+	var headers []string
+	for _, c := range tab.Columns() {
+		headers = append(headers, c.Header)
+	}
+	want := []string{"IID SENT", "G_seen SENT", "G_func SENT", "G_class SENT", "G_type SENT", "G_group SENT", "T_group=g0 SENT", "T_group=g1 SENT", "T_group=g2 SENT", "Avg"}
+	if !slices.Equal(headers, want) {
+		t.Errorf("columns %v, want %v", headers, want)
+	}
+	if v := row.Groups["SENT"][experimentstest.MetaScore]["g1"]; math.IsNaN(v) || v <= 0 {
+		t.Errorf("group g1's suite score %v", v)
+	}
+	if !slices.Contains(tab.figureScores(), experimentstest.MetaScore) {
+		t.Errorf("figure rows %v lack the metadata score", tab.figureScores())
+	}
+	// One group's fold missing: the metadata cell has no value yet.
+	var fewer []experiments.RunSpec
+	for _, r := range runs {
+		if !(r.Score == experimentstest.MetaScore && r.Fold == "g2") {
+			fewer = append(fewer, r)
+		}
+	}
+	part, err := build(store, fewer, Options{Trials: 100}, metaGroups(runs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := part.Rows[1].Suite["SENT"][experimentstest.MetaScore]; !math.IsNaN(v) {
+		t.Errorf("suite score %v with a fold missing", v)
 	}
 }

@@ -24,7 +24,7 @@ type Row struct {
 	Configuration, Method string
 	// IID[task] is the i.i.d. score in percent (NaN when missing).
 	IID map[string]float64
-	// Suite[task][score] and G[task][score] for score in experiments.Scores.
+	// Suite[task][score] and G[task][score] for score in Table.Scores.
 	Suite map[string]map[string]float64
 	G     map[string]map[string]float64
 	// PassRates[task][score][k] is the pass rate of functionality k of the
@@ -33,6 +33,11 @@ type Row struct {
 	// PassRateSpread[task][score][k] is how functionality k's pass rate
 	// spreads over the replicates (seeds); N = 0 when it has none.
 	PassRateSpread map[string]map[string][]metrics.Spread
+	// Groups[task][score][group] is the suite score of a metadata score's
+	// fold: the mean pass rate over functionalities of the held-out group's
+	// cases, scored by the model that did not see them (mean over
+	// replicates).
+	Groups map[string]map[string]map[string]float64
 	// Avg is the mean of the row's G values.
 	Avg float64
 	// PIID[task], PG[task][score] and PAvg are the p-values of the row
@@ -89,7 +94,9 @@ func (r *Row) Label() string {
 type Table struct {
 	// Tasks in BeLUGA's order (sentiment, QQP, SQuAD; see TaskOrder), then
 	// any other task in the order met.
-	Tasks  []string
+	Tasks []string
+	// Scores are experiments.Scores, then the metadata scores
+	// ("meta:COLUMN") some run has, in run order.
 	Scores []string
 	// Functionalities[task] in suite order.
 	Functionalities map[string][]Functionality
@@ -97,6 +104,10 @@ type Table struct {
 	// Replicates names the seeds × grid points, e.g. "seed=1"; a table of
 	// one replicate is BeLUGA's.
 	Replicates []string
+	// Groups[task][score] lists the held-out values of a metadata score
+	// (experiments.IsMetaScore), in run order: Checking HateCheck's
+	// target identities for meta:target_ident.
+	Groups map[string]map[string][]string
 	// CI is the level of the bootstrap intervals in percent (0: none).
 	CI float64
 	// Bootstrap is the kind of the intervals (Options.Bootstrap) when CI
@@ -208,7 +219,7 @@ func FromStore(store *experiments.Store, runs []experiments.RunSpec, opt Options
 	if len(done) == 0 {
 		return nil, fmt.Errorf("run store %s: no finished runs", store.Dir)
 	}
-	return build(store, done, opt)
+	return build(store, done, opt, metaGroups(runs))
 }
 
 // FromDir builds the table from every done run in a store directory.
@@ -228,7 +239,7 @@ func FromDir(dir string, opt Options) (*Table, error) {
 		return nil, fmt.Errorf("run store %s: no finished runs", dir)
 	}
 	sortRuns(runs)
-	return build(store, runs, opt)
+	return build(store, runs, opt, metaGroups(runs))
 }
 
 // TaskOrder is BeLUGA's order of its tasks (sentiment, QQP, SQuAD): the
@@ -297,9 +308,63 @@ func sortRuns(runs []experiments.RunSpec) {
 	})
 }
 
+// mergeVerdicts merges the folds of a metadata score: each fold scores some
+// cases of a functionality and leaves the rest Filtered, so a case's
+// verdict is the one fold's that scored it (validate refuses two).
+func mergeVerdicts(prev, next []experiments.FuncResult) []experiments.FuncResult {
+	out := slices.Clone(prev)
+	for _, f := range next {
+		i := slices.IndexFunc(out, func(g experiments.FuncResult) bool { return g.Name == f.Name })
+		if i < 0 {
+			out = append(out, f)
+			continue
+		}
+		v := []byte(out[i].Verdicts)
+		for j := range min(len(v), len(f.Verdicts)) {
+			if v[j] == experiments.Filtered {
+				v[j] = f.Verdicts[j]
+			}
+		}
+		out[i].Verdicts = string(v)
+	}
+	return out
+}
+
+// resultSuiteScore is a run's suite score from its verdicts: the mean pass
+// rate of its functionalities that have one.
+func resultSuiteScore(res *experiments.Result) float64 {
+	var rates []float64
+	for _, f := range res.Functionalities {
+		rates = append(rates, f.PassRate())
+	}
+	return metrics.NanMean(rates)
+}
+
 var knownScores = []string{experiments.ScoreIID, experiments.ScoreSeen, experiments.ScoreFunc, experiments.ScoreClass, experiments.ScoreType}
 
-func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*Table, error) {
+// metaGroups lists, per task and metadata score, the held-out values the
+// runs have, in run order: what a complete cell of that score merges.
+func metaGroups(runs []experiments.RunSpec) map[string]map[string][]string {
+	out := map[string]map[string][]string{}
+	for _, r := range runs {
+		if !experiments.IsMetaScore(r.Score) {
+			continue
+		}
+		if out[r.Task] == nil {
+			out[r.Task] = map[string][]string{}
+		}
+		if !slices.Contains(out[r.Task][r.Score], r.Fold) {
+			out[r.Task][r.Score] = append(out[r.Task][r.Score], r.Fold)
+		}
+	}
+	return out
+}
+
+// build makes the table of runs; groups are the held-out values of each
+// metadata score (metaGroups of every run asked for, done or not): a cell
+// of a metadata score has a suite score only when all of them are done, as
+// a func cell has one only when every functionality's fold is.
+func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, groups map[string]map[string][]string) (*Table, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
@@ -308,7 +373,16 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 	// otherwise, so a spec's own order decides among other tasks.
 	runs = slices.Clone(runs)
 	sort.SliceStable(runs, func(i, j int) bool { return taskRank(runs[i]) < taskRank(runs[j]) })
-	t := &Table{Scores: experiments.Scores, Functionalities: map[string][]Functionality{}, beluga: map[string]string{}}
+	t := &Table{Scores: slices.Clone(experiments.Scores), Functionalities: map[string][]Functionality{}, beluga: map[string]string{},
+		Groups: groups}
+	type metaCell struct {
+		task  string
+		row   rowKey
+		score string
+		rep   string
+	}
+	metaFolds := map[metaCell]int{}                                      // folds merged into a metadata cell
+	groupVals := map[string]map[rowKey]map[string]map[string][]float64{} // task → row → score → group → per replicate
 	if opt.CI > 0 {
 		t.CI, t.Bootstrap = opt.CI, opt.Bootstrap
 	}
@@ -347,7 +421,24 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 			seeds[rep] = r.Seed
 			t.Replicates = append(t.Replicates, rep)
 		}
-		if slices.Contains(knownScores, r.Score) {
+		byMeta := experiments.IsMetaScore(r.Score)
+		if byMeta {
+			if !slices.Contains(t.Scores, r.Score) {
+				t.Scores = append(t.Scores, r.Score)
+			}
+			metaFolds[metaCell{r.Task, k, r.Score, rep}]++
+			if groupVals[r.Task] == nil {
+				groupVals[r.Task] = map[rowKey]map[string]map[string][]float64{}
+			}
+			if groupVals[r.Task][k] == nil {
+				groupVals[r.Task][k] = map[string]map[string][]float64{}
+			}
+			if groupVals[r.Task][k][r.Score] == nil {
+				groupVals[r.Task][k][r.Score] = map[string][]float64{}
+			}
+			groupVals[r.Task][k][r.Score][r.Fold] = append(groupVals[r.Task][k][r.Score][r.Fold], resultSuiteScore(res))
+		}
+		if slices.Contains(knownScores, r.Score) || byMeta {
 			if cells[r.Task][k][r.Score] == nil {
 				cells[r.Task][k][r.Score] = cell{}
 			}
@@ -357,7 +448,11 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 				// (into a copy: the result may be shared); the i.i.d. score
 				// of a held-out cell is not used.
 				merged := *prev
-				merged.Functionalities = append(slices.Clone(prev.Functionalities), res.Functionalities...)
+				if byMeta {
+					merged.Functionalities = mergeVerdicts(prev.Functionalities, res.Functionalities)
+				} else {
+					merged.Functionalities = append(slices.Clone(prev.Functionalities), res.Functionalities...)
+				}
 				c[rep] = &merged
 			} else {
 				c[rep] = res
@@ -372,9 +467,27 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 			t.Functionalities[r.Task] = fs
 		}
 	}
+	for mc, n := range metaFolds {
+		if n < len(groups[mc.task][mc.score]) {
+			// Not every held-out value is done: no suite score yet.
+			delete(cells[mc.task][mc.row][mc.score], mc.rep)
+		}
+	}
 	sort.SliceStable(t.Replicates, func(i, j int) bool { return seeds[t.Replicates[i]] < seeds[t.Replicates[j]] })
 	for _, k := range rowOrder {
-		t.Rows = append(t.Rows, newRow(k))
+		row := newRow(k)
+		for task, byRow := range groupVals {
+			for score, byGroup := range byRow[k] {
+				if row.Groups[task] == nil {
+					row.Groups[task] = map[string]map[string]float64{}
+				}
+				row.Groups[task][score] = map[string]float64{}
+				for g, v := range byGroup {
+					row.Groups[task][score][g] = metrics.NanMean(v)
+				}
+			}
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	// The baseline row first.
 	sort.SliceStable(t.Rows, func(i, j int) bool {
@@ -457,6 +570,7 @@ func (t *Table) shortenReplicates() {
 func newRow(k rowKey) *Row {
 	return &Row{Configuration: k.config, Method: k.method,
 		IID: map[string]float64{}, Suite: map[string]map[string]float64{}, G: map[string]map[string]float64{},
+		Groups:    map[string]map[string]map[string]float64{},
 		PassRates: map[string]map[string][]float64{}, PassRateSpread: map[string]map[string][]metrics.Spread{}, Avg: math.NaN(),
 		PIID: map[string]float64{}, PG: map[string]map[string]float64{}, PAvg: math.NaN(),
 		IIDRep: map[string]map[string]float64{}, GRep: map[string]map[string]map[string]float64{}, AvgRep: map[string]float64{},
@@ -508,6 +622,11 @@ func newRowData(t *Table, cells map[string]map[rowKey]map[string]cell, k rowKey)
 				for i, f := range t.Functionalities[task] {
 					if s, ok := byName[f.Name]; ok {
 						v[i] = []byte(s)
+					} else if experiments.IsMetaScore(score) {
+						// No case of the functionality has a value of the
+						// column: no fold scores it, so it has no pass
+						// rate, but the cell is complete.
+						v[i] = []byte{}
 					}
 				}
 				d.hits[task][score][rep] = v
@@ -659,6 +778,9 @@ func significance(t *Table, base, d *rowData, row *Row, opt Options) error {
 				if x == nil || y == nil {
 					continue
 				}
+				if experiments.IsMetaScore(score) {
+					x = pairedWith(x, y)
+				}
 				for k, name := range names {
 					a.Suite[task][score][name] = append(a.Suite[task][score][name], verdictHits(x[k])...)
 					b.Suite[task][score][name] = append(b.Suite[task][score][name], verdictHits(y[k])...)
@@ -682,6 +804,27 @@ func significance(t *Table, base, d *rowData, row *Row, opt Options) error {
 		row.PAvg = res.Avg
 	}
 	return nil
+}
+
+// pairedWith restricts the baseline's verdicts to the cases a metadata
+// score's row scored, so that the randomisation test pairs the same cases:
+// the row's folds leave other cases Filtered, and functionalities without
+// a value of the column empty.
+func pairedWith(base, row [][]byte) [][]byte {
+	out := make([][]byte, len(base))
+	for k, b := range base {
+		if k >= len(row) || len(row[k]) != len(b) {
+			out[k] = []byte{}
+			continue
+		}
+		out[k] = slices.Clone(b)
+		for i, v := range row[k] {
+			if v == experiments.Filtered {
+				out[k][i] = experiments.Filtered
+			}
+		}
+	}
+	return out
 }
 
 func funcNames(t *Table, task string) []string {

@@ -87,3 +87,37 @@ scores: [seen, "meta:x"]
 		t.Errorf("a metadata score on READ: %v", err)
 	}
 }
+
+// class_weights is part of a declared task's identity: setting it changes
+// the runs' IDs, leaving it out keeps them; a built-in task refuses it.
+func TestClassWeightsDeclared(t *testing.T) {
+	expand := func(extra string) []RunSpec {
+		s, err := ParseSpec([]byte(`
+tasks: [{name: HATE, labels: [non-hateful, hateful], folds: {func: [a]}` + extra + `}]
+model: {name: x}
+configurations: [T]
+scores: [seen]
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := Expand(s, &SuiteFolds{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runs
+	}
+	plain, balanced, explicit := expand(""), expand(", class_weights: balanced"), expand(", class_weights: [1, 2.5]")
+	if cw := balanced[0].TaskDef.ClassWeights; cw == nil || !cw.Balanced {
+		t.Fatalf("declaration %+v", balanced[0].TaskDef)
+	}
+	if plain[0].ID() == balanced[0].ID() || balanced[0].ID() == explicit[0].ID() || plain[0].TaskDef.ClassWeights != nil {
+		t.Error("class weights do not tell runs apart")
+	}
+	if _, err := ParseSpec([]byte(`
+tasks: [{name: SENT, data: sst2, suite: sentiment, class_weights: balanced}]
+model: {name: x}
+`)); err == nil || !strings.Contains(err.Error(), "built in") {
+		t.Errorf("class weights on a built-in task: %v", err)
+	}
+}

@@ -163,6 +163,9 @@ type Task struct {
 	// MFTLoss is bce (BeLUGA's sigmoid BCE) or ce (softmax cross-entropy,
 	// the default of a declared task).
 	MFTLoss string `yaml:"mft_loss,omitempty"`
+	// ClassWeights weights the i.i.d. and MFT cross-entropy per gold class:
+	// balanced (sklearn's) or one weight per label (train.ClassWeights).
+	ClassWeights *train.ClassWeights `yaml:"class_weights,omitempty"`
 	// Metrics are the i.i.d. metrics (accuracy, macro_f1, f1); the first
 	// is the i.i.d. score G is computed from. Default: accuracy.
 	Metrics []string `yaml:"metrics,omitempty"`

@@ -486,6 +486,9 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 		// BCE is for suite data and the i.i.d. rows of IID+T only.
 		iid := spec.IIDHyper
 		iid.Loss.MFT = losses.SoftmaxCE
+		if iid.Loss.classWeights, err = p.classWeights(); err != nil {
+			return nil, err
+		}
 		p.phases = vanillaFamily{name: "vanilla"}.Phases(iid, Hyper{})
 		return p, nil
 	}
@@ -500,8 +503,26 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.phases = method.Phases(hyper, spec.ProbeHyper)
+	if hyper.Loss.classWeights, err = p.classWeights(); err != nil {
+		return nil, err
+	}
+	probe := spec.ProbeHyper
+	probe.Loss.classWeights = hyper.Loss.classWeights
+	p.phases = method.Phases(hyper, probe)
 	return p, nil
+}
+
+// classWeights resolves the task's class weights for the run's training
+// rows (nil: unweighted).
+func (p *prepared) classWeights() (*[]float64, error) {
+	if p.task.ClassWeights == nil {
+		return nil, nil
+	}
+	w, err := p.task.ClassWeights.resolve(p.task.Labels, p.data)
+	if err != nil {
+		return nil, err
+	}
+	return &w, nil
 }
 
 // iidData is a run's i.i.d. data: the training rows, the dev file whole

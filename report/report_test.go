@@ -749,8 +749,19 @@ scores: [seen, func, "meta:group"]
 	if v := row.Groups["SENT"][experimentstest.MetaScore]["g1"]; math.IsNaN(v) || v <= 0 {
 		t.Errorf("group g1's suite score %v", v)
 	}
-	if !slices.Contains(tab.figureScores(), experimentstest.MetaScore) {
-		t.Errorf("figure rows %v lack the metadata score", tab.figureScores())
+	wantRows := []string{"seen", "func", "meta:group", "meta:group=g0", "meta:group=g1", "meta:group=g2"}
+	if got := tab.figureScores(); !slices.Equal(got, wantRows) {
+		t.Errorf("figure rows %v, want %v", got, wantRows)
+	}
+	// A group's panel shows its fold's pass rates: those of the merged
+	// score where the group's cases are the only ones scored.
+	suite, g1 := tab.figureValues(row, "SENT", "meta:group=g1")
+	if suite != row.Groups["SENT"][experimentstest.MetaScore]["g1"] || len(g1) != len(rates) || !math.IsNaN(g1[len(g1)-1]) || math.IsNaN(g1[0]) {
+		t.Errorf("group g1's panel: %v %v", suite, g1)
+	}
+	var fig bytes.Buffer
+	if err := tab.WriteHeatmap(&fig, "svg", HeatmapOptions{}); err != nil || !strings.Contains(fig.String(), "Held out: group=g2") {
+		t.Errorf("heatmap: %v, has the group panel: %v", err, strings.Contains(fig.String(), "Held out: group=g2"))
 	}
 	// One group's fold missing: the metadata cell has no value yet.
 	var fewer []experiments.RunSpec

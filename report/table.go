@@ -38,6 +38,9 @@ type Row struct {
 	// cases, scored by the model that did not see them (mean over
 	// replicates).
 	Groups map[string]map[string]map[string]float64
+	// GroupPassRates[task][score][group][k] is functionality k's pass rate
+	// over the group's cases in its fold (NaN when it has none there).
+	GroupPassRates map[string]map[string]map[string][]float64
 	// Avg is the mean of the row's G values.
 	Avg float64
 	// PIID[task], PG[task][score] and PAvg are the p-values of the row
@@ -330,6 +333,24 @@ func mergeVerdicts(prev, next []experiments.FuncResult) []experiments.FuncResult
 	return out
 }
 
+// foldPassRates is, per functionality of fs, its pass rate in the results
+// of one fold (one per replicate), averaged over the replicates.
+func foldPassRates(fs []Functionality, results []*experiments.Result) []float64 {
+	out := make([]float64, len(fs))
+	for k, f := range fs {
+		var per []float64
+		for _, res := range results {
+			for _, fr := range res.Functionalities {
+				if fr.Name == f.Name {
+					per = append(per, fr.PassRate())
+				}
+			}
+		}
+		out[k] = metrics.NanMean(per)
+	}
+	return out
+}
+
 // resultSuiteScore is a run's suite score from its verdicts: the mean pass
 // rate of its functionalities that have one.
 func resultSuiteScore(res *experiments.Result) float64 {
@@ -381,8 +402,9 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, gr
 		score string
 		rep   string
 	}
-	metaFolds := map[metaCell]int{}                                      // folds merged into a metadata cell
-	groupVals := map[string]map[rowKey]map[string]map[string][]float64{} // task → row → score → group → per replicate
+	metaFolds := map[metaCell]int{}                                                  // folds merged into a metadata cell
+	groupVals := map[string]map[rowKey]map[string]map[string][]float64{}             // task → row → score → group → per replicate
+	groupRuns := map[string]map[rowKey]map[string]map[string][]*experiments.Result{} // the same, each fold's results
 	if opt.CI > 0 {
 		t.CI, t.Bootstrap = opt.CI, opt.Bootstrap
 	}
@@ -437,6 +459,16 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, gr
 				groupVals[r.Task][k][r.Score] = map[string][]float64{}
 			}
 			groupVals[r.Task][k][r.Score][r.Fold] = append(groupVals[r.Task][k][r.Score][r.Fold], resultSuiteScore(res))
+			if groupRuns[r.Task] == nil {
+				groupRuns[r.Task] = map[rowKey]map[string]map[string][]*experiments.Result{}
+			}
+			if groupRuns[r.Task][k] == nil {
+				groupRuns[r.Task][k] = map[string]map[string][]*experiments.Result{}
+			}
+			if groupRuns[r.Task][k][r.Score] == nil {
+				groupRuns[r.Task][k][r.Score] = map[string][]*experiments.Result{}
+			}
+			groupRuns[r.Task][k][r.Score][r.Fold] = append(groupRuns[r.Task][k][r.Score][r.Fold], res)
 		}
 		if slices.Contains(knownScores, r.Score) || byMeta {
 			if cells[r.Task][k][r.Score] == nil {
@@ -484,6 +516,13 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, gr
 				row.Groups[task][score] = map[string]float64{}
 				for g, v := range byGroup {
 					row.Groups[task][score][g] = metrics.NanMean(v)
+				}
+				if row.GroupPassRates[task] == nil {
+					row.GroupPassRates[task] = map[string]map[string][]float64{}
+				}
+				row.GroupPassRates[task][score] = map[string][]float64{}
+				for g, results := range groupRuns[task][k][score] {
+					row.GroupPassRates[task][score][g] = foldPassRates(t.Functionalities[task], results)
 				}
 			}
 		}
@@ -570,7 +609,7 @@ func (t *Table) shortenReplicates() {
 func newRow(k rowKey) *Row {
 	return &Row{Configuration: k.config, Method: k.method,
 		IID: map[string]float64{}, Suite: map[string]map[string]float64{}, G: map[string]map[string]float64{},
-		Groups:    map[string]map[string]map[string]float64{},
+		Groups: map[string]map[string]map[string]float64{}, GroupPassRates: map[string]map[string]map[string][]float64{},
 		PassRates: map[string]map[string][]float64{}, PassRateSpread: map[string]map[string][]metrics.Spread{}, Avg: math.NaN(),
 		PIID: map[string]float64{}, PG: map[string]map[string]float64{}, PAvg: math.NaN(),
 		IIDRep: map[string]map[string]float64{}, GRep: map[string]map[string]map[string]float64{}, AvgRep: map[string]float64{},

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/beluga-nlp/beluga/splits/nprand"
+	"github.com/beluga-nlp/beluga/internal/nprand"
 )
 
 // Example is one labelled classification example: a text, or a text pair

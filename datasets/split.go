@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/beluga-nlp/beluga/splits/nprand"
+	"github.com/beluga-nlp/beluga/internal/nprand"
 )
 
 // Split declares a seeded, stratified split of one labelled file into

@@ -34,6 +34,27 @@ var configNames = map[string]string{
 
 var scoreFolds = map[string]splits.FoldKind{ScoreFunc: splits.ByFunctionality, ScoreClass: splits.ByClass, ScoreType: splits.ByType}
 
+// FoldKindOf is the held-out partition a score's runs are folds of: BeLUGA's
+// func, class and type, or a case-metadata column for a score "meta:COLUMN"
+// (IsMetaScore); false for seen, iid and search.
+func FoldKindOf(score string) (splits.FoldKind, bool) {
+	if kind, ok := scoreFolds[score]; ok {
+		return kind, true
+	}
+	if IsMetaScore(score) {
+		return splits.FoldKind(score), true
+	}
+	return "", false
+}
+
+// IsMetaScore reports whether score holds out the cases of each value of
+// a case-metadata column, spelt "meta:COLUMN" (splits.MetaPrefix), e.g.
+// meta:target_ident for Checking HateCheck's IdentOut.
+func IsMetaScore(score string) bool {
+	_, ok := splits.FoldKind(score).MetaColumn()
+	return ok
+}
+
 // resolve returns a local path for a dataset name or a path, fetching the
 // named file into the cache when needed.
 func (r *TrainRunner) resolve(ctx context.Context, nameOrPath, rel string) (string, error) {
@@ -197,7 +218,7 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 		}
 	}
 	s.MaxSteps = rs.Budget.MaxSteps
-	if kind, ok := scoreFolds[rs.Score]; ok {
+	if kind, ok := FoldKindOf(rs.Score); ok {
 		s.HeldOut = &train.FoldSpec{Kind: kind, Name: rs.Fold}
 	}
 	for _, search := range Searches(rs) {

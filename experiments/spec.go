@@ -163,6 +163,9 @@ type Task struct {
 	// MFTLoss is bce (BeLUGA's sigmoid BCE) or ce (softmax cross-entropy,
 	// the default of a declared task).
 	MFTLoss string `yaml:"mft_loss,omitempty"`
+	// ClassWeights weights the i.i.d. and MFT cross-entropy per gold class:
+	// balanced (sklearn's) or one weight per label (train.ClassWeights).
+	ClassWeights *train.ClassWeights `yaml:"class_weights,omitempty"`
 	// Metrics are the i.i.d. metrics (accuracy, macro_f1, f1); the first
 	// is the i.i.d. score G is computed from. Default: accuracy.
 	Metrics []string `yaml:"metrics,omitempty"`
@@ -173,7 +176,8 @@ type Task struct {
 	Dev   *datasets.FileSpec `yaml:"dev,omitempty"`
 	// Suite is the suite file (native JSON lines) or a name the runner resolves.
 	Suite string `yaml:"suite"`
-	// Folds lists the held-out folds per score (func, class, type). When a
+	// Folds lists the held-out folds per score (func, class, type,
+	// meta:COLUMN). When a
 	// score is missing here its folds are read from the suite file.
 	Folds map[string][]string `yaml:"folds,omitempty"`
 }
@@ -212,10 +216,12 @@ type RunSpec struct {
 	Configuration string         `json:"configuration"`
 	Method        string         `json:"method"`
 	// Score is ScoreIID for the baseline, ScoreSeen for the run trained on
-	// all of T_train, or ScoreFunc/ScoreClass/ScoreType for a held-out run.
+	// all of T_train, or ScoreFunc/ScoreClass/ScoreType or "meta:COLUMN"
+	// (IsMetaScore) for a held-out run.
 	Score string `json:"score"`
-	// Fold names what a held-out run leaves out: a functionality, a class or
-	// a test type. Empty for iid and seen runs.
+	// Fold names what a held-out run leaves out: a functionality, a class,
+	// a test type or a value of a metadata column. Empty for iid and seen
+	// runs.
 	Fold   string         `json:"fold,omitempty"`
 	Seed   int64          `json:"seed"`
 	Budget Budget         `json:"budget"`
@@ -322,8 +328,8 @@ func (s *Spec) Validate() error {
 		}
 		seen[t.Name] = true
 		for score := range t.Folds {
-			if score != ScoreFunc && score != ScoreClass && score != ScoreType {
-				return fmt.Errorf("field tasks[%d].folds: unknown score %q (want func, class or type)", i, score)
+			if _, ok := FoldKindOf(score); !ok {
+				return fmt.Errorf("field tasks[%d].folds: unknown score %q (want func, class, type or meta:COLUMN)", i, score)
 			}
 		}
 		if _, err := t.declaration(fmt.Sprintf("tasks[%d]", i)); err != nil {
@@ -364,8 +370,18 @@ func (s *Spec) Validate() error {
 		s.Scores = slices.Clone(Scores)
 	}
 	for i, sc := range s.Scores {
-		if !slices.Contains(Scores, sc) {
-			return fmt.Errorf("field scores[%d]: unknown score %q (want one of %s)", i, sc, strings.Join(Scores, ", "))
+		if !slices.Contains(Scores, sc) && !IsMetaScore(sc) {
+			return fmt.Errorf("field scores[%d]: unknown score %q (want one of %s, or meta:COLUMN to hold out each value of a case-metadata column)", i, sc, strings.Join(Scores, ", "))
+		}
+		if slices.Contains(s.Scores[:i], sc) {
+			return fmt.Errorf("field scores[%d]: score %q listed twice", i, sc)
+		}
+		if IsMetaScore(sc) {
+			for _, t := range s.Tasks {
+				if taskNames[t.Name] == train.TaskRead {
+					return fmt.Errorf("field scores[%d]: %s: task %s (READ) holds out whole functionalities only (func, class, type)", i, sc, t.Name)
+				}
+			}
 		}
 	}
 	if s.Seeds != nil && len(s.Seeds) == 0 {
@@ -481,9 +497,12 @@ func (f *SuiteFolds) Folds(task Task, score string) ([]string, error) {
 // failing with "no training data"; with i.i.d. data it would score the
 // i.i.d. model again and report that as generalisation.
 func CheckFolds(s *suites.Suite, score string) error {
-	kind, ok := scoreFolds[score]
+	kind, ok := FoldKindOf(score)
 	if !ok {
 		return nil
+	}
+	if col, ok := kind.MetaColumn(); ok {
+		return checkMetaFolds(s, score, col)
 	}
 	var withCases []string
 	for _, f := range s.Functionalities {
@@ -507,12 +526,38 @@ func CheckFolds(s *suites.Suite, score string) error {
 	return nil
 }
 
+// checkMetaFolds refuses a metadata partition that cannot measure
+// generalisation: a column no case has, or a fold that withholds every
+// case the suite trains on (a column with one value), leaving its run
+// nothing to train on.
+func checkMetaFolds(s *suites.Suite, score, col string) error {
+	folds := splits.Folds(s, splits.ByMeta(col), splits.DefaultFoldOptions)
+	if len(folds) == 0 {
+		return fmt.Errorf("score %s: no case of suite %s has a value in meta column %q (cases' meta: docs/suite-format.md)", score, s.Name, col)
+	}
+	for _, fd := range folds {
+		left := 0
+		for _, f := range s.Functionalities {
+			for _, c := range f.Cases {
+				if !fd.HoldsOut(f, c) {
+					left++
+				}
+			}
+		}
+		if left == 0 {
+			return fmt.Errorf("score %s: fold %q holds out every case of suite %s, whose meta column %q has one value, leaving no suite data to train on: a degenerate fold measures nothing; remove %s from scores", score, fd.Name, s.Name, col, score)
+		}
+	}
+	return nil
+}
+
 // FoldsOf returns the held-out folds of a suite for a score, in suite
 // order: BeLUGA's partitions (package splits), named by the held-out
-// functionality, class or test type.
+// functionality, class or test type, or a metadata column's values in
+// order of first appearance.
 func FoldsOf(s *suites.Suite, score string) []string {
-	kind := map[string]splits.FoldKind{ScoreFunc: splits.ByFunctionality, ScoreClass: splits.ByClass, ScoreType: splits.ByType}[score]
-	if kind == "" {
+	kind, ok := FoldKindOf(score)
+	if !ok {
 		return nil
 	}
 	var out []string

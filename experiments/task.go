@@ -34,7 +34,7 @@ func (t Task) hasIID() bool {
 }
 
 func (t Task) declared() bool {
-	return len(t.Labels) > 0 || t.Input != "" || t.SuiteLabels != nil || t.MFTLoss != "" || t.Metrics != nil || t.Train != nil || t.Dev != nil
+	return len(t.Labels) > 0 || t.Input != "" || t.SuiteLabels != nil || t.MFTLoss != "" || t.ClassWeights != nil || t.Metrics != nil || t.Train != nil || t.Dev != nil
 }
 
 // declaration returns a declared task's declaration, nil for a task that
@@ -57,7 +57,7 @@ func (t Task) declaration(field string) (*TaskDecl, error) {
 	if t.Data != "" {
 		return nil, fmt.Errorf("field %s.data: a declared task reads its i.i.d. data from train and dev (files with their columns)", field)
 	}
-	d := &TaskDecl{Task: train.Task{Name: t.Name, Labels: t.Labels, MFTLoss: t.MFTLoss, Metrics: t.Metrics}}
+	d := &TaskDecl{Task: train.Task{Name: t.Name, Labels: t.Labels, MFTLoss: t.MFTLoss, Metrics: t.Metrics, ClassWeights: t.ClassWeights}}
 	switch t.Input {
 	case "", "text":
 	case "pair":

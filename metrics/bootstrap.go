@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/beluga-nlp/beluga/splits/nprand"
+	"github.com/beluga-nlp/beluga/internal/nprand"
 )
 
 // BootstrapOptions configures a percentile bootstrap.
@@ -18,6 +18,23 @@ type BootstrapOptions struct {
 	// Seed seeds numpy's legacy RandomState, so that
 	// np.random.RandomState(seed).randint draws the same resamples.
 	Seed uint32
+	// Clusters makes the bootstrap hierarchical: the groups named in a
+	// cluster are resampled as functionalities first, then as cases
+	// within each drawn functionality. Groups in no cluster are resampled
+	// by their cases alone.
+	Clusters []Cluster
+}
+
+// Cluster is one first-level unit of a hierarchical bootstrap: a suite's n
+// functionalities, seen through one or several blocks of n groups each
+// (block b's k-th group holds functionality k's cases as one score or one
+// seed saw them). Every replicate draws n functionalities with replacement,
+// u = randint(0, n, size=n), once for the whole cluster, so that every
+// score and seed of a row resamples the same functionalities; position k
+// of block b then holds the cases of group Blocks[b][u_k], resampled to
+// their own size.
+type Cluster struct {
+	Blocks [][]int
 }
 
 // DefaultResamples is the number of bootstrap replicates when none is given
@@ -41,10 +58,17 @@ type Interval struct {
 // examples for G — so a resample never moves a case into another
 // functionality.
 //
-// Draws are numpy's: replicate by replicate and group by group,
-// RandomState(Seed).randint(0, len(group), size=len(group)); an independent
-// numpy script reproduces the interval exactly (testdata/gen_statistics.py).
-// stat must not keep the slices it is given.
+// With Clusters the bootstrap is hierarchical (two-stage): see Cluster.
+// The stat then sees at a block's position k the resampled cases of the
+// functionality drawn for k, so a suite score's interval also holds the
+// uncertainty of which functionalities the suite happens to have.
+//
+// Draws are numpy's, replicate by replicate: first each cluster's
+// RandomState(Seed).randint(0, n, size=n), in order; then group by group,
+// randint(0, len(src), size=len(src)) of the group's source (itself, or
+// the functionality drawn for its position); an independent numpy script
+// reproduces the interval exactly (testdata/gen_statistics.py). stat must
+// not keep the slices it is given.
 func Bootstrap(groups [][]float64, stat func(groups [][]float64) float64, opt BootstrapOptions) (Interval, error) {
 	ivs, err := BootstrapAll(groups, []func([][]float64) float64{stat}, opt)
 	if err != nil {
@@ -68,14 +92,56 @@ func BootstrapAll(groups [][]float64, stats []func(groups [][]float64) float64, 
 	if b < 0 {
 		return nil, fmt.Errorf("bootstrap: %d resamples", b)
 	}
+	// at[i] locates group i in a cluster: which cluster, and which
+	// position; -1 for a group resampled by cases alone.
+	type place struct{ cluster, pos, block int }
+	at := make([]place, len(groups))
+	for i := range at {
+		at[i] = place{-1, 0, 0}
+	}
+	longest := 0
+	for _, g := range groups {
+		longest = max(longest, len(g))
+	}
+	for c, cl := range opt.Clusters {
+		for bi, blk := range cl.Blocks {
+			if len(blk) != len(cl.Blocks[0]) {
+				return nil, fmt.Errorf("bootstrap: cluster %d: block %d has %d groups, block 0 %d", c, bi, len(blk), len(cl.Blocks[0]))
+			}
+			for k, i := range blk {
+				if i < 0 || i >= len(groups) {
+					return nil, fmt.Errorf("bootstrap: cluster %d: group %d out of range (%d groups)", c, i, len(groups))
+				}
+				if at[i].cluster >= 0 {
+					return nil, fmt.Errorf("bootstrap: group %d is in two cluster positions", i)
+				}
+				at[i] = place{c, k, bi}
+			}
+		}
+	}
+	draws := make([][]int, len(opt.Clusters))
 	rng := nprand.NewRandomState(opt.Seed)
 	res := make([][]float64, len(groups))
-	for i, g := range groups {
-		res[i] = make([]float64, len(g))
+	for i := range groups {
+		res[i] = make([]float64, longest)
 	}
 	values := make([][]float64, len(stats))
 	for range b {
+		for c, cl := range opt.Clusters {
+			if len(cl.Blocks) == 0 {
+				continue
+			}
+			n := len(cl.Blocks[0])
+			draws[c] = draws[c][:0]
+			for range n {
+				draws[c] = append(draws[c], int(nprand.Interval(rng, uint64(n-1))))
+			}
+		}
 		for i, g := range groups {
+			if p := at[i]; p.cluster >= 0 {
+				g = groups[opt.Clusters[p.cluster].Blocks[p.block][draws[p.cluster][p.pos]]]
+			}
+			res[i] = res[i][:len(g)]
 			if len(g) == 0 {
 				continue
 			}

@@ -285,3 +285,51 @@ func (r *Result) Hits() map[string][]float64 {
 	}
 	return h
 }
+
+// Restrict keeps the verdicts of the cases keep names and makes every other
+// case Filtered, then recounts each functionality's cases, failures and
+// pass rate and the suite score as Score does. A run of a held-out fold
+// by a metadata column scores every test case of its functionalities but
+// answers only for the held-out ones; the other cases are another fold's.
+func (r *Result) Restrict(keep func(functionality string, caseID int) bool) {
+	type count struct{ filtered, failed int }
+	counts := map[string]*count{}
+	for i := range r.Cases {
+		c := &r.Cases[i]
+		if !keep(c.Functionality, c.Case) {
+			c.Verdict = Filtered
+		}
+		n := counts[c.Functionality]
+		if n == nil {
+			n = &count{}
+			counts[c.Functionality] = n
+		}
+		switch c.Verdict {
+		case Filtered:
+			n.filtered++
+		case Fail:
+			n.failed++
+		}
+	}
+	sum, n := 0.0, 0
+	for i := range r.Functionalities {
+		fr := &r.Functionalities[i]
+		if c := counts[fr.Name]; c != nil {
+			fr.Filtered, fr.Failed = c.filtered, c.failed
+		}
+		fr.PassRate = nil
+		if scored := fr.Cases - fr.Filtered; scored > 0 {
+			v := 100 * (1 - float64(fr.Failed)/float64(scored))
+			fr.PassRate = &v
+			if !fr.Excluded {
+				sum += v
+				n++
+			}
+		}
+	}
+	r.Score = nil
+	if n > 0 {
+		mean := sum / float64(n)
+		r.Score = &mean
+	}
+}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/beluga-nlp/beluga/splits/nprand"
+	"github.com/beluga-nlp/beluga/internal/nprand"
 )
 
 // BinomTest is the exact two-sided binomial test of k successes in n trials

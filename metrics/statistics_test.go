@@ -29,10 +29,24 @@ type refStatistics struct {
 		Seed      uint32
 		Lo, Hi    float64
 	}
+	Hierarchical []struct {
+		Name      string
+		Groups    [][]*float64
+		Clusters  [][][]int
+		Stat      string
+		Resamples int
+		Level     float64
+		Seed      uint32
+		Lo, Hi    float64
+	}
 	Scipy struct {
 		Groups [][]*float64
 		Level  float64
 		Lo, Hi float64
+	}
+	Spread []struct {
+		X                        []float64
+		Min, Q1, Median, Q3, Max float64
 	}
 	BH []struct {
 		P, Q []*float64
@@ -109,6 +123,57 @@ func TestPairedTTestMatchesScipy(t *testing.T) {
 
 var bootstrapStats = map[string]func([][]float64) float64{
 	"pass_rate": PassRateStat, "suite": SuiteScoreStat, "g": GStat,
+	"suite2": func(g [][]float64) float64 {
+		return (SuiteScoreStat(g[:len(g)/2]) + SuiteScoreStat(g[len(g)/2:])) / 2
+	},
+}
+
+func TestHierarchicalBootstrapMatchesNumpy(t *testing.T) {
+	ref := loadStatistics(t).Hierarchical
+	if len(ref) == 0 {
+		t.Fatal("no hierarchical cases in testdata/statistics.json")
+	}
+	for _, c := range ref {
+		t.Run(c.Name, func(t *testing.T) {
+			groups := make([][]float64, len(c.Groups))
+			for i, g := range c.Groups {
+				groups[i] = nanFloats(g)
+			}
+			var cl []Cluster
+			for _, blocks := range c.Clusters {
+				cl = append(cl, Cluster{Blocks: blocks})
+			}
+			got, err := Bootstrap(groups, bootstrapStats[c.Stat], BootstrapOptions{Resamples: c.Resamples, Level: c.Level, Seed: c.Seed, Clusters: cl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !near(got.Lo, c.Lo) || !near(got.Hi, c.Hi) {
+				t.Errorf("interval [%v, %v], numpy [%v, %v]", got.Lo, got.Hi, c.Lo, c.Hi)
+			}
+			flat, err := Bootstrap(groups, bootstrapStats[c.Stat], BootstrapOptions{Resamples: c.Resamples, Level: c.Level, Seed: c.Seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Resampling functionalities too can only widen a suite
+			// score's interval when functionalities differ.
+			if len(c.Clusters[0][0]) > 1 && !(got.Hi-got.Lo > flat.Hi-flat.Lo) {
+				t.Errorf("hierarchical interval %v not wider than the case-level %v", got, flat)
+			}
+		})
+	}
+}
+
+func TestHierarchicalBootstrapRejectsBadClusters(t *testing.T) {
+	g := [][]float64{{1, 0}, {1}, {0, 0}}
+	for name, cl := range map[string][]Cluster{
+		"ragged blocks":    {{Blocks: [][]int{{0, 1}, {2}}}},
+		"out of range":     {{Blocks: [][]int{{0, 3}}}},
+		"group used twice": {{Blocks: [][]int{{0, 1}}}, {Blocks: [][]int{{1, 2}}}},
+	} {
+		if _, err := Bootstrap(g, SuiteScoreStat, BootstrapOptions{Level: 0.95, Resamples: 10, Clusters: cl}); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
 }
 
 func TestBootstrapMatchesNumpy(t *testing.T) {
@@ -208,5 +273,39 @@ func BenchmarkBootstrapG(b *testing.B) {
 		if _, err := Bootstrap(groups, GStat, BootstrapOptions{Resamples: 1000, Level: 0.95, Seed: 42}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestSpreadMatchesNumpy(t *testing.T) {
+	ref := loadStatistics(t).Spread
+	if len(ref) == 0 {
+		t.Fatal("no spread cases in testdata/statistics.json")
+	}
+	for _, c := range ref {
+		got := SpreadOf(append(c.X, math.NaN()))
+		want := Spread{N: len(c.X), Min: c.Min, Q1: c.Q1, Median: c.Median, Q3: c.Q3, Max: c.Max}
+		if got.N != want.N || !near(got.Min, want.Min) || !near(got.Q1, want.Q1) || !near(got.Median, want.Median) ||
+			!near(got.Q3, want.Q3) || !near(got.Max, want.Max) {
+			t.Errorf("SpreadOf(%v) = %+v, numpy %+v", c.X, got, want)
+		}
+	}
+	if s := SpreadOf([]float64{math.NaN()}); s.N != 0 || !math.IsNaN(s.Range()) {
+		t.Errorf("SpreadOf(NaN) = %+v", s)
+	}
+}
+
+// TestNoDisagreementEntersBHWithPOne pins what docs/statistics.md says: a
+// functionality on which the two models never disagree has McNemar's
+// p = 1 (binomtest of 0 of 0) and still counts in the Benjamini–Hochberg
+// family, raising the others' q-values (m = 3, not 2).
+func TestNoDisagreementEntersBHWithPOne(t *testing.T) {
+	same := []float64{1, 0, 1, 1}
+	p, err := McNemarExact(same, same)
+	if err != nil || p != 1 {
+		t.Fatalf("McNemar of identical verdicts: %v, %v; want p = 1", p, err)
+	}
+	q := BenjaminiHochberg([]float64{0.01, 0.02, p})
+	if !near(q[0], 0.03) || !near(q[1], 0.03) || q[2] != 1 {
+		t.Errorf("q-values %v, want [0.03 0.03 1]", q)
 	}
 }

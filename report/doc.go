@@ -41,8 +41,13 @@
 //
 // # Beyond BeLUGA, when asked
 //
-// Options.CI adds stratified percentile bootstrap intervals over test cases
-// and i.i.d. examples to every cell (metrics.BootstrapAll); per
+// Options.CI adds percentile bootstrap intervals to every cell
+// (metrics.BootstrapAll): by default hierarchical, resampling each task's
+// functionalities and then the cases within each drawn one
+// (BootstrapHierarchical), or over cases within each functionality only
+// (BootstrapCases); i.i.d. examples are resampled by themselves in both.
+// Row.PassRateSpread and WriteSpreadCSV give each functionality's pass-rate
+// spread over seeds and the functionalities that swing. Per
 // functionality, McNemar's exact test against the baseline with
 // Benjamini–Hochberg q-values within each task and score
 // (WriteComparisonsCSV). Results are validated against their run's spec

@@ -11,6 +11,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/metrics"
+	"github.com/beluga-nlp/beluga/splits"
 )
 
 // Column is one numeric column of Table 3.
@@ -42,6 +43,54 @@ func (c Column) SE(r *Row) float64 {
 }
 
 var scoreTitles = map[string]string{"seen": "Seen", "func": "Func", "class": "Class", "type": "Type"}
+
+// scoreName is a score as column headers spell it: seen, func, class, type,
+// or a metadata score's column (meta:target_ident → target_ident).
+func scoreName(score string) string {
+	if col, ok := splits.FoldKind(score).MetaColumn(); ok {
+		return col
+	}
+	return score
+}
+
+// scoreTitle is a score as figure panels title it: Seen, Func, Class,
+// Type, or "Held out: target_ident".
+func scoreTitle(score string) string {
+	if t, ok := scoreTitles[score]; ok {
+		return t
+	}
+	return "Held out: " + scoreName(score)
+}
+
+// groupColumns are a metadata score's per-group columns: each held-out
+// value's suite score, scored by the model that did not see it (prefix T_
+// as the suite scores of tasks without i.i.d. data).
+func (t *Table) groupColumns(task, score string) []Column {
+	var cols []Column
+	nan := func(*Row) float64 { return math.NaN() }
+	for _, g := range t.Groups[task][score] {
+		cols = append(cols, Column{
+			Header: "T_" + scoreName(score) + "=" + g + " " + task,
+			Value: func(r *Row) float64 {
+				if v, ok := r.Groups[task][score][g]; ok {
+					return v
+				}
+				if r.Configuration == experiments.ConfigIID {
+					// The baseline never saw the suite: its suite score
+					// stands in, as for every score.
+					return r.Suite[task][score]
+				}
+				return math.NaN()
+			},
+			P:      nan,
+			Reps:   func(*Row) map[string]float64 { return nil },
+			PSeeds: nan,
+			CI:     func(*Row) metrics.Interval { return noInterval },
+			Flags:  func(r *Row) []RunFlag { return r.Flags[task][score] },
+		})
+	}
+	return cols
+}
 
 // Columns lists Table 3's columns as the paper lays them out: the i.i.d.
 // score per task, then per task its G of each score (SENT seen, func,
@@ -76,7 +125,7 @@ func (t *Table) Columns() []Column {
 					continue // no run has it: HateCheck, all MFT, has no type fold
 				}
 				cols = append(cols, Column{
-					Header: "T_" + score + " " + task,
+					Header: "T_" + scoreName(score) + " " + task,
 					Value:  func(r *Row) float64 { return r.Suite[task][score] },
 					P:      nan,
 					Reps:   func(*Row) map[string]float64 { return nil },
@@ -84,10 +133,11 @@ func (t *Table) Columns() []Column {
 					CI:     func(r *Row) metrics.Interval { return ci(r.SuiteCI[task][score]) },
 					Flags:  func(r *Row) []RunFlag { return r.Flags[task][score] },
 				})
+				cols = append(cols, t.groupColumns(task, score)...)
 				continue
 			}
 			cols = append(cols, Column{
-				Header: "G_" + score + " " + task,
+				Header: "G_" + scoreName(score) + " " + task,
 				Value:  func(r *Row) float64 { return r.G[task][score] },
 				P:      func(r *Row) float64 { return r.PG[task][score] },
 				Reps:   func(r *Row) map[string]float64 { return r.GRep[task][score] },
@@ -95,6 +145,7 @@ func (t *Table) Columns() []Column {
 				CI:     func(r *Row) metrics.Interval { return ci(r.GCI[task][score]) },
 				Flags:  func(r *Row) []RunFlag { return r.Flags[task][score] },
 			})
+			cols = append(cols, t.groupColumns(task, score)...)
 		}
 	}
 	if !anyIID {
@@ -343,9 +394,14 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 	return err
 }
 
+// splitHeader splits a header at its last space: task names have none, a
+// metadata group's value may ("T_target_ident=gay people HATE").
 func splitHeader(h string) (measure, task string) {
-	m, t, _ := strings.Cut(h, " ")
-	return m, t
+	i := strings.LastIndexByte(h, ' ')
+	if i < 0 {
+		return h, ""
+	}
+	return h[:i], h[i+1:]
 }
 
 // latexGroup splits a column header into the header's group line and its
@@ -353,11 +409,18 @@ func splitHeader(h string) (measure, task string) {
 // "T_seen HATE" → (HATE, $T_{Seen}$), "Avg" → (Avg, "").
 func latexGroup(h string) (group, sub string) {
 	m, task := splitHeader(h)
+	title := func(g string) string {
+		if t, ok := scoreTitles[g]; ok {
+			return t
+		}
+		// A metadata score's column, or one of its groups.
+		return strings.ReplaceAll(latexEscape(strings.ReplaceAll(g, "_", " ")), " ", `\ `)
+	}
 	if g, ok := strings.CutPrefix(m, "G_"); ok {
-		return latexEscape(task), "$G_{\\mathrm{" + scoreTitles[g] + "}}$"
+		return latexEscape(task), "$G_{\\mathrm{" + title(g) + "}}$"
 	}
 	if g, ok := strings.CutPrefix(m, "T_"); ok {
-		return latexEscape(task), "$T_{\\mathrm{" + scoreTitles[g] + "}}$"
+		return latexEscape(task), "$T_{\\mathrm{" + title(g) + "}}$"
 	}
 	return latexEscape(m), latexEscape(task)
 }
@@ -537,6 +600,49 @@ func (t *Table) WriteComparisonsCSV(w io.Writer) error {
 						rec = append(rec, csvNum(iv.Lo), csvNum(iv.Hi))
 					}
 					cw.Write(rec)
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteSpreadCSV writes how every functionality's pass rate spreads over
+// the replicates (seeds), one line per task, row, score and functionality:
+// the number of seeds, mean, min, max, range (max − min), the quartiles and
+// IQR (numpy's linear percentile). With swing > 0 only the functionalities
+// whose pass rate swings more than swing points across seeds (range >
+// swing) are written: the ones a single seed's verdict would misreport.
+// The baseline's pass rates stand in for every score and are written once,
+// as score "standard".
+func (t *Table) WriteSpreadCSV(w io.Writer, swing float64) error {
+	if swing < 0 || math.IsNaN(swing) {
+		return fmt.Errorf("swing threshold %v: want a number of points ≥ 0", swing)
+	}
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"task", "config", "method", "score", "number", "functionality", "class", "type",
+		"seeds", "mean", "min", "max", "range", "q1", "median", "q3", "iqr"})
+	for _, task := range t.Tasks {
+		for i, r := range t.Rows {
+			scores := t.Scores
+			if i == 0 && r.Configuration == experiments.ConfigIID {
+				scores = scores[:1]
+			}
+			for _, score := range scores {
+				name := score
+				if i == 0 && r.Configuration == experiments.ConfigIID {
+					name = "standard"
+				}
+				for k, f := range t.Functionalities[task] {
+					sp := r.PassRateSpread[task][score]
+					if k >= len(sp) || sp[k].N == 0 || (swing > 0 && !(sp[k].Range() > swing)) {
+						continue
+					}
+					s := sp[k]
+					cw.Write([]string{task, r.Configuration, r.Method, name, strconv.Itoa(k + 1), f.Name, f.Class, f.Type,
+						strconv.Itoa(s.N), csvNum(at(r.PassRates[task][score], k)), csvNum(s.Min), csvNum(s.Max), csvNum(s.Range()),
+						csvNum(s.Q1), csvNum(s.Median), csvNum(s.Q3), csvNum(s.IQR())})
 				}
 			}
 		}

@@ -117,7 +117,53 @@ func (t *Table) figureScores() []string {
 	if len(out) == 0 {
 		return t.Scores
 	}
-	return out
+	// A metadata score's row of panels is followed by one per held-out
+	// group (its fold's pass rates).
+	var withGroups []string
+	for _, s := range out {
+		withGroups = append(withGroups, s)
+		var groups []string
+		for _, task := range t.Tasks {
+			for _, g := range t.Groups[task][s] {
+				if !slices.Contains(groups, g) {
+					groups = append(groups, g)
+				}
+			}
+		}
+		for _, g := range groups {
+			withGroups = append(withGroups, groupFigureScore(s, g))
+		}
+	}
+	return withGroups
+}
+
+// groupFigureScore names the figure row of one held-out group of a
+// metadata score, "meta:target_ident=women".
+func groupFigureScore(score, group string) string { return score + "=" + group }
+
+// figureValues returns what a row's panel of a figure row shows: the
+// suite score (the Avg cell) and the pass rates of score, or of one group
+// of a metadata score (groupFigureScore).
+func (t *Table) figureValues(r *Row, task, score string) (float64, []float64) {
+	if rates, ok := r.PassRates[task][score]; ok {
+		return r.Suite[task][score], rates
+	}
+	for s, groups := range t.Groups[task] {
+		for _, g := range groups {
+			if groupFigureScore(s, g) != score {
+				continue
+			}
+			if r.Configuration == experiments.ConfigIID {
+				return r.Suite[task][s], r.PassRates[task][s] // the baseline stands in
+			}
+			v, ok := r.Groups[task][s][g]
+			if !ok {
+				v = math.NaN()
+			}
+			return v, r.GroupPassRates[task][s][g]
+		}
+	}
+	return math.NaN(), nil
 }
 
 // heatmapLayout places Figure 1's parts on a page of a given width.
@@ -415,7 +461,7 @@ func (l *heatmapLayout) panel(dc draw.Canvas, t *Table, part panelPart, score st
 	cw := l.cellW
 	pw := cw * vg.Length(part.width())
 	panelH := cellH * vg.Length(len(t.Rows))
-	title := fmt.Sprintf("%s: %s", part.task, scoreTitles[score])
+	title := fmt.Sprintf("%s: %s", part.task, scoreTitle(score))
 	if !part.first {
 		title += " (cont.)"
 	}
@@ -427,10 +473,10 @@ func (l *heatmapLayout) panel(dc draw.Canvas, t *Table, part panelPart, score st
 	}
 	for ri, r := range t.Rows {
 		y := y0 - cellH*vg.Length(ri+1)
+		suite, rates := t.figureValues(r, part.task, score)
 		if part.first {
-			dc.FillPolygon(Rocket(r.Suite[part.task][score]/100), rect(x0, y, x0+cw, y+cellH))
+			dc.FillPolygon(Rocket(suite/100), rect(x0, y, x0+cw, y+cellH))
 		}
-		rates := r.PassRates[part.task][score]
 		for ci, k := range part.cols {
 			v := math.NaN()
 			if k < len(rates) {

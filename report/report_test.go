@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -391,18 +393,69 @@ func TestRefusesResultsThatDoNotFitTheSpec(t *testing.T) {
 	}
 }
 
-func seedsTable(t *testing.T) *Table {
+func seedsTable(t *testing.T) *Table { return seedsTableWith(t, BootstrapCases) }
+
+// seedsTableWith is the two-seed test sweep with intervals of one bootstrap
+// kind; the case-level goldens predate the hierarchical bootstrap and stay
+// byte for byte.
+func seedsTableWith(t *testing.T, bootstrap string) *Table {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "sweep-seeds.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	store, runs := sweepOf(t, string(b))
-	tab, err := FromStore(store, runs, Options{Trials: 200, CI: 95, Resamples: 200})
+	tab, err := FromStore(store, runs, Options{Trials: 200, CI: 95, Resamples: 200, Bootstrap: bootstrap})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tab
+}
+
+// TestHierarchicalIntervals checks the hierarchical table against the
+// case-level one: the same values and per-functionality intervals (a pass
+// rate is about one functionality, so both kinds resample its cases with
+// the same draws), the same i.i.d. intervals, and suite-score intervals at
+// least as wide wherever the functionalities' pass rates differ; the CSV is
+// a golden.
+func TestHierarchicalIntervals(t *testing.T) {
+	cases, hier := seedsTable(t), seedsTableWith(t, BootstrapHierarchical)
+	if hier.Bootstrap != BootstrapHierarchical || cases.Bootstrap != BootstrapCases {
+		t.Fatalf("tables say %q and %q", hier.Bootstrap, cases.Bootstrap)
+	}
+	wider := 0
+	for i, hr := range hier.Rows {
+		cr := cases.Rows[i]
+		for _, task := range hier.Tasks {
+			for _, score := range hier.Scores {
+				for k, iv := range hr.PassRateCI[task][score] {
+					if !sameFloat(iv.Lo, cr.PassRateCI[task][score][k].Lo) || !sameFloat(iv.Hi, cr.PassRateCI[task][score][k].Hi) {
+						t.Errorf("%s %s %s functionality %d: pass-rate interval %v, case-level %v", hr.Label(), task, score, k, iv, cr.PassRateCI[task][score][k])
+					}
+				}
+				h, c := hr.SuiteCI[task][score], cr.SuiteCI[task][score]
+				if h.Hi-h.Lo > c.Hi-c.Lo {
+					wider++
+				}
+			}
+			if hr.IIDCI[task] != cr.IIDCI[task] && !(math.IsNaN(hr.IIDCI[task].Lo) && math.IsNaN(cr.IIDCI[task].Lo)) {
+				// The i.i.d. examples are resampled after the
+				// functionality draws, so their draws differ; only the
+				// value they bracket is shared.
+				if iv := hr.IIDCI[task]; !(iv.Lo <= hr.IID[task] && hr.IID[task] <= iv.Hi) {
+					t.Errorf("%s %s: i.i.d. interval %v misses %v", hr.Label(), task, iv, hr.IID[task])
+				}
+			}
+		}
+	}
+	if wider == 0 {
+		t.Error("no suite-score interval is wider with functionalities resampled")
+	}
+	var b bytes.Buffer
+	if err := hier.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "seeds-hierarchical.csv", b.Bytes())
 }
 
 func TestSeedsAndIntervals(t *testing.T) {
@@ -574,5 +627,154 @@ grid: {lr: [0.001], epochs: [1, 2]}
 	}
 	if reps := tab.Columns()[0].Reps(tab.Rows[1]); len(reps) != 4 || math.IsNaN(reps["seed=2 epochs=1"]) {
 		t.Errorf("replicate values %v", reps)
+	}
+}
+
+// TestSpreadCSV checks the per-functionality spread over the two seeds of
+// the test sweep: with two seeds min and max are the seeds' pass rates, so
+// their mean is the table's pass rate and Q1/Q3 sit a quarter of the way in;
+// a swing threshold keeps exactly the lines whose range exceeds it.
+func TestSpreadCSV(t *testing.T) {
+	tab := seedsTable(t)
+	var all bytes.Buffer
+	if err := tab.WriteSpreadCSV(&all, 0); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "seeds-spread.csv", all.Bytes())
+	recs, err := csv.NewReader(&all).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		return v
+	}
+	const swing = 10.0
+	want := 0
+	for _, r := range recs[1:] {
+		n, mean, lo, hi, q1, q3 := num(r[8]), num(r[9]), num(r[10]), num(r[11]), num(r[13]), num(r[15])
+		if n != 2 || math.Abs(mean-(lo+hi)/2) > 1e-6 || math.Abs(q1-(lo+(hi-lo)/4)) > 1e-6 || math.Abs(q3-(hi-(hi-lo)/4)) > 1e-6 {
+			t.Errorf("line %v: inconsistent spread", r)
+		}
+		if hi-lo > swing {
+			want++
+		}
+	}
+	var sw bytes.Buffer
+	if err := tab.WriteSpreadCSV(&sw, swing); err != nil {
+		t.Fatal(err)
+	}
+	got, err := csv.NewReader(&sw).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got)-1 != want || want == 0 || want == len(recs)-1 {
+		t.Errorf("swing > %v: %d lines, want %d of %d", swing, len(got)-1, want, len(recs)-1)
+	}
+	if err := tab.WriteSpreadCSV(&sw, -1); err == nil {
+		t.Error("no error for a negative swing")
+	}
+}
+
+// A metadata score (the fake suite's meta:group) is a column of its own,
+// its held-out values per-group columns, and its panel a figure row: each
+// case's verdict comes from the one fold that held its group out, a
+// functionality without groups has no pass rate, and the cell has a value
+// only when every group's fold is done.
+func TestMetaScore(t *testing.T) {
+	store, runs := sweepOf(t, `
+name: report-meta
+tasks:
+  - {name: SENT, data: sst2, suite: sentiment}
+model: {name: synthetic}
+configurations: [IID+T]
+methods: [vanilla]
+scores: [seen, func, "meta:group"]
+`)
+	tab, err := FromStore(store, runs, Options{Trials: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(tab.Scores, experimentstest.MetaScore) || !slices.Equal(tab.Groups["SENT"][experimentstest.MetaScore], []string{"g0", "g1", "g2"}) {
+		t.Fatalf("scores %v, groups %v", tab.Scores, tab.Groups)
+	}
+	row := tab.Rows[1]
+	rates := row.PassRates["SENT"][experimentstest.MetaScore]
+	if n := len(experimentstest.Suite); len(rates) != n || !math.IsNaN(rates[n-1]) || slices.ContainsFunc(rates[:n-1], math.IsNaN) {
+		t.Errorf("pass rates %v: want one per grouped functionality, none for the last", rates)
+	}
+	// The merged verdicts: every case of a grouped functionality scored
+	// by exactly its group's fold, so the pass rate is the fold results'.
+	var per [][]string
+	for _, r := range runs {
+		if r.Score == experimentstest.MetaScore && r.Configuration == row.Configuration {
+			res, err := experiments.ReadResult(store.RunDir(r.ID()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var vs []string
+			for _, f := range res.Functionalities {
+				vs = append(vs, f.Verdicts)
+			}
+			per = append(per, vs)
+		}
+	}
+	for k := range len(experimentstest.Suite) - 1 {
+		pass, run := 0, 0
+		for _, vs := range per {
+			for _, b := range vs[k] {
+				switch b {
+				case experiments.Pass:
+					pass, run = pass+1, run+1
+				case experiments.Fail:
+					run++
+				}
+			}
+		}
+		if want := 100 * float64(pass) / float64(run); math.Abs(rates[k]-want) > 1e-9 {
+			t.Errorf("functionality %d: pass rate %v, folds give %v", k, rates[k], want)
+		}
+	}
+	var headers []string
+	for _, c := range tab.Columns() {
+		headers = append(headers, c.Header)
+	}
+	want := []string{"IID SENT", "G_seen SENT", "G_func SENT", "G_class SENT", "G_type SENT", "G_group SENT", "T_group=g0 SENT", "T_group=g1 SENT", "T_group=g2 SENT", "Avg"}
+	if !slices.Equal(headers, want) {
+		t.Errorf("columns %v, want %v", headers, want)
+	}
+	if v := row.Groups["SENT"][experimentstest.MetaScore]["g1"]; math.IsNaN(v) || v <= 0 {
+		t.Errorf("group g1's suite score %v", v)
+	}
+	wantRows := []string{"seen", "func", "meta:group", "meta:group=g0", "meta:group=g1", "meta:group=g2"}
+	if got := tab.figureScores(); !slices.Equal(got, wantRows) {
+		t.Errorf("figure rows %v, want %v", got, wantRows)
+	}
+	// A group's panel shows its fold's pass rates: those of the merged
+	// score where the group's cases are the only ones scored.
+	suite, g1 := tab.figureValues(row, "SENT", "meta:group=g1")
+	if suite != row.Groups["SENT"][experimentstest.MetaScore]["g1"] || len(g1) != len(rates) || !math.IsNaN(g1[len(g1)-1]) || math.IsNaN(g1[0]) {
+		t.Errorf("group g1's panel: %v %v", suite, g1)
+	}
+	var fig bytes.Buffer
+	if err := tab.WriteHeatmap(&fig, "svg", HeatmapOptions{}); err != nil || !strings.Contains(fig.String(), "Held out: group=g2") {
+		t.Errorf("heatmap: %v, has the group panel: %v", err, strings.Contains(fig.String(), "Held out: group=g2"))
+	}
+	// One group's fold missing: the metadata cell has no value yet.
+	var fewer []experiments.RunSpec
+	for _, r := range runs {
+		if !(r.Score == experimentstest.MetaScore && r.Fold == "g2") {
+			fewer = append(fewer, r)
+		}
+	}
+	part, err := build(store, fewer, Options{Trials: 100}, metaGroups(runs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := part.Rows[1].Suite["SENT"][experimentstest.MetaScore]; !math.IsNaN(v) {
+		t.Errorf("suite score %v with a fold missing", v)
 	}
 }

@@ -24,12 +24,23 @@ type Row struct {
 	Configuration, Method string
 	// IID[task] is the i.i.d. score in percent (NaN when missing).
 	IID map[string]float64
-	// Suite[task][score] and G[task][score] for score in experiments.Scores.
+	// Suite[task][score] and G[task][score] for score in Table.Scores.
 	Suite map[string]map[string]float64
 	G     map[string]map[string]float64
 	// PassRates[task][score][k] is the pass rate of functionality k of the
 	// task (NaN when filtered or not run).
 	PassRates map[string]map[string][]float64
+	// PassRateSpread[task][score][k] is how functionality k's pass rate
+	// spreads over the replicates (seeds); N = 0 when it has none.
+	PassRateSpread map[string]map[string][]metrics.Spread
+	// Groups[task][score][group] is the suite score of a metadata score's
+	// fold: the mean pass rate over functionalities of the held-out group's
+	// cases, scored by the model that did not see them (mean over
+	// replicates).
+	Groups map[string]map[string]map[string]float64
+	// GroupPassRates[task][score][group][k] is functionality k's pass rate
+	// over the group's cases in its fold (NaN when it has none there).
+	GroupPassRates map[string]map[string]map[string][]float64
 	// Avg is the mean of the row's G values.
 	Avg float64
 	// PIID[task], PG[task][score] and PAvg are the p-values of the row
@@ -86,7 +97,9 @@ func (r *Row) Label() string {
 type Table struct {
 	// Tasks in BeLUGA's order (sentiment, QQP, SQuAD; see TaskOrder), then
 	// any other task in the order met.
-	Tasks  []string
+	Tasks []string
+	// Scores are experiments.Scores, then the metadata scores
+	// ("meta:COLUMN") some run has, in run order.
 	Scores []string
 	// Functionalities[task] in suite order.
 	Functionalities map[string][]Functionality
@@ -94,8 +107,15 @@ type Table struct {
 	// Replicates names the seeds × grid points, e.g. "seed=1"; a table of
 	// one replicate is BeLUGA's.
 	Replicates []string
+	// Groups[task][score] lists the held-out values of a metadata score
+	// (experiments.IsMetaScore), in run order: Checking HateCheck's
+	// target identities for meta:target_ident.
+	Groups map[string]map[string][]string
 	// CI is the level of the bootstrap intervals in percent (0: none).
 	CI float64
+	// Bootstrap is the kind of the intervals (Options.Bootstrap) when CI
+	// is set.
+	Bootstrap string
 	// beluga[task] is the BeLUGA task ("sa", "qqp", "squad") a task is,
 	// when it is one.
 	beluga map[string]string
@@ -113,11 +133,33 @@ type Options struct {
 	CI float64
 	// Resamples is the bootstrap's B; 0 means metrics.DefaultResamples.
 	Resamples int
+	// Bootstrap is what the intervals resample: BootstrapHierarchical
+	// (functionalities, then cases within them) or BootstrapCases (cases
+	// within each functionality); "" means DefaultBootstrap.
+	Bootstrap string
 	// Baselines adds computed rows after the trained ones: the majority
 	// class and a constant predictor per label (ConfigBaseline), scored on
 	// the runs' own i.i.d. test set and suite cases.
 	Baselines bool
 }
+
+// The bootstrap kinds of Options.Bootstrap (docs/statistics.md).
+const (
+	// BootstrapHierarchical resamples functionalities, then cases within
+	// each resampled functionality; i.i.d. examples by themselves.
+	BootstrapHierarchical = "hierarchical"
+	// BootstrapCases resamples cases within each functionality and the
+	// i.i.d. examples: test-set noise for this suite's functionalities.
+	BootstrapCases = "cases"
+)
+
+// DefaultBootstrap is hierarchical: the suite scores and G claim
+// generalisation to functionalities (G_func, G_class and G_type hold whole
+// functionalities out), and a suite's functionalities are a sample of the
+// ones a user could have written, so their spread belongs in the interval;
+// cases of one template are correlated as well, which the case-level
+// interval treats as independent.
+const DefaultBootstrap = BootstrapHierarchical
 
 // BeLUGA's randomisation test: 10,000 trials, random.Random(42).
 const (
@@ -137,6 +179,13 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Resamples < 0 {
 		return o, fmt.Errorf("%d bootstrap resamples", o.Resamples)
+	}
+	switch o.Bootstrap {
+	case "":
+		o.Bootstrap = DefaultBootstrap
+	case BootstrapHierarchical, BootstrapCases:
+	default:
+		return o, fmt.Errorf("unknown bootstrap %q (want %s or %s)", o.Bootstrap, BootstrapHierarchical, BootstrapCases)
 	}
 	return o, nil
 }
@@ -173,7 +222,7 @@ func FromStore(store *experiments.Store, runs []experiments.RunSpec, opt Options
 	if len(done) == 0 {
 		return nil, fmt.Errorf("run store %s: no finished runs", store.Dir)
 	}
-	return build(store, done, opt)
+	return build(store, done, opt, metaGroups(runs))
 }
 
 // FromDir builds the table from every done run in a store directory.
@@ -193,7 +242,7 @@ func FromDir(dir string, opt Options) (*Table, error) {
 		return nil, fmt.Errorf("run store %s: no finished runs", dir)
 	}
 	sortRuns(runs)
-	return build(store, runs, opt)
+	return build(store, runs, opt, metaGroups(runs))
 }
 
 // TaskOrder is BeLUGA's order of its tasks (sentiment, QQP, SQuAD): the
@@ -262,9 +311,81 @@ func sortRuns(runs []experiments.RunSpec) {
 	})
 }
 
+// mergeVerdicts merges the folds of a metadata score: each fold scores some
+// cases of a functionality and leaves the rest Filtered, so a case's
+// verdict is the one fold's that scored it (validate refuses two).
+func mergeVerdicts(prev, next []experiments.FuncResult) []experiments.FuncResult {
+	out := slices.Clone(prev)
+	for _, f := range next {
+		i := slices.IndexFunc(out, func(g experiments.FuncResult) bool { return g.Name == f.Name })
+		if i < 0 {
+			out = append(out, f)
+			continue
+		}
+		v := []byte(out[i].Verdicts)
+		for j := range min(len(v), len(f.Verdicts)) {
+			if v[j] == experiments.Filtered {
+				v[j] = f.Verdicts[j]
+			}
+		}
+		out[i].Verdicts = string(v)
+	}
+	return out
+}
+
+// foldPassRates is, per functionality of fs, its pass rate in the results
+// of one fold (one per replicate), averaged over the replicates.
+func foldPassRates(fs []Functionality, results []*experiments.Result) []float64 {
+	out := make([]float64, len(fs))
+	for k, f := range fs {
+		var per []float64
+		for _, res := range results {
+			for _, fr := range res.Functionalities {
+				if fr.Name == f.Name {
+					per = append(per, fr.PassRate())
+				}
+			}
+		}
+		out[k] = metrics.NanMean(per)
+	}
+	return out
+}
+
+// resultSuiteScore is a run's suite score from its verdicts: the mean pass
+// rate of its functionalities that have one.
+func resultSuiteScore(res *experiments.Result) float64 {
+	var rates []float64
+	for _, f := range res.Functionalities {
+		rates = append(rates, f.PassRate())
+	}
+	return metrics.NanMean(rates)
+}
+
 var knownScores = []string{experiments.ScoreIID, experiments.ScoreSeen, experiments.ScoreFunc, experiments.ScoreClass, experiments.ScoreType}
 
-func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*Table, error) {
+// metaGroups lists, per task and metadata score, the held-out values the
+// runs have, in run order: what a complete cell of that score merges.
+func metaGroups(runs []experiments.RunSpec) map[string]map[string][]string {
+	out := map[string]map[string][]string{}
+	for _, r := range runs {
+		if !experiments.IsMetaScore(r.Score) {
+			continue
+		}
+		if out[r.Task] == nil {
+			out[r.Task] = map[string][]string{}
+		}
+		if !slices.Contains(out[r.Task][r.Score], r.Fold) {
+			out[r.Task][r.Score] = append(out[r.Task][r.Score], r.Fold)
+		}
+	}
+	return out
+}
+
+// build makes the table of runs; groups are the held-out values of each
+// metadata score (metaGroups of every run asked for, done or not): a cell
+// of a metadata score has a suite score only when all of them are done, as
+// a func cell has one only when every functionality's fold is.
+func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, groups map[string]map[string][]string) (*Table, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
@@ -273,9 +394,19 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 	// otherwise, so a spec's own order decides among other tasks.
 	runs = slices.Clone(runs)
 	sort.SliceStable(runs, func(i, j int) bool { return taskRank(runs[i]) < taskRank(runs[j]) })
-	t := &Table{Scores: experiments.Scores, Functionalities: map[string][]Functionality{}, beluga: map[string]string{}}
+	t := &Table{Scores: slices.Clone(experiments.Scores), Functionalities: map[string][]Functionality{}, beluga: map[string]string{},
+		Groups: groups}
+	type metaCell struct {
+		task  string
+		row   rowKey
+		score string
+		rep   string
+	}
+	metaFolds := map[metaCell]int{}                                                  // folds merged into a metadata cell
+	groupVals := map[string]map[rowKey]map[string]map[string][]float64{}             // task → row → score → group → per replicate
+	groupRuns := map[string]map[rowKey]map[string]map[string][]*experiments.Result{} // the same, each fold's results
 	if opt.CI > 0 {
-		t.CI = opt.CI
+		t.CI, t.Bootstrap = opt.CI, opt.Bootstrap
 	}
 	results := make([]*experiments.Result, len(runs))
 	for i, r := range runs {
@@ -312,7 +443,34 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 			seeds[rep] = r.Seed
 			t.Replicates = append(t.Replicates, rep)
 		}
-		if slices.Contains(knownScores, r.Score) {
+		byMeta := experiments.IsMetaScore(r.Score)
+		if byMeta {
+			if !slices.Contains(t.Scores, r.Score) {
+				t.Scores = append(t.Scores, r.Score)
+			}
+			metaFolds[metaCell{r.Task, k, r.Score, rep}]++
+			if groupVals[r.Task] == nil {
+				groupVals[r.Task] = map[rowKey]map[string]map[string][]float64{}
+			}
+			if groupVals[r.Task][k] == nil {
+				groupVals[r.Task][k] = map[string]map[string][]float64{}
+			}
+			if groupVals[r.Task][k][r.Score] == nil {
+				groupVals[r.Task][k][r.Score] = map[string][]float64{}
+			}
+			groupVals[r.Task][k][r.Score][r.Fold] = append(groupVals[r.Task][k][r.Score][r.Fold], resultSuiteScore(res))
+			if groupRuns[r.Task] == nil {
+				groupRuns[r.Task] = map[rowKey]map[string]map[string][]*experiments.Result{}
+			}
+			if groupRuns[r.Task][k] == nil {
+				groupRuns[r.Task][k] = map[string]map[string][]*experiments.Result{}
+			}
+			if groupRuns[r.Task][k][r.Score] == nil {
+				groupRuns[r.Task][k][r.Score] = map[string][]*experiments.Result{}
+			}
+			groupRuns[r.Task][k][r.Score][r.Fold] = append(groupRuns[r.Task][k][r.Score][r.Fold], res)
+		}
+		if slices.Contains(knownScores, r.Score) || byMeta {
 			if cells[r.Task][k][r.Score] == nil {
 				cells[r.Task][k][r.Score] = cell{}
 			}
@@ -322,7 +480,11 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 				// (into a copy: the result may be shared); the i.i.d. score
 				// of a held-out cell is not used.
 				merged := *prev
-				merged.Functionalities = append(slices.Clone(prev.Functionalities), res.Functionalities...)
+				if byMeta {
+					merged.Functionalities = mergeVerdicts(prev.Functionalities, res.Functionalities)
+				} else {
+					merged.Functionalities = append(slices.Clone(prev.Functionalities), res.Functionalities...)
+				}
 				c[rep] = &merged
 			} else {
 				c[rep] = res
@@ -337,9 +499,34 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options) (*
 			t.Functionalities[r.Task] = fs
 		}
 	}
+	for mc, n := range metaFolds {
+		if n < len(groups[mc.task][mc.score]) {
+			// Not every held-out value is done: no suite score yet.
+			delete(cells[mc.task][mc.row][mc.score], mc.rep)
+		}
+	}
 	sort.SliceStable(t.Replicates, func(i, j int) bool { return seeds[t.Replicates[i]] < seeds[t.Replicates[j]] })
 	for _, k := range rowOrder {
-		t.Rows = append(t.Rows, newRow(k))
+		row := newRow(k)
+		for task, byRow := range groupVals {
+			for score, byGroup := range byRow[k] {
+				if row.Groups[task] == nil {
+					row.Groups[task] = map[string]map[string]float64{}
+				}
+				row.Groups[task][score] = map[string]float64{}
+				for g, v := range byGroup {
+					row.Groups[task][score][g] = metrics.NanMean(v)
+				}
+				if row.GroupPassRates[task] == nil {
+					row.GroupPassRates[task] = map[string]map[string][]float64{}
+				}
+				row.GroupPassRates[task][score] = map[string][]float64{}
+				for g, results := range groupRuns[task][k][score] {
+					row.GroupPassRates[task][score][g] = foldPassRates(t.Functionalities[task], results)
+				}
+			}
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	// The baseline row first.
 	sort.SliceStable(t.Rows, func(i, j int) bool {
@@ -422,7 +609,8 @@ func (t *Table) shortenReplicates() {
 func newRow(k rowKey) *Row {
 	return &Row{Configuration: k.config, Method: k.method,
 		IID: map[string]float64{}, Suite: map[string]map[string]float64{}, G: map[string]map[string]float64{},
-		PassRates: map[string]map[string][]float64{}, Avg: math.NaN(),
+		Groups: map[string]map[string]map[string]float64{}, GroupPassRates: map[string]map[string]map[string][]float64{},
+		PassRates: map[string]map[string][]float64{}, PassRateSpread: map[string]map[string][]metrics.Spread{}, Avg: math.NaN(),
 		PIID: map[string]float64{}, PG: map[string]map[string]float64{}, PAvg: math.NaN(),
 		IIDRep: map[string]map[string]float64{}, GRep: map[string]map[string]map[string]float64{}, AvgRep: map[string]float64{},
 		PSeedIID: map[string]float64{}, PSeedG: map[string]map[string]float64{}, PSeedAvg: math.NaN(),
@@ -473,6 +661,11 @@ func newRowData(t *Table, cells map[string]map[rowKey]map[string]cell, k rowKey)
 				for i, f := range t.Functionalities[task] {
 					if s, ok := byName[f.Name]; ok {
 						v[i] = []byte(s)
+					} else if experiments.IsMetaScore(score) {
+						// No case of the functionality has a value of the
+						// column: no fold scores it, so it has no pass
+						// rate, but the cell is complete.
+						v[i] = []byte{}
 					}
 				}
 				d.hits[task][score][rep] = v
@@ -509,6 +702,7 @@ func (d *rowData) fill(t *Table, row *Row) {
 		row.G[task] = map[string]float64{}
 		row.GRep[task] = map[string]map[string]float64{}
 		row.PassRates[task] = map[string][]float64{}
+		row.PassRateSpread[task] = map[string][]metrics.Spread{}
 		row.PG[task] = map[string]float64{}
 		row.PSeedG[task] = map[string]float64{}
 		row.PIID[task] = math.NaN()
@@ -517,6 +711,7 @@ func (d *rowData) fill(t *Table, row *Row) {
 			reps := d.hits[task][score]
 			n := len(t.Functionalities[task])
 			rates := make([]float64, n)
+			spreads := make([]metrics.Spread, n)
 			var suite, g []float64
 			for i := range rates {
 				var per []float64
@@ -526,6 +721,7 @@ func (d *rowData) fill(t *Table, row *Row) {
 					}
 				}
 				rates[i] = metrics.NanMean(per)
+				spreads[i] = metrics.SpreadOf(per)
 			}
 			row.GRep[task][score] = map[string]float64{}
 			for _, rep := range d.reps {
@@ -543,6 +739,7 @@ func (d *rowData) fill(t *Table, row *Row) {
 				}
 			}
 			row.PassRates[task][score] = rates
+			row.PassRateSpread[task][score] = spreads
 			row.Suite[task][score] = metrics.Mean(suite)
 			row.G[task][score] = metrics.Mean(g)
 			row.PG[task][score] = math.NaN()
@@ -620,6 +817,9 @@ func significance(t *Table, base, d *rowData, row *Row, opt Options) error {
 				if x == nil || y == nil {
 					continue
 				}
+				if experiments.IsMetaScore(score) {
+					x = pairedWith(x, y)
+				}
 				for k, name := range names {
 					a.Suite[task][score][name] = append(a.Suite[task][score][name], verdictHits(x[k])...)
 					b.Suite[task][score][name] = append(b.Suite[task][score][name], verdictHits(y[k])...)
@@ -643,6 +843,27 @@ func significance(t *Table, base, d *rowData, row *Row, opt Options) error {
 		row.PAvg = res.Avg
 	}
 	return nil
+}
+
+// pairedWith restricts the baseline's verdicts to the cases a metadata
+// score's row scored, so that the randomisation test pairs the same cases:
+// the row's folds leave other cases Filtered, and functionalities without
+// a value of the column empty.
+func pairedWith(base, row [][]byte) [][]byte {
+	out := make([][]byte, len(base))
+	for k, b := range base {
+		if k >= len(row) || len(row[k]) != len(b) {
+			out[k] = []byte{}
+			continue
+		}
+		out[k] = slices.Clone(b)
+		for i, v := range row[k] {
+			if v == experiments.Filtered {
+				out[k][i] = experiments.Filtered
+			}
+		}
+	}
+	return out
 }
 
 func funcNames(t *Table, task string) []string {
@@ -717,7 +938,11 @@ func overSeeds(t *Table, base, row *Row) {
 // group per bootstrap replicate serves every statistic of the row: the
 // i.i.d. examples of each task and replicate, and the cases of each
 // functionality per score and replicate; a statistic over several
-// replicates is the mean of theirs, as the table's value is.
+// replicates is the mean of theirs, as the table's value is. A
+// hierarchical bootstrap makes each task's functionalities one cluster:
+// one draw of functionalities per replicate serves every score and seed of
+// the row. A pass rate's interval is about one functionality, so it is
+// always over its cases (the same draws in either kind).
 func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 	var groups [][]float64
 	iidGroup := map[string]map[string]int{}              // task → rep → group
@@ -754,6 +979,8 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 	type stat struct {
 		set func(metrics.Interval)
 		f   func([][]float64) float64
+		// perFunc marks a pass rate's statistic.
+		perFunc bool
 	}
 	var stats []stat
 	meanOver := func(reps []string, one func(g [][]float64, rep string) float64) func([][]float64) float64 {
@@ -776,8 +1003,8 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 		}
 		row.IIDCI[task] = noInterval
 		if len(iidReps) > 0 {
-			stats = append(stats, stat{func(iv metrics.Interval) { row.IIDCI[task] = iv },
-				meanOver(iidReps, func(g [][]float64, rep string) float64 { return 100 * metrics.Mean(g[iidGroup[task][rep]]) })})
+			stats = append(stats, stat{set: func(iv metrics.Interval) { row.IIDCI[task] = iv },
+				f: meanOver(iidReps, func(g [][]float64, rep string) float64 { return 100 * metrics.Mean(g[iidGroup[task][rep]]) })})
 		}
 		row.SuiteCI[task] = map[string]metrics.Interval{}
 		row.GCI[task] = map[string]metrics.Interval{}
@@ -805,7 +1032,7 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 			suite := func(g [][]float64, rep string) float64 {
 				return metrics.SuiteScoreStat(g[first[rep] : first[rep]+n])
 			}
-			stats = append(stats, stat{func(iv metrics.Interval) { row.SuiteCI[task][score] = iv }, meanOver(reps, suite)})
+			stats = append(stats, stat{set: func(iv metrics.Interval) { row.SuiteCI[task][score] = iv }, f: meanOver(reps, suite)})
 			for k := range n {
 				stats = append(stats, stat{func(iv metrics.Interval) { pcis[k] = iv },
 					func(g [][]float64) float64 {
@@ -814,19 +1041,19 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 							per = append(per, metrics.PassRateStat(g[first[rep]+k:]))
 						}
 						return metrics.NanMean(per)
-					}})
+					}, true})
 			}
 			if len(greps) > 0 {
 				gf := meanOver(greps, func(g [][]float64, rep string) float64 {
 					return g100(100*metrics.Mean(g[iidGroup[task][rep]]), suite(g, rep))
 				})
-				stats = append(stats, stat{func(iv metrics.Interval) { row.GCI[task][score] = iv }, gf})
+				stats = append(stats, stat{set: func(iv metrics.Interval) { row.GCI[task][score] = iv }, f: gf})
 				allG = append(allG, gf)
 			}
 		}
 	}
 	if !math.IsNaN(row.Avg) && len(allG) == len(t.Tasks)*len(t.Scores) {
-		stats = append(stats, stat{func(iv metrics.Interval) { row.AvgCI = iv }, func(g [][]float64) float64 {
+		stats = append(stats, stat{set: func(iv metrics.Interval) { row.AvgCI = iv }, f: func(g [][]float64) float64 {
 			s := 0.0
 			for _, f := range allG {
 				s += f(g)
@@ -834,18 +1061,67 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 			return s / float64(len(allG))
 		}})
 	}
-	fs := make([]func([][]float64) float64, len(stats))
-	for i, s := range stats {
-		fs[i] = s.f
+	bo := metrics.BootstrapOptions{Resamples: opt.Resamples, Level: opt.CI / 100, Seed: opt.Seed}
+	run := func(stats []stat, bo metrics.BootstrapOptions) error {
+		fs := make([]func([][]float64) float64, len(stats))
+		for i, s := range stats {
+			fs[i] = s.f
+		}
+		ivs, err := metrics.BootstrapAll(groups, fs, bo)
+		if err != nil {
+			return err
+		}
+		for i, s := range stats {
+			s.set(ivs[i])
+		}
+		return nil
 	}
-	ivs, err := metrics.BootstrapAll(groups, fs, metrics.BootstrapOptions{Resamples: opt.Resamples, Level: opt.CI / 100, Seed: opt.Seed})
-	if err != nil {
+	if opt.Bootstrap == BootstrapCases {
+		return run(stats, bo)
+	}
+	var perFunc, rest []stat
+	for _, s := range stats {
+		if s.perFunc {
+			perFunc = append(perFunc, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	if err := run(perFunc, bo); err != nil {
 		return err
 	}
-	for i, s := range stats {
-		s.set(ivs[i])
+	bo.Clusters = funcClusters(t, d, funcGroups)
+	return run(rest, bo)
+}
+
+// funcClusters makes each task's functionalities one cluster of the
+// hierarchical bootstrap, with a block per score and replicate that has
+// verdicts (the baseline's scores share one block).
+func funcClusters(t *Table, d *rowData, funcGroups map[string]map[string]map[string]int) []metrics.Cluster {
+	var out []metrics.Cluster
+	for _, task := range t.Tasks {
+		n := len(t.Functionalities[task])
+		var c metrics.Cluster
+		seen := map[int]bool{}
+		for _, score := range t.Scores {
+			for _, rep := range d.reps {
+				first, ok := funcGroups[task][score][rep]
+				if !ok || seen[first] {
+					continue
+				}
+				seen[first] = true
+				blk := make([]int, n)
+				for k := range blk {
+					blk[k] = first + k
+				}
+				c.Blocks = append(c.Blocks, blk)
+			}
+		}
+		if len(c.Blocks) > 0 {
+			out = append(out, c)
+		}
 	}
-	return nil
+	return out
 }
 
 func boolHits(c []bool) []float64 {

@@ -27,7 +27,8 @@ func (e *ResultError) Error() string {
 // runs must score exactly the reference's functionalities, in suite order;
 // a held-out run only functionalities of its fold (the functionality, class
 // or test type its spec leaves out), and no functionality twice within a
-// cell.
+// cell; a metadata fold's run (meta:COLUMN) scores cases of any
+// functionality, and no case twice within a cell.
 func validate(runs []experiments.RunSpec, results []*experiments.Result) error {
 	type key struct{ task, rep string }
 	ref := map[key]int{}
@@ -42,7 +43,8 @@ func validate(runs []experiments.RunSpec, results []*experiments.Result) error {
 		}
 	}
 	type cellKey struct{ task, config, method, score, rep string }
-	seen := map[cellKey]map[string]string{} // functionality → fold that scored it
+	seen := map[cellKey]map[string]string{}       // functionality → fold that scored it
+	scoredBy := map[cellKey]map[string][]string{} // metadata folds: functionality → case → fold
 	for i, r := range runs {
 		res := results[i]
 		fail := func(field, format string, args ...any) error {
@@ -90,6 +92,12 @@ func validate(runs []experiments.RunSpec, results []*experiments.Result) error {
 				if !ok {
 					return fail(field, "functionality %q is not among the %d of run %s", f.Name, len(want.Functionalities), wantRun.ID())
 				}
+				if experiments.IsMetaScore(r.Score) {
+					// A metadata fold scores some cases of many
+					// functionalities; no case may be scored by two folds
+					// (checked with the verdict lengths below).
+					continue
+				}
 				var in bool
 				switch r.Score {
 				case experiments.ScoreFunc:
@@ -111,6 +119,28 @@ func validate(runs []experiments.RunSpec, results []*experiments.Result) error {
 		for j, f := range res.Functionalities {
 			if w, ok := byName[f.Name]; ok && len(f.Verdicts) != len(w.Verdicts) {
 				return fail(fmt.Sprintf("functionalities[%d].verdicts", j), "%d verdicts for %q, but run %s has %d", len(f.Verdicts), f.Name, wantRun.ID(), len(w.Verdicts))
+			}
+		}
+		if experiments.IsMetaScore(r.Score) {
+			ck := cellKey{r.Task, r.Configuration, r.Method, r.Score, replicate(r)}
+			if scoredBy[ck] == nil {
+				scoredBy[ck] = map[string][]string{}
+			}
+			for j, f := range res.Functionalities {
+				by := scoredBy[ck][f.Name]
+				if by == nil {
+					by = make([]string, len(f.Verdicts))
+					scoredBy[ck][f.Name] = by
+				}
+				for c := range min(len(by), len(f.Verdicts)) {
+					if f.Verdicts[c] == experiments.Filtered {
+						continue
+					}
+					if by[c] != "" {
+						return fail(fmt.Sprintf("functionalities[%d].verdicts", j), "case %d of %q is also scored by fold %q of the same cell", c, f.Name, by[c])
+					}
+					by[c] = r.Fold
+				}
 			}
 		}
 	}

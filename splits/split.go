@@ -3,7 +3,7 @@ package splits
 import (
 	"sort"
 
-	"github.com/beluga-nlp/beluga/splits/nprand"
+	"github.com/beluga-nlp/beluga/internal/nprand"
 	"github.com/beluga-nlp/beluga/suites"
 )
 

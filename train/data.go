@@ -78,8 +78,9 @@ func (e *encodeCached) encode(in suites.Input) (models.Encoding, error) {
 	return enc, nil
 }
 
-// BuildSuiteData turns the cases of split (skipping the functionalities a
-// held-out fold removes, when fold is not nil) into training data for task:
+// BuildSuiteData turns the cases of split (skipping the cases a held-out
+// fold withholds, when fold is not nil: its functionalities', or for a
+// metadata fold the cases of its value) into training data for task:
 // its targets of the suite's labels (BeLUGA's sentiment soft labels, QQP's
 // one-hot labels and label-DIR cases), DIR directions, and the type a
 // functionality is trained as.
@@ -90,7 +91,7 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 	enc := &encodeCached{tk: tk, cache: map[[3]string]models.Encoding{}}
 	d := &SuiteData{}
 	for _, f := range s.Functionalities {
-		if fold != nil && fold.Remove(f) {
+		if fold != nil && fold.Remove(f) && !fold.ByMeta() {
 			continue
 		}
 		tt := f.TrainType()
@@ -105,6 +106,9 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 		env := string(tt) + "/" + f.Name
 		for _, c := range f.Cases {
 			if split != "" && c.Split != split {
+				continue
+			}
+			if fold != nil && fold.HoldsOut(f, c) {
 				continue
 			}
 			encs := make([]models.Encoding, len(c.Inputs))

@@ -246,6 +246,10 @@ func (mx *Mixer) chunks(n, size int) [][]int {
 type LossOptions struct {
 	MFT       losses.MFTForm `json:"mft" yaml:"mft"`               // default: BeLUGA's sigmoid BCE
 	DetachINV bool           `json:"detach_inv" yaml:"detach_inv"` // default: gradient through both INV branches
+	// classWeights weight the softmax cross-entropy of MFT and i.i.d. rows
+	// (the task's ClassWeights, resolved for the run's training rows); a
+	// pointer keeps Hyper comparable.
+	classWeights *[]float64
 }
 
 // batchLoss returns the loss function of b.
@@ -259,6 +263,9 @@ func batchLoss(ev *losses.Evaluator, b Batch, opt LossOptions) LossFunc {
 		cols := len(z) / rows
 		switch b.Kind {
 		case KindMFT, KindIID:
+			if opt.classWeights != nil && opt.MFT == losses.SoftmaxCE {
+				return weightedCE(ev, z, rows, cols, b.Targets, *opt.classWeights)
+			}
 			return ev.MFT(z, rows, cols, b.Targets, opt.MFT)
 		case KindLabelDIR:
 			return ev.MFT(z, rows, cols, b.Targets, losses.SoftmaxCE)

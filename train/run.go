@@ -78,8 +78,9 @@ type ModelSpec struct {
 	AllowMissing bool `json:"allow_missing,omitempty" yaml:"allow_missing,omitempty"`
 }
 
-// FoldSpec names a held-out fold: kind func, class or type, and the held-out
-// functionality, class or test type.
+// FoldSpec names a held-out fold: kind func, class, type or meta:COLUMN, and
+// the held-out functionality, class, test type or value of the case-metadata
+// column.
 type FoldSpec struct {
 	Kind splits.FoldKind `json:"kind" yaml:"kind"`
 	Name string          `json:"name" yaml:"name"`
@@ -376,6 +377,24 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fold != nil && fold.ByMeta() {
+		// The fold's functionalities keep their other values' cases, which
+		// other folds answer for.
+		holds := map[string]map[int]bool{}
+		for _, f := range scored.Functionalities {
+			holds[f.Name] = map[int]bool{}
+			for _, c := range f.Cases {
+				holds[f.Name][c.ID] = fold.HoldsOut(f, c)
+			}
+		}
+		sr.Restrict(func(f string, id int) bool { return holds[f][id] })
+		if err := sr.WriteJSON(filepath.Join(outDir, "results.json")); err != nil {
+			return nil, err
+		}
+		if err := sr.WriteCases(filepath.Join(outDir, "cases.jsonl")); err != nil {
+			return nil, err
+		}
+	}
 	out.Seconds, out.Suite, out.Constant = time.Since(start).Seconds(), sr, constant
 	if sr.Score != nil {
 		s := *sr.Score / 100
@@ -467,6 +486,9 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 		// BCE is for suite data and the i.i.d. rows of IID+T only.
 		iid := spec.IIDHyper
 		iid.Loss.MFT = losses.SoftmaxCE
+		if iid.Loss.classWeights, err = p.classWeights(); err != nil {
+			return nil, err
+		}
 		p.phases = vanillaFamily{name: "vanilla"}.Phases(iid, Hyper{})
 		return p, nil
 	}
@@ -481,8 +503,26 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.phases = method.Phases(hyper, spec.ProbeHyper)
+	if hyper.Loss.classWeights, err = p.classWeights(); err != nil {
+		return nil, err
+	}
+	probe := spec.ProbeHyper
+	probe.Loss.classWeights = hyper.Loss.classWeights
+	p.phases = method.Phases(hyper, probe)
 	return p, nil
+}
+
+// classWeights resolves the task's class weights for the run's training
+// rows (nil: unweighted).
+func (p *prepared) classWeights() (*[]float64, error) {
+	if p.task.ClassWeights == nil {
+		return nil, nil
+	}
+	w, err := p.task.ClassWeights.resolve(p.task.Labels, p.data)
+	if err != nil {
+		return nil, err
+	}
+	return &w, nil
 }
 
 // iidData is a run's i.i.d. data: the training rows, the dev file whole
@@ -592,6 +632,9 @@ func (s *RunSpec) openSuite() (*suites.Suite, *splits.Fold, error) {
 	}
 	if s.HeldOut == nil {
 		return suite, nil, nil
+	}
+	if _, ok := s.HeldOut.Kind.MetaColumn(); ok && s.Task == TaskRead {
+		return nil, nil, fmt.Errorf("held-out fold %s: READ runs hold out whole functionalities only (func, class, type)", s.HeldOut.Kind)
 	}
 	for _, f := range splits.Folds(suite, s.HeldOut.Kind, splits.DefaultFoldOptions) {
 		if f.Name == s.HeldOut.Name {

@@ -42,6 +42,10 @@ type Task struct {
 	// i.i.d. score of every task, the one G is the harmonic mean of and
 	// the reports' significance tests pair per example, as in BeLUGA.
 	Metrics []string `json:"metrics,omitempty" yaml:"metrics,omitempty"`
+	// ClassWeights, when set, weights the softmax cross-entropy of i.i.d.
+	// and MFT rows per gold class (balanced or explicit; needs mft_loss:
+	// ce). Unset keeps the unweighted losses and the runs' IDs.
+	ClassWeights *ClassWeights `json:"class_weights,omitempty" yaml:"class_weights,omitempty"`
 
 	// read reads a built-in task's registered i.i.d. files.
 	read func(path string) ([]datasets.Example, error)
@@ -128,6 +132,11 @@ func (t *Task) Validate() error {
 		return fmt.Errorf("task %s: mft_loss required (bce: BeLUGA's sigmoid BCE, or ce: softmax cross-entropy)", t.Name)
 	default:
 		return fmt.Errorf("task %s: mft_loss %q (want bce or ce)", t.Name, t.MFTLoss)
+	}
+	if t.ClassWeights != nil {
+		if err := t.ClassWeights.validate(t); err != nil {
+			return err
+		}
 	}
 	for i, m := range t.Metrics {
 		if !slices.Contains(IIDMetrics, m) {

@@ -18,9 +18,10 @@ import (
 func init() {
 	var (
 		format, out, store, pvalues, passRates, comparisons string
+		bootstrap, spread                                   string
 		trials, resamples                                   int
 		seed                                                uint32
-		ci                                                  float64
+		ci, swing                                           float64
 		baselines                                           bool
 	)
 	cmd := &cobra.Command{
@@ -43,9 +44,14 @@ the same page for stores too large for one file.
 
 Several seeds (a spec's seeds: [1, 2, 3]) make every cell the mean +- standard
 error over seeds; the CSV adds each seed's value and the p-values CSV a paired
-t-test over seeds beside the tests over cases. --ci 95 adds percentile
-bootstrap intervals (over test cases and i.i.d. examples, --resamples B,
-seeded by --seed) to every format. --comparisons writes each functionality's
+t-test over seeds beside the tests over cases; --spread writes each
+functionality's pass-rate spread over seeds (min, max, IQR), and --swing
+keeps only those whose pass rate moves more than that many points. --ci 95
+adds percentile bootstrap intervals (--resamples B, seeded by --seed) to
+every format: --bootstrap hierarchical (the default) resamples
+functionalities, then cases within them, i.i.d. examples by themselves;
+--bootstrap cases resamples only cases within each functionality.
+--comparisons writes each functionality's
 pass rate against the baseline's with McNemar's exact p-value and its
 Benjamini-Hochberg q-value. docs/statistics.md gives the formulas.
 
@@ -57,13 +63,14 @@ a constant predictor per label (docs/experiment-spec.md).`,
   beluga report runs/sent-full --format latex -o table3.tex
   beluga report specs/sent-full.yaml --format csv -o table3.csv --pass-rates pass-rates.csv
   beluga report runs/two-seeds --ci 95 --comparisons functionalities.csv
-  beluga report specs/quickstart.yaml --format html -o report.html`,
+  beluga report specs/quickstart.yaml --format html -o report.html
+  beluga report runs/two-seeds --spread swings.csv --swing 20`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if trials < 1 || resamples < 0 {
 				return fmt.Errorf("--trials %d, --resamples %d: want at least 1 trial and no negative resamples", trials, resamples)
 			}
-			opt := report.Options{Trials: trials, Seed: seed, CI: ci, Resamples: resamples, Baselines: baselines}
+			opt := report.Options{Trials: trials, Seed: seed, CI: ci, Resamples: resamples, Bootstrap: bootstrap, Baselines: baselines}
 			var (
 				tab   *report.Table
 				write func(io.Writer) error
@@ -89,7 +96,10 @@ a constant predictor per label (docs/experiment-spec.md).`,
 			default:
 				return fmt.Errorf("unknown --format %q (want md, latex, csv or html)", format)
 			}
-			if err := atomicfile.Writable(out, pvalues, comparisons, passRates); err != nil {
+			if spread == "" && cmd.Flags().Changed("swing") {
+				return fmt.Errorf("--swing needs --spread FILE")
+			}
+			if err := atomicfile.Writable(out, pvalues, comparisons, passRates, spread); err != nil {
 				return err
 			}
 			if out == "" || out == "-" {
@@ -117,6 +127,12 @@ a constant predictor per label (docs/experiment-spec.md).`,
 				}
 				fmt.Fprintln(cmd.ErrOrStderr(), "wrote", comparisons)
 			}
+			if spread != "" {
+				if err := atomicfile.Write(spread, func(w io.Writer) error { return tab.WriteSpreadCSV(w, swing) }); err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.ErrOrStderr(), "wrote", spread)
+			}
 			if passRates != "" {
 				if err := atomicfile.Write(passRates, tab.WritePassRatesCSV); err != nil {
 					return err
@@ -135,6 +151,9 @@ a constant predictor per label (docs/experiment-spec.md).`,
 	cmd.Flags().IntVar(&trials, "trials", report.DefaultTrials, "approximate randomisation trials")
 	cmd.Flags().Uint32Var(&seed, "seed", report.DefaultSeed, "seed of the randomisation and the bootstrap (BeLUGA: 42; 0 also means 42)")
 	cmd.Flags().Float64Var(&ci, "ci", 0, "add bootstrap confidence intervals at this level in percent, e.g. 95")
+	cmd.Flags().StringVar(&bootstrap, "bootstrap", report.DefaultBootstrap, "what --ci resamples: hierarchical (functionalities, then cases) or cases (cases within each functionality)")
+	cmd.Flags().StringVar(&spread, "spread", "", "CSV of each functionality's pass-rate spread over seeds (min, max, range, quartiles, IQR)")
+	cmd.Flags().Float64Var(&swing, "swing", 0, "with --spread, keep only functionalities whose pass rate ranges over more than this many points across seeds")
 	cmd.Flags().IntVar(&resamples, "resamples", metrics.DefaultResamples, "bootstrap resamples (B)")
 	cmd.Flags().BoolVar(&baselines, "baselines", false, "add computed rows: the majority class and a constant predictor per label, on the runs' own test data")
 	rootCmd.AddCommand(cmd)

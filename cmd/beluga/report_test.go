@@ -57,6 +57,19 @@ seeds: [1, 2]
 	if _, err := execute(t, "report", spec, "--ci", "100"); err == nil {
 		t.Error("no error for a 100% interval")
 	}
+	if _, err := execute(t, "report", spec, "--ci", "95", "--bootstrap", "templates"); err == nil {
+		t.Error("no error for an unknown --bootstrap")
+	}
+	spread := filepath.Join(dir, "spread.csv")
+	if _, err := execute(t, "report", spec, "--trials", "10", "--bootstrap", "cases", "--spread", spread, "--swing", "5"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(spread); err != nil || !strings.HasPrefix(string(b), "task,config,method,score,number,functionality,class,type,seeds,mean,min,max,range,q1,median,q3,iqr\n") {
+		t.Errorf("spread CSV %q, %v", b, err)
+	}
+	if _, err := execute(t, "report", spec, "--swing", "5"); err == nil {
+		t.Error("no error for --swing without --spread")
+	}
 }
 
 func TestPlotCurves(t *testing.T) {

@@ -11,8 +11,15 @@ statistics, computed independently with Debian's python3-numpy and python3-scipy
   the interval is np.nanpercentile(stats, [100*(1-level)/2, 100*(1+level)/2]).
   Statistics: pass rate = 100*nanmean; suite score = 100*mean over groups of
   nanmean (all-NaN groups left out); G = scipy.stats.hmean(100*mean(iid), suite).
+  "hierarchical": the two-stage bootstrap. Per replicate, first per cluster
+  u = randint(0, n, size=n) (n functionalities, one draw shared by all the
+  cluster's blocks); then per group in order, the group's source (itself, or
+  for position k of a block the block's group u[k]) is resampled with
+  randint(0, len(src), size=len(src)). "suite2" is the mean of the suite
+  scores of two blocks (two seeds of one row).
   "scipy" holds scipy.stats.bootstrap's percentile interval of the same pass
   rate (its own draws, 9,999 resamples): a loose cross-check of the method.
+* spread: min, np.percentile(x, [25, 50, 75]) (linear) and max over seeds.
 * bh: Benjamini-Hochberg q-values. scipy.stats.false_discovery_control arrived
   in scipy 1.11, after Debian 12's 1.10, so this implements its documented
   definition (sorted p, p_(i)*m/i, running minimum from the largest, clipped to
@@ -54,7 +61,11 @@ def g_score(groups):
         return 0.0
     return float(stats.hmean([iid, s]))
 
-STATS = {"pass_rate": pass_rate, "suite": suite, "g": g_score}
+def suite2(groups):
+    half = len(groups) // 2
+    return (suite(groups[:half]) + suite(groups[half:])) / 2
+
+STATS = {"pass_rate": pass_rate, "suite": suite, "g": g_score, "suite2": suite2}
 
 def bootstrap(groups, stat, b, level, seed):
     rs = np.random.RandomState(seed)
@@ -96,10 +107,54 @@ for name, groups, stat, b, level, seed in [
     out["bootstrap"].append({"name": name, "groups": [enc(g) for g in groups], "stat": stat,
                              "resamples": b, "level": level, "seed": seed, "lo": lo, "hi": hi})
 
+def hierarchical(groups, clusters, stat, b, level, seed):
+    rs = np.random.RandomState(seed)
+    arrs = [np.asarray(g, dtype=float) for g in groups]
+    where = {}
+    for c, blocks in enumerate(clusters):
+        for bi, blk in enumerate(blocks):
+            for k, i in enumerate(blk):
+                where[i] = (c, bi, k)
+    reps = []
+    for _ in range(b):
+        u = [rs.randint(0, len(blocks[0]), size=len(blocks[0])) for blocks in clusters]
+        res = []
+        for i, g in enumerate(arrs):
+            if i in where:
+                c, bi, k = where[i]
+                g = arrs[clusters[c][bi][u[c][k]]]
+            if len(g) == 0:
+                res.append(g)
+                continue
+            res.append(g[rs.randint(0, len(g), size=len(g))])
+        reps.append(STATS[stat](res))
+    lo, hi = np.nanpercentile(reps, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
+    return float(lo), float(hi)
+
+funcs2 = [hits(12, 0.5, 0.1), hits(30, 0.95), hits(7, 0.4, 0.3), hits(25, 0.6)]
+out["hierarchical"] = []
+for name, groups, clusters, stat, b, level, seed in [
+    ("suite score", funcs, [[[0, 1, 2, 3]]], "suite", 1000, 0.95, 42),
+    ("G", [iid] + funcs, [[[1, 2, 3, 4]]], "g", 500, 0.95, 1),
+    ("suite score, two seeds sharing the draw", funcs + funcs2, [[[0, 1, 2, 3], [4, 5, 6, 7]]], "suite2", 800, 0.90, 7),
+    ("suite score, one functionality", [nonan], [[[0]]], "suite", 300, 0.95, 5),
+]:
+    lo, hi = hierarchical(groups, clusters, stat, b, level, seed)
+    out["hierarchical"].append({"name": name, "groups": [enc(g) for g in groups], "clusters": clusters,
+                                "stat": stat, "resamples": b, "level": level, "seed": seed, "lo": lo, "hi": hi})
+
 sp = stats.bootstrap((nonan,), lambda x: 100 * np.mean(x), n_resamples=9999, confidence_level=0.95,
                      method="percentile", random_state=np.random.RandomState(0))
 out["scipy"] = {"groups": [enc(nonan)], "level": 0.95,
                 "lo": float(sp.confidence_interval.low), "hi": float(sp.confidence_interval.high)}
+
+# --- spread over seeds: min, quartiles (numpy's linear percentile), max ------
+out["spread"] = []
+for xs in [[71.25, 73.5], [70.0, 72.5, 69.75], [88.1, 87.9, 88.4, 88.0, 87.2], [5.0],
+           [6.0, 54.0, 30.0, 12.5, 47.0, 33.3, 21.0]]:
+    q1, med, q3 = np.percentile(xs, [25, 50, 75])
+    out["spread"].append({"x": xs, "min": float(np.min(xs)), "q1": float(q1), "median": float(med),
+                          "q3": float(q3), "max": float(np.max(xs))})
 
 # --- Benjamini-Hochberg -------------------------------------------------------
 def bh(ps):

@@ -14,7 +14,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/beluga-nlp/beluga/splits/nprand"
+	"github.com/beluga-nlp/beluga/internal/nprand"
 )
 
 // Rand is the stream perturbations draw from: numpy's legacy MT19937 with

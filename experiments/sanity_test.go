@@ -68,6 +68,7 @@ func TestSanity(t *testing.T) {
 		{"18 of 20 is not", train.Result{Labels: labels, IIDPredicted: append(ints(0, 18), 1, 1), IIDGold: mixed}, nil, ""},
 		{"gold as skewed as the predictions", train.Result{Labels: labels, IIDPredicted: ints(1, 20), IIDGold: ints(1, 20)}, nil, ""},
 		{"one class on the suite", train.Result{Suite: suiteOf(repeat("hateful", 30), append(repeat("hateful", 20), repeat("non-hateful", 10)...))}, []string{FlagConstantSuite}, "30 of 30 suite test inputs (100.0%) predicted hateful, expected for 66.7%"},
+		{"one class against one-label gold (a func fold failing its functionality)", train.Result{Suite: suiteOf(repeat("non-hateful", 35), repeat("hateful", 35))}, nil, ""},
 		{"one class on an unlabelled (INV) suite", train.Result{Suite: suiteOf(repeat("hateful", 30), nil)}, []string{FlagConstantSuite}, "30 of 30 suite test inputs"},
 		{"suite loss falls", train.Result{Curve: curve(append(flat(1, 10), flat(0.5, 10)...)...)}, nil, ""},
 		{"suite loss never falls", train.Result{Curve: curve(append(flat(0.7, 10), flat(0.7, 10)...)...)}, []string{FlagSuiteNotLearnt}, "first 10 suite batches 0.7, lowest later window 0.7, 2 windows"},

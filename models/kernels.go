@@ -145,6 +145,19 @@ const elementGrain = backend.ElementGrain
 // receives the softmax probabilities; keep (same size, or nil for no
 // dropout) holds each probability's dropout multiplier (0 or 1/(1−rate)).
 func attentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, keep []T, batch, seq, heads, d int) {
+	windowAttentionForward(ctx, probs, q, k, v, mask, keep, batch, seq, heads, d, -1)
+}
+
+// windowAttentionForward is attentionForward (multi-head scaled dot-product
+// attention, the float32 minimum added to masked scores as HuggingFace adds
+// it) with ModernBERT's sliding window: with window ≥ 0, query i also masks
+// every key j with |i − j| > window (ModernBertModel._update_attention_mask's
+// sliding_window_mask, window = local_attention/2); window < 0 is global
+// attention. A query whose keys are all masked (a padding position far from
+// every token) gets equal weights on all keys, as in HuggingFace, where every
+// score has rounded to the same minimum. attentionBackward is its backward
+// pass: the masks live in probs.
+func windowAttentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, keep []T, batch, seq, heads, d, window int) {
 	h := heads * d
 	scale := T(1 / math.Sqrt(float64(d)))
 	// The (row, head) pairs are independent: they run in parallel.
@@ -163,7 +176,7 @@ func attentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, keep []T
 			for i := 0; i < seq; i++ {
 				row := p[i*seq : (i+1)*seq]
 				for j := range row {
-					if m[j] == 0 {
+					if m[j] == 0 || (window >= 0 && (i-j > window || j-i > window)) {
 						row[j] += -math.MaxFloat32
 					}
 				}

@@ -55,45 +55,6 @@ func rotary[T Float](x, cos, sin []T, batch, seq, heads, d int, inverse bool) {
 	})
 }
 
-// windowAttentionForward is attentionForward (multi-head scaled dot-product
-// attention, the float32 minimum added to masked scores as HuggingFace adds
-// it) with ModernBERT's sliding window: with window ≥ 0, query i also masks
-// every key j with |i − j| > window (ModernBertModel._update_attention_mask's
-// sliding_window_mask, window = local_attention/2); window < 0 is global
-// attention. A query whose keys are all masked (a padding position far from
-// every token) gets equal weights on all keys, as in HuggingFace, where every
-// score has rounded to the same minimum. attentionBackward is its backward
-// pass: the masks live in probs.
-func windowAttentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, keep []T, batch, seq, heads, d, window int) {
-	h := heads * d
-	scale := T(1 / math.Sqrt(float64(d)))
-	vec32.ParallelFor(batch*heads, 1, func(lo, hi int) {
-		var dropped []T
-		if keep != nil {
-			dropped = make([]T, seq*seq)
-		}
-		for bh := lo; bh < hi; bh++ {
-			b, hd := bh/heads, bh%heads
-			off := b*seq*h + hd*d
-			base := bh * seq * seq
-			p := probs[base : base+seq*seq]
-			gemmSerial(false, true, seq, seq, d, scale, q[off:], h, k[off:], h, 0, p, seq)
-			m := mask[b*seq : (b+1)*seq]
-			for i := 0; i < seq; i++ {
-				row := p[i*seq : (i+1)*seq]
-				for j := range row {
-					if m[j] == 0 || (window >= 0 && (i-j > window || j-i > window)) {
-						row[j] += -math.MaxFloat32
-					}
-				}
-				softmaxRow(row)
-			}
-			use := withDropout(p, keep, base, dropped)
-			gemmSerial(false, false, seq, d, seq, 1, use, seq, v[off:], h, 0, ctx[off:], h)
-		}
-	})
-}
-
 // gegluForward is ModernBertMLP's gate: u (n × 2f) is Wi's output, its first
 // f columns the input and its last f the gate; act receives GELU(input) and
 // g receives GELU(input)·gate (both n × f).

@@ -66,17 +66,26 @@ type Model struct {
 	words          []string // the word-vector model's vocabulary
 }
 
-// Load resolves ref and reads the model there.
-func Load(ctx context.Context, ref string, opt Options) (*Model, error) {
+// open resolves ref (a hub id through opt.Resolver, else hub.FromEnv) to
+// the path it names and the directory that holds the model there (an
+// archive is extracted; cleanup removes the extraction).
+func open(ctx context.Context, ref string, opt Options) (path, dir string, cleanup func(), err error) {
 	r := opt.Resolver
 	if r == nil {
 		r = hub.FromEnv()
 	}
-	path, err := r.Resolve(ctx, ref)
-	if err != nil {
-		return nil, err
+	if path, err = r.Resolve(ctx, ref); err != nil {
+		return "", "", nil, err
 	}
-	dir, cleanup, err := checkpoint.Open(path)
+	if dir, cleanup, err = checkpoint.Open(path); err != nil {
+		return "", "", nil, err
+	}
+	return path, dir, cleanup, nil
+}
+
+// Load resolves ref and reads the model there.
+func Load(ctx context.Context, ref string, opt Options) (*Model, error) {
+	path, dir, cleanup, err := open(ctx, ref, opt)
 	if err != nil {
 		return nil, err
 	}

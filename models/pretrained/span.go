@@ -8,7 +8,6 @@ import (
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/checkpoint"
-	"github.com/beluga-nlp/beluga/models/hub"
 	"github.com/beluga-nlp/beluga/models/tokenize"
 )
 
@@ -35,15 +34,7 @@ type Span struct {
 // tensor is an error unless opt.AllowMissing. opt.Labels and opt.MaxLength
 // are not used.
 func LoadSpan(ctx context.Context, ref string, opt Options) (*Span, error) {
-	r := opt.Resolver
-	if r == nil {
-		r = hub.FromEnv()
-	}
-	path, err := r.Resolve(ctx, ref)
-	if err != nil {
-		return nil, err
-	}
-	dir, cleanup, err := checkpoint.Open(path)
+	_, dir, cleanup, err := open(ctx, ref, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -305,18 +305,9 @@ func (m *bertEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 		}
 		// Evaluation keeps no activations: a layer's buffers go back to
 		// the pool as soon as the next layer has its input.
-		var scratch [][]float32
-		out := m.layerForward(l, x, b, 0, 0, &acts, &Run{m: r.m, alloc: func(n int) []float32 {
-			buf := pool.get(n)
-			scratch = append(scratch, buf)
-			return buf
-		}})
-		for i, buf := range scratch {
-			if sameBuffer(buf, out) {
-				scratch[i] = nil
-			}
-		}
-		pool.put(scratch...)
+		layer, done := r.layerScratch()
+		out := m.layerForward(l, x, b, 0, 0, &acts, layer)
+		done(out)
 		if l > 0 {
 			pool.put(x)
 		}

@@ -437,18 +437,9 @@ func (m *modernEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 		}
 		// Evaluation keeps no activations: a layer's buffers go back to
 		// the pool as soon as the next layer has its input.
-		var scratch [][]float32
-		out := m.layerForward(l, x, p, &Run{m: r.m, alloc: func(n int) []float32 {
-			buf := pool.get(n)
-			scratch = append(scratch, buf)
-			return buf
-		}}, &p.layers[l])
-		for i, buf := range scratch {
-			if sameBuffer(buf, out) {
-				scratch[i] = nil
-			}
-		}
-		pool.put(scratch...)
+		layer, done := r.layerScratch()
+		out := m.layerForward(l, x, p, layer, &p.layers[l])
+		done(out)
 		if l > 0 {
 			pool.put(x)
 		}

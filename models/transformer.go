@@ -177,6 +177,28 @@ func (r *Run) Alloc(n int) []float32 {
 	return b
 }
 
+// layerScratch returns the Run for one layer of an evaluation pass, which
+// keeps no activations: done(out) gives every buffer the layer allocated
+// back to the pool as soon as the layer has returned out, its output, which
+// the caller keeps.
+func (r *Run) layerScratch() (layer *Run, done func(out []float32)) {
+	pool := &r.m.pool
+	var bufs [][]float32
+	layer = &Run{m: r.m, alloc: func(n int) []float32 {
+		b := pool.get(n)
+		bufs = append(bufs, b)
+		return b
+	}}
+	return layer, func(out []float32) {
+		for i, b := range bufs {
+			if sameBuffer(b, out) {
+				bufs[i] = nil
+			}
+		}
+		pool.put(bufs...)
+	}
+}
+
 // Zeroed returns a zeroed buffer of n floats from the pool that the caller
 // owns (an EncoderPass.Backward takes it over).
 func (r *Run) Zeroed(n int) []float32 { return r.m.pool.zeroed(n) }

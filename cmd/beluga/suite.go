@@ -61,6 +61,7 @@ case and its perturbation stay in one split. Errors name the file, line and colu
 		Example: `  beluga suite import table ../shared/data/mhc-arabic/mhc_arabic_cases.csv -o mhc_arabic.jsonl \
       --text test_case --label label_gold --functionality functionality --case-id mhc_case_id \
       --labels non-hateful,hateful --class-rule derog_=Derogation --class-rule threat_=Threatening \
+      --class-rule '/^(slur|profanity)_/=Slurs and profanity' --class-rule '/./=Other' \
       --where disagreement_in_template=False`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

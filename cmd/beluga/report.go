@@ -63,7 +63,7 @@ a constant predictor per label (docs/experiment-spec.md).`,
   beluga report runs/sent-full --format latex -o table3.tex
   beluga report specs/sent-full.yaml --format csv -o table3.csv --pass-rates pass-rates.csv
   beluga report runs/two-seeds --ci 95 --comparisons functionalities.csv
-  beluga report specs/quickstart.yaml --format html -o report.html
+  beluga report quickstart-out --format html -o report.html   # after beluga quickstart
   beluga report runs/two-seeds --spread swings.csv --swing 20`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

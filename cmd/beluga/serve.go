@@ -21,7 +21,8 @@ directory) and serves the page that beluga report --format html writes, on
 127.0.0.1 only. The test cases of a functionality are read from the run
 directories when it is opened and sent a page at a time, so a store of the
 full SENT grid (1,198 runs) opens at once.`,
-		Example: `  beluga serve specs/quickstart.yaml
+		Example: `  beluga serve quickstart-out                # the store beluga quickstart wrote
+  beluga serve specs/quickstart.yaml          # the store beluga run specs/quickstart.yaml wrote
   beluga serve runs/sent-full --port 8089`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

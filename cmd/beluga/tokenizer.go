@@ -34,8 +34,7 @@ and its suite's training split. The result is a tokenizer.json that beluga and H
 tokenizers read; a model spec names it with tokenizer: (beluga train --tokenizer). The same
 inputs and options give the same file.`,
 		Example: `  beluga tokenizer train --kind wordpiece --vocab-size 8000 --spec specs/mhc-arabic.yaml -o ar-wordpiece.json
-  beluga tokenizer train --kind wordpiece --vocab-size 8000 \
-    --input iid_ar_binary.csv:text --suite mhc_arabic.jsonl -o ar-wordpiece.json
+  beluga tokenizer train --kind bpe --vocab-size 8000 --input train.csv:text --suite suite.jsonl -o tokenizer.json
   beluga tokenizer train --kind unigram --vocab-size 4000 --input train.tsv:sentence -o sst2-unigram.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

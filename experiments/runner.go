@@ -212,6 +212,10 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 		probeLR = 5e-4 // SQuAD's LP row when not from the IID model
 	}
 	s.ProbeHyper = train.Hyper{Epochs: train.LPFTEpochs, BatchSize: toInt(hyper(rs, "probe_batch_size", probeBatch)), LR: toFloat(hyper(rs, "probe_lr", probeLR))}
+	s.Settings = train.MethodSettings{
+		L2Weight: toFloat(hyper(rs, "l2_weight", 0.0)), IRMLambda: toFloat(hyper(rs, "irm_lambda", 0.0)),
+		DROEta: toFloat(hyper(rs, "dro_eta", 0.0)), FishMetaSteps: toInt(hyper(rs, "fish_meta_steps", 0)),
+	}
 	for _, c := range rs.Corrections {
 		if _, ok := train.Corrections[c]; ok {
 			s.Corrections = append(s.Corrections, c)
@@ -279,6 +283,9 @@ var (
 		"epochs": "number", "batch_size": "int", "lr": "number",
 		"iid_epochs": "number", "iid_batch_size": "int", "iid_lr": "number",
 		"probe_batch_size": "int", "probe_lr": "number",
+		// Method settings (train.MethodSettings; unset: BeLUGA's constants,
+		// train.BeLUGADefaults).
+		"l2_weight": "number", "irm_lambda": "number", "dro_eta": "number", "fish_meta_steps": "int",
 	}
 )
 
@@ -355,6 +362,7 @@ func checkKind(v any, kind string) error {
 func baseline(rs RunSpec) RunSpec {
 	base := rs
 	base.Configuration, base.Method, base.Score, base.Fold = ConfigIID, "vanilla", ScoreIID, ""
+	base.Hyper = methodHyper(rs.Hyper, base.Method)
 	return base
 }
 

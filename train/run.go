@@ -132,6 +132,9 @@ type RunSpec struct {
 	// features (CorrectLPFrozenEval). It changes no result, so it is no
 	// part of the spec a run records or is identified by.
 	Cache string `json:"-" yaml:"-"`
+	// Settings override BeLUGA's method constants (none: BeLUGA's, and the
+	// recorded spec is unchanged).
+	Settings MethodSettings `json:"method_settings,omitzero" yaml:"method_settings,omitempty"`
 }
 
 // Corrections of BeLUGA's faithful behaviour that a run can ask for, with
@@ -644,9 +647,10 @@ func (s *RunSpec) openSuite() (*suites.Suite, *splits.Fold, error) {
 	return nil, nil, fmt.Errorf("suite %s has no %s fold %q", suite.Name, s.HeldOut.Kind, s.HeldOut.Name)
 }
 
-// defaults are BeLUGA's method constants with the run's corrections.
+// defaults are BeLUGA's method constants with the run's settings and
+// corrections.
 func (s *RunSpec) defaults() Defaults {
-	d := BeLUGADefaults
+	d := s.Settings.apply(BeLUGADefaults)
 	if s.corrected(CorrectFishOuterStep) {
 		d.FishOuterStep = false
 	}

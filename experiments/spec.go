@@ -283,11 +283,11 @@ func (r RunSpec) Axes() string {
 }
 
 // IsAxis says whether grid key k makes a different model: a method setting
-// (train.SettingMethods). Other grid keys (learning rates, batch sizes,
+// (train.SettingMethods) or the training-set size. Other grid keys (learning rates, batch sizes,
 // epochs) and seeds are replicates of one configuration × method.
 func IsAxis(k string) bool {
 	_, ok := train.SettingMethods[k]
-	return ok
+	return ok || k == TrainSizeKey
 }
 
 // canonicalJSON encodes v with object keys sorted at every level (Go sorts

@@ -212,6 +212,21 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 		probeLR = 5e-4 // SQuAD's LP row when not from the IID model
 	}
 	s.ProbeHyper = train.Hyper{Epochs: train.LPFTEpochs, BatchSize: toInt(hyper(rs, "probe_batch_size", probeBatch)), LR: toFloat(hyper(rs, "probe_lr", probeLR))}
+	s.Settings = train.MethodSettings{
+		L2Weight: toFloat(hyper(rs, "l2_weight", 0.0)), IRMLambda: toFloat(hyper(rs, "irm_lambda", 0.0)),
+		DROEta: toFloat(hyper(rs, "dro_eta", 0.0)), FishMetaSteps: toInt(hyper(rs, "fish_meta_steps", 0)),
+	}
+	switch v := rs.Hyper[TrainSizeKey].(type) {
+	case int:
+		s.TrainSize = v
+	case float64:
+		// A count read back from JSON is a float64 too.
+		if v >= 1 {
+			s.TrainSize = int(v)
+		} else {
+			s.TrainFraction = v
+		}
+	}
 	for _, c := range rs.Corrections {
 		if _, ok := train.Corrections[c]; ok {
 			s.Corrections = append(s.Corrections, c)
@@ -279,6 +294,11 @@ var (
 		"epochs": "number", "batch_size": "int", "lr": "number",
 		"iid_epochs": "number", "iid_batch_size": "int", "iid_lr": "number",
 		"probe_batch_size": "int", "probe_lr": "number",
+		// Method settings (train.MethodSettings; unset: BeLUGA's constants,
+		// train.BeLUGADefaults).
+		"l2_weight": "number", "irm_lambda": "number", "dro_eta": "number", "fish_meta_steps": "int",
+		// How much of the i.i.d. training part a run trains on.
+		TrainSizeKey: "size",
 	}
 )
 
@@ -321,10 +341,28 @@ func (r *TrainRunner) Check(s *Spec) error {
 	return nil
 }
 
+// TrainSizeKey is the grid key of the training-set size: a whole number
+// of i.i.d. training examples, or a fraction of them in (0, 1] written
+// with a point (0.5, 1.0). Seeded by the run's seed and stratified by label
+// (train.RunSpec.TrainSize); the validation and i.i.d. test parts stay
+// whole.
+const TrainSizeKey = "train_size"
+
 // checkKind checks a YAML value against a kind: "int" (a positive whole
-// number), "number" (a positive number) or "string".
+// number), "number" (a positive number), "size" (a positive whole number
+// or a number in (0, 1)) or "string".
 func checkKind(v any, kind string) error {
 	switch kind {
+	case "size":
+		// 1.0 is refused: it is all the examples, and its JSON (hence the
+		// run's ID) is that of the count 1.
+		if f, ok := v.(float64); ok && !(f > 0 && f < 1) {
+			return fmt.Errorf("%v is neither a whole number of examples nor a fraction in (0, 1)", v)
+		}
+		if _, ok := v.(float64); ok {
+			return nil
+		}
+		return checkKind(v, "int")
 	case "string":
 		if _, ok := v.(string); !ok {
 			return fmt.Errorf("%v is not a string", v)
@@ -355,6 +393,7 @@ func checkKind(v any, kind string) error {
 func baseline(rs RunSpec) RunSpec {
 	base := rs
 	base.Configuration, base.Method, base.Score, base.Fold = ConfigIID, "vanilla", ScoreIID, ""
+	base.Hyper = methodHyper(rs.Hyper, base.Method)
 	return base
 }
 

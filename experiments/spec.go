@@ -269,6 +269,27 @@ func (r RunSpec) Label() string {
 	return s + fmt.Sprintf(" seed=%d", r.Seed)
 }
 
+// Axes is the run's values of the grid keys that make a different model
+// rather than a replicate of one (IsAxis), as "key=value" sorted by key;
+// empty when it has none. Reports give each value its own row.
+func (r RunSpec) Axes() string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(r.Hyper)) {
+		if IsAxis(k) {
+			parts = append(parts, fmt.Sprintf("%s=%v", k, r.Hyper[k]))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// IsAxis says whether grid key k makes a different model: a method setting
+// (train.SettingMethods) or the training-set size. Other grid keys (learning rates, batch sizes,
+// epochs) and seeds are replicates of one configuration × method.
+func IsAxis(k string) bool {
+	_, ok := train.SettingMethods[k]
+	return ok || k == TrainSizeKey
+}
+
 // canonicalJSON encodes v with object keys sorted at every level (Go sorts
 // map keys; struct fields are re-encoded through a map to sort them too).
 func canonicalJSON(v any) ([]byte, error) {
@@ -574,6 +595,7 @@ func FoldsOf(s *suites.Suite, score string) []string {
 // is still run per grid point so that each grid point is a complete table.
 func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
 	var runs []RunSpec
+	seen := map[string]bool{} // run IDs listed: grid points of another method's settings repeat a run
 	grid := gridPoints(s.Grid)
 	for _, t := range s.Tasks {
 		t.Suite = s.resolve(t.Suite)
@@ -611,10 +633,10 @@ func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
 		for _, hyper := range grid {
 			for _, seed := range s.Seeds {
 				r := base
-				r.Hyper, r.Seed = hyper, seed
+				r.Hyper, r.Seed = methodHyper(hyper, "vanilla"), seed
 				if t.hasIID() {
 					r.Configuration, r.Method, r.Score = ConfigIID, "vanilla", ScoreIID
-					runs = append(runs, r)
+					runs = appendOnce(runs, seen, r)
 				}
 				r.Search = s.Search
 				if s.Search != nil && s.Search.batchDefault && taskNames[t.Name] == train.TaskRead {
@@ -622,24 +644,21 @@ func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
 					g.BatchSize = slices.Clone(train.BeLUGAReadBatchSizes)
 					r.Search = &g
 				}
-				listed := map[string]bool{}
 				for _, c := range s.Configurations {
 					for _, m := range s.Methods {
 						r.Configuration, r.Method, r.Score, r.Fold = c, m, ScoreSeen, ""
+						r.Hyper = methodHyper(hyper, m)
 						// The searches this cell's runs need, each listed once.
 						held := r
 						held.Score = ScoreFunc
 						for _, n := range append(Searches(r), Searches(held)...) {
-							if !listed[n.ID()] {
-								listed[n.ID()] = true
-								runs = append(runs, n)
-							}
+							runs = appendOnce(runs, seen, n)
 						}
-						runs = append(runs, r)
+						runs = appendOnce(runs, seen, r)
 						for _, sc := range s.Scores {
 							for _, f := range foldsOf[sc] {
 								r.Score, r.Fold = sc, f
-								runs = append(runs, r)
+								runs = appendOnce(runs, seen, r)
 							}
 						}
 					}
@@ -648,6 +667,39 @@ func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
 		}
 	}
 	return runs, nil
+}
+
+// appendOnce appends r to runs unless a run of its ID is listed.
+func appendOnce(runs []RunSpec, seen map[string]bool, r RunSpec) []RunSpec {
+	id := r.ID()
+	if seen[id] {
+		return runs
+	}
+	seen[id] = true
+	return append(runs, r)
+}
+
+// methodHyper is a grid point's values as a run of method trains with them:
+// without the method settings (train.SettingMethods) that other methods
+// read, so that sweeping IRM's λ neither repeats nor splits the other
+// methods' runs. It returns hyper itself when nothing is dropped.
+func methodHyper(hyper map[string]any, method string) map[string]any {
+	var out map[string]any
+	for k := range hyper {
+		if ms, ok := train.SettingMethods[k]; ok && !slices.Contains(ms, method) {
+			if out == nil {
+				out = maps.Clone(hyper)
+			}
+			delete(out, k)
+		}
+	}
+	if out == nil {
+		return hyper
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // CorrectLPFTProbe makes LP-FT's seen run probe with the LP search's

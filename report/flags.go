@@ -57,7 +57,7 @@ func (c cellFlags) add(task string, k rowKey, score string, r experiments.RunSpe
 func (t *Table) fillFlags(c cellFlags) {
 	for _, row := range t.Rows {
 		row.Flags = map[string]map[string][]RunFlag{}
-		k := rowKey{row.Configuration, row.Method}
+		k := row.key()
 		var avg []RunFlag
 		for _, task := range t.Tasks {
 			byScore := c[task][k]

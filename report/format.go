@@ -243,7 +243,7 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	}
 	b.WriteString("\n")
 	for _, r := range t.Rows {
-		fmt.Fprintf(&b, "| %s | %s |", r.Configuration, methodName(r.Method))
+		fmt.Fprintf(&b, "| %s | %s |", r.Configuration, r.methodLabel())
 		for j, c := range cols {
 			v := c.Value(r)
 			s := num(v)
@@ -296,6 +296,15 @@ func mark(v, base, p float64) int {
 		return 1
 	}
 	return -1
+}
+
+// methodLabel is the row's method as tables and figures show it, with its
+// axes' values when it has any: "IRM (irm_lambda=10)".
+func (r *Row) methodLabel() string {
+	if r.Axes == "" {
+		return methodName(r.Method)
+	}
+	return methodName(r.Method) + " (" + r.Axes + ")"
 }
 
 func methodName(m string) string {
@@ -351,7 +360,7 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 		if i > 0 && r.Configuration == t.Rows[i-1].Configuration {
 			config = ""
 		}
-		b.WriteString(config + " & " + latexEscape(methodName(r.Method)))
+		b.WriteString(config + " & " + latexEscape(r.methodLabel()))
 		for j, c := range cols {
 			v := c.Value(r)
 			s := num(v)
@@ -500,7 +509,7 @@ func (t *Table) writeCSV(w io.Writer, main func(Column) csvColumn, extra func(Co
 	}
 	cw.Write(head)
 	for _, r := range t.Rows {
-		rec := []string{r.Configuration, r.Method}
+		rec := []string{r.Configuration, r.methodColumn()}
 		for _, c := range cols {
 			rec = append(rec, csvNum(c.value(r)))
 		}
@@ -542,7 +551,7 @@ func (t *Table) WritePassRatesCSV(w io.Writer) error {
 				if i == 0 && r.Configuration == "IID" {
 					name = "standard"
 				}
-				rec := []string{task, r.Configuration, r.Method, name}
+				rec := []string{task, r.Configuration, r.methodColumn(), name}
 				for _, v := range r.PassRates[task][score] {
 					if math.IsNaN(v) {
 						rec = append(rec, "")
@@ -581,7 +590,7 @@ func (t *Table) WriteComparisonsCSV(w io.Writer) error {
 	for _, task := range t.Tasks {
 		for _, r := range t.Rows[1:] {
 			for _, score := range t.Scores {
-				rec := []string{task, r.Configuration, r.Method, score, "", "(suite score)", "", "",
+				rec := []string{task, r.Configuration, r.methodColumn(), score, "", "(suite score)", "", "",
 					csvNum(r.Suite[task][score]), csvNum(base.Suite[task][score]), "", ""}
 				if t.CI > 0 {
 					iv := ci(r.SuiteCI[task][score])
@@ -589,7 +598,7 @@ func (t *Table) WriteComparisonsCSV(w io.Writer) error {
 				}
 				cw.Write(rec)
 				for k, f := range t.Functionalities[task] {
-					rec := []string{task, r.Configuration, r.Method, score, strconv.Itoa(k + 1), f.Name, f.Class, f.Type,
+					rec := []string{task, r.Configuration, r.methodColumn(), score, strconv.Itoa(k + 1), f.Name, f.Class, f.Type,
 						csvNum(at(r.PassRates[task][score], k)), csvNum(at(base.PassRates[task][score], k)),
 						csvNum(at(r.PFunc[task][score], k)), csvNum(at(r.QFunc[task][score], k))}
 					if t.CI > 0 {
@@ -640,7 +649,7 @@ func (t *Table) WriteSpreadCSV(w io.Writer, swing float64) error {
 						continue
 					}
 					s := sp[k]
-					cw.Write([]string{task, r.Configuration, r.Method, name, strconv.Itoa(k + 1), f.Name, f.Class, f.Type,
+					cw.Write([]string{task, r.Configuration, r.methodColumn(), name, strconv.Itoa(k + 1), f.Name, f.Class, f.Type,
 						strconv.Itoa(s.N), csvNum(at(r.PassRates[task][score], k)), csvNum(s.Min), csvNum(s.Max), csvNum(s.Range()),
 						csvNum(s.Q1), csvNum(s.Median), csvNum(s.Q3), csvNum(s.IQR())})
 				}

@@ -575,7 +575,7 @@ func rowLabel(t *Table, i int) string {
 	if i == 0 || r.Configuration != t.Rows[i-1].Configuration {
 		return r.Label()
 	}
-	return methodName(r.Method)
+	return r.methodLabel()
 }
 
 func rect(x0, y0, x1, y1 vg.Length) []vg.Point {

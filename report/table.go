@@ -22,6 +22,10 @@ type Functionality struct {
 // per-replicate values are kept for standard errors and the CSV.
 type Row struct {
 	Configuration, Method string
+	// Axes are the values of the row's axes (experiments.RunSpec.Axes),
+	// e.g. "irm_lambda=10"; empty for a configuration × method swept along
+	// none.
+	Axes string
 	// IID[task] is the i.i.d. score in percent (NaN when missing).
 	IID map[string]float64
 	// Suite[task][score] and G[task][score] for score in Table.Scores.
@@ -86,11 +90,7 @@ type Row struct {
 
 // Label is the row's display name, e.g. "IID+T: LP".
 func (r *Row) Label() string {
-	m := experiments.MethodNames[r.Method]
-	if m == "" {
-		m = r.Method
-	}
-	return r.Configuration + ": " + m
+	return r.Configuration + ": " + r.methodLabel()
 }
 
 // Table is Table 3 with everything needed for Figure 1.
@@ -198,7 +198,9 @@ type cell map[string]*experiments.Result // replicate key → result (merged ove
 func replicate(r experiments.RunSpec) string {
 	keys := make([]string, 0, len(r.Hyper))
 	for k := range r.Hyper {
-		keys = append(keys, k)
+		if !experiments.IsAxis(k) {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	s := fmt.Sprintf("seed=%d", r.Seed)
@@ -208,7 +210,13 @@ func replicate(r experiments.RunSpec) string {
 	return s
 }
 
-type rowKey struct{ config, method string }
+// rowKey identifies a row: a configuration × method and the values of its
+// axes (experiments.RunSpec.Axes), e.g. IRM at λ = 10.
+type rowKey struct{ config, method, axes string }
+
+func rowKeyOf(r experiments.RunSpec) rowKey { return rowKey{r.Configuration, r.Method, r.Axes()} }
+
+func (r *Row) key() rowKey { return rowKey{r.Configuration, r.Method, r.Axes} }
 
 // FromStore builds the table from the done runs among runs; runs not done
 // are left out (their cells stay empty).
@@ -425,13 +433,13 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, gr
 	flags := cellFlags{}
 	for i, r := range runs {
 		res := results[i]
-		flags.add(r.Task, rowKey{r.Configuration, r.Method}, r.Score, r, res.Flags)
+		flags.add(r.Task, rowKeyOf(r), r.Score, r, res.Flags)
 		if !slices.Contains(t.Tasks, r.Task) {
 			t.Tasks = append(t.Tasks, r.Task)
 			t.beluga[r.Task] = belugaTask(r)
 			cells[r.Task] = map[rowKey]map[string]cell{}
 		}
-		k := rowKey{r.Configuration, r.Method}
+		k := rowKeyOf(r)
 		if !slices.Contains(rowOrder, k) {
 			rowOrder = append(rowOrder, k)
 		}
@@ -534,7 +542,7 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, gr
 	})
 	data := map[*Row]*rowData{}
 	for _, row := range t.Rows {
-		data[row] = newRowData(t, cells, rowKey{row.Configuration, row.Method})
+		data[row] = newRowData(t, cells, row.key())
 		data[row].fill(t, row)
 	}
 	if base := t.Rows[0]; base.Configuration == experiments.ConfigIID {
@@ -607,7 +615,7 @@ func (t *Table) shortenReplicates() {
 }
 
 func newRow(k rowKey) *Row {
-	return &Row{Configuration: k.config, Method: k.method,
+	return &Row{Configuration: k.config, Method: k.method, Axes: k.axes,
 		IID: map[string]float64{}, Suite: map[string]map[string]float64{}, G: map[string]map[string]float64{},
 		Groups: map[string]map[string]map[string]float64{}, GroupPassRates: map[string]map[string]map[string][]float64{},
 		PassRates: map[string]map[string][]float64{}, PassRateSpread: map[string]map[string][]metrics.Spread{}, Avg: math.NaN(),
@@ -1148,3 +1156,12 @@ func verdictHits(v []byte) []float64 {
 }
 
 func experimentsMethodName(m string) string { return experiments.MethodNames[m] }
+
+// methodColumn is the row's method as the CSV files name it: the method,
+// then its axes' values when it has any ("irm irm_lambda=10").
+func (r *Row) methodColumn() string {
+	if r.Axes == "" {
+		return r.Method
+	}
+	return r.Method + " " + r.Axes
+}

@@ -42,7 +42,12 @@ func validate(runs []experiments.RunSpec, results []*experiments.Result) error {
 			ref[k] = i
 		}
 	}
-	type cellKey struct{ task, config, method, score, rep string }
+	type cellKey struct {
+		task  string
+		row   rowKey
+		score string
+		rep   string
+	}
 	seen := map[cellKey]map[string]string{}       // functionality → fold that scored it
 	scoredBy := map[cellKey]map[string][]string{} // metadata folds: functionality → case → fold
 	for i, r := range runs {
@@ -82,7 +87,7 @@ func validate(runs []experiments.RunSpec, results []*experiments.Result) error {
 				}
 			}
 		default:
-			ck := cellKey{r.Task, r.Configuration, r.Method, r.Score, replicate(r)}
+			ck := cellKey{r.Task, rowKeyOf(r), r.Score, replicate(r)}
 			if seen[ck] == nil {
 				seen[ck] = map[string]string{}
 			}
@@ -122,7 +127,7 @@ func validate(runs []experiments.RunSpec, results []*experiments.Result) error {
 			}
 		}
 		if experiments.IsMetaScore(r.Score) {
-			ck := cellKey{r.Task, r.Configuration, r.Method, r.Score, replicate(r)}
+			ck := cellKey{r.Task, rowKeyOf(r), r.Score, replicate(r)}
 			if scoredBy[ck] == nil {
 				scoredBy[ck] = map[string][]string{}
 			}

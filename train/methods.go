@@ -150,6 +150,42 @@ type Defaults struct {
 	LPFrozenEval bool
 }
 
+// MethodSettings override BeLUGA's method constants (BeLUGADefaults) for
+// one run, so that a sweep can vary them; a zero field keeps BeLUGA's
+// value. Each field names the methods that read it (SettingMethods).
+type MethodSettings struct {
+	L2Weight      float64 `json:"l2_weight,omitempty" yaml:"l2_weight,omitempty"`             // Defaults.WeightDecay
+	IRMLambda     float64 `json:"irm_lambda,omitempty" yaml:"irm_lambda,omitempty"`           // Defaults.IRMLambda
+	DROEta        float64 `json:"dro_eta,omitempty" yaml:"dro_eta,omitempty"`                 // Defaults.DROEta
+	FishMetaSteps int     `json:"fish_meta_steps,omitempty" yaml:"fish_meta_steps,omitempty"` // Defaults.FishMetaSteps
+}
+
+// SettingMethods names, per MethodSettings field (by its JSON name), the
+// methods that read it: a sweep over a setting varies only their runs.
+var SettingMethods = map[string][]string{
+	"l2_weight":       {"l2"},
+	"irm_lambda":      {"irm"},
+	"dro_eta":         {"dro", "dro-domainbed"},
+	"fish_meta_steps": {"fish"},
+}
+
+// apply returns d with the settings that are set.
+func (m MethodSettings) apply(d Defaults) Defaults {
+	if m.L2Weight > 0 {
+		d.WeightDecay = m.L2Weight
+	}
+	if m.IRMLambda > 0 {
+		d.IRMLambda = m.IRMLambda
+	}
+	if m.DROEta > 0 {
+		d.DROEta = m.DROEta
+	}
+	if m.FishMetaSteps > 0 {
+		d.FishMetaSteps = m.FishMetaSteps
+	}
+	return d
+}
+
 // BeLUGADefaults are BeLUGA's constants (REFERENCE 1.5–1.6).
 var BeLUGADefaults = Defaults{
 	WeightDecay:   0.1,

@@ -187,6 +187,7 @@ func prepareRead(ctx context.Context, spec RunSpec) (*readRun, error) {
 		if spec.IIDLimit > 0 && spec.IIDLimit < len(train) {
 			train = train[:spec.IIDLimit]
 		}
+		train = subsample(train, func(datasets.QAExample) int { return 0 }, spec.trainSize(len(train)), spec.Seed)
 		// The IID baseline is iid_finetuning.py's Trainer, with token types;
 		// the suite phases' SQuAD batches have none.
 		if p.data.IID, err = SpanRows(ctx, train, p.tk, p.cfg, spec.Configuration == ConfigIID); err != nil {

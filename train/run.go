@@ -104,6 +104,12 @@ type RunSpec struct {
 	IIDTrainFile *datasets.FileSpec `json:"iid_train_file,omitempty" yaml:"iid_train_file,omitempty"`
 	IIDDevFile   *datasets.FileSpec `json:"iid_dev_file,omitempty" yaml:"iid_dev_file,omitempty"`
 	IIDLimit     int                `json:"iid_limit,omitempty" yaml:"iid_limit,omitempty"`
+	// TrainSize or TrainFraction (of the examples left after IIDLimit)
+	// trains on a seeded, label-stratified subsample of the i.i.d.
+	// training part, for learning curves; the validation and i.i.d. test
+	// parts are untouched. At most one is set; none trains on all.
+	TrainSize     int     `json:"train_size,omitempty" yaml:"train_size,omitempty"`
+	TrainFraction float64 `json:"train_fraction,omitempty" yaml:"train_fraction,omitempty"`
 	// SuiteLimit caps the T_train cases used per functionality (0: all),
 	// for quick runs; the cases kept are the first in suite order.
 	SuiteLimit int `json:"suite_limit,omitempty" yaml:"suite_limit,omitempty"`
@@ -132,6 +138,9 @@ type RunSpec struct {
 	// features (CorrectLPFrozenEval). It changes no result, so it is no
 	// part of the spec a run records or is identified by.
 	Cache string `json:"-" yaml:"-"`
+	// Settings override BeLUGA's method constants (none: BeLUGA's, and the
+	// recorded spec is unchanged).
+	Settings MethodSettings `json:"method_settings,omitzero" yaml:"method_settings,omitempty"`
 }
 
 // Corrections of BeLUGA's faithful behaviour that a run can ask for, with
@@ -186,6 +195,15 @@ func (s *RunSpec) Validate() error {
 		if v < 0 {
 			return fmt.Errorf("%s %d must not be negative (0 means no limit)", field, v)
 		}
+	}
+	if s.TrainSize < 0 {
+		return fmt.Errorf("train_size %d must not be negative (0 means all)", s.TrainSize)
+	}
+	if s.TrainFraction < 0 || s.TrainFraction > 1 || math.IsNaN(s.TrainFraction) {
+		return fmt.Errorf("train_fraction %v must be in (0, 1] (0 means all)", s.TrainFraction)
+	}
+	if s.TrainSize > 0 && s.TrainFraction > 0 {
+		return fmt.Errorf("train_size %d and train_fraction %v: set at most one", s.TrainSize, s.TrainFraction)
 	}
 	if c, err := ParseConfiguration(s.Configuration); err == nil {
 		s.Configuration = c
@@ -465,6 +483,7 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 	if spec.IIDLimit > 0 && spec.IIDLimit < len(train) {
 		train = train[:spec.IIDLimit]
 	}
+	train = subsample(train, func(x datasets.Example) int { return x.Label }, spec.trainSize(len(train)), spec.Seed)
 	p.iidTest = iid.test
 	if p.checks, err = checkInputs(spec, p.tk, suite, p.task.Pair, iid); err != nil {
 		return nil, err
@@ -644,9 +663,10 @@ func (s *RunSpec) openSuite() (*suites.Suite, *splits.Fold, error) {
 	return nil, nil, fmt.Errorf("suite %s has no %s fold %q", suite.Name, s.HeldOut.Kind, s.HeldOut.Name)
 }
 
-// defaults are BeLUGA's method constants with the run's corrections.
+// defaults are BeLUGA's method constants with the run's settings and
+// corrections.
 func (s *RunSpec) defaults() Defaults {
-	d := BeLUGADefaults
+	d := s.Settings.apply(BeLUGADefaults)
 	if s.corrected(CorrectFishOuterStep) {
 		d.FishOuterStep = false
 	}

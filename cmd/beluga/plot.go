@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -104,6 +105,39 @@ DIR (tags loss/KIND and lr), so that "tensorboard --logdir" shows it.`,
 	curves.Flags().StringVarP(&curveOut, "out", "o", "", "figure file (.png, .svg or .pdf)")
 	curves.Flags().StringVar(&events, "tfevents", "", "also write the curve as a TensorBoard event file into this directory")
 	plotCmd.AddCommand(curves)
+
+	var lcOut, lcStore string
+	learning := &cobra.Command{
+		Use:   "learning-curve SPEC|DIR -o FIG.png|svg|pdf",
+		Short: "Draw score against training-set size (grid key train_size), a band over seeds",
+		Long: `learning-curve draws the finished runs of an experiment swept over the grid key
+train_size: the i.i.d. test accuracy (left) and the suite score, the mean T_test
+pass rate of the seen runs (right), against the training size on a log scale.
+One line per task x configuration x method (and any method setting swept beside
+it) through the mean over seeds; the shaded band runs from the lowest to the
+highest seed (min-max). The format follows the extension of -o.`,
+		Example: `  beluga plot learning-curve specs/learning-curve.yaml -o learning-curve.png
+  beluga plot learning-curve runs/learning-curve -o learning-curve.pdf`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if lcOut == "" {
+				return errors.New("say where to write the figure: -o FIG.png|svg|pdf")
+			}
+			s, runs, err := sweepOf(args[0], lcStore)
+			if err != nil {
+				return err
+			}
+			title := strings.TrimSuffix(filepath.Base(args[0]), filepath.Ext(args[0]))
+			if err := report.WriteLearningCurveFile(lcOut, s, runs, title); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.ErrOrStderr(), "wrote", lcOut)
+			return nil
+		},
+	}
+	learning.Flags().StringVarP(&lcOut, "out", "o", "", "figure file (.png, .svg or .pdf)")
+	learning.Flags().StringVar(&lcStore, "store", "", "run store directory (default: the spec's out)")
+	plotCmd.AddCommand(learning)
 	rootCmd.AddCommand(plotCmd)
 }
 

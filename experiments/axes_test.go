@@ -1,0 +1,161 @@
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/beluga-nlp/beluga/train"
+)
+
+// TestSweepIRMLambda: a method setting is a grid key like any other. Two
+// values of IRM's λ give two IRM runs with their own IDs, each trained with
+// its λ; the other methods' runs do not read λ and are listed once.
+func TestSweepIRMLambda(t *testing.T) {
+	tiny, data := trainFixtures(t, map[string]string{"tiny_train.tsv": "train.tsv", "tiny_dev.tsv": "dev.tsv"})
+	spec, err := ParseSpec([]byte(`
+tasks: [{name: SENT, data: ` + data + `, suite: ` + filepath.Join(tiny, "tiny_suite.jsonl") + `}]
+model: {name: wordvec, options: {glove: ` + filepath.Join(tiny, "tiny_glove.txt") + `, hidden: 8, max_length: 16}}
+configurations: [IID+T]
+methods: [vanilla, irm]
+scores: [seen]
+grid: {irm_lambda: [10, 100], iid_epochs: [1], epochs: [1], batch_size: [4]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&TrainRunner{}).Check(spec); err != nil {
+		t.Fatal(err)
+	}
+	spec.Out = t.TempDir()
+	runs, err := Expand(spec, &SuiteFolds{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The IID baseline and vanilla once, IRM once per λ.
+	if len(runs) != 4 {
+		for _, r := range runs {
+			t.Log(r.ID(), r.Label())
+		}
+		t.Fatalf("%d runs, want 4", len(runs))
+	}
+	store := &Store{Dir: spec.OutDir()}
+	sum, err := Execute(context.Background(), store, runs, &TrainRunner{Store: store}, Options{Jobs: 1, Logger: discardLogger()})
+	if err != nil || sum.Err() != nil || sum.Ran != 4 {
+		t.Fatalf("sweep: %+v, %v, %v", sum, err, sum.Err())
+	}
+	lambdas := map[float64]string{}
+	for _, r := range runs {
+		b, err := os.ReadFile(filepath.Join(store.RunDir(r.ID()), TrainSpecFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s train.RunSpec
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		if r.Method != "irm" {
+			if s.Settings != (train.MethodSettings{}) || r.Axes() != "" {
+				t.Errorf("%s trained with settings %+v, axes %q", r.Label(), s.Settings, r.Axes())
+			}
+			continue
+		}
+		if want := toFloat(r.Hyper["irm_lambda"]); s.Settings.IRMLambda != want {
+			t.Errorf("%s trained with λ = %v, want %v", r.Label(), s.Settings.IRMLambda, want)
+		}
+		lambdas[s.Settings.IRMLambda] = r.ID()
+	}
+	if len(lambdas) != 2 || lambdas[10] == lambdas[100] {
+		t.Errorf("IRM runs by λ: %v, want two runs with their own IDs", lambdas)
+	}
+}
+
+// TestMethodSettingKeysAreChecked: a method setting's values are checked
+// like any grid key's.
+func TestMethodSettingKeysAreChecked(t *testing.T) {
+	for _, tc := range []struct{ grid, want string }{
+		{"{irm_lambda: [-1]}", "field grid.irm_lambda[0]: -1 is not a positive number"},
+		{"{fish_meta_steps: [2.5]}", "field grid.fish_meta_steps[0]: 2.5 is not a positive whole number"},
+		{"{dro_eta: [x]}", `field grid.dro_eta[0]: "x" is not a number`},
+		{"{train_size: [1.0]}", "field grid.train_size[0]: 1 is neither a whole number of examples nor a fraction in (0, 1)"},
+		{"{train_size: [0]}", "field grid.train_size[0]: 0 is not a positive whole number"},
+	} {
+		spec, err := ParseSpec([]byte("tasks: [{name: SENT, data: sst2, suite: sentiment}]\nmodel: {name: bert-tiny}\nconfigurations: [IID+T]\nmethods: [irm]\nscores: [seen]\ngrid: " + tc.grid + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := (&TrainRunner{}).Check(spec); err == nil || err.Error() != tc.want {
+			t.Errorf("grid %s: %v, want %q", tc.grid, err, tc.want)
+		}
+	}
+}
+
+// TestSweepTrainSize: train_size trains each run on a subsample of the
+// i.i.d. training part (recorded in its train spec) and scores every run on
+// the same, whole i.i.d. test set; each size is its own run and axis.
+func TestSweepTrainSize(t *testing.T) {
+	tiny, data := trainFixtures(t, map[string]string{"tiny_train.tsv": "train.tsv", "tiny_dev.tsv": "dev.tsv"})
+	spec, err := ParseSpec([]byte(`
+tasks: [{name: SENT, data: ` + data + `, suite: ` + filepath.Join(tiny, "tiny_suite.jsonl") + `}]
+model: {name: wordvec, options: {glove: ` + filepath.Join(tiny, "tiny_glove.txt") + `, hidden: 8, max_length: 16}}
+configurations: [IID+T]
+methods: [vanilla]
+scores: [seen]
+grid: {train_size: [2, 0.5], iid_epochs: [1], epochs: [1], batch_size: [4]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&TrainRunner{}).Check(spec); err != nil {
+		t.Fatal(err)
+	}
+	spec.Out = t.TempDir()
+	runs, err := Expand(spec, &SuiteFolds{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 4 {
+		t.Fatalf("%d runs, want 4", len(runs))
+	}
+	store := &Store{Dir: spec.OutDir()}
+	sum, err := Execute(context.Background(), store, runs, &TrainRunner{Store: store}, Options{Jobs: 1, Logger: discardLogger()})
+	if err != nil || sum.Err() != nil || sum.Ran != 4 {
+		t.Fatalf("sweep: %+v, %v, %v", sum, err, sum.Err())
+	}
+	iidN := -1
+	for _, r := range runs {
+		dir := store.RunDir(r.ID())
+		b, err := os.ReadFile(filepath.Join(dir, TrainSpecFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s train.RunSpec
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		want := train.RunSpec{TrainSize: 2}
+		if r.Hyper[TrainSizeKey] == 0.5 {
+			want = train.RunSpec{TrainFraction: 0.5}
+		}
+		if s.TrainSize != want.TrainSize || s.TrainFraction != want.TrainFraction {
+			t.Errorf("%s: trained with size %d, fraction %v", r.Label(), s.TrainSize, s.TrainFraction)
+		}
+		if r.Axes() != "train_size="+fmt.Sprint(r.Hyper[TrainSizeKey]) {
+			t.Errorf("%s: axes %q", r.Label(), r.Axes())
+		}
+		res, err := ReadResult(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if iidN >= 0 && len(res.IIDCorrect) != iidN {
+			t.Errorf("%s scored %d i.i.d. test examples, another run %d", r.Label(), len(res.IIDCorrect), iidN)
+		}
+		iidN = len(res.IIDCorrect)
+	}
+	if iidN <= 0 {
+		t.Errorf("no i.i.d. test examples scored")
+	}
+}

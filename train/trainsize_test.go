@@ -1,0 +1,116 @@
+package train
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestTrainSize: a count or a fraction of n, never more than n.
+func TestTrainSize(t *testing.T) {
+	for _, tc := range []struct {
+		spec RunSpec
+		n    int
+		want int
+	}{
+		{RunSpec{}, 100, 100},
+		{RunSpec{TrainSize: 30}, 100, 30},
+		{RunSpec{TrainSize: 300}, 100, 100},
+		{RunSpec{TrainFraction: 0.25}, 100, 25},
+		{RunSpec{TrainFraction: 0.125}, 100, 13}, // 12.5 rounds half away from zero
+		{RunSpec{TrainFraction: 0.001}, 100, 1},
+		{RunSpec{TrainFraction: 1}, 100, 100},
+	} {
+		if got := tc.spec.trainSize(tc.n); got != tc.want {
+			t.Errorf("%+v of %d: %d, want %d", tc.spec, tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestSubsampleStratified: the kept examples keep the labels' shares (to
+// the largest-remainder rounding), their order, and differ between seeds.
+func TestSubsampleStratified(t *testing.T) {
+	// 60 of label 0, 30 of label 1, 10 of label 2, each example its index.
+	var xs []int
+	for i := range 100 {
+		xs = append(xs, i)
+	}
+	label := func(x int) int {
+		switch {
+		case x < 60:
+			return 0
+		case x < 90:
+			return 1
+		}
+		return 2
+	}
+	for _, tc := range []struct {
+		k    int
+		want [3]int
+	}{
+		{10, [3]int{6, 3, 1}},
+		{15, [3]int{9, 5, 1}}, // 9, 4.5, 1.5: one left, label 1 first on the tie
+		{7, [3]int{4, 2, 1}},  // 4.2, 2.1, 0.7
+		{100, [3]int{60, 30, 10}},
+	} {
+		got := subsample(xs, label, tc.k, 1)
+		var counts [3]int
+		for _, x := range got {
+			counts[label(x)]++
+		}
+		if counts != tc.want || len(got) != tc.k {
+			t.Errorf("k=%d: %d kept, labels %v, want %v", tc.k, len(got), counts, tc.want)
+		}
+		if !slices.IsSorted(got) {
+			t.Errorf("k=%d: order changed: %v", tc.k, got)
+		}
+		if again := subsample(xs, label, tc.k, 1); !slices.Equal(again, got) {
+			t.Errorf("k=%d: not deterministic", tc.k)
+		}
+	}
+	if a, b := subsample(xs, label, 10, 1), subsample(xs, label, 10, 2); slices.Equal(a, b) {
+		t.Errorf("seeds 1 and 2 keep the same examples %v", a)
+	}
+}
+
+// TestTrainSizeValidate refuses sizes that cannot be meant.
+func TestTrainSizeValidate(t *testing.T) {
+	for _, tc := range []struct {
+		spec RunSpec
+		want string
+	}{
+		{RunSpec{TrainSize: -1}, "train_size -1 must not be negative (0 means all)"},
+		{RunSpec{TrainFraction: 1.5}, "train_fraction 1.5 must be in (0, 1] (0 means all)"},
+		{RunSpec{TrainSize: 10, TrainFraction: 0.5}, "train_size 10 and train_fraction 0.5: set at most one"},
+	} {
+		if err := tc.spec.Validate(); err == nil || err.Error() != tc.want {
+			t.Errorf("%+v: %v, want %q", tc.spec, err, tc.want)
+		}
+	}
+}
+
+// TestPrepareTrainsOnTheSubsample: a run with a training size trains on
+// that many i.i.d. rows and scores the whole i.i.d. test set.
+func TestPrepareTrainsOnTheSubsample(t *testing.T) {
+	full, err := prepare(t.Context(), tinySpec(ConfigIID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		size     int
+		fraction float64
+	}{{size: 3}, {fraction: 0.5}} {
+		spec := tinySpec(ConfigIID)
+		spec.TrainSize, spec.TrainFraction = tc.size, tc.fraction
+		p, err := prepare(t.Context(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := spec.trainSize(len(full.data.IID))
+		if len(p.data.IID) != want || want >= len(full.data.IID) {
+			t.Errorf("%+v: %d i.i.d. rows of %d, want %d", tc, len(p.data.IID), len(full.data.IID), want)
+		}
+		if len(p.iidTest) != len(full.iidTest) || len(p.iidTest) == 0 {
+			t.Errorf("%+v: %d i.i.d. test examples, the full run %d", tc, len(p.iidTest), len(full.iidTest))
+		}
+	}
+}

@@ -186,24 +186,7 @@ func relAttentionBackward[T Float](a relAttention, dq, dk, dv, dPosQ, dPosK, dct
 			// ctx = use·v ⇒ dv = useᵀ·dctx, d(use) = dctx·vᵀ
 			gemmSerial(true, false, seq, a.d, seq, 1, use, seq, dctx[off:], h, 0, dv[off:], h)
 			gemmSerial(false, true, seq, seq, a.d, 1, dctx[off:], h, v[off:], h, 0, ds, seq)
-			for i := 0; i < seq; i++ {
-				dr, pr := ds[i*seq:(i+1)*seq], p[i*seq:(i+1)*seq]
-				if keep != nil {
-					kr := keep[base+i*seq:]
-					for j := range dr {
-						dr[j] *= kr[j]
-					}
-				}
-				// softmax backward with the scale folded in; a zeroed
-				// (padding) row has p = 0 and so no gradient.
-				var dot T
-				for j := range dr {
-					dot += dr[j] * pr[j]
-				}
-				for j := range dr {
-					dr[j] = pr[j] * (dr[j] - dot) * scale
-				}
-			}
+			softmaxBackwardRows(ds, p, keep, base, seq, scale)
 			// content term: s = q·kᵀ ⇒ dq = ds·k, dk = dsᵀ·q
 			gemmSerial(false, false, seq, a.d, seq, 1, ds, seq, k[off:], h, 0, dq[off:], h)
 			gemmSerial(true, false, seq, a.d, seq, 1, ds, seq, q[off:], h, 0, dk[off:], h)

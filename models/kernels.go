@@ -208,29 +208,37 @@ func attentionBackward[T Float](dq, dk, dv, dctx, probs, keep, q, k, v []T, batc
 			// ctx = use·v ⇒ dv = useᵀ·dctx, d(use) = dctx·vᵀ
 			gemmSerial(true, false, seq, d, seq, 1, use, seq, dctx[off:], h, 0, dv[off:], h)
 			gemmSerial(false, true, seq, seq, d, 1, dctx[off:], h, v[off:], h, 0, dp, seq)
-			for i := 0; i < seq; i++ {
-				dr, pr := dp[i*seq:(i+1)*seq], p[i*seq:(i+1)*seq]
-				if keep != nil {
-					kr := keep[base+i*seq:]
-					for j := range dr {
-						dr[j] *= kr[j]
-					}
-				}
-				// softmax backward, with the score scale folded in:
-				// ds = scale · p ⊙ (dp − Σ p·dp)
-				var dot T
-				for j := range dr {
-					dot += dr[j] * pr[j]
-				}
-				for j := range dr {
-					dr[j] = pr[j] * (dr[j] - dot) * scale
-				}
-			}
+			softmaxBackwardRows(dp, p, keep, base, seq, scale)
 			// scores = scale·q·kᵀ ⇒ dq = ds·k, dk = dsᵀ·q
 			gemmSerial(false, false, seq, d, seq, 1, dp, seq, k[off:], h, 0, dq[off:], h)
 			gemmSerial(true, false, seq, d, seq, 1, dp, seq, q[off:], h, 0, dk[off:], h)
 		}
 	})
+}
+
+// softmaxBackwardRows turns d(used probabilities) into d(scores) in place
+// for one head's seq×seq block of probabilities p (starting at base in the
+// batch's keep, nil for no dropout): the dropout multipliers first, then
+// softmax's backward with the score scale folded in,
+// ds = scale · p ⊙ (dp − Σ p·dp). A zeroed (fully masked) row has p = 0 and
+// so no gradient.
+func softmaxBackwardRows[T Float](dp, p, keep []T, base, seq int, scale T) {
+	for i := 0; i < seq; i++ {
+		dr, pr := dp[i*seq:(i+1)*seq], p[i*seq:(i+1)*seq]
+		if keep != nil {
+			kr := keep[base+i*seq:]
+			for j := range dr {
+				dr[j] *= kr[j]
+			}
+		}
+		var dot T
+		for j := range dr {
+			dot += dr[j] * pr[j]
+		}
+		for j := range dr {
+			dr[j] = pr[j] * (dr[j] - dot) * scale
+		}
+	}
 }
 
 // SoftmaxInPlace replaces row by its softmax (max-subtracted, summed in

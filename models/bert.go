@@ -416,6 +416,28 @@ func (m *bertEncoder) layerBackward(l int, dout []float32, b Batch, a *layerActs
 	h, f, heads := c.HiddenSize, c.IntermediateSize, c.NumAttentionHeads
 	n, L := b.Size*b.SeqLen, b.SeqLen
 	P := &m.layers[l]
+	dx, dctx := P.outputBackward(dout, a, n, h, f, pool)
+	defer pool.put(dctx)
+	dq, dk, dv := pool.get(n*h), pool.get(n*h), pool.get(n*h)
+	defer pool.put(dq, dk, dv)
+	attentionBackward(dq, dk, dv, dctx, a.probs, a.attnKeep, a.q, a.k, a.v, b.Size, L, heads, h/heads)
+	for _, s := range []struct {
+		w, b *Param
+		d    []float32
+	}{{P.qW, P.qB, dq}, {P.kW, P.kB, dk}, {P.vW, P.vB, dv}} {
+		linearBackwardAdd(dx, s.w.Grad, s.b.Grad, s.d, a.x, s.w.Value, n, h, h)
+	}
+	return dx
+}
+
+// outputBackward back-propagates dout through the part of a post-norm
+// layer after its attention — out = LN₂(dropout(FFN(y1)) + y1),
+// y1 = LN₁(dropout(ctx·Wₒ) + x) — as BERT and DeBERTa share it. It returns
+// dx, the gradient of the layer input through the first residual (a pool
+// buffer the caller returns up, to which the attention's input gradients
+// are then added), and dctx, the gradient of the attention context (a pool
+// buffer the caller puts back).
+func (P *bertLayer) outputBackward(dout []float32, a *layerActs, n, h, f int, pool *bufPool) (dx, dctx []float32) {
 	// second LayerNorm: out = LN(dropout(FFN(y1)) + y1)
 	dy1 := pool.get(n * h)
 	defer pool.put(dy1)
@@ -433,7 +455,7 @@ func (m *bertEncoder) layerBackward(l int, dout []float32, b Batch, a *layerActs
 	geluBackward(dg, dg, a.u)
 	linearBackwardAdd(dy1, P.iW.Grad, P.iB.Grad, dg, a.y1, P.iW.Value, n, h, f)
 	// first LayerNorm: y1 = LN(dropout(attention(x)) + x)
-	dx := pool.get(n * h)
+	dx = pool.get(n * h)
 	layerNormBackward(dx, P.ln1W.Grad, P.ln1B.Grad, dy1, a.xhat1, a.rstd1, P.ln1W.Value, h)
 	dres1 := dx
 	if a.hidKeep1 != nil {
@@ -442,19 +464,9 @@ func (m *bertEncoder) layerBackward(l int, dout []float32, b Batch, a *layerActs
 		copy(dres1, dx)
 		applyKeep(dres1, a.hidKeep1)
 	}
-	dctx := pool.get(n * h)
-	defer pool.put(dctx)
+	dctx = pool.get(n * h)
 	linearBackward(dctx, P.oW.Grad, P.oB.Grad, dres1, a.ctx, P.oW.Value, n, h, h)
-	dq, dk, dv := pool.get(n*h), pool.get(n*h), pool.get(n*h)
-	defer pool.put(dq, dk, dv)
-	attentionBackward(dq, dk, dv, dctx, a.probs, a.attnKeep, a.q, a.k, a.v, b.Size, L, heads, h/heads)
-	for _, s := range []struct {
-		w, b *Param
-		d    []float32
-	}{{P.qW, P.qB, dq}, {P.kW, P.kB, dk}, {P.vW, P.vB, dv}} {
-		linearBackwardAdd(dx, s.w.Grad, s.b.Grad, s.d, a.x, s.w.Value, n, h, h)
-	}
-	return dx
+	return dx, dctx
 }
 
 // sameBuffer says whether a and b start at the same element.

@@ -13,12 +13,7 @@ type debertaEncoder struct {
 	cfg                       DebertaConfig
 	word, pos, typ, proj      *Param
 	lnW, lnB, rel, relW, relB *Param
-	layers                    []debertaParams
-}
-
-// debertaParams is one layer's parameters.
-type debertaParams struct {
-	qW, qB, kW, kB, vW, vB, oW, oB, ln1W, ln1B, iW, iB, fW, fB, ln2W, ln2B *Param
+	layers                    []bertLayer // BERT's parameters under DeBERTa's names
 }
 
 func newDebertaEncoder(cfg *checkpoint.Config) (*debertaEncoder, error) {
@@ -52,12 +47,12 @@ func (m *debertaEncoder) Bind(param func(string) *Param) {
 			m.relW, m.relB = param("deberta.encoder.LayerNorm.weight"), param("deberta.encoder.LayerNorm.bias")
 		}
 	}
-	m.layers = make([]debertaParams, c.NumHiddenLayers)
+	m.layers = make([]bertLayer, c.NumHiddenLayers)
 	for l := range m.layers {
 		p := fmt.Sprintf("deberta.encoder.layer.%d.", l)
 		w := func(s string) *Param { return param(p + s + ".weight") }
 		b := func(s string) *Param { return param(p + s + ".bias") }
-		m.layers[l] = debertaParams{
+		m.layers[l] = bertLayer{
 			qW: w("attention.self.query_proj"), qB: b("attention.self.query_proj"),
 			kW: w("attention.self.key_proj"), kB: b("attention.self.key_proj"),
 			vW: w("attention.self.value_proj"), vB: b("attention.self.value_proj"),
@@ -72,15 +67,9 @@ func (m *debertaEncoder) Bind(param func(string) *Param) {
 
 // debertaLayer holds one layer's activations for the backward pass.
 type debertaLayer struct {
-	x                  []float32 // layer input
-	q, k, v, ctx       []float32
-	relIn, relKeep     []float32 // the rows of the relative embeddings in reach, as the layer saw them; their dropout multipliers
-	posQ, posK         []float32 // query_proj and key_proj of relIn
-	probs, attnKeep    []float32
-	hidKeep1, hidKeep2 []float32
-	xhat1, rstd1, y1   []float32
-	u, g               []float32
-	xhat2, rstd2       []float32
+	layerActs                // what BERT's layer keeps, and:
+	relIn, relKeep []float32 // the rows of the relative embeddings in reach, as the layer saw them; their dropout multipliers
+	posQ, posK     []float32 // query_proj and key_proj of relIn
 }
 
 // debertaPass is one forward pass of the encoder and what its backward
@@ -365,33 +354,8 @@ func (m *debertaEncoder) layerBackward(l int, dout []float32, p *debertaPass, a 
 	h, f := c.HiddenSize, c.IntermediateSize
 	n := p.b.Size * p.b.SeqLen
 	w := &m.layers[l]
-	dy1 := pool.get(n * h)
-	defer pool.put(dy1)
-	layerNormBackward(dy1, w.ln2W.Grad, w.ln2B.Grad, dout, a.xhat2, a.rstd2, w.ln2W.Value, h)
-	dres2 := dy1
-	if a.hidKeep2 != nil {
-		dres2 = pool.get(n * h)
-		defer pool.put(dres2)
-		copy(dres2, dy1)
-		applyKeep(dres2, a.hidKeep2)
-	}
-	dg := pool.get(n * f)
-	defer pool.put(dg)
-	linearBackward(dg, w.fW.Grad, w.fB.Grad, dres2, a.g, w.fW.Value, n, f, h)
-	geluBackward(dg, dg, a.u)
-	linearBackwardAdd(dy1, w.iW.Grad, w.iB.Grad, dg, a.y1, w.iW.Value, n, h, f)
-	dx := pool.get(n * h)
-	layerNormBackward(dx, w.ln1W.Grad, w.ln1B.Grad, dy1, a.xhat1, a.rstd1, w.ln1W.Value, h)
-	dres1 := dx
-	if a.hidKeep1 != nil {
-		dres1 = pool.get(n * h)
-		defer pool.put(dres1)
-		copy(dres1, dx)
-		applyKeep(dres1, a.hidKeep1)
-	}
-	dctx := pool.get(n * h)
+	dx, dctx := w.outputBackward(dout, &a.layerActs, n, h, f, pool)
 	defer pool.put(dctx)
-	linearBackward(dctx, w.oW.Grad, w.oB.Grad, dres1, a.ctx, w.oW.Value, n, h, h)
 	dq, dk, dv := pool.get(n*h), pool.get(n*h), pool.get(n*h)
 	defer pool.put(dq, dk, dv)
 	var dPosQ, dPosK, dC, dP []float32

@@ -6,13 +6,8 @@ positions, shared keys, normalised relative embeddings, no absolute
 positions or token types), dropout 0.1, ContextPooler with GELU, linear
 classifier. The graph is HuggingFace's modeling_deberta_v2.py
 (DisentangledSelfAttention, XSoftmax's masking) written out in plain
-PyTorch, since transformers is not installed here. Standalone:
-/usr/bin/python3 torch_deberta_step.py --steps 10"""
-import argparse
-import resource
-import statistics
-import time
-
+PyTorch, since transformers is not installed here. torch_step.py times it
+(one timing loop for every family's peer)."""
 import torch
 from torch import nn
 
@@ -85,36 +80,3 @@ class TinyDeberta(nn.Module):
             x = l(x, amask, rel_pos, rel_emb)
         pooled = nn.functional.gelu(self.pooler(x[:, 0]))
         return self.classifier(self.drop(pooled))
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=10)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--seq", type=int, default=64)
-    ap.add_argument("--threads", type=int, default=2)
-    a = ap.parse_args()
-    torch.set_num_threads(a.threads)
-    torch.manual_seed(1)
-    model = TinyDeberta()
-    model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.0)
-    ids = torch.tensor([[1000 + (i * 131 + j * 17) % 29000 for j in range(a.seq)] for i in range(a.batch)])
-    mask = torch.ones_like(ids, dtype=torch.bool)
-    labels = torch.tensor([i % 2 for i in range(a.batch)])
-    times = []
-    for s in range(a.steps + 1):
-        start = time.perf_counter()
-        loss = nn.functional.cross_entropy(model(ids, None, mask), labels)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        opt.zero_grad()
-        if s > 0:
-            times.append(time.perf_counter() - start)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"torch step_time={statistics.median(times):.4f} peak_rss_mb={peak:.1f}")
-
-
-if __name__ == "__main__":
-    main()

@@ -38,32 +38,18 @@ func debertaTexts(t *testing.T) []debertaText {
 	return exp.Texts
 }
 
-// debertaDir copies the fixture, without the tensors drop names.
+// debertaDir copies the fixture (its pytorch_model.bin), without the
+// tensors drop names.
 func debertaDir(t *testing.T, drop ...string) string {
-	t.Helper()
-	dst := t.TempDir()
-	for _, name := range []string{"config.json", "vocab.txt"} {
-		b, err := os.ReadFile(filepath.Join(debertaFixture, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(dst, name), b, 0o644)
-	}
-	ts, err := checkpoint.ReadPyTorch(filepath.Join(debertaFixture, "pytorch_model.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name := range ts {
-		for _, d := range drop {
-			if strings.HasPrefix(name, d) {
-				delete(ts, name)
+	return fixtureDir(t, debertaFixture, "pytorch_model.bin", func(ts checkpoint.Tensors) {
+		for name := range ts {
+			for _, d := range drop {
+				if strings.HasPrefix(name, d) {
+					delete(ts, name)
+				}
 			}
 		}
-	}
-	if err := checkpoint.WriteSafetensors(filepath.Join(dst, "model.safetensors"), ts); err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	})
 }
 
 // checkDebertaPredictions predicts the fixture's texts with m and compares

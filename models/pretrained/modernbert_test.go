@@ -2,7 +2,6 @@ package pretrained
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -14,25 +13,7 @@ import (
 // modernDir copies the tiny ModernBERT fixture (models/testdata/modernbert)
 // with its weights passed through edit.
 func modernDir(t *testing.T, edit func(checkpoint.Tensors)) string {
-	t.Helper()
-	src := filepath.Join("..", "testdata", "modernbert", "tiny")
-	dst := t.TempDir()
-	for _, name := range []string{"config.json", "vocab.txt"} {
-		b, err := os.ReadFile(filepath.Join(src, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(dst, name), b, 0o644)
-	}
-	ts, err := checkpoint.ReadSafetensors(filepath.Join(src, "model.safetensors"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	edit(ts)
-	if err := checkpoint.WriteSafetensors(filepath.Join(dst, "model.safetensors"), ts); err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return fixtureDir(t, filepath.Join("..", "testdata", "modernbert", "tiny"), "model.safetensors", edit)
 }
 
 // TestModernBERTLoads: ModernBERT loads as from_pretrained does — a bare

@@ -236,8 +236,14 @@ func TestMLMCheckpointNeedsNoAllowMissing(t *testing.T) {
 // familyDir copies a family fixture (models/testdata/families) with its
 // weights passed through edit.
 func familyDir(t *testing.T, family string, edit func(checkpoint.Tensors)) string {
+	return fixtureDir(t, filepath.Join("..", "testdata", "families", family), "model.safetensors", edit)
+}
+
+// fixtureDir copies a model fixture's config.json and vocab.txt into a
+// temporary directory, with its weights (the file named, safetensors or
+// pytorch_model.bin) passed through edit and written as model.safetensors.
+func fixtureDir(t *testing.T, src, weights string, edit func(checkpoint.Tensors)) string {
 	t.Helper()
-	src := filepath.Join("..", "testdata", "families", family)
 	dst := t.TempDir()
 	for _, name := range []string{"config.json", "vocab.txt"} {
 		b, err := os.ReadFile(filepath.Join(src, name))
@@ -246,7 +252,11 @@ func familyDir(t *testing.T, family string, edit func(checkpoint.Tensors)) strin
 		}
 		os.WriteFile(filepath.Join(dst, name), b, 0o644)
 	}
-	ts, err := checkpoint.ReadSafetensors(filepath.Join(src, "model.safetensors"))
+	read := checkpoint.ReadSafetensors
+	if filepath.Ext(weights) == ".bin" {
+		read = checkpoint.ReadPyTorch
+	}
+	ts, err := read(filepath.Join(src, weights))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -183,35 +183,22 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	default:
 		return s, fmt.Errorf("unknown model %q (want bert-tiny, wordvec or bert)", rs.Model)
 	}
-	s.MaxLength = toInt(opt("max_length", train.DefaultMaxLength))
-	suite, iid, probe := train.DefaultHyper, train.DefaultIIDHyper, train.DefaultProbeHyper
-	if task == train.TaskRead {
-		s.MaxLength = toInt(opt("max_length", train.ReadMaxLength))
-		suite, iid, probe = train.ReadDefaultHyper, train.ReadDefaultIIDHyper, train.ReadDefaultProbeHyper
-	}
+	s.MaxLength = toInt(opt("max_length", 0))
 	s.IIDLimit = rs.Budget.MaxIID
 	// max_cases bounds both the suite cases trained on and those scored,
 	// per functionality: a budget for quick runs (the quickstart), whose
 	// pass rates then come from a subsample of T_test.
 	s.SuiteLimit, s.EvalLimit = rs.Budget.MaxCases, rs.Budget.MaxCases
-	// BeLUGA's defaults (package train) unless the budget's epochs or the
-	// grid's keys say otherwise; a search replaces the suite phase's below.
-	if rs.Budget.Epochs > 0 {
-		suite.Epochs, iid.Epochs = rs.Budget.Epochs, rs.Budget.Epochs
+	// The grid's keys, then the budget's epochs, then the profile's
+	// (train.BeLUGA, FillDefaults below); a search replaces the suite
+	// phase's below. LP-FT probes for BeLUGA's 1.5 epochs whatever the grid.
+	s.Hyper.Epochs, s.IIDHyper.Epochs = rs.Budget.Epochs, rs.Budget.Epochs
+	s.Hyper = train.Hyper{Epochs: toFloat(hyper(rs, "epochs", s.Hyper.Epochs)), BatchSize: toInt(hyper(rs, "batch_size", 0)), LR: toFloat(hyper(rs, "lr", 0.0))}
+	s.IIDHyper = train.Hyper{Epochs: toFloat(hyper(rs, "iid_epochs", s.IIDHyper.Epochs)), BatchSize: toInt(hyper(rs, "iid_batch_size", 0)), LR: toFloat(hyper(rs, "iid_lr", 0.0))}
+	s.ProbeHyper = train.Hyper{Epochs: train.LPFTEpochs, BatchSize: toInt(hyper(rs, "probe_batch_size", 0)), LR: toFloat(hyper(rs, "probe_lr", 0.0))}
+	if err := s.FillDefaults(&train.BeLUGA); err != nil {
+		return s, err
 	}
-	s.Hyper = train.Hyper{Epochs: toFloat(hyper(rs, "epochs", suite.Epochs)), BatchSize: toInt(hyper(rs, "batch_size", suite.BatchSize)), LR: toFloat(hyper(rs, "lr", suite.LR))}
-	s.IIDHyper = train.Hyper{Epochs: toFloat(hyper(rs, "iid_epochs", iid.Epochs)), BatchSize: toInt(hyper(rs, "iid_batch_size", iid.BatchSize)), LR: toFloat(hyper(rs, "iid_lr", iid.LR))}
-	// LP-FT probes with BeLUGA's hard-coded LP row (set_hyperparams: batch
-	// 8, lr 1e-3 for both tasks; QQP's IID+T from scratch uses batch 16),
-	// for 1.5 epochs.
-	probeBatch, probeLR := probe.BatchSize, probe.LR
-	switch {
-	case task == "qqp" && config == train.ConfigIIDPlusT:
-		probeBatch = 16
-	case task == train.TaskRead && config == train.ConfigIIDPlusT:
-		probeLR = 5e-4 // SQuAD's LP row when not from the IID model
-	}
-	s.ProbeHyper = train.Hyper{Epochs: train.LPFTEpochs, BatchSize: toInt(hyper(rs, "probe_batch_size", probeBatch)), LR: toFloat(hyper(rs, "probe_lr", probeLR))}
 	s.Settings = train.MethodSettings{
 		L2Weight: toFloat(hyper(rs, "l2_weight", 0.0)), IRMLambda: toFloat(hyper(rs, "irm_lambda", 0.0)),
 		DROEta: toFloat(hyper(rs, "dro_eta", 0.0)), FishMetaSteps: toInt(hyper(rs, "fish_meta_steps", 0)),
@@ -295,7 +282,7 @@ var (
 		"iid_epochs": "number", "iid_batch_size": "int", "iid_lr": "number",
 		"probe_batch_size": "int", "probe_lr": "number",
 		// Method settings (train.MethodSettings; unset: BeLUGA's constants,
-		// train.BeLUGADefaults).
+		// train.BeLUGA.Methods).
 		"l2_weight": "number", "irm_lambda": "number", "dro_eta": "number", "fish_meta_steps": "int",
 		// How much of the i.i.d. training part a run trains on.
 		TrainSizeKey: "size",
@@ -482,11 +469,8 @@ func (r *TrainRunner) Run(ctx context.Context, rs RunSpec, dir string) error {
 		if rs.Method == "lp" {
 			g.LR = rs.Search.LPLR
 		}
-		best, trials, err := train.Search(ctx, s, g)
-		if err != nil {
-			return err
-		}
-		return writeJSON(filepath.Join(dir, SearchFile), SearchRecord{Grid: g, Trials: trials, Chosen: best})
+		_, _, err := Search(ctx, s, g, dir)
+		return err
 	}
 	// The resolved training spec (paths, the searched hyper-parameters) is
 	// kept beside the run's own spec.
@@ -534,4 +518,15 @@ func funcResults(r *metrics.Result) []FuncResult {
 		out = append(out, FuncResult{Name: f.Name, Class: f.Class, Type: string(f.Type), Verdicts: verdicts[f.Name].String()})
 	}
 	return out
+}
+
+// Search chooses spec's suite-phase epochs, batch size and learning rate
+// over grid on T_val (train.Search, BeLUGA's objective) and records the
+// grid, every trial and the choice in dir's SearchFile.
+func Search(ctx context.Context, spec train.RunSpec, grid train.Grid, dir string) (train.Hyper, []train.Trial, error) {
+	best, trials, err := train.Search(ctx, spec, grid)
+	if err != nil {
+		return best, trials, err
+	}
+	return best, trials, writeJSON(filepath.Join(dir, SearchFile), SearchRecord{Grid: grid, Trials: trials, Chosen: best})
 }

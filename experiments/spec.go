@@ -116,17 +116,17 @@ type SearchGrid struct {
 
 func (g *SearchGrid) fill() error {
 	if len(g.LR) == 0 {
-		g.LR = slices.Clone(train.BeLUGAGrid.LR)
+		g.LR = slices.Clone(train.BeLUGA.Classification.Search.LR)
 	}
 	if len(g.LPLR) == 0 {
-		g.LPLR = slices.Clone(train.BeLUGALPGrid.LR)
+		g.LPLR = slices.Clone(train.BeLUGA.Classification.LPSearch.LR)
 	}
 	if len(g.BatchSize) == 0 {
-		g.BatchSize = slices.Clone(train.BeLUGAGrid.BatchSize)
+		g.BatchSize = slices.Clone(train.BeLUGA.Classification.Search.BatchSize)
 		g.batchDefault = true
 	}
 	if len(g.Epochs) == 0 {
-		g.Epochs = slices.Clone(train.BeLUGAGrid.Epochs)
+		g.Epochs = slices.Clone(train.BeLUGA.Classification.Search.Epochs)
 	}
 	for _, v := range append(append(slices.Clone(g.LR), g.LPLR...), g.Epochs...) {
 		if !(v > 0) {
@@ -641,7 +641,7 @@ func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
 				r.Search = s.Search
 				if s.Search != nil && s.Search.batchDefault && taskNames[t.Name] == train.TaskRead {
 					g := *s.Search
-					g.BatchSize = slices.Clone(train.BeLUGAReadBatchSizes)
+					g.BatchSize = slices.Clone(train.BeLUGA.Span.Search.BatchSize)
 					r.Search = &g
 				}
 				for _, c := range s.Configurations {

@@ -150,7 +150,7 @@ type Defaults struct {
 	LPFrozenEval bool
 }
 
-// MethodSettings override BeLUGA's method constants (BeLUGADefaults) for
+// MethodSettings override BeLUGA's method constants (BeLUGA.Methods) for
 // one run, so that a sweep can vary them; a zero field keeps BeLUGA's
 // value. Each field names the methods that read it (SettingMethods).
 type MethodSettings struct {
@@ -184,15 +184,4 @@ func (m MethodSettings) apply(d Defaults) Defaults {
 		d.FishMetaSteps = m.FishMetaSteps
 	}
 	return d
-}
-
-// BeLUGADefaults are BeLUGA's constants (REFERENCE 1.5–1.6).
-var BeLUGADefaults = Defaults{
-	WeightDecay:   0.1,
-	Dropout:       0.3,
-	IRMLambda:     1e4,
-	IRMDummy:      losses.DummyCE,
-	DROEta:        1e-2,
-	FishMetaSteps: 5,
-	FishOuterStep: true,
 }

@@ -59,19 +59,6 @@ var readTask = &Task{Name: TaskRead, read: func(path string) ([]datasets.Example
 	return nil, fmt.Errorf("%s: SQuAD files are read as questions by the READ path, not as classification examples", path)
 }}
 
-// ReadMaxLength is BeLUGA's SQuAD feature length; its document stride is
-// 128 tokens, a third of it.
-const ReadMaxLength = 384
-
-// BeLUGA's SQuAD hyper-parameters (set_hyperparams' fallbacks and
-// iid_finetuning.py, REFERENCE 1.5): vanilla 2 epochs of batch 3 at lr 3e-5,
-// the IID baseline the same, linear probing 3 epochs of batch 3 at 1e-3.
-var (
-	ReadDefaultHyper      = Hyper{Epochs: 2, BatchSize: 3, LR: 3e-5}
-	ReadDefaultIIDHyper   = Hyper{Epochs: 2, BatchSize: 3, LR: 3e-5}
-	ReadDefaultProbeHyper = Hyper{Epochs: LPFTEpochs, BatchSize: 3, LR: 1e-3}
-)
-
 // ReadStride is the document stride of features of maxLength tokens:
 // BeLUGA's 128 at 384, a third of maxLength at other lengths.
 func ReadStride(maxLength int) int { return maxLength / 3 }
@@ -88,7 +75,7 @@ func (s *RunSpec) validateRead() error {
 		return fmt.Errorf("task %s: DomainBed's IRM splits batches by example, which span batches do not support (use irm)", TaskRead)
 	}
 	if s.MaxLength < 16 {
-		return fmt.Errorf("task %s: max_length %d leaves no room for a question and a context window (want at least 16; BeLUGA %d)", TaskRead, s.MaxLength, ReadMaxLength)
+		return fmt.Errorf("task %s: max_length %d leaves no room for a question and a context window (want at least 16; BeLUGA %d)", TaskRead, s.MaxLength, BeLUGA.Span.MaxLength)
 	}
 	return nil
 }

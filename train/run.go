@@ -666,7 +666,7 @@ func (s *RunSpec) openSuite() (*suites.Suite, *splits.Fold, error) {
 // defaults are BeLUGA's method constants with the run's settings and
 // corrections.
 func (s *RunSpec) defaults() Defaults {
-	d := s.Settings.apply(BeLUGADefaults)
+	d := s.Settings.apply(BeLUGA.Methods)
 	if s.corrected(CorrectFishOuterStep) {
 		d.FishOuterStep = false
 	}

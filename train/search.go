@@ -20,14 +20,6 @@ type Grid struct {
 	Epochs    []float64 `json:"epochs" yaml:"epochs"`
 }
 
-// BeLUGA's grids (suite_finetuning.py's Ray-Tune search, 18 trials).
-var (
-	BeLUGAGrid   = Grid{LR: []float64{2e-5, 3e-5, 5e-5}, BatchSize: []int{8, 16}, Epochs: []float64{1, 2, 3}}
-	BeLUGALPGrid = Grid{LR: []float64{1e-4, 5e-4, 1e-3}, BatchSize: []int{8, 16}, Epochs: []float64{1, 2, 3}}
-	// BeLUGAReadBatchSizes replace the grid's batch sizes for SQuAD.
-	BeLUGAReadBatchSizes = []int{2, 3}
-)
-
 // Trial is one point of a search and its validation scores.
 type Trial struct {
 	Hyper     Hyper   `json:"hyper"`

@@ -15,14 +15,14 @@ func TestMethodSettings(t *testing.T) {
 		want     func(Phase) float64
 		value    float64
 	}{
-		{"irm", MethodSettings{}, func(p Phase) float64 { return p.Update.(*IRM).Lambda }, BeLUGADefaults.IRMLambda},
+		{"irm", MethodSettings{}, func(p Phase) float64 { return p.Update.(*IRM).Lambda }, BeLUGA.Methods.IRMLambda},
 		{"irm", MethodSettings{IRMLambda: 10}, func(p Phase) float64 { return p.Update.(*IRM).Lambda }, 10},
 		{"irm", MethodSettings{IRMLambda: 100}, func(p Phase) float64 { return p.Update.(*IRM).Lambda }, 100},
 		{"dro", MethodSettings{DROEta: 0.5}, func(p Phase) float64 { return p.Update.(*GroupDRO).Eta }, 0.5},
 		{"dro-domainbed", MethodSettings{DROEta: 0.5}, func(p Phase) float64 { return p.Update.(*GroupDRO).Eta }, 0.5},
 		{"fish", MethodSettings{FishMetaSteps: 3}, func(p Phase) float64 { return float64(p.Update.(*Fish).MetaSteps) }, 3},
 		{"l2", MethodSettings{L2Weight: 0.01}, func(p Phase) float64 { return p.WeightDecay }, 0.01},
-		{"l2", MethodSettings{}, func(p Phase) float64 { return p.WeightDecay }, BeLUGADefaults.WeightDecay},
+		{"l2", MethodSettings{}, func(p Phase) float64 { return p.WeightDecay }, BeLUGA.Methods.WeightDecay},
 	}
 	for _, tc := range tests {
 		spec := RunSpec{Method: tc.method, Settings: tc.settings}

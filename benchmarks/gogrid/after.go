@@ -56,7 +56,7 @@ func tokenCacheSeconds(tk *tokenize.WordPiece, suiteInputs []suites.Input, sets 
 
 // lpCachedMethod is LP or LP-FT with the lp-frozen-eval correction.
 func lpCachedMethod(name string) (train.Method, error) {
-	d := train.BeLUGADefaults
+	d := train.BeLUGA.Methods
 	d.LPFrozenEval = true
 	return train.NewMethod(name, d)
 }

@@ -287,7 +287,7 @@ func run(dataDir, shape string, steps, evalN int, label string) error {
 		if lpCached {
 			mt, err = lpCachedMethod(method)
 		} else {
-			mt, err = train.NewMethod(method, train.BeLUGADefaults)
+			mt, err = train.NewMethod(method, train.BeLUGA.Methods)
 		}
 		if err != nil {
 			return nil, err

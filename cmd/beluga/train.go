@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/beluga-nlp/beluga/experiments"
-	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/internal/yamlpath"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/train"
@@ -56,17 +55,23 @@ eval_limit and hyper.loss are spec-only.`,
 				if err != nil {
 					return err
 				}
-				// Fields the file leaves out keep the flags' defaults.
-				fromFile := spec
+				// Fields the file leaves out keep the flags' defaults, and
+				// flags given on the command line win over the file.
+				var fromFile train.RunSpec
+				fs := pflag.NewFlagSet("spec", pflag.ContinueOnError)
+				bindTrainFlags(fs, &fromFile)
 				if err := yamlpath.Decode(b, &fromFile); err != nil {
 					return fmt.Errorf("spec %s: %w", specFile, err)
 				}
-				// Flags given on the command line win over the file.
+				var setErr error
 				cmd.Flags().Visit(func(f *pflag.Flag) {
-					if set, ok := trainFlagFields[f.Name]; ok {
-						set(&fromFile, &spec)
+					if g := fs.Lookup(f.Name); g != nil && setErr == nil {
+						setErr = copyFlag(g, f)
 					}
 				})
+				if setErr != nil {
+					return setErr
+				}
 				spec = fromFile
 			}
 			if heldOut != "" {
@@ -87,36 +92,32 @@ eval_limit and hyper.loss are spec-only.`,
 				}
 				spec.Hyper = chosen.Hyper
 			}
+			// What neither the flags nor the file set is the profile's for
+			// the task and configuration, as in beluga run.
+			if err := spec.FillDefaults(&train.BeLUGA); err != nil {
+				return err
+			}
 			spec.ProbeHyper.Epochs = train.LPFTEpochs
 			// Refuse bad flags before the run directory is touched.
 			if err := spec.Validate(); err != nil {
 				return err
 			}
+			config, _ := train.ParseConfiguration(spec.Configuration)
+			grid := train.BeLUGA.For(spec.Task, config).Grid(spec.Method)
+			if len(gridLR) > 0 {
+				grid.LR = gridLR
+			}
+			if len(gridBatch) > 0 {
+				grid.BatchSize = gridBatch
+			}
+			if len(gridEpochs) > 0 {
+				grid.Epochs = gridEpochs
+			}
 			var res *train.Result
 			err := experiments.RunOne(cmd.Context(), out, spec, func(ctx context.Context, dir string) error {
 				if search {
-					grid := train.BeLUGAGrid
-					if spec.Method == "lp" {
-						grid = train.BeLUGALPGrid
-					}
-					if spec.Task == train.TaskRead {
-						grid.BatchSize = train.BeLUGAReadBatchSizes
-					}
-					if len(gridLR) > 0 {
-						grid.LR = gridLR
-					}
-					if len(gridBatch) > 0 {
-						grid.BatchSize = gridBatch
-					}
-					if len(gridEpochs) > 0 {
-						grid.Epochs = gridEpochs
-					}
-					best, trials, err := train.Search(ctx, spec, grid)
+					best, trials, err := experiments.Search(ctx, spec, grid, dir)
 					if err != nil {
-						return err
-					}
-					rec, _ := json.MarshalIndent(map[string]any{"grid": grid, "trials": trials, "chosen": best}, "", "  ")
-					if err := atomicfile.WriteFile(filepath.Join(dir, "hp_search.json"), append(rec, '\n')); err != nil {
 						return err
 					}
 					spec.Hyper = best
@@ -156,7 +157,26 @@ eval_limit and hyper.loss are spec-only.`,
 	fl := cmd.Flags()
 	fl.StringVar(&specFile, "spec", "", "YAML run spec (fields as train.RunSpec)")
 	fl.StringVarP(&out, "out", "o", "", "run directory to write")
-	fl.StringVar(&spec.Task, "task", "sentiment", "a built-in task (sentiment, qqp; squad: READ, a span model — give --max-length 384 for BeLUGA's features) or the name of the spec's task_def")
+	bindTrainFlags(fl, &spec)
+	fl.StringVar(&heldOut, "held-out", "", "held-out fold KIND:NAME, e.g. class:Negation, type:DIR, func:reducers")
+	fl.BoolVar(&search, "search", false, "choose the suite phase's lr, batch size and epochs on T_val first (BeLUGA's grid and objective)")
+	fl.Float64SliceVar(&gridLR, "grid-lr", nil, "learning rates to search (default BeLUGA's)")
+	fl.IntSliceVar(&gridBatch, "grid-batch-size", nil, "batch sizes to search (default BeLUGA's for the task)")
+	fl.Float64SliceVar(&gridEpochs, "grid-epochs", nil, "epochs to search (default BeLUGA's)")
+	fl.StringVar(&hyperFrom, "hyper-from", "", "reuse the suite-phase hyper-parameters of this run directory (held-out runs reuse the full run's)")
+	enumFlag(cmd, "method", train.MethodNames()...)
+	enumFlag(cmd, "configuration", train.ConfigIID, train.ConfigIIDThenT, train.ConfigIIDPlusT, train.ConfigIIDThenIT, train.ConfigT)
+	enumFlag(cmd, "model-kind", "bert", "bert-tiny", "wordvec")
+	enumFlag(cmd, "correct", slices.Sorted(maps.Keys(train.Corrections))...)
+	cmd.MarkFlagRequired("out")
+	rootCmd.AddCommand(cmd)
+}
+
+// bindTrainFlags defines the flags that set fields of spec. A setting the
+// profile supplies (train.BeLUGA) defaults to zero here: FillDefaults gives
+// it the task's and configuration's value.
+func bindTrainFlags(fl *pflag.FlagSet, spec *train.RunSpec) {
+	fl.StringVar(&spec.Task, "task", "sentiment", "a built-in task (sentiment, qqp; squad: READ, a span model) or the name of the spec's task_def")
 	fl.StringVar(&spec.Suite, "suite", "", "suite (any format beluga reads)")
 	fl.StringVar(&spec.IIDTrain, "iid-train", "", "i.i.d. training set (SST-2 train.tsv)")
 	fl.StringVar(&spec.IIDDev, "iid-dev", "", "i.i.d. dev set, halved into validation and test (SST-2 dev.tsv)")
@@ -169,64 +189,41 @@ eval_limit and hyper.loss are spec-only.`,
 	fl.IntVar(&spec.Model.Hidden, "hidden", 128, "pooler width of wordvec")
 	fl.StringVar(&spec.Configuration, "configuration", train.ConfigIID, "iid, iid-t, iid+t, iid-(iid+t) or t (the suite alone)")
 	fl.StringVar(&spec.Method, "method", "vanilla", strings.Join(train.MethodNames(), ", "))
-	fl.IntVar(&spec.ProbeHyper.BatchSize, "probe-batch-size", train.DefaultProbeHyper.BatchSize, "lp-ft: batch size of the linear-probing phase (BeLUGA's sentiment value)")
-	fl.Float64Var(&spec.ProbeHyper.LR, "probe-lr", train.DefaultProbeHyper.LR, "lp-ft: learning rate of the linear-probing phase (BeLUGA's sentiment value)")
+	fl.IntVar(&spec.ProbeHyper.BatchSize, "probe-batch-size", 0, "lp-ft: batch size of the linear-probing phase "+profileDefault(func(d train.RunDefaults) any { return d.ProbeHyper.BatchSize }))
+	fl.Float64Var(&spec.ProbeHyper.LR, "probe-lr", 0, "lp-ft: learning rate of the linear-probing phase "+profileDefault(func(d train.RunDefaults) any { return d.ProbeHyper.LR }))
 	fl.StringSliceVar(&spec.Corrections, "correct", nil, "correct these BeLUGA behaviours: "+strings.Join(slices.Sorted(maps.Keys(train.Corrections)), ", "))
 	fl.IntVar(&spec.MaxSteps, "max-steps", 0, "cap each training phase at this many updates (0: none)")
 	fl.BoolVar(&spec.Model.AllowMissing, "allow-missing", false, "initialise encoder tensors the checkpoint lacks instead of refusing it")
 	fl.StringVar(&spec.FromIID, "from-iid", "", "the IID run's model directory (iid-t, iid-(iid+t))")
-	fl.StringVar(&heldOut, "held-out", "", "held-out fold KIND:NAME, e.g. class:Negation, type:DIR, func:reducers")
-	fl.Float64Var(&spec.Hyper.Epochs, "epochs", train.DefaultHyper.Epochs, "epochs of the suite phase")
-	fl.IntVar(&spec.Hyper.BatchSize, "batch-size", train.DefaultHyper.BatchSize, "batch size of the suite phase")
-	fl.Float64Var(&spec.Hyper.LR, "lr", train.DefaultHyper.LR, "learning rate of the suite phase")
-	fl.Float64Var(&spec.IIDHyper.Epochs, "iid-epochs", train.DefaultIIDHyper.Epochs, "epochs of the IID configuration")
-	fl.IntVar(&spec.IIDHyper.BatchSize, "iid-batch-size", train.DefaultIIDHyper.BatchSize, "batch size of the IID configuration")
-	fl.Float64Var(&spec.IIDHyper.LR, "iid-lr", train.DefaultIIDHyper.LR, "learning rate of the IID configuration")
-	fl.IntVar(&spec.MaxLength, "max-length", train.DefaultMaxLength, "truncate encodings to this many tokens")
+	fl.Float64Var(&spec.Hyper.Epochs, "epochs", 0, "epochs of the suite phase "+profileDefault(func(d train.RunDefaults) any { return d.Hyper.Epochs }))
+	fl.IntVar(&spec.Hyper.BatchSize, "batch-size", 0, "batch size of the suite phase "+profileDefault(func(d train.RunDefaults) any { return d.Hyper.BatchSize }))
+	fl.Float64Var(&spec.Hyper.LR, "lr", 0, "learning rate of the suite phase "+profileDefault(func(d train.RunDefaults) any { return d.Hyper.LR }))
+	fl.Float64Var(&spec.IIDHyper.Epochs, "iid-epochs", 0, "epochs of the IID configuration "+profileDefault(func(d train.RunDefaults) any { return d.IIDHyper.Epochs }))
+	fl.IntVar(&spec.IIDHyper.BatchSize, "iid-batch-size", 0, "batch size of the IID configuration "+profileDefault(func(d train.RunDefaults) any { return d.IIDHyper.BatchSize }))
+	fl.Float64Var(&spec.IIDHyper.LR, "iid-lr", 0, "learning rate of the IID configuration "+profileDefault(func(d train.RunDefaults) any { return d.IIDHyper.LR }))
+	fl.IntVar(&spec.MaxLength, "max-length", 0, "truncate encodings to this many tokens "+profileDefault(func(d train.RunDefaults) any { return d.MaxLength }))
 	fl.Uint64Var(&spec.Seed, "seed", 42, "seed of initialisation, batching and dropout")
-	fl.BoolVar(&search, "search", false, "choose the suite phase's lr, batch size and epochs on T_val first (BeLUGA's grid and objective)")
-	fl.Float64SliceVar(&gridLR, "grid-lr", nil, "learning rates to search (default BeLUGA's)")
-	fl.IntSliceVar(&gridBatch, "grid-batch-size", nil, "batch sizes to search (default BeLUGA's)")
-	fl.Float64SliceVar(&gridEpochs, "grid-epochs", nil, "epochs to search (default BeLUGA's)")
-	fl.StringVar(&hyperFrom, "hyper-from", "", "reuse the suite-phase hyper-parameters of this run directory (held-out runs reuse the full run's)")
-	enumFlag(cmd, "method", train.MethodNames()...)
-	enumFlag(cmd, "configuration", train.ConfigIID, train.ConfigIIDThenT, train.ConfigIIDPlusT, train.ConfigIIDThenIT, train.ConfigT)
-	enumFlag(cmd, "model-kind", "bert", "bert-tiny", "wordvec")
-	enumFlag(cmd, "correct", slices.Sorted(maps.Keys(train.Corrections))...)
-	cmd.MarkFlagRequired("out")
-	rootCmd.AddCommand(cmd)
 }
 
-// trainFlagFields copies the field a flag sets from src (the flags) to dst
-// (the YAML spec).
-var trainFlagFields = map[string]func(dst, src *train.RunSpec){
-	"task":             func(d, s *train.RunSpec) { d.Task = s.Task },
-	"suite":            func(d, s *train.RunSpec) { d.Suite = s.Suite },
-	"iid-train":        func(d, s *train.RunSpec) { d.IIDTrain = s.IIDTrain },
-	"iid-dev":          func(d, s *train.RunSpec) { d.IIDDev = s.IIDDev },
-	"iid-limit":        func(d, s *train.RunSpec) { d.IIDLimit = s.IIDLimit },
-	"model-kind":       func(d, s *train.RunSpec) { d.Model.Kind = s.Model.Kind },
-	"model":            func(d, s *train.RunSpec) { d.Model.Path = s.Model.Path },
-	"vocab":            func(d, s *train.RunSpec) { d.Model.Vocab = s.Model.Vocab },
-	"tokenizer":        func(d, s *train.RunSpec) { d.Model.Tokenizer = s.Model.Tokenizer },
-	"glove":            func(d, s *train.RunSpec) { d.Model.GloVe = s.Model.GloVe },
-	"hidden":           func(d, s *train.RunSpec) { d.Model.Hidden = s.Model.Hidden },
-	"configuration":    func(d, s *train.RunSpec) { d.Configuration = s.Configuration },
-	"method":           func(d, s *train.RunSpec) { d.Method = s.Method },
-	"from-iid":         func(d, s *train.RunSpec) { d.FromIID = s.FromIID },
-	"epochs":           func(d, s *train.RunSpec) { d.Hyper.Epochs = s.Hyper.Epochs },
-	"batch-size":       func(d, s *train.RunSpec) { d.Hyper.BatchSize = s.Hyper.BatchSize },
-	"lr":               func(d, s *train.RunSpec) { d.Hyper.LR = s.Hyper.LR },
-	"iid-epochs":       func(d, s *train.RunSpec) { d.IIDHyper.Epochs = s.IIDHyper.Epochs },
-	"iid-batch-size":   func(d, s *train.RunSpec) { d.IIDHyper.BatchSize = s.IIDHyper.BatchSize },
-	"iid-lr":           func(d, s *train.RunSpec) { d.IIDHyper.LR = s.IIDHyper.LR },
-	"max-length":       func(d, s *train.RunSpec) { d.MaxLength = s.MaxLength },
-	"seed":             func(d, s *train.RunSpec) { d.Seed = s.Seed },
-	"probe-batch-size": func(d, s *train.RunSpec) { d.ProbeHyper.BatchSize = s.ProbeHyper.BatchSize },
-	"probe-lr":         func(d, s *train.RunSpec) { d.ProbeHyper.LR = s.ProbeHyper.LR },
-	"correct":          func(d, s *train.RunSpec) { d.Corrections = s.Corrections },
-	"max-steps":        func(d, s *train.RunSpec) { d.MaxSteps = s.MaxSteps },
-	"allow-missing":    func(d, s *train.RunSpec) { d.Model.AllowMissing = s.Model.AllowMissing },
+// profileDefault says what a profile-supplied flag defaults to, per task
+// kind where the kinds differ.
+func profileDefault(field func(train.RunDefaults) any) string {
+	c, s := field(train.BeLUGA.Classification), field(train.BeLUGA.Span)
+	if c == s {
+		return fmt.Sprintf("(default BeLUGA's, %v)", c)
+	}
+	return fmt.Sprintf("(default BeLUGA's: %v; squad %v)", c, s)
+}
+
+// copyFlag gives dst the value src was set to on the command line.
+func copyFlag(dst, src *pflag.Flag) error {
+	if sv, ok := src.Value.(pflag.SliceValue); ok {
+		return dst.Value.(pflag.SliceValue).Replace(sv.GetSlice())
+	}
+	if err := dst.Value.Set(src.Value.String()); err != nil {
+		return fmt.Errorf("--%s: %w", src.Name, err)
+	}
+	return nil
 }
 
 func cutFold(s string) (splits.FoldKind, string, bool) {

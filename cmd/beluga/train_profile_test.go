@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/beluga-nlp/beluga/train"
+)
+
+// beluga train takes what its flags leave out from the profile for the task
+// and configuration, as beluga run does: READ's 384-token features and
+// SQuAD's hyper-parameters, QQP's LP row from the initial model. Before the
+// profile, beluga train gave every task sentiment's values.
+func TestTrainTakesTheProfilesDefaults(t *testing.T) {
+	tests := []struct {
+		task, config string
+		maxLength    int
+		hyper, probe train.Hyper
+	}{
+		{"sentiment", "iid+t", 128, train.Hyper{Epochs: 1, BatchSize: 8, LR: 2e-5}, train.Hyper{Epochs: 1.5, BatchSize: 8, LR: 1e-3}},
+		{"qqp", "iid+t", 128, train.Hyper{Epochs: 1, BatchSize: 8, LR: 2e-5}, train.Hyper{Epochs: 1.5, BatchSize: 16, LR: 1e-3}},
+		{"squad", "iid+t", 384, train.Hyper{Epochs: 2, BatchSize: 3, LR: 3e-5}, train.Hyper{Epochs: 1.5, BatchSize: 3, LR: 5e-4}},
+		{"squad", "iid-(iid+t)", 384, train.Hyper{Epochs: 2, BatchSize: 3, LR: 3e-5}, train.Hyper{Epochs: 1.5, BatchSize: 3, LR: 1e-3}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.task+" "+tc.config, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			// The suite is missing, so the run fails after recording its
+			// resolved spec.
+			args := []string{"train", "--task", tc.task, "--configuration", tc.config, "--method", "lp-ft",
+				"--suite", filepath.Join(t.TempDir(), "missing.jsonl"), "--iid-train", "train.tsv", "--iid-dev", "dev.tsv", "--out", out}
+			if tc.config != "iid+t" {
+				args = append(args, "--from-iid", t.TempDir())
+			}
+			if _, err := execute(t, args...); err == nil {
+				t.Fatal("a missing suite was not refused")
+			}
+			b, err := os.ReadFile(filepath.Join(out, "spec.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got train.RunSpec
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.MaxLength != tc.maxLength || got.Hyper != tc.hyper || got.ProbeHyper != tc.probe {
+				t.Errorf("beluga train recorded max_length %d, hyper %+v, probe %+v; want %d, %+v, %+v", got.MaxLength, got.Hyper, got.ProbeHyper, tc.maxLength, tc.hyper, tc.probe)
+			}
+			// The sweep runner resolves the same run to the same values.
+			d := train.BeLUGA.For(got.Task, got.Configuration)
+			if d.MaxLength != got.MaxLength || d.Hyper != got.Hyper || d.ProbeHyper != got.ProbeHyper {
+				t.Errorf("the profile says %d %+v %+v", d.MaxLength, d.Hyper, d.ProbeHyper)
+			}
+		})
+	}
+}

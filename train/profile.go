@@ -1,0 +1,143 @@
+package train
+
+import "github.com/beluga-nlp/beluga/losses"
+
+// A Profile is every default a run takes when its spec leaves a setting
+// out: the hyper-parameters of each phase, the feature length, the search
+// grids and the methods' constants, per task kind, with the exceptions a
+// study makes for one task in one configuration. `beluga train`, `beluga
+// run` and the sweep runner all read one profile, BeLUGA, so that a run
+// trains the same whichever way it was started.
+type Profile struct {
+	Name string
+	// Classification holds the defaults of classification tasks (sentiment,
+	// qqp and every declared task), Span those of READ.
+	Classification, Span RunDefaults
+	// Exceptions override a kind's defaults for one task in one
+	// configuration.
+	Exceptions []Exception
+	// Methods are the methods' constants (REFERENCE 1.5–1.6); a run's
+	// MethodSettings override them one by one.
+	Methods Defaults
+}
+
+// RunDefaults are the defaults of one run.
+type RunDefaults struct {
+	MaxLength int
+	// Hyper is the suite phase's when nothing is searched or given;
+	// IIDHyper the IID configuration's; ProbeHyper LP-FT's probing phase.
+	Hyper, IIDHyper, ProbeHyper Hyper
+	// Search is the grid a search tunes the suite phase over, LPSearch
+	// linear probing's.
+	Search, LPSearch Grid
+}
+
+// An Exception replaces some of a kind's defaults for one task in one
+// configuration: the fields of ProbeHyper that are not zero.
+type Exception struct {
+	Task, Configuration string
+	ProbeHyper          Hyper
+	// Why says where the study makes the exception.
+	Why string
+}
+
+// BeLUGA is BeLUGA's profile (REFERENCE 1.5–1.6): set_hyperparams'
+// fallbacks, iid_finetuning.py, suite_finetuning.py's Ray-Tune grids.
+var BeLUGA = Profile{
+	Name: "beluga",
+	Classification: RunDefaults{
+		// BeLUGA's sentiment padding length.
+		MaxLength: 128,
+		// set_hyperparams' fallback for vanilla sentiment.
+		Hyper: Hyper{Epochs: 1, BatchSize: 8, LR: 2e-5},
+		// iid_finetuning.py.
+		IIDHyper: Hyper{Epochs: 3, BatchSize: 16, LR: 2e-5},
+		// set_hyperparams' hard-coded LP row, with LP-FT's 1.5 epochs.
+		ProbeHyper: Hyper{Epochs: LPFTEpochs, BatchSize: 8, LR: 1e-3},
+		// 18 trials.
+		Search:   Grid{LR: []float64{2e-5, 3e-5, 5e-5}, BatchSize: []int{8, 16}, Epochs: []float64{1, 2, 3}},
+		LPSearch: Grid{LR: []float64{1e-4, 5e-4, 1e-3}, BatchSize: []int{8, 16}, Epochs: []float64{1, 2, 3}},
+	},
+	Span: RunDefaults{
+		// SQuAD's features (document stride 128, ReadStride).
+		MaxLength:  384,
+		Hyper:      Hyper{Epochs: 2, BatchSize: 3, LR: 3e-5},
+		IIDHyper:   Hyper{Epochs: 2, BatchSize: 3, LR: 3e-5},
+		ProbeHyper: Hyper{Epochs: LPFTEpochs, BatchSize: 3, LR: 1e-3},
+		// SQuAD's searches use batch sizes {2, 3}.
+		Search:   Grid{LR: []float64{2e-5, 3e-5, 5e-5}, BatchSize: []int{2, 3}, Epochs: []float64{1, 2, 3}},
+		LPSearch: Grid{LR: []float64{1e-4, 5e-4, 1e-3}, BatchSize: []int{2, 3}, Epochs: []float64{1, 2, 3}},
+	},
+	Exceptions: []Exception{
+		{Task: "qqp", Configuration: ConfigIIDPlusT, ProbeHyper: Hyper{BatchSize: 16},
+			Why: "set_hyperparams: QQP's LP row from the initial model"},
+		{Task: TaskRead, Configuration: ConfigIIDPlusT, ProbeHyper: Hyper{LR: 5e-4},
+			Why: "set_hyperparams: SQuAD's LP row from the initial model"},
+	},
+	Methods: Defaults{
+		WeightDecay:   0.1,
+		Dropout:       0.3,
+		IRMLambda:     1e4,
+		IRMDummy:      losses.DummyCE,
+		DROEta:        1e-2,
+		FishMetaSteps: 5,
+		FishOuterStep: true,
+	},
+}
+
+// For returns the defaults of a run of task (a built-in task's name, TaskRead
+// or a declared task's) in configuration (package train's spelling).
+func (p *Profile) For(task, configuration string) RunDefaults {
+	d := p.Classification
+	if task == TaskRead {
+		d = p.Span
+	}
+	for _, e := range p.Exceptions {
+		if e.Task == task && e.Configuration == configuration {
+			d.ProbeHyper = e.ProbeHyper.withDefaults(d.ProbeHyper)
+		}
+	}
+	return d
+}
+
+// Grid is the search grid of method: linear probing's for lp, the suite
+// phase's otherwise.
+func (d RunDefaults) Grid(method string) Grid {
+	if method == "lp" {
+		return d.LPSearch
+	}
+	return d.Search
+}
+
+// withDefaults returns h with its zero epochs, batch size and learning rate
+// taken from def; h's loss options stay.
+func (h Hyper) withDefaults(def Hyper) Hyper {
+	if h.Epochs == 0 {
+		h.Epochs = def.Epochs
+	}
+	if h.BatchSize == 0 {
+		h.BatchSize = def.BatchSize
+	}
+	if h.LR == 0 {
+		h.LR = def.LR
+	}
+	return h
+}
+
+// FillDefaults sets every setting s leaves at zero — the feature length and
+// each phase's epochs, batch size and learning rate — to p's for s's task
+// and configuration. Zero is never a valid value of any of them.
+func (s *RunSpec) FillDefaults(p *Profile) error {
+	config, err := ParseConfiguration(s.Configuration)
+	if err != nil {
+		return err
+	}
+	d := p.For(s.Task, config)
+	if s.MaxLength == 0 {
+		s.MaxLength = d.MaxLength
+	}
+	s.Hyper = s.Hyper.withDefaults(d.Hyper)
+	s.IIDHyper = s.IIDHyper.withDefaults(d.IIDHyper)
+	s.ProbeHyper = s.ProbeHyper.withDefaults(d.ProbeHyper)
+	return nil
+}

@@ -103,21 +103,22 @@ func looksLikeFile(name string) bool {
 // CheckList release suite by task name (sentiment, qqp, squad) or dataset
 // name, through the data cache.
 func ResolveSuite(ctx context.Context, cache *datasets.Cache, suite string) (string, error) {
-	if d, ok := suiteDatasets[suite]; ok {
-		if _, err := os.Stat(suite); err != nil {
-			suite = d
+	for _, t := range BuiltinTasks {
+		if suite == t.Train {
+			if _, err := os.Stat(suite); err != nil {
+				suite = t.Suite
+			}
+			break
 		}
 	}
 	return resolveData(ctx, cache, suite, "")
 }
 
-// suiteDatasets names the CheckList release suite of each task.
-var suiteDatasets = map[string]string{"sentiment": "checklist-sentiment", "qqp": "checklist-qqp", "squad": "checklist-squad"}
-
 // Spec converts a run into package train's spec.
 func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.RunSpec, error) {
 	var s train.RunSpec
-	task, ok := taskNames[rs.Task]
+	builtin, _, ok := LookupBuiltinTask(rs.Task)
+	task := builtin.Train
 	if !ok && rs.TaskDef == nil {
 		return s, fmt.Errorf("task %s: not built in (SENT, PARA, READ) and not declared", rs.Task)
 	}
@@ -140,7 +141,7 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	s.Configuration, s.Method, s.Seed = config, rs.Method, uint64(rs.Seed)
 	var err error
 	if rs.TaskDef == nil {
-		iidFiles := map[string][2]string{"sentiment": {"sst2/train.tsv", "sst2/dev.tsv"}, "qqp": {"qqp/train.tsv", "qqp/dev.tsv"}}[task]
+		iidFiles := builtin.IIDFiles
 		data := [2]string{rs.Data, rs.Data}
 		if task == train.TaskRead {
 			data, iidFiles = readData(rs.Data)

@@ -399,7 +399,7 @@ func (s *Spec) Validate() error {
 		}
 		if IsMetaScore(sc) {
 			for _, t := range s.Tasks {
-				if taskNames[t.Name] == train.TaskRead {
+				if trainTaskName(t.Name) == train.TaskRead {
 					return fmt.Errorf("field scores[%d]: %s: task %s (READ) holds out whole functionalities only (func, class, type)", i, sc, t.Name)
 				}
 			}
@@ -639,7 +639,7 @@ func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
 					runs = appendOnce(runs, seen, r)
 				}
 				r.Search = s.Search
-				if s.Search != nil && s.Search.batchDefault && taskNames[t.Name] == train.TaskRead {
+				if s.Search != nil && s.Search.batchDefault && trainTaskName(t.Name) == train.TaskRead {
 					g := *s.Search
 					g.BatchSize = slices.Clone(train.BeLUGA.Span.Search.BatchSize)
 					r.Search = &g

@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -22,9 +21,56 @@ type TaskDecl struct {
 	Dev   *datasets.FileSpec `json:"dev,omitempty"`
 }
 
-// taskNames maps an experiment's names of the built-in tasks to package
-// train's.
-var taskNames = map[string]string{"SENT": "sentiment", "sentiment": "sentiment", "PARA": "qqp", "qqp": "qqp", "READ": train.TaskRead, "squad": train.TaskRead}
+// BuiltinTask is one of BeLUGA's tasks: its names, where its i.i.d. data
+// and its CheckList suite come from.
+type BuiltinTask struct {
+	// Name is Table 3's (SENT, PARA, READ); Train is package train's
+	// (sentiment, qqp, squad). A spec may use either.
+	Name, Train string
+	// IIDFiles are the i.i.d. train and dev files inside the task's
+	// dataset (a data cache name or a directory); READ reads its own
+	// (readData).
+	IIDFiles [2]string
+	// Suite is the data cache name of the task's CheckList release suite.
+	Suite string
+}
+
+// BuiltinTasks are BeLUGA's tasks in BeLUGA's order (sentiment, QQP,
+// SQuAD): the order of Table 3's columns, Figure 1's rows and the
+// randomisation test's visits, which decides its p-values.
+var BuiltinTasks = []BuiltinTask{
+	{Name: "SENT", Train: "sentiment", IIDFiles: [2]string{"sst2/train.tsv", "sst2/dev.tsv"}, Suite: "checklist-sentiment"},
+	{Name: "PARA", Train: "qqp", IIDFiles: [2]string{"qqp/train.tsv", "qqp/dev.tsv"}, Suite: "checklist-qqp"},
+	{Name: "READ", Train: train.TaskRead, Suite: "checklist-squad"},
+}
+
+// LookupBuiltinTask returns the built-in task a spec's task name denotes,
+// in either spelling, and its rank in BeLUGA's order.
+func LookupBuiltinTask(name string) (BuiltinTask, int, bool) {
+	for i, t := range BuiltinTasks {
+		if name == t.Name || name == t.Train {
+			return t, i, true
+		}
+	}
+	return BuiltinTask{}, -1, false
+}
+
+// trainTaskName is package train's name of a built-in task, "" for
+// another.
+func trainTaskName(name string) string {
+	t, _, _ := LookupBuiltinTask(name)
+	return t.Train
+}
+
+// builtinTaskNames lists the spellings of the built-in tasks, sorted.
+func builtinTaskNames() []string {
+	var names []string
+	for _, t := range BuiltinTasks {
+		names = append(names, t.Name, t.Train)
+	}
+	slices.Sort(names)
+	return names
+}
 
 // hasIID says whether the task has i.i.d. training data: a declared task
 // when it names a training file; any other (a built-in task, or one a
@@ -42,9 +88,9 @@ func (t Task) declared() bool {
 // refuses others), or an error naming the spec field at fault (field is
 // the task's path, e.g. tasks[2]).
 func (t Task) declaration(field string) (*TaskDecl, error) {
-	if name, ok := taskNames[t.Name]; ok {
+	if b, _, ok := LookupBuiltinTask(t.Name); ok {
 		if t.declared() {
-			return nil, fmt.Errorf("field %s: task %s is built in (%s): declare a task of your own under another name", field, t.Name, name)
+			return nil, fmt.Errorf("field %s: task %s is built in (%s): declare a task of your own under another name", field, t.Name, b.Train)
 		}
 		return nil, nil
 	}
@@ -152,10 +198,10 @@ func (t Task) declaration(field string) (*TaskDecl, error) {
 // checkTrainable refuses, for TrainRunner, a task that is neither built in
 // nor declared.
 func (t Task) checkTrainable(field string) error {
-	if _, ok := taskNames[t.Name]; ok || t.declared() {
+	if _, _, ok := LookupBuiltinTask(t.Name); ok || t.declared() {
 		return nil
 	}
-	return fmt.Errorf("field %s.labels: task %q is not built in (%s): declare it with its labels", field, t.Name, strings.Join(slices.Sorted(maps.Keys(taskNames)), ", "))
+	return fmt.Errorf("field %s.labels: task %q is not built in (%s): declare it with its labels", field, t.Name, strings.Join(builtinTaskNames(), ", "))
 }
 
 // CheckSuites refuses, before any run starts, a suite its classification
@@ -173,8 +219,8 @@ func (r *TrainRunner) CheckSuites(ctx context.Context, s *Spec) error {
 		switch {
 		case decl != nil:
 			task = &decl.Task
-		case train.BuiltinTasks[taskNames[t.Name]] != nil:
-			task = train.BuiltinTasks[taskNames[t.Name]]
+		case train.BuiltinTasks[trainTaskName(t.Name)] != nil:
+			task = train.BuiltinTasks[trainTaskName(t.Name)]
 		default:
 			continue // not a classification task this check knows
 		}

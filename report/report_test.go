@@ -598,7 +598,7 @@ func TestFigureOrderSwapsQQPColumns8And11(t *testing.T) {
 	fs[7].Name = "How can I become more {synonym}?"
 	fs[10].Name = "How can I become more X != How can I become less X"
 	tab := &Table{Tasks: []string{"PARA", "SENT"}, Functionalities: map[string][]Functionality{"PARA": fs, "SENT": fs},
-		beluga: map[string]string{"PARA": "qqp", "SENT": "sa"}}
+		beluga: map[string]string{"PARA": "qqp", "SENT": "sentiment"}}
 	if got := fmt.Sprint(tab.figureOrder("PARA")); got != "[0 1 2 3 4 5 6 10 8 9 7 11]" {
 		t.Errorf("QQP order %s", got)
 	}
@@ -776,5 +776,31 @@ scores: [seen, func, "meta:group"]
 	}
 	if v := part.Rows[1].Suite["SENT"][experimentstest.MetaScore]; !math.IsNaN(v) {
 		t.Errorf("suite score %v with a fold missing", v)
+	}
+}
+
+// A task is BeLUGA's by its name alone (experiments.BuiltinTasks), never by
+// the names of its files: a declared task whose suite file says
+// "sentiment" was once ranked, and its heatmap laid out, as SENT.
+func TestBuiltinTaskByNameNotFileName(t *testing.T) {
+	tests := []struct {
+		run  experiments.RunSpec
+		task string
+		rank int
+	}{
+		{experiments.RunSpec{Task: "SENT", Data: "sst2", Suite: "sentiment"}, "sentiment", 0},
+		{experiments.RunSpec{Task: "sentiment"}, "sentiment", 0},
+		{experiments.RunSpec{Task: "PARA", Data: "qqp"}, "qqp", 1},
+		{experiments.RunSpec{Task: "squad"}, "squad", 2},
+		{experiments.RunSpec{Task: "hate", Data: "data/sst2-like.tsv", Suite: "suites/sentiment_suite.jsonl"}, "", 3},
+		{experiments.RunSpec{Task: "quora", Suite: "qqp_suite.jsonl"}, "", 3},
+	}
+	for _, tc := range tests {
+		if got := belugaTask(tc.run); got != tc.task {
+			t.Errorf("belugaTask(%s, suite %s) = %q, want %q", tc.run.Task, tc.run.Suite, got, tc.task)
+		}
+		if got := taskRank(tc.run); got != tc.rank {
+			t.Errorf("taskRank(%s, suite %s) = %d, want %d", tc.run.Task, tc.run.Suite, got, tc.rank)
+		}
 	}
 }

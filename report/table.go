@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -95,7 +94,7 @@ func (r *Row) Label() string {
 
 // Table is Table 3 with everything needed for Figure 1.
 type Table struct {
-	// Tasks in BeLUGA's order (sentiment, QQP, SQuAD; see TaskOrder), then
+	// Tasks in BeLUGA's order (sentiment, QQP, SQuAD; experiments.BuiltinTasks), then
 	// any other task in the order met.
 	Tasks []string
 	// Scores are experiments.Scores, then the metadata scores
@@ -116,7 +115,7 @@ type Table struct {
 	// Bootstrap is the kind of the intervals (Options.Bootstrap) when CI
 	// is set.
 	Bootstrap string
-	// beluga[task] is the BeLUGA task ("sa", "qqp", "squad") a task is,
+	// beluga[task] is the BeLUGA task (sentiment, qqp, squad) a task is,
 	// when it is one.
 	beluga map[string]string
 }
@@ -253,42 +252,21 @@ func FromDir(dir string, opt Options) (*Table, error) {
 	return build(store, runs, opt, metaGroups(runs))
 }
 
-// TaskOrder is BeLUGA's order of its tasks (sentiment, QQP, SQuAD): the
-// order of Table 3's columns, Figure 1's rows and the randomisation test's
-// visits, which decides its p-values.
-var TaskOrder = []string{"sa", "qqp", "squad"}
-
-// belugaTask names the BeLUGA task a run belongs to — from the task's name
-// (SENT, PARA, READ, or BeLUGA's own sa, qqp, squad), else from its data or
-// suite — or "" for another task.
+// belugaTask names the BeLUGA task a run belongs to, in package train's
+// spelling (sentiment, qqp, squad: experiments.BuiltinTasks), or "" for
+// another task.
 func belugaTask(r experiments.RunSpec) string {
-	switch strings.ToLower(r.Task) {
-	case "sent", "sa", "sst2", "sentiment":
-		return "sa"
-	case "para", "qqp":
-		return "qqp"
-	case "read", "squad":
-		return "squad"
-	}
-	for _, p := range []string{r.Data, r.Suite} {
-		b := strings.ToLower(filepath.Base(p))
-		switch {
-		case strings.Contains(b, "sst2") || strings.Contains(b, "sentiment"):
-			return "sa"
-		case strings.Contains(b, "qqp"):
-			return "qqp"
-		case strings.Contains(b, "squad"):
-			return "squad"
-		}
-	}
-	return ""
+	t, _, _ := experiments.LookupBuiltinTask(r.Task)
+	return t.Train
 }
 
+// taskRank is a run's task's place in BeLUGA's order (sentiment, QQP,
+// SQuAD), after which come other tasks.
 func taskRank(r experiments.RunSpec) int {
-	if i := slices.Index(TaskOrder, belugaTask(r)); i >= 0 {
+	if _, i, ok := experiments.LookupBuiltinTask(r.Task); ok {
 		return i
 	}
-	return len(TaskOrder)
+	return len(experiments.BuiltinTasks)
 }
 
 // sortRuns orders runs read from a directory as Expand would have listed

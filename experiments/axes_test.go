@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/beluga-nlp/beluga/train"
@@ -157,5 +158,98 @@ grid: {train_size: [2, 0.5], iid_epochs: [1], epochs: [1], batch_size: [4]}
 	}
 	if iidN <= 0 {
 		t.Errorf("no i.i.d. test examples scored")
+	}
+}
+
+// TestSweepAnyRunSpecField: a grid key may name any setting of the run spec
+// by its field path. Each value is its own run, axis and row; a method
+// setting named by its path reaches only the runs of the methods that read
+// it, as its short key does.
+func TestSweepAnyRunSpecField(t *testing.T) {
+	tiny, data := trainFixtures(t, map[string]string{"tiny_train.tsv": "train.tsv", "tiny_dev.tsv": "dev.tsv"})
+	spec, err := ParseSpec([]byte(`
+tasks: [{name: SENT, data: ` + data + `, suite: ` + filepath.Join(tiny, "tiny_suite.jsonl") + `}]
+model: {name: wordvec, options: {glove: ` + filepath.Join(tiny, "tiny_glove.txt") + `, hidden: 8, max_length: 16}}
+configurations: [IID+T]
+methods: [vanilla, irm]
+scores: [seen]
+grid: {max_length: [8, 12], method_settings.irm_lambda: [10], hyper.loss.detach_inv: [true], iid_epochs: [1], epochs: [1], batch_size: [4]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&TrainRunner{}).Check(spec); err != nil {
+		t.Fatal(err)
+	}
+	spec.Out = t.TempDir()
+	runs, err := Expand(spec, &SuiteFolds{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per max_length: the IID baseline, vanilla and IRM.
+	if len(runs) != 6 {
+		for _, r := range runs {
+			t.Log(r.ID(), r.Label())
+		}
+		t.Fatalf("%d runs, want 6", len(runs))
+	}
+	store := &Store{Dir: spec.OutDir()}
+	sum, err := Execute(context.Background(), store, runs, &TrainRunner{Store: store}, Options{Jobs: 1, Logger: discardLogger()})
+	if err != nil || sum.Err() != nil || sum.Ran != 6 {
+		t.Fatalf("sweep: %+v, %v, %v", sum, err, sum.Err())
+	}
+	ids := map[string]bool{}
+	for _, r := range runs {
+		ids[r.ID()] = true
+		b, err := os.ReadFile(filepath.Join(store.RunDir(r.ID()), TrainSpecFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s train.RunSpec
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		if want := toInt(r.Hyper["max_length"]); s.MaxLength != want {
+			t.Errorf("%s trained at max_length %d, want %d", r.Label(), s.MaxLength, want)
+		}
+		if !s.Hyper.Loss.DetachINV {
+			t.Errorf("%s: hyper.loss.detach_inv not set", r.Label())
+		}
+		wantLambda := 0.0
+		if r.Method == "irm" {
+			wantLambda = 10
+		}
+		if s.Settings.IRMLambda != wantLambda {
+			t.Errorf("%s trained with λ = %v, want %v", r.Label(), s.Settings.IRMLambda, wantLambda)
+		}
+		if !strings.Contains(r.Axes(), fmt.Sprintf("max_length=%d", s.MaxLength)) {
+			t.Errorf("%s: axes %q do not name its max_length", r.Label(), r.Axes())
+		}
+	}
+	if len(ids) != 6 {
+		t.Errorf("%d distinct run IDs, want 6", len(ids))
+	}
+}
+
+// TestFieldPathKeysAreChecked: a field path is refused, with the reason,
+// when the run spec has no such field, when another spec field sets it, or
+// when a value does not fit it.
+func TestFieldPathKeysAreChecked(t *testing.T) {
+	for _, tc := range []struct{ grid, want string }{
+		{"{hyper.lrr: [1]}", "field grid.hyper.lrr: unknown key: the run spec has no field hyper.lrr"},
+		{"{method: [irm]}", "field grid.method: unknown key: method is not a sweep axis (a spec field of its own sets it)"},
+		{"{hyper: [1]}", "field grid.hyper: unknown key: hyper is not a number or a boolean"},
+		{"{max_length: [1.5]}", "field grid.max_length[0]: 1.5 is not a whole number of at least 0"},
+		{"{hyper.loss.detach_inv: [1]}", "field grid.hyper.loss.detach_inv[0]: 1 is not true or false"},
+		{"{method_settings.dro_eta: [x]}", `field grid.method_settings.dro_eta[0]: "x" is not a number`},
+	} {
+		spec, err := ParseSpec([]byte("tasks: [{name: SENT, data: sst2, suite: sentiment}]\nmodel: {name: bert-tiny}\nconfigurations: [IID+T]\nmethods: [irm]\nscores: [seen]\ngrid: " + tc.grid + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = (&TrainRunner{}).Check(spec)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("grid %s: %v, want %q", tc.grid, err, tc.want)
+		}
 	}
 }

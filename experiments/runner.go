@@ -197,9 +197,6 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	s.Hyper = train.Hyper{Epochs: toFloat(hyper(rs, "epochs", s.Hyper.Epochs)), BatchSize: toInt(hyper(rs, "batch_size", 0)), LR: toFloat(hyper(rs, "lr", 0.0))}
 	s.IIDHyper = train.Hyper{Epochs: toFloat(hyper(rs, "iid_epochs", s.IIDHyper.Epochs)), BatchSize: toInt(hyper(rs, "iid_batch_size", 0)), LR: toFloat(hyper(rs, "iid_lr", 0.0))}
 	s.ProbeHyper = train.Hyper{Epochs: train.LPFTEpochs, BatchSize: toInt(hyper(rs, "probe_batch_size", 0)), LR: toFloat(hyper(rs, "probe_lr", 0.0))}
-	if err := s.FillDefaults(&train.BeLUGA); err != nil {
-		return s, err
-	}
 	s.Settings = train.MethodSettings{
 		L2Weight: toFloat(hyper(rs, "l2_weight", 0.0)), IRMLambda: toFloat(hyper(rs, "irm_lambda", 0.0)),
 		DROEta: toFloat(hyper(rs, "dro_eta", 0.0)), FishMetaSteps: toInt(hyper(rs, "fish_meta_steps", 0)),
@@ -221,6 +218,18 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 		}
 	}
 	s.MaxSteps = rs.Budget.MaxSteps
+	// Grid keys that name a field of the run spec by its path set it, over
+	// the budget and the model options.
+	for _, k := range slices.Sorted(maps.Keys(rs.Hyper)) {
+		if _, named := trainGrid[k]; !named {
+			if err := setFieldPath(&s, k, rs.Hyper[k]); err != nil {
+				return s, fmt.Errorf("grid key %s: %w", k, err)
+			}
+		}
+	}
+	if err := s.FillDefaults(&train.BeLUGA); err != nil {
+		return s, err
+	}
 	if kind, ok := FoldKindOf(rs.Score); ok {
 		s.HeldOut = &train.FoldSpec{Kind: kind, Name: rs.Fold}
 	}
@@ -318,7 +327,15 @@ func (r *TrainRunner) Check(s *Spec) error {
 	for k, vs := range s.Grid {
 		kind, ok := trainGrid[k]
 		if !ok {
-			return fmt.Errorf("field grid.%s: unknown key (known: %s)", k, strings.Join(slices.Sorted(maps.Keys(trainGrid)), ", "))
+			if err := fieldPathError(k); err != nil {
+				return fmt.Errorf("field grid.%s: unknown key: %w (known: %s, or a field path of the run spec such as hyper.lr or method_settings.irm_lambda)", k, err, strings.Join(slices.Sorted(maps.Keys(trainGrid)), ", "))
+			}
+			for i, v := range vs {
+				if err := checkFieldPath(k, v); err != nil {
+					return fmt.Errorf("field grid.%s[%d]: %w", k, i, err)
+				}
+			}
+			continue
 		}
 		for i, v := range vs {
 			if err := checkKind(v, kind); err != nil {

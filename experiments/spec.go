@@ -283,11 +283,12 @@ func (r RunSpec) Axes() string {
 }
 
 // IsAxis says whether grid key k makes a different model: a method setting
-// (train.SettingMethods) or the training-set size. Other grid keys (learning rates, batch sizes,
+// (train.SettingMethods), the training-set size or any field path of the
+// run spec (fieldpath.go). Other grid keys (learning rates, batch sizes,
 // epochs) and seeds are replicates of one configuration × method.
 func IsAxis(k string) bool {
 	_, ok := train.SettingMethods[k]
-	return ok || k == TrainSizeKey
+	return ok || k == TrainSizeKey || isFieldPath(k)
 }
 
 // canonicalJSON encodes v with object keys sorted at every level (Go sorts
@@ -686,7 +687,7 @@ func appendOnce(runs []RunSpec, seen map[string]bool, r RunSpec) []RunSpec {
 func methodHyper(hyper map[string]any, method string) map[string]any {
 	var out map[string]any
 	for k := range hyper {
-		if ms, ok := train.SettingMethods[k]; ok && !slices.Contains(ms, method) {
+		if ms, ok := train.SettingMethods[strings.TrimPrefix(k, "method_settings.")]; ok && !slices.Contains(ms, method) {
 			if out == nil {
 				out = maps.Clone(hyper)
 			}

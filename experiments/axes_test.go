@@ -64,7 +64,7 @@ grid: {irm_lambda: [10, 100], iid_epochs: [1], epochs: [1], batch_size: [4]}
 			}
 			continue
 		}
-		if want := toFloat(r.Hyper["irm_lambda"]); s.Settings.IRMLambda != want {
+		if want, _ := number(r.Hyper["irm_lambda"]); s.Settings.IRMLambda != want {
 			t.Errorf("%s trained with λ = %v, want %v", r.Label(), s.Settings.IRMLambda, want)
 		}
 		lambdas[s.Settings.IRMLambda] = r.ID()
@@ -209,7 +209,7 @@ grid: {max_length: [8, 12], method_settings.irm_lambda: [10], hyper.loss.detach_
 		if err := json.Unmarshal(b, &s); err != nil {
 			t.Fatal(err)
 		}
-		if want := toInt(r.Hyper["max_length"]); s.MaxLength != want {
+		if want := wholeNumber(r.Hyper["max_length"]); s.MaxLength != want {
 			t.Errorf("%s trained at max_length %d, want %d", r.Label(), s.MaxLength, want)
 		}
 		if !s.Hyper.Loss.DetachINV {
@@ -250,6 +250,19 @@ func TestFieldPathKeysAreChecked(t *testing.T) {
 		err = (&TrainRunner{}).Check(spec)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("grid %s: %v, want %q", tc.grid, err, tc.want)
+		}
+	}
+}
+
+// Every short grid key names a field of the run spec, whose kind its
+// values are checked against.
+func TestGridKeysNameRunSpecFields(t *testing.T) {
+	for key, path := range gridKeys {
+		if err := fieldPathError(path); err != nil {
+			t.Errorf("grid key %s: %s: %v", key, path, err)
+		}
+		if _, ok := gridKeyKind(key); !ok {
+			t.Errorf("grid key %s has no kind", key)
 		}
 	}
 }

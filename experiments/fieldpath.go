@@ -118,6 +118,14 @@ func setFieldPath(s *train.RunSpec, key string, value any) error {
 	return nil
 }
 
+// wholeNumber is a checked whole-number option's value (Check refuses
+// others).
+func wholeNumber(v any) int {
+	x, _ := number(v)
+	return int(x)
+}
+
+// number is a YAML or JSON number's value.
 func number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case int:

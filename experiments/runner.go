@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -178,13 +179,13 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 		if s.Model.GloVe, err = r.resolve(ctx, fmt.Sprint(opt("glove", "glove-100d-50k")), ""); err != nil {
 			return s, err
 		}
-		s.Model.Hidden = toInt(opt("hidden", 128))
+		s.Model.Hidden = wholeNumber(opt("hidden", 128))
 	case "bert":
 		s.Model.Kind, s.Model.Path = "bert", rs.Checkpoint
 	default:
 		return s, fmt.Errorf("unknown model %q (want bert-tiny, wordvec or bert)", rs.Model)
 	}
-	s.MaxLength = toInt(opt("max_length", 0))
+	s.MaxLength = wholeNumber(opt("max_length", 0))
 	s.IIDLimit = rs.Budget.MaxIID
 	// max_cases bounds both the suite cases trained on and those scored,
 	// per functionality: a budget for quick runs (the quickstart), whose
@@ -192,39 +193,19 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	s.SuiteLimit, s.EvalLimit = rs.Budget.MaxCases, rs.Budget.MaxCases
 	// The grid's keys, then the budget's epochs, then the profile's
 	// (train.BeLUGA, FillDefaults below); a search replaces the suite
-	// phase's below. LP-FT probes for BeLUGA's 1.5 epochs whatever the grid.
+	// phase's below.
 	s.Hyper.Epochs, s.IIDHyper.Epochs = rs.Budget.Epochs, rs.Budget.Epochs
-	s.Hyper = train.Hyper{Epochs: toFloat(hyper(rs, "epochs", s.Hyper.Epochs)), BatchSize: toInt(hyper(rs, "batch_size", 0)), LR: toFloat(hyper(rs, "lr", 0.0))}
-	s.IIDHyper = train.Hyper{Epochs: toFloat(hyper(rs, "iid_epochs", s.IIDHyper.Epochs)), BatchSize: toInt(hyper(rs, "iid_batch_size", 0)), LR: toFloat(hyper(rs, "iid_lr", 0.0))}
-	s.ProbeHyper = train.Hyper{Epochs: train.LPFTEpochs, BatchSize: toInt(hyper(rs, "probe_batch_size", 0)), LR: toFloat(hyper(rs, "probe_lr", 0.0))}
-	s.Settings = train.MethodSettings{
-		L2Weight: toFloat(hyper(rs, "l2_weight", 0.0)), IRMLambda: toFloat(hyper(rs, "irm_lambda", 0.0)),
-		DROEta: toFloat(hyper(rs, "dro_eta", 0.0)), FishMetaSteps: toInt(hyper(rs, "fish_meta_steps", 0)),
-	}
-	switch v := rs.Hyper[TrainSizeKey].(type) {
-	case int:
-		s.TrainSize = v
-	case float64:
-		// A count read back from JSON is a float64 too.
-		if v >= 1 {
-			s.TrainSize = int(v)
-		} else {
-			s.TrainFraction = v
-		}
-	}
 	for _, c := range rs.Corrections {
 		if _, ok := train.Corrections[c]; ok {
 			s.Corrections = append(s.Corrections, c)
 		}
 	}
 	s.MaxSteps = rs.Budget.MaxSteps
-	// Grid keys that name a field of the run spec by its path set it, over
+	// Every grid key sets the field of the run spec its path names, over
 	// the budget and the model options.
 	for _, k := range slices.Sorted(maps.Keys(rs.Hyper)) {
-		if _, named := trainGrid[k]; !named {
-			if err := setFieldPath(&s, k, rs.Hyper[k]); err != nil {
-				return s, fmt.Errorf("grid key %s: %w", k, err)
-			}
+		if err := setGridKey(&s, k, rs.Hyper[k]); err != nil {
+			return s, fmt.Errorf("grid key %s: %w", k, err)
 		}
 	}
 	if err := s.FillDefaults(&train.BeLUGA); err != nil {
@@ -280,24 +261,64 @@ func readData(data string) (from, files [2]string) {
 }
 
 // trainOptions are the model options TrainRunner reads, per model, with
-// their kinds; trainGrid the grid keys it reads.
-var (
-	trainOptions = map[string]map[string]string{
-		"bert":      {"max_length": "int"},
-		"bert-tiny": {"max_length": "int", "vocab": "string", "tokenizer": "string"},
-		"wordvec":   {"max_length": "int", "glove": "string", "hidden": "int"},
+// their kinds.
+var trainOptions = map[string]map[string]string{
+	"bert":      {"max_length": "int"},
+	"bert-tiny": {"max_length": "int", "vocab": "string", "tokenizer": "string"},
+	"wordvec":   {"max_length": "int", "glove": "string", "hidden": "int"},
+}
+
+// gridKeys are the grid's short keys, each the name of a field path of
+// train.RunSpec (fieldpath.go): BeLUGA's search keys, the i.i.d. and probing
+// phases', the method settings (unset: train.BeLUGA.Methods) and the
+// training-set size. Their values must be positive; a field path's need
+// only fit its field.
+var gridKeys = map[string]string{
+	"epochs": "hyper.epochs", "batch_size": "hyper.batch_size", "lr": "hyper.lr",
+	"iid_epochs": "iid_hyper.epochs", "iid_batch_size": "iid_hyper.batch_size", "iid_lr": "iid_hyper.lr",
+	"probe_batch_size": "probe_hyper.batch_size", "probe_lr": "probe_hyper.lr",
+	"l2_weight": "method_settings.l2_weight", "irm_lambda": "method_settings.irm_lambda",
+	"dro_eta": "method_settings.dro_eta", "fish_meta_steps": "method_settings.fish_meta_steps",
+	// A count, or a fraction in (0, 1): train_size or train_fraction.
+	TrainSizeKey: "train_size",
+}
+
+// setGridKey sets the field a grid key names to the key's value.
+func setGridKey(s *train.RunSpec, key string, v any) error {
+	if key == TrainSizeKey {
+		// A fraction; a count read back from JSON is a float64 too.
+		if f, ok := v.(float64); ok && f < 1 {
+			s.TrainFraction = f
+			return nil
+		}
 	}
-	trainGrid = map[string]string{
-		"epochs": "number", "batch_size": "int", "lr": "number",
-		"iid_epochs": "number", "iid_batch_size": "int", "iid_lr": "number",
-		"probe_batch_size": "int", "probe_lr": "number",
-		// Method settings (train.MethodSettings; unset: BeLUGA's constants,
-		// train.BeLUGA.Methods).
-		"l2_weight": "number", "irm_lambda": "number", "dro_eta": "number", "fish_meta_steps": "int",
-		// How much of the i.i.d. training part a run trains on.
-		TrainSizeKey: "size",
+	path, ok := gridKeys[key]
+	if !ok {
+		path = key
 	}
-)
+	return setFieldPath(s, path, v)
+}
+
+// gridKeyKind is the kind checkKind checks a short grid key's values
+// against: "size" for the training-set size, else its field's.
+func gridKeyKind(key string) (string, bool) {
+	path, ok := gridKeys[key]
+	switch {
+	case !ok:
+		return "", false
+	case key == TrainSizeKey:
+		return "size", true
+	}
+	f, _, err := runSpecField(reflect.ValueOf(&train.RunSpec{}).Elem(), path)
+	if err != nil {
+		// gridKeys names fields of train.RunSpec; a test holds it to that.
+		panic(fmt.Sprintf("experiments: grid key %s: %v", key, err))
+	}
+	if f.Kind() == reflect.Float64 {
+		return "number", true
+	}
+	return "int", true
+}
 
 // Check refuses, with the field's path, what TrainRunner cannot train or
 // would silently ignore: an unknown model, model option or grid key, a
@@ -325,10 +346,10 @@ func (r *TrainRunner) Check(s *Spec) error {
 		}
 	}
 	for k, vs := range s.Grid {
-		kind, ok := trainGrid[k]
+		kind, ok := gridKeyKind(k)
 		if !ok {
 			if err := fieldPathError(k); err != nil {
-				return fmt.Errorf("field grid.%s: unknown key: %w (known: %s, or a field path of the run spec such as hyper.lr or method_settings.irm_lambda)", k, err, strings.Join(slices.Sorted(maps.Keys(trainGrid)), ", "))
+				return fmt.Errorf("field grid.%s: unknown key: %w (known: %s, or a field path of the run spec such as hyper.lr or method_settings.irm_lambda)", k, err, strings.Join(slices.Sorted(maps.Keys(gridKeys)), ", "))
 			}
 			for i, v := range vs {
 				if err := checkFieldPath(k, v); err != nil {
@@ -442,37 +463,6 @@ func (r *TrainRunner) chosen(search RunSpec) (train.Hyper, error) {
 		return rec.Chosen, fmt.Errorf("%s: %w", path, err)
 	}
 	return rec.Chosen, nil
-}
-
-func hyper(rs RunSpec, key string, def any) any {
-	if v, ok := rs.Hyper[key]; ok {
-		return v
-	}
-	return def
-}
-
-func toInt(v any) int {
-	switch x := v.(type) {
-	case int:
-		return x
-	case int64:
-		return int(x)
-	case float64:
-		return int(x)
-	}
-	return 0
-}
-
-func toFloat(v any) float64 {
-	switch x := v.(type) {
-	case float64:
-		return x
-	case int:
-		return float64(x)
-	case int64:
-		return float64(x)
-	}
-	return 0
 }
 
 // Run implements Runner: package train writes its outputs under dir/train,

@@ -48,19 +48,33 @@ const (
 	ScoreSearch = "search"
 )
 
-// Configurations, Methods and Scores list the known names in Table 3's order.
+// Configurations and Scores list the known names in Table 3's order
+// (methods: train.Methods).
 var (
 	Configurations = []string{ConfigIIDT, ConfigIIDPlusT, ConfigIIDIIDPlT, ConfigT}
-	Methods        = []string{"vanilla", "l2", "dropout", "lp", "lp-ft", "irm", "dro", "fish"}
 	Scores         = []string{ScoreSeen, ScoreFunc, ScoreClass, ScoreType}
 )
 
-// MethodNames maps a method to its display name in tables and figures.
-var MethodNames = map[string]string{
-	"vanilla": "Vanilla", "l2": "L2", "dropout": "Dropout", "lp": "LP",
-	"lp-ft": "LP-FT", "irm": "IRM", "dro": "G-DRO", "fish": "Fish",
-	"irm-domainbed": "IRM (DomainBed)", "dro-domainbed": "G-DRO (DomainBed)",
+// MethodRank is a method's place in Table 3's order (train.Methods); an
+// unknown method comes last.
+func MethodRank(method string) int {
+	for i, m := range train.Methods {
+		if m.Name == method {
+			return i
+		}
+	}
+	return len(train.Methods)
 }
+
+// MethodNames maps a method to its display name in tables and figures
+// (train.Methods' Display).
+var MethodNames = func() map[string]string {
+	out := map[string]string{}
+	for _, m := range train.Methods {
+		out[m.Name] = m.Display
+	}
+	return out
+}()
 
 // Spec is an experiment: the grid of runs that one Table 3 and one Figure 1
 // are computed from. It is read from YAML.
@@ -76,7 +90,7 @@ type Spec struct {
 	Model Model `yaml:"model"`
 	// Configurations from Configurations; the IID baseline is always run.
 	Configurations []string `yaml:"configurations"`
-	// Methods from Methods.
+	// Methods from train.Methods.
 	Methods []string `yaml:"methods"`
 	// Scores from Scores; "seen" is always run because the held-out runs
 	// reuse its hyper-parameters.
@@ -374,7 +388,7 @@ func (s *Spec) Validate() error {
 		}
 	}
 	for i, m := range s.Methods {
-		if _, ok := train.Methods[m]; !ok {
+		if _, ok := train.LookupMethod(m); !ok {
 			return fmt.Errorf("field methods[%d]: unknown method %q (want one of %s)", i, m, strings.Join(train.MethodNames(), ", "))
 		}
 	}

@@ -290,7 +290,7 @@ func sortRuns(runs []experiments.RunSpec) {
 		if x, y := rank(configs, a.Configuration), rank(configs, b.Configuration); x != y {
 			return x < y
 		}
-		if x, y := rank(experiments.Methods, a.Method), rank(experiments.Methods, b.Method); x != y {
+		if x, y := experiments.MethodRank(a.Method), experiments.MethodRank(b.Method); x != y {
 			return x < y
 		}
 		return false

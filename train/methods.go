@@ -79,39 +79,71 @@ func (o onePhase) Name() string { return o.name }
 
 func (o onePhase) Phases(hp, _ Hyper) []Phase { return []Phase{{Hyper: hp, Update: o.update()}} }
 
-// Methods names the methods beluga implements: BeLUGA's eight and the
-// DomainBed forms of IRM and Group-DRO.
-var Methods = map[string]func(Defaults) Method{
-	"vanilla": func(Defaults) Method { return vanillaFamily{name: "vanilla"} },
-	"l2":      func(d Defaults) Method { return vanillaFamily{name: "l2", weightDecay: d.WeightDecay} },
-	"dropout": func(d Defaults) Method { return vanillaFamily{name: "dropout", dropout: d.Dropout} },
-	"lp":      func(d Defaults) Method { return vanillaFamily{name: "lp", frozen: true, cached: d.LPFrozenEval} },
-	"lp-ft":   func(d Defaults) Method { return lpft{cached: d.LPFrozenEval} },
-	"irm": func(d Defaults) Method {
-		return onePhase{"irm", func() Updater { return &IRM{Dummy: d.IRMDummy, Lambda: d.IRMLambda} }}
-	},
-	"dro": func(d Defaults) Method {
-		return onePhase{"dro", func() Updater { return &GroupDRO{Eta: d.DROEta} }}
-	},
-	"fish": func(d Defaults) Method {
-		return onePhase{"fish", func() Updater { return &Fish{MetaSteps: d.FishMetaSteps, OuterStep: d.FishOuterStep} }}
-	},
-	// DomainBed's forms (REFERENCE 1.6's alternatives).
-	"irm-domainbed": func(Defaults) Method {
-		return onePhase{"irm-domainbed", func() Updater {
-			return &IRM{Dummy: losses.DummyCE, Lambda: 100, DomainBed: true, AnnealSteps: 500}
-		}}
-	},
-	"dro-domainbed": func(d Defaults) Method {
-		return onePhase{"dro-domainbed", func() Updater { return &GroupDRO{Eta: d.DROEta, AllGroups: true} }}
-	},
+// MethodInfo is a method's one entry in the registry: its name as specs
+// and flags spell it, its name in tables and figures, the method settings
+// it reads, and how to build it from the profile's constants.
+type MethodInfo struct {
+	Name, Display string
+	// BeLUGA says it is one of BeLUGA's eight methods.
+	BeLUGA bool
+	// Settings are the MethodSettings fields it reads, by JSON name.
+	Settings []string
+	New      func(Defaults) Method
 }
 
-// MethodNames lists Methods in order.
+// Methods are the methods beluga implements in Table 3's order: BeLUGA's
+// eight, then the DomainBed forms of IRM and Group-DRO (REFERENCE 1.6's
+// alternatives).
+var Methods = []MethodInfo{
+	{Name: "vanilla", Display: "Vanilla", BeLUGA: true,
+		New: func(Defaults) Method { return vanillaFamily{name: "vanilla"} }},
+	{Name: "l2", Display: "L2", BeLUGA: true, Settings: []string{"l2_weight"},
+		New: func(d Defaults) Method { return vanillaFamily{name: "l2", weightDecay: d.WeightDecay} }},
+	{Name: "dropout", Display: "Dropout", BeLUGA: true,
+		New: func(d Defaults) Method { return vanillaFamily{name: "dropout", dropout: d.Dropout} }},
+	{Name: "lp", Display: "LP", BeLUGA: true,
+		New: func(d Defaults) Method { return vanillaFamily{name: "lp", frozen: true, cached: d.LPFrozenEval} }},
+	{Name: "lp-ft", Display: "LP-FT", BeLUGA: true,
+		New: func(d Defaults) Method { return lpft{cached: d.LPFrozenEval} }},
+	{Name: "irm", Display: "IRM", BeLUGA: true, Settings: []string{"irm_lambda"},
+		New: func(d Defaults) Method {
+			return onePhase{"irm", func() Updater { return &IRM{Dummy: d.IRMDummy, Lambda: d.IRMLambda} }}
+		}},
+	{Name: "dro", Display: "G-DRO", BeLUGA: true, Settings: []string{"dro_eta"},
+		New: func(d Defaults) Method {
+			return onePhase{"dro", func() Updater { return &GroupDRO{Eta: d.DROEta} }}
+		}},
+	{Name: "fish", Display: "Fish", BeLUGA: true, Settings: []string{"fish_meta_steps"},
+		New: func(d Defaults) Method {
+			return onePhase{"fish", func() Updater { return &Fish{MetaSteps: d.FishMetaSteps, OuterStep: d.FishOuterStep} }}
+		}},
+	{Name: "irm-domainbed", Display: "IRM (DomainBed)",
+		New: func(Defaults) Method {
+			return onePhase{"irm-domainbed", func() Updater {
+				return &IRM{Dummy: losses.DummyCE, Lambda: 100, DomainBed: true, AnnealSteps: 500}
+			}}
+		}},
+	{Name: "dro-domainbed", Display: "G-DRO (DomainBed)", Settings: []string{"dro_eta"},
+		New: func(d Defaults) Method {
+			return onePhase{"dro-domainbed", func() Updater { return &GroupDRO{Eta: d.DROEta, AllGroups: true} }}
+		}},
+}
+
+// LookupMethod returns the registry's entry of a method name.
+func LookupMethod(name string) (MethodInfo, bool) {
+	for _, m := range Methods {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return MethodInfo{}, false
+}
+
+// MethodNames lists the methods' names, sorted.
 func MethodNames() []string {
 	var names []string
-	for n := range Methods {
-		names = append(names, n)
+	for _, m := range Methods {
+		names = append(names, m.Name)
 	}
 	sort.Strings(names)
 	return names
@@ -119,11 +151,11 @@ func MethodNames() []string {
 
 // NewMethod returns the method called name with defaults d.
 func NewMethod(name string, d Defaults) (Method, error) {
-	mk, ok := Methods[name]
+	m, ok := LookupMethod(name)
 	if !ok {
 		return nil, fmt.Errorf("unknown method %q (known: %v)", name, MethodNames())
 	}
-	return mk(d), nil
+	return m.New(d), nil
 }
 
 // Defaults are the methods' constants.
@@ -161,13 +193,17 @@ type MethodSettings struct {
 }
 
 // SettingMethods names, per MethodSettings field (by its JSON name), the
-// methods that read it: a sweep over a setting varies only their runs.
-var SettingMethods = map[string][]string{
-	"l2_weight":       {"l2"},
-	"irm_lambda":      {"irm"},
-	"dro_eta":         {"dro", "dro-domainbed"},
-	"fish_meta_steps": {"fish"},
-}
+// methods that read it (MethodInfo.Settings): a sweep over a setting varies
+// only their runs.
+var SettingMethods = func() map[string][]string {
+	out := map[string][]string{}
+	for _, m := range Methods {
+		for _, s := range m.Settings {
+			out[s] = append(out[s], m.Name)
+		}
+	}
+	return out
+}()
 
 // apply returns d with the settings that are set.
 func (m MethodSettings) apply(d Defaults) Defaults {

@@ -59,7 +59,7 @@ func TestMethodSettingsRecorded(t *testing.T) {
 			t.Errorf("setting %s names no method", k)
 		}
 		for _, name := range SettingMethods[k] {
-			if _, ok := Methods[name]; !ok {
+			if _, ok := LookupMethod(name); !ok {
 				t.Errorf("setting %s names unknown method %s", k, name)
 			}
 		}

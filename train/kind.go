@@ -60,6 +60,16 @@ func trainRun(ctx context.Context, r kindRun, spec RunSpec) ([]CurvePoint, error
 	return Train(ctx, m, data, phases, TrainOptions{Seed: spec.Seed, MaxSteps: spec.MaxSteps, Cache: spec.Cache})
 }
 
+// trainingSuite is the part of s a run trains on: only the first
+// suiteLimit T_train cases of each functionality when suiteLimit is
+// positive, all of s otherwise.
+func trainingSuite(s *suites.Suite, suiteLimit int) *suites.Suite {
+	if suiteLimit > 0 {
+		return limitCases(s, suites.SplitTrain, suiteLimit)
+	}
+	return s
+}
+
 // scoredSuite is the part of s a run is scored on: the functionalities fold
 // scores (all without a fold), and only the first evalLimit T_test cases of
 // each when evalLimit is positive.

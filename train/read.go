@@ -189,10 +189,7 @@ func prepareRead(ctx context.Context, spec RunSpec) (*readRun, error) {
 		} else if train, err = datasets.ReadSQuAD(spec.IIDTrain); err != nil {
 			return nil, err
 		}
-		if spec.IIDLimit > 0 && spec.IIDLimit < len(train) {
-			train = train[:spec.IIDLimit]
-		}
-		train = subsample(train, func(datasets.QAExample) int { return 0 }, spec.trainSize(len(train)), spec.Seed)
+		train = trainPart(&spec, train, func(datasets.QAExample) int { return 0 })
 		// The IID baseline is iid_finetuning.py's Trainer, with token types;
 		// the suite phases' SQuAD batches have none.
 		if p.data.IID, err = SpanRows(ctx, train, p.tk, p.cfg, spec.Configuration == ConfigIID); err != nil {
@@ -203,11 +200,7 @@ func prepareRead(ctx context.Context, spec RunSpec) (*readRun, error) {
 		p.phase = vanillaFamily{name: "vanilla"}.Phases(spec.IIDHyper, Hyper{})
 		return p, nil
 	}
-	trainSuite := suite
-	if spec.SuiteLimit > 0 {
-		trainSuite = limitCases(suite, suites.SplitTrain, spec.SuiteLimit)
-	}
-	if p.data.Suite, err = BuildSpanSuiteData(ctx, trainSuite, suites.SplitTrain, p.fold, p.tk, p.cfg); err != nil {
+	if p.data.Suite, err = BuildSpanSuiteData(ctx, trainingSuite(suite, spec.SuiteLimit), suites.SplitTrain, p.fold, p.tk, p.cfg); err != nil {
 		return nil, err
 	}
 	method, err := NewMethod(spec.Method, spec.defaults())

@@ -441,16 +441,12 @@ func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	train, dev := iid.train, iid.dev
-	if spec.IIDLimit > 0 && spec.IIDLimit < len(train) {
-		train = train[:spec.IIDLimit]
-	}
-	train = subsample(train, func(x datasets.Example) int { return x.Label }, spec.trainSize(len(train)), spec.Seed)
+	train := trainPart(&spec, iid.train, func(x datasets.Example) int { return x.Label })
 	p.iidTest = iid.test
 	if p.checks, err = checkInputs(spec, p.tk, suite, p.task.Pair, iid); err != nil {
 		return nil, err
 	}
-	if p.tk, err = withTokenCache(p.tk, spec.Cache, suite, train, dev); err != nil {
+	if p.tk, err = withTokenCache(p.tk, spec.Cache, suite, train, iid.dev); err != nil {
 		return nil, err
 	}
 	if spec.Configuration != ConfigIIDThenT && spec.Configuration != ConfigT {
@@ -473,11 +469,7 @@ func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 		p.phases = vanillaFamily{name: "vanilla"}.Phases(iid, Hyper{})
 		return p, nil
 	}
-	trainSuite := suite
-	if spec.SuiteLimit > 0 {
-		trainSuite = limitCases(suite, suites.SplitTrain, spec.SuiteLimit)
-	}
-	if p.data.Suite, err = BuildSuiteData(trainSuite, suites.SplitTrain, p.fold, p.tk, p.task); err != nil {
+	if p.data.Suite, err = BuildSuiteData(trainingSuite(suite, spec.SuiteLimit), suites.SplitTrain, p.fold, p.tk, p.task); err != nil {
 		return nil, err
 	}
 	method, err := NewMethod(spec.Method, spec.defaults())

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/inputcheck"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/metrics"
@@ -52,19 +53,19 @@ import (
 // TaskRead is the reading-comprehension task's name in run specs.
 const TaskRead = "squad"
 
-// readTask stands for READ where Validate asks for a run's task: READ is
-// not a classification Task (Run hands it to runRead), but it reads
-// registered i.i.d. files (iid_train, iid_dev) as the built-in tasks do.
-var readTask = &Task{Name: TaskRead, read: func(path string) ([]datasets.Example, error) {
-	return nil, fmt.Errorf("%s: SQuAD files are read as questions by the READ path, not as classification examples", path)
-}}
-
 // ReadStride is the document stride of features of maxLength tokens:
 // BeLUGA's 128 at 384, a third of maxLength at other lengths.
 func ReadStride(maxLength int) int { return maxLength / 3 }
 
-// validateRead refuses what READ cannot train.
-func (s *RunSpec) validateRead() error {
+// spanTaskKind is the kind of READ, the span task.
+type spanTaskKind struct{}
+
+// check refuses what READ cannot train, and a declaration of READ's name: a
+// declared task is a classification task.
+func (spanTaskKind) check(s *RunSpec) error {
+	if s.TaskDef != nil {
+		return fmt.Errorf("task %q is built in: declare a task under another name", s.Task)
+	}
 	if s.Model.Kind == "wordvec" {
 		return fmt.Errorf("task %s trains a span model: model kind wordvec has no token outputs (want bert or bert-tiny)", TaskRead)
 	}
@@ -78,6 +79,23 @@ func (s *RunSpec) validateRead() error {
 		return fmt.Errorf("task %s: max_length %d leaves no room for a question and a context window (want at least 16; BeLUGA %d)", TaskRead, s.MaxLength, BeLUGA.Span.MaxLength)
 	}
 	return nil
+}
+
+// checkFold refuses folds keyed by case metadata: READ's evaluation scores
+// whole functionalities and keeps no per-case restriction.
+func (spanTaskKind) checkFold(k splits.FoldKind) error {
+	if _, ok := k.MetaColumn(); ok {
+		return fmt.Errorf("held-out fold %s: READ runs hold out whole functionalities only (func, class, type)", k)
+	}
+	return nil
+}
+
+func (spanTaskKind) prepare(ctx context.Context, spec RunSpec) (kindRun, error) {
+	p, err := prepareRead(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // readRun is a READ run ready to train.
@@ -94,49 +112,36 @@ type readRun struct {
 	test  []datasets.QAExample // the i.i.d. test half
 }
 
-// runRead is Run for TaskRead.
-func runRead(ctx context.Context, spec RunSpec, outDir string, start time.Time) (*Result, error) {
-	p, err := prepareRead(ctx, spec)
-	if err != nil {
-		return nil, err
-	}
-	curve, err := Train(ctx, p.model, p.data, p.phase, TrainOptions{Seed: spec.Seed, MaxSteps: spec.MaxSteps})
-	if werr := writeCurve(filepath.Join(outDir, "curve.jsonl"), curve); werr != nil && err == nil {
-		err = werr
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := p.save(filepath.Join(outDir, "model")); err != nil {
-		return nil, err
-	}
+func (p *readRun) batches() (models.Classifier, Data, []Phase) { return p.model, p.data, p.phase }
+
+// inputChecks is nil: the input checks cover classification rows, and a
+// READ run checks none of its questions and contexts.
+func (p *readRun) inputChecks() *inputcheck.Report { return nil }
+
+func (p *readRun) saveModel(dir string) error { return p.save(dir) }
+
+// evaluate scores the i.i.d. test half by SQuAD's exact match, BeLUGA's
+// i.i.d. score, with F1 beside it, and the suite by CheckList's SQuAD
+// expectations.
+func (p *readRun) evaluate(ctx context.Context, evalLimit int, outDir string) (*Result, error) {
 	em, f1, correct, err := evalSQuAD(ctx, p, filepath.Join(outDir, "iid_predictions.json"))
 	if err != nil {
 		return nil, err
 	}
-	scored := p.suite
-	if p.fold != nil {
-		scored = subsetSuite(scored, p.fold.Scored)
-	}
-	if spec.EvalLimit > 0 {
-		scored = dropOtherSplits(limitCases(scored, suites.SplitTest, spec.EvalLimit), suites.SplitTest)
-	}
-	sr, err := evalSpanSuite(ctx, p, scored, outDir)
+	sr, err := evalSpanSuite(ctx, p, scoredSuite(p.suite, p.fold, evalLimit), outDir)
 	if err != nil {
 		return nil, err
 	}
-	// The i.i.d. score is the exact match, BeLUGA's; F1 is recorded beside it.
-	out := &Result{IIDScore: &em, IIDMetrics: map[string]float64{"exact_match": em, "f1": f1},
-		Steps: len(curve), Curve: curve, Seconds: time.Since(start).Seconds(), IIDCorrect: correct, Suite: sr}
-	if sr.Score != nil {
-		s := *sr.Score / 100
-		g := metrics.HarmonicMean(em, s)
-		out.SuiteScore, out.G = &s, &g
+	return &Result{IIDScore: &em, IIDMetrics: map[string]float64{"exact_match": em, "f1": f1}, IIDCorrect: correct, Suite: sr}, nil
+}
+
+// objective scores the model on T_val's span data (spanObjective).
+func (p *readRun) objective(ctx context.Context, seed uint64) (Trial, error) {
+	val, err := BuildSpanSuiteData(ctx, p.suite, suites.SplitValidation, nil, p.tk, p.cfg)
+	if err != nil {
+		return Trial{}, err
 	}
-	if err := writeJSON(filepath.Join(outDir, "metrics.json"), out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return spanObjective(p.model, val, p.cfg.MaxLength, seed)
 }
 
 // prepareRead loads the suite, the fold, the starting span model and the
@@ -171,10 +176,7 @@ func prepareRead(ctx context.Context, spec RunSpec) (*readRun, error) {
 		} else if train, err = datasets.ReadSQuAD(spec.IIDTrain); err != nil {
 			return nil, err
 		}
-		if spec.IIDLimit > 0 && spec.IIDLimit < len(train) {
-			train = train[:spec.IIDLimit]
-		}
-		train = subsample(train, func(datasets.QAExample) int { return 0 }, spec.trainSize(len(train)), spec.Seed)
+		train = trainPart(&spec, train, func(datasets.QAExample) int { return 0 })
 		// The IID baseline is iid_finetuning.py's Trainer, with token types;
 		// the suite phases' SQuAD batches have none.
 		if p.data.IID, err = SpanRows(ctx, train, p.tk, p.cfg, spec.Configuration == ConfigIID); err != nil {
@@ -185,11 +187,7 @@ func prepareRead(ctx context.Context, spec RunSpec) (*readRun, error) {
 		p.phase = vanillaFamily{name: "vanilla"}.Phases(spec.IIDHyper, Hyper{})
 		return p, nil
 	}
-	trainSuite := suite
-	if spec.SuiteLimit > 0 {
-		trainSuite = limitCases(suite, suites.SplitTrain, spec.SuiteLimit)
-	}
-	if p.data.Suite, err = BuildSpanSuiteData(ctx, trainSuite, suites.SplitTrain, p.fold, p.tk, p.cfg); err != nil {
+	if p.data.Suite, err = BuildSpanSuiteData(ctx, trainingSuite(suite, spec.SuiteLimit), suites.SplitTrain, p.fold, p.tk, p.cfg); err != nil {
 		return nil, err
 	}
 	method, err := NewMethod(spec.Method, spec.defaults())
@@ -437,4 +435,84 @@ func evalSpanSuite(ctx context.Context, p *readRun, s *suites.Suite, outDir stri
 		return nil, err
 	}
 	return scoreSuite(s, preds, outDir)
+}
+
+// spanObjective scores a span model on validation data as BeLUGA's
+// compute_metrics does for SQuAD (REFERENCE 1.4): the MFT start and end
+// token accuracies and their mean, and for INV the share of cases whose
+// aligned start (and end) argmax is the original's, one perturbation drawn
+// per case; the objective is mft_mean_acc + inv_mean_pass.
+func spanObjective(m *models.SpanBERT, val *SuiteData, length int, seed uint64) (Trial, error) {
+	var t Trial
+	rng := rand.New(rand.NewPCG(seed, 0x0b1))
+	infer := func(encs []models.Encoding) ([]models.SpanLogits, error) {
+		var out []models.SpanLogits
+		for lo := 0; lo < len(encs); lo += 32 {
+			l, err := m.InferSpans(padBatch(encs[lo:min(lo+32, len(encs))], length))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, l)
+		}
+		return out, nil
+	}
+	// row returns the start and end logits of input i of encs's batches.
+	row := func(ls []models.SpanLogits, i int) ([]float32, []float32) { return ls[i/32].Row(i % 32) }
+	if len(val.MFT) > 0 {
+		encs := make([]models.Encoding, len(val.MFT))
+		for i, r := range val.MFT {
+			encs[i] = r.Enc
+		}
+		ls, err := infer(encs)
+		if err != nil {
+			return t, err
+		}
+		start, end := 0, 0
+		for i, r := range val.MFT {
+			s, e := row(ls, i)
+			if argmax(s) == r.Span[0] {
+				start++
+			}
+			if argmax(e) == r.Span[1] {
+				end++
+			}
+		}
+		n := float64(len(val.MFT))
+		t.MFTAcc = (float64(start)/n + float64(end)/n) / 2
+	}
+	if len(val.INV) > 0 {
+		encs := make([]models.Encoding, 0, 2*len(val.INV))
+		picked := make([]int, len(val.INV))
+		for i, p := range val.INV {
+			picked[i] = rng.IntN(len(p.Perts))
+			encs = append(encs, p.Orig, p.Perts[picked[i]])
+		}
+		ls, err := infer(encs)
+		if err != nil {
+			return t, err
+		}
+		gather := func(z []float32, at []int) []float32 {
+			out := make([]float32, len(at))
+			for k, j := range at {
+				out[k] = z[j]
+			}
+			return out
+		}
+		start, end := 0, 0
+		for i, p := range val.INV {
+			a := p.Aligns[picked[i]]
+			os, oe := row(ls, 2*i)
+			ps, pe := row(ls, 2*i+1)
+			if argmax(gather(ps, a.Pert)) == argmax(gather(os, a.Orig)) {
+				start++
+			}
+			if argmax(gather(pe, a.Pert)) == argmax(gather(oe, a.Orig)) {
+				end++
+			}
+		}
+		n := float64(len(val.INV))
+		t.INVPass = (float64(start)/n + float64(end)/n) / 2
+	}
+	t.Objective = t.MFTAcc + t.INVPass
+	return t, nil
 }

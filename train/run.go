@@ -220,21 +220,10 @@ func (s *RunSpec) Validate() error {
 	if s.Model.Tokenizer != "" && s.Model.Kind != "bert-tiny" {
 		return fmt.Errorf("model.tokenizer is for kind bert-tiny, not %q (a checkpoint brings its own tokenizer)", s.Model.Kind)
 	}
-	task, err := s.task()
-	if err != nil {
+	if err := s.kind().check(s); err != nil {
 		return err
 	}
-	if s.Task == TaskRead {
-		if err := s.validateRead(); err != nil {
-			return err
-		}
-	}
 	needTrain := s.Configuration != ConfigIIDThenT && s.Configuration != ConfigT
-	if task.read == nil || s.TaskDef != nil {
-		if s.IIDTrain != "" || s.IIDDev != "" {
-			return fmt.Errorf("task %s: declared tasks read i.i.d. data from iid_train_file and iid_dev_file (with their columns), not iid_train/iid_dev", task.Name)
-		}
-	}
 	if needTrain && s.IIDTrain == "" && s.IIDTrainFile == nil {
 		return fmt.Errorf("configuration %s trains on i.i.d. data: set iid_train (or iid_train_file)", s.Configuration)
 	}
@@ -302,13 +291,10 @@ func (s *RunSpec) validateIIDFiles() error {
 	return nil
 }
 
-// task returns the run's task: its declaration, else the built-in task
-// of its name.
+// task returns a classification run's task: its declaration, else the
+// built-in task of its name.
 func (s *RunSpec) task() (*Task, error) {
 	if s.TaskDef == nil {
-		if s.Task == TaskRead {
-			return readTask, nil
-		}
 		return LookupTask(s.Task)
 	}
 	if s.TaskDef.Name != s.Task {
@@ -338,84 +324,30 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, err
 	}
-	if spec.Task == TaskRead {
-		return runRead(ctx, spec, outDir, start)
-	}
-	p, err := prepare(ctx, spec)
+	r, err := spec.kind().prepare(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
-	if err := writeInputChecks(outDir, p.checks); err != nil {
+	if err := writeInputChecks(outDir, r.inputChecks()); err != nil {
 		return nil, err
 	}
-	curve, err := Train(ctx, p.model, p.data, p.phases, TrainOptions{Seed: spec.Seed, MaxSteps: spec.MaxSteps, Cache: spec.Cache})
+	curve, err := trainRun(ctx, r, spec)
 	if werr := writeCurve(filepath.Join(outDir, "curve.jsonl"), curve); werr != nil && err == nil {
 		err = werr
 	}
 	if err != nil {
 		return nil, err
 	}
-	m, tk, save, suite, fold, iidTest := p.model, p.tk, p.save, p.suite, p.fold, p.iidTest
-	if err := save(filepath.Join(outDir, "model")); err != nil {
+	if err := r.saveModel(filepath.Join(outDir, "model")); err != nil {
 		return nil, err
 	}
-	eval, ok := m.(predict.Model)
-	if !ok {
-		return nil, fmt.Errorf("the model cannot run inference")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	out := &Result{Steps: len(curve), Curve: curve, Labels: p.task.Labels}
-	if iidTest != nil {
-		scores, preds, err := evalIID(ctx, eval, tk, p.task, iidTest, outDir)
-		if err != nil {
-			return nil, err
-		}
-		acc := scores["accuracy"]
-		out.IIDScore, out.IIDMetrics, out.IIDPredicted = &acc, scores, preds
-		out.IIDGold = make([]int, len(iidTest))
-		out.IIDCorrect = make([]bool, len(iidTest))
-		for i, e := range iidTest {
-			out.IIDGold[i], out.IIDCorrect[i] = e.Label, preds[i] == e.Label
-		}
-	}
-	scored := suite
-	if fold != nil {
-		scored = subsetSuite(suite, fold.Scored)
-	}
-	if spec.EvalLimit > 0 {
-		scored = limitCases(scored, suites.SplitTest, spec.EvalLimit)
-		scored = dropOtherSplits(scored, suites.SplitTest)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	sr, constant, err := evalSuite(ctx, eval, tk, p.task, scored, outDir)
+	out, err := r.evaluate(ctx, spec.EvalLimit, outDir)
 	if err != nil {
 		return nil, err
 	}
-	if fold != nil && fold.ByMeta() {
-		// The fold's functionalities keep their other values' cases, which
-		// other folds answer for.
-		holds := map[string]map[int]bool{}
-		for _, f := range scored.Functionalities {
-			holds[f.Name] = map[int]bool{}
-			for _, c := range f.Cases {
-				holds[f.Name][c.ID] = fold.HoldsOut(f, c)
-			}
-		}
-		sr.Restrict(func(f string, id int) bool { return holds[f][id] })
-		if err := sr.WriteJSON(filepath.Join(outDir, "results.json")); err != nil {
-			return nil, err
-		}
-		if err := sr.WriteCases(filepath.Join(outDir, "cases.jsonl")); err != nil {
-			return nil, err
-		}
-	}
-	out.Seconds, out.Suite, out.Constant = time.Since(start).Seconds(), sr, constant
-	if sr.Score != nil {
-		s := *sr.Score / 100
+	out.Steps, out.Curve, out.Seconds = len(curve), curve, time.Since(start).Seconds()
+	if out.Suite.Score != nil {
+		s := *out.Suite.Score / 100
 		out.SuiteScore = &s
 		if out.IIDScore != nil {
 			g := metrics.HarmonicMean(*out.IIDScore, s)
@@ -436,8 +368,38 @@ func writeJSON(path string, v any) error {
 	})
 }
 
-// prepared is a run ready to train.
-type prepared struct {
+// classTaskKind is the kind of classification tasks (Task).
+type classTaskKind struct{}
+
+// check refuses a task that does not resolve, and registered i.i.d. files
+// (iid_train, iid_dev) for a declared task, which has no reader for them.
+func (classTaskKind) check(s *RunSpec) error {
+	task, err := s.task()
+	if err != nil {
+		return err
+	}
+	if task.read == nil || s.TaskDef != nil {
+		if s.IIDTrain != "" || s.IIDDev != "" {
+			return fmt.Errorf("task %s: declared tasks read i.i.d. data from iid_train_file and iid_dev_file (with their columns), not iid_train/iid_dev", task.Name)
+		}
+	}
+	return nil
+}
+
+// checkFold accepts every fold: a fold keyed by case metadata restricts the
+// verdicts to the cases it holds out (evaluate).
+func (classTaskKind) checkFold(splits.FoldKind) error { return nil }
+
+func (classTaskKind) prepare(ctx context.Context, spec RunSpec) (kindRun, error) {
+	p, err := prepare(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// classRun is a classification run ready to train.
+type classRun struct {
 	model   models.Model
 	tk      predict.Tokenizer
 	save    func(dir string) error
@@ -452,12 +414,12 @@ type prepared struct {
 
 // prepare loads the suite (assigning BeLUGA's split if it has none), the
 // held-out fold, the starting model and the configuration's training data.
-func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
+func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 	suite, fold, err := spec.openSuite()
 	if err != nil {
 		return nil, err
 	}
-	p := &prepared{suite: suite, fold: fold}
+	p := &classRun{suite: suite, fold: fold}
 	if p.task, err = spec.task(); err != nil {
 		return nil, err
 	}
@@ -479,16 +441,12 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	train, dev := iid.train, iid.dev
-	if spec.IIDLimit > 0 && spec.IIDLimit < len(train) {
-		train = train[:spec.IIDLimit]
-	}
-	train = subsample(train, func(x datasets.Example) int { return x.Label }, spec.trainSize(len(train)), spec.Seed)
+	train := trainPart(&spec, iid.train, func(x datasets.Example) int { return x.Label })
 	p.iidTest = iid.test
 	if p.checks, err = checkInputs(spec, p.tk, suite, p.task.Pair, iid); err != nil {
 		return nil, err
 	}
-	if p.tk, err = withTokenCache(p.tk, spec.Cache, suite, train, dev); err != nil {
+	if p.tk, err = withTokenCache(p.tk, spec.Cache, suite, train, iid.dev); err != nil {
 		return nil, err
 	}
 	if spec.Configuration != ConfigIIDThenT && spec.Configuration != ConfigT {
@@ -511,11 +469,7 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 		p.phases = vanillaFamily{name: "vanilla"}.Phases(iid, Hyper{})
 		return p, nil
 	}
-	trainSuite := suite
-	if spec.SuiteLimit > 0 {
-		trainSuite = limitCases(suite, suites.SplitTrain, spec.SuiteLimit)
-	}
-	if p.data.Suite, err = BuildSuiteData(trainSuite, suites.SplitTrain, p.fold, p.tk, p.task); err != nil {
+	if p.data.Suite, err = BuildSuiteData(trainingSuite(suite, spec.SuiteLimit), suites.SplitTrain, p.fold, p.tk, p.task); err != nil {
 		return nil, err
 	}
 	method, err := NewMethod(spec.Method, spec.defaults())
@@ -531,9 +485,81 @@ func prepare(ctx context.Context, spec RunSpec) (*prepared, error) {
 	return p, nil
 }
 
+func (p *classRun) batches() (models.Classifier, Data, []Phase) { return p.model, p.data, p.phases }
+
+func (p *classRun) inputChecks() *inputcheck.Report { return p.checks }
+
+func (p *classRun) saveModel(dir string) error { return p.save(dir) }
+
+// evaluate scores the i.i.d. test set (when the run has one) by the task's
+// metrics, accuracy its score, and the suite with the task's predictions;
+// a fold keyed by case metadata keeps the verdicts of the cases it holds
+// out.
+func (p *classRun) evaluate(ctx context.Context, evalLimit int, outDir string) (*Result, error) {
+	eval, ok := p.model.(predict.Model)
+	if !ok {
+		return nil, fmt.Errorf("the model cannot run inference")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := &Result{Labels: p.task.Labels}
+	if p.iidTest != nil {
+		scores, preds, err := evalIID(ctx, eval, p.tk, p.task, p.iidTest, outDir)
+		if err != nil {
+			return nil, err
+		}
+		acc := scores["accuracy"]
+		out.IIDScore, out.IIDMetrics, out.IIDPredicted = &acc, scores, preds
+		out.IIDGold = make([]int, len(p.iidTest))
+		out.IIDCorrect = make([]bool, len(p.iidTest))
+		for i, e := range p.iidTest {
+			out.IIDGold[i], out.IIDCorrect[i] = e.Label, preds[i] == e.Label
+		}
+	}
+	scored := scoredSuite(p.suite, p.fold, evalLimit)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sr, constant, err := evalSuite(ctx, eval, p.tk, p.task, scored, outDir)
+	if err != nil {
+		return nil, err
+	}
+	if p.fold != nil && p.fold.ByMeta() {
+		// The fold's functionalities keep their other values' cases, which
+		// other folds answer for.
+		holds := map[string]map[int]bool{}
+		for _, f := range scored.Functionalities {
+			holds[f.Name] = map[int]bool{}
+			for _, c := range f.Cases {
+				holds[f.Name][c.ID] = p.fold.HoldsOut(f, c)
+			}
+		}
+		sr.Restrict(func(f string, id int) bool { return holds[f][id] })
+		if err := sr.WriteJSON(filepath.Join(outDir, "results.json")); err != nil {
+			return nil, err
+		}
+		if err := sr.WriteCases(filepath.Join(outDir, "cases.jsonl")); err != nil {
+			return nil, err
+		}
+	}
+	out.Suite, out.Constant = sr, constant
+	return out, nil
+}
+
+// objective scores the model on T_val's suite data with the task's form
+// of BeLUGA's objective (objective).
+func (p *classRun) objective(_ context.Context, seed uint64) (Trial, error) {
+	val, err := BuildSuiteData(p.suite, suites.SplitValidation, nil, p.tk, p.task)
+	if err != nil {
+		return Trial{}, err
+	}
+	return objective(p.model, val, seed, p.task.searchObjective)
+}
+
 // classWeights resolves the task's class weights for the run's training
 // rows (nil: unweighted).
-func (p *prepared) classWeights() (*[]float64, error) {
+func (p *classRun) classWeights() (*[]float64, error) {
 	if p.task.ClassWeights == nil {
 		return nil, nil
 	}
@@ -652,8 +678,8 @@ func (s *RunSpec) openSuite() (*suites.Suite, *splits.Fold, error) {
 	if s.HeldOut == nil {
 		return suite, nil, nil
 	}
-	if _, ok := s.HeldOut.Kind.MetaColumn(); ok && s.Task == TaskRead {
-		return nil, nil, fmt.Errorf("held-out fold %s: READ runs hold out whole functionalities only (func, class, type)", s.HeldOut.Kind)
+	if err := s.kind().checkFold(s.HeldOut.Kind); err != nil {
+		return nil, nil, err
 	}
 	for _, f := range splits.Folds(suite, s.HeldOut.Kind, splits.DefaultFoldOptions) {
 		if f.Name == s.HeldOut.Name {

@@ -10,7 +10,6 @@ import (
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/models"
-	"github.com/beluga-nlp/beluga/suites"
 )
 
 // Grid is a hyper-parameter grid: a search trains once per combination.
@@ -52,11 +51,7 @@ func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error
 				if err := s.Validate(); err != nil {
 					return Hyper{}, trials, err
 				}
-				run := trial
-				if s.Task == TaskRead {
-					run = readTrial
-				}
-				t, err := run(ctx, s)
+				t, err := trial(ctx, s)
 				if err != nil {
 					return Hyper{}, trials, fmt.Errorf("trial lr %g, batch %d, epochs %g: %w", lr, bs, ep, err)
 				}
@@ -74,21 +69,17 @@ func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error
 	return trials[best].Hyper, trials, nil
 }
 
-// trial trains one search trial of a classification task and scores it on
+// trial trains one search trial, of either task kind, and scores it on
 // T_val.
 func trial(ctx context.Context, s RunSpec) (Trial, error) {
-	p, err := prepare(ctx, s)
+	r, err := s.kind().prepare(ctx, s)
 	if err != nil {
 		return Trial{}, err
 	}
-	if _, err := Train(ctx, p.model, p.data, p.phases, TrainOptions{Seed: s.Seed, MaxSteps: s.MaxSteps, Cache: s.Cache}); err != nil {
+	if _, err := trainRun(ctx, r, s); err != nil {
 		return Trial{}, err
 	}
-	val, err := BuildSuiteData(p.suite, suites.SplitValidation, nil, p.tk, p.task)
-	if err != nil {
-		return Trial{}, err
-	}
-	return objective(p.model, val, s.Seed, p.task.searchObjective)
+	return r.objective(ctx, s.Seed)
 }
 
 // objective scores m on validation data as BeLUGA's compute_metrics does:

@@ -20,6 +20,15 @@ func (s *RunSpec) trainSize(n int) int {
 	return min(k, n)
 }
 
+// trainPart is the part of a run's i.i.d. training examples it trains on:
+// the first IIDLimit when set, subsampled to trainSize by label.
+func trainPart[T any](s *RunSpec, xs []T, label func(T) int) []T {
+	if s.IIDLimit > 0 && s.IIDLimit < len(xs) {
+		xs = xs[:s.IIDLimit]
+	}
+	return subsample(xs, label, s.trainSize(len(xs)), s.Seed)
+}
+
 // subsample keeps k of xs, drawn with seed and stratified by label: each
 // label keeps its share of k (largest remainders get the rounding), drawn
 // uniformly without replacement from its examples; the kept examples stay

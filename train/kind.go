@@ -1,0 +1,84 @@
+package train
+
+import (
+	"context"
+
+	"github.com/beluga-nlp/beluga/inputcheck"
+	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/splits"
+	"github.com/beluga-nlp/beluga/suites"
+)
+
+// A taskKind is what runs of one kind of task do differently: classification
+// (a Task: one class per input, a sequence classifier; classTaskKind) or
+// span prediction (READ: an answer span per question, a span model;
+// spanTaskKind). Validate, Run and Search go through a spec's kind
+// (RunSpec.kind), so both kinds share one run path and one search.
+type taskKind interface {
+	// check refuses, for Validate, what the kind cannot train.
+	check(s *RunSpec) error
+	// checkFold refuses a held-out fold the kind cannot score.
+	checkFold(k splits.FoldKind) error
+	// prepare loads the suite, its held-out fold, the starting model and the
+	// configuration's training data.
+	prepare(ctx context.Context, spec RunSpec) (kindRun, error)
+}
+
+// A kindRun is a run of some kind ready to train.
+type kindRun interface {
+	// batches is what training draws from: the model, its rows and the
+	// phases of the run's method.
+	batches() (models.Classifier, Data, []Phase)
+	// inputChecks is what the checks of the run's inputs found (nil: the
+	// kind checks none), written before anything trains.
+	inputChecks() *inputcheck.Report
+	// saveModel writes the model, with its tokenizer's files, into dir.
+	saveModel(dir string) error
+	// evaluate scores the trained model on the i.i.d. test set and on the
+	// T_test cases of the functionalities it is scored on (the first
+	// evalLimit of each, when positive), writing the predictions and
+	// verdicts into outDir. It fills the Result's i.i.d. fields and Suite;
+	// Run adds the rest.
+	evaluate(ctx context.Context, evalLimit int, outDir string) (*Result, error)
+	// objective scores the trained model on T_val with the kind's BeLUGA
+	// search objective (REFERENCE 1.4).
+	objective(ctx context.Context, seed uint64) (Trial, error)
+}
+
+// kind is the spec's task kind: span prediction for READ, classification
+// for every other task.
+func (s *RunSpec) kind() taskKind {
+	if s.Task == TaskRead {
+		return spanTaskKind{}
+	}
+	return classTaskKind{}
+}
+
+// trainRun trains a prepared run as the spec says.
+func trainRun(ctx context.Context, r kindRun, spec RunSpec) ([]CurvePoint, error) {
+	m, data, phases := r.batches()
+	return Train(ctx, m, data, phases, TrainOptions{Seed: spec.Seed, MaxSteps: spec.MaxSteps, Cache: spec.Cache})
+}
+
+// trainingSuite is the part of s a run trains on: only the first
+// suiteLimit T_train cases of each functionality when suiteLimit is
+// positive, all of s otherwise.
+func trainingSuite(s *suites.Suite, suiteLimit int) *suites.Suite {
+	if suiteLimit > 0 {
+		return limitCases(s, suites.SplitTrain, suiteLimit)
+	}
+	return s
+}
+
+// scoredSuite is the part of s a run is scored on: the functionalities fold
+// scores (all without a fold), and only the first evalLimit T_test cases of
+// each when evalLimit is positive.
+func scoredSuite(s *suites.Suite, fold *splits.Fold, evalLimit int) *suites.Suite {
+	if fold != nil {
+		s = subsetSuite(s, fold.Scored)
+	}
+	if evalLimit > 0 {
+		s = dropOtherSplits(limitCases(s, suites.SplitTest, evalLimit), suites.SplitTest)
+	}
+	return s
+}

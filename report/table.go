@@ -44,7 +44,8 @@ type Row struct {
 	Suite, G, PG map[string]map[string]float64
 	SuiteCI      map[string]map[string]metrics.Interval
 	// Groups[task][score][group] is the suite score of a metadata score's
-	// held-out group, scored by the model that did not see it.
+	// held-out group, scored by the model that did not see it (the
+	// baseline's suite score of the score stands in for its own).
 	Groups map[string]map[string]map[string]float64
 	// PassRates[task][score][k] is the pass rate of functionality k of the
 	// task (NaN when filtered or not run); PFunc and QFunc are its p-value

@@ -57,8 +57,7 @@ func (t *Table) addBaselines(runs []experiments.RunSpec, results []*experiments.
 		}
 	}
 	for _, m := range methods {
-		row := newRow(rowKey{ConfigBaseline, m, ""})
-		row.Reference = true
+		row := &Row{Configuration: ConfigBaseline, Method: m, Reference: true}
 		d := &rowData{iid: map[string]map[string][]bool{}, hits: map[string]map[string]map[string][][]byte{}}
 		for _, task := range t.Tasks {
 			d.iid[task] = map[string][]bool{}

@@ -46,7 +46,7 @@
 // functionalities and then the cases within each drawn one
 // (BootstrapHierarchical), or over cases within each functionality only
 // (BootstrapCases); i.i.d. examples are resampled by themselves in both.
-// Row.PassRateSpread and WriteSpreadCSV give each functionality's pass-rate
+// Cell.Spread and WriteSpreadCSV give each functionality's pass-rate
 // spread over seeds and the functionalities that swing. Per
 // functionality, McNemar's exact test against the baseline with
 // Benjamini–Hochberg q-values within each task and score

@@ -49,14 +49,13 @@ func (c cellFlags) add(task string, k rowKey, score string, r experiments.RunSpe
 	}
 }
 
-// fillFlags sets each row's Flags: a column's cell carries the flags of the
-// runs its value comes from — the i.i.d. score the constant-predictor flags
-// of the runs scored on i.i.d. data, a G or suite score every flag of the
-// score's runs and the i.i.d. runs' constant-predictor flags, Avg those of
-// its G cells.
+// fillFlags sets the flags of each row's cells: a cell carries the flags of
+// the runs its value comes from — the i.i.d. score the constant-predictor
+// flags of the runs scored on i.i.d. data, a G or suite score (and its
+// held-out groups) every flag of the score's runs and the i.i.d. runs'
+// constant-predictor flags, Avg those of its G cells.
 func (t *Table) fillFlags(c cellFlags) {
 	for _, row := range t.Rows {
-		row.Flags = map[string]map[string][]RunFlag{}
 		k := row.key()
 		var avg []RunFlag
 		for _, task := range t.Tasks {
@@ -71,7 +70,7 @@ func (t *Table) fillFlags(c cellFlags) {
 					iid = append(iid, f)
 				}
 			}
-			row.Flags[task] = map[string][]RunFlag{experiments.ScoreIID: iid}
+			row.cell(iidKey(task)).Flags = iid
 			for _, score := range t.Scores {
 				src := score
 				if k.config == experiments.ConfigIID {
@@ -81,13 +80,19 @@ func (t *Table) fillFlags(c cellFlags) {
 				if t.hasIID(task) {
 					fs = appendNew(fs, iid...)
 				}
-				row.Flags[task][score] = fs
-				if t.hasIID(task) && !math.IsNaN(row.G[task][score]) {
+				row.cell(suiteKey(task, score, "")).Flags = fs
+				row.cell(gKey(task, score)).Flags = fs
+				for _, g := range t.Groups[task][score] {
+					if gc := row.cells[suiteKey(task, score, g)]; gc != nil {
+						gc.Flags = fs
+					}
+				}
+				if t.hasIID(task) && !math.IsNaN(row.Cell(gKey(task, score)).Value) {
 					avg = appendNew(avg, fs...)
 				}
 			}
 		}
-		row.AvgFlags = avg
+		row.cell(avgKey).Flags = avg
 	}
 }
 
@@ -116,10 +121,11 @@ func marks(fs []RunFlag) string {
 // behind a shown cell with what was seen. None when no cell is flagged.
 func (t *Table) Footnotes() []string {
 	var all []RunFlag
+	cols := t.Columns()
 	for _, row := range t.Rows {
-		for _, c := range t.Columns() {
-			if !math.IsNaN(c.Value(row)) {
-				all = appendNew(all, c.Flags(row)...)
+		for _, c := range cols {
+			if cell := c.Cell(row); !math.IsNaN(cell.Value) {
+				all = appendNew(all, cell.Flags...)
 			}
 		}
 	}
@@ -163,10 +169,11 @@ func (t *Table) Footnotes() []string {
 func (t *Table) flagsCSV(r *Row) string {
 	var parts []string
 	for _, c := range t.Columns() {
-		if math.IsNaN(c.Value(r)) {
+		cell := c.Cell(r)
+		if math.IsNaN(cell.Value) {
 			continue
 		}
-		for _, f := range c.Flags(r) {
+		for _, f := range cell.Flags {
 			parts = append(parts, fmt.Sprintf("%s: %s (%s)", c.Header, f.Kind, f.Run))
 		}
 	}

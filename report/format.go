@@ -14,33 +14,38 @@ import (
 	"github.com/beluga-nlp/beluga/splits"
 )
 
-// Column is one numeric column of Table 3.
+// Column is one numeric column of Table 3: the cell at Key of every row.
 type Column struct {
 	// Header is the column's name, e.g. "IID SENT" or "G_seen SENT" or "Avg".
 	Header string
-	// Value and P return a row's value and p-value against the baseline
-	// over test cases and examples.
-	Value func(*Row) float64
-	P     func(*Row) float64
-	// Reps returns the row's value per replicate, PSeeds the p-value of the
-	// paired t-test over replicates against the baseline, CI the bootstrap
-	// interval.
-	Reps   func(*Row) map[string]float64
-	PSeeds func(*Row) float64
-	CI     func(*Row) metrics.Interval
-	// Flags returns the sanity flags of the runs behind a row's value.
-	Flags func(*Row) []RunFlag
+	Key    CellKey
 }
 
+// Cell returns a row's cell in the column.
+func (c Column) Cell(r *Row) Cell { return r.Cell(c.Key) }
+
+// Value returns a row's value in the column.
+func (c Column) Value(r *Row) float64 { return r.Cell(c.Key).Value }
+
+// P returns the p-value of a row's value against the baseline over test
+// cases and examples.
+func (c Column) P(r *Row) float64 { return r.Cell(c.Key).P }
+
+// Reps returns a row's value per replicate.
+func (c Column) Reps(r *Row) map[string]float64 { return r.Cell(c.Key).Reps }
+
+// PSeeds returns the p-value of the paired t-test of a row's value over
+// replicates against the baseline.
+func (c Column) PSeeds(r *Row) float64 { return r.Cell(c.Key).PSeeds }
+
+// CI returns the bootstrap interval of a row's value.
+func (c Column) CI(r *Row) metrics.Interval { return r.Cell(c.Key).CI }
+
+// Flags returns the sanity flags of the runs behind a row's value.
+func (c Column) Flags(r *Row) []RunFlag { return r.Cell(c.Key).Flags }
+
 // SE is the standard error of a row's value over replicates (NaN for one).
-func (c Column) SE(r *Row) float64 {
-	var xs []float64
-	for _, v := range c.Reps(r) {
-		xs = append(xs, v)
-	}
-	_, se := metrics.MeanSE(xs)
-	return se
-}
+func (c Column) SE(r *Row) float64 { return r.Cell(c.Key).SE() }
 
 var scoreTitles = map[string]string{"seen": "Seen", "func": "Func", "class": "Class", "type": "Type"}
 
@@ -67,27 +72,8 @@ func scoreTitle(score string) string {
 // as the suite scores of tasks without i.i.d. data).
 func (t *Table) groupColumns(task, score string) []Column {
 	var cols []Column
-	nan := func(*Row) float64 { return math.NaN() }
 	for _, g := range t.Groups[task][score] {
-		cols = append(cols, Column{
-			Header: "T_" + scoreName(score) + "=" + g + " " + task,
-			Value: func(r *Row) float64 {
-				if v, ok := r.Groups[task][score][g]; ok {
-					return v
-				}
-				if r.Configuration == experiments.ConfigIID {
-					// The baseline never saw the suite: its suite score
-					// stands in, as for every score.
-					return r.Suite[task][score]
-				}
-				return math.NaN()
-			},
-			P:      nan,
-			Reps:   func(*Row) map[string]float64 { return nil },
-			PSeeds: nan,
-			CI:     func(*Row) metrics.Interval { return noInterval },
-			Flags:  func(r *Row) []RunFlag { return r.Flags[task][score] },
-		})
+		cols = append(cols, Column{Header: "T_" + scoreName(score) + "=" + g + " " + task, Key: suiteKey(task, score, g)})
 	}
 	return cols
 }
@@ -100,7 +86,6 @@ func (t *Table) groupColumns(task, score string) []Column {
 // has G.
 func (t *Table) Columns() []Column {
 	var cols []Column
-	nan := func(*Row) float64 { return math.NaN() }
 	anyIID := false
 	shown := t.figureScores() // the scores some run has
 	for _, task := range t.Tasks {
@@ -108,15 +93,7 @@ func (t *Table) Columns() []Column {
 			continue
 		}
 		anyIID = true
-		cols = append(cols, Column{
-			Header: "IID " + task,
-			Value:  func(r *Row) float64 { return r.IID[task] },
-			P:      func(r *Row) float64 { return r.PIID[task] },
-			Reps:   func(r *Row) map[string]float64 { return r.IIDRep[task] },
-			PSeeds: func(r *Row) float64 { return r.PSeedIID[task] },
-			CI:     func(r *Row) metrics.Interval { return ci(r.IIDCI[task]) },
-			Flags:  func(r *Row) []RunFlag { return r.Flags[task][experiments.ScoreIID] },
-		})
+		cols = append(cols, Column{Header: "IID " + task, Key: iidKey(task)})
 	}
 	for _, task := range t.Tasks {
 		for _, score := range t.Scores {
@@ -124,59 +101,28 @@ func (t *Table) Columns() []Column {
 				if !slices.Contains(shown, score) {
 					continue // no run has it: HateCheck, all MFT, has no type fold
 				}
-				cols = append(cols, Column{
-					Header: "T_" + scoreName(score) + " " + task,
-					Value:  func(r *Row) float64 { return r.Suite[task][score] },
-					P:      nan,
-					Reps:   func(*Row) map[string]float64 { return nil },
-					PSeeds: nan,
-					CI:     func(r *Row) metrics.Interval { return ci(r.SuiteCI[task][score]) },
-					Flags:  func(r *Row) []RunFlag { return r.Flags[task][score] },
-				})
+				cols = append(cols, Column{Header: "T_" + scoreName(score) + " " + task, Key: suiteKey(task, score, "")})
 				cols = append(cols, t.groupColumns(task, score)...)
 				continue
 			}
-			cols = append(cols, Column{
-				Header: "G_" + scoreName(score) + " " + task,
-				Value:  func(r *Row) float64 { return r.G[task][score] },
-				P:      func(r *Row) float64 { return r.PG[task][score] },
-				Reps:   func(r *Row) map[string]float64 { return r.GRep[task][score] },
-				PSeeds: func(r *Row) float64 { return r.PSeedG[task][score] },
-				CI:     func(r *Row) metrics.Interval { return ci(r.GCI[task][score]) },
-				Flags:  func(r *Row) []RunFlag { return r.Flags[task][score] },
-			})
+			cols = append(cols, Column{Header: "G_" + scoreName(score) + " " + task, Key: gKey(task, score)})
 			cols = append(cols, t.groupColumns(task, score)...)
 		}
 	}
 	if !anyIID {
 		return cols
 	}
-	cols = append(cols, Column{Header: "Avg",
-		Value:  func(r *Row) float64 { return r.Avg },
-		P:      func(r *Row) float64 { return r.PAvg },
-		Reps:   func(r *Row) map[string]float64 { return r.AvgRep },
-		PSeeds: func(r *Row) float64 { return r.PSeedAvg },
-		CI:     func(r *Row) metrics.Interval { return r.AvgCI },
-		Flags:  func(r *Row) []RunFlag { return r.AvgFlags }})
-	return cols
+	return append(cols, Column{Header: "Avg", Key: avgKey})
 }
 
 // hasIID says whether any row has an i.i.d. score for task.
 func (t *Table) hasIID(task string) bool {
 	for _, r := range t.Rows {
-		if !math.IsNaN(r.IID[task]) {
+		if !math.IsNaN(r.Cell(iidKey(task)).Value) {
 			return true
 		}
 	}
 	return false
-}
-
-// ci returns iv, or NaNs for an interval never computed.
-func ci(iv metrics.Interval) metrics.Interval {
-	if iv == (metrics.Interval{}) {
-		return noInterval
-	}
-	return iv
 }
 
 // seeds reports whether the table shows mean ± SE over several replicates.
@@ -191,8 +137,9 @@ func (t *Table) best(cols []Column) []float64 {
 		best[j] = math.NaN()
 		tied := false
 		for _, r := range t.Rows {
-			v := c.Value(r)
-			if math.IsNaN(v) || len(c.Flags(r)) > 0 || r.Reference {
+			cell := c.Cell(r)
+			v := cell.Value
+			if math.IsNaN(v) || len(cell.Flags) > 0 || r.Reference {
 				continue
 			}
 			switch {
@@ -211,9 +158,10 @@ func (t *Table) best(cols []Column) []float64 {
 	return best
 }
 
-// isBest says whether v is column j's bold value.
-func isBest(best []float64, j int, v float64) bool {
-	return !math.IsNaN(best[j]) && num(v) == num(best[j])
+// bold says whether a row's cell in column j is set in bold: the column's
+// best, the cell without sanity flags, the row not a computed reference.
+func bold(best []float64, j int, r *Row, c Cell) bool {
+	return !math.IsNaN(best[j]) && num(c.Value) == num(best[j]) && len(c.Flags) == 0 && !r.Reference
 }
 
 func num(v float64) string {
@@ -245,24 +193,23 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	for _, r := range t.Rows {
 		fmt.Fprintf(&b, "| %s | %s |", r.Configuration, r.methodLabel())
 		for j, c := range cols {
-			v := c.Value(r)
-			s := num(v)
+			cell := c.Cell(r)
+			s := num(cell.Value)
 			if s == "" {
 				s = "–"
-			} else if isBest(best, j, v) && len(c.Flags(r)) == 0 && !r.Reference {
+			} else if bold(best, j, r, cell) {
 				s = "**" + s + "**"
 			}
 			if s != "–" {
-				s += marks(c.Flags(r))
+				s += marks(cell.Flags)
 			}
 			if s != "–" && t.seeds() {
-				s += " ± " + dash(num(c.SE(r)))
+				s += " ± " + dash(num(cell.SE()))
 			}
 			if s != "–" && t.CI > 0 {
-				iv := c.CI(r)
-				s += " [" + dash(num(iv.Lo)) + ", " + dash(num(iv.Hi)) + "]"
+				s += " [" + dash(num(cell.CI.Lo)) + ", " + dash(num(cell.CI.Hi)) + "]"
 			}
-			switch mark(v, c.Value(t.Rows[0]), c.P(r)) {
+			switch t.mark(c, cell) {
 			case 1:
 				s += " ↑"
 			case -1:
@@ -287,12 +234,13 @@ func dash(s string) string {
 	return s
 }
 
-// mark is +1 for significantly at or above the baseline, −1 below, else 0.
-func mark(v, base, p float64) int {
-	if math.IsNaN(v) || math.IsNaN(p) || p >= Significance {
+// mark is +1 for a cell of column c significantly at or above the
+// baseline's, −1 below, else 0.
+func (t *Table) mark(c Column, cell Cell) int {
+	if math.IsNaN(cell.Value) || math.IsNaN(cell.P) || cell.P >= Significance {
 		return 0
 	}
-	if v >= base {
+	if cell.Value >= c.Value(t.Rows[0]) {
 		return 1
 	}
 	return -1
@@ -362,29 +310,29 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 		}
 		b.WriteString(config + " & " + latexEscape(r.methodLabel()))
 		for j, c := range cols {
-			v := c.Value(r)
-			s := num(v)
+			cell := c.Cell(r)
+			s := num(cell.Value)
 			if s == "" {
 				b.WriteString(" & --")
 				continue
 			}
-			if isBest(best, j, v) && len(c.Flags(r)) == 0 && !r.Reference {
+			if bold(best, j, r, cell) {
 				s = "\\textbf{" + s + "}"
 			}
-			if m := marks(c.Flags(r)); m != "" {
+			if m := marks(cell.Flags); m != "" {
 				s += "$^{" + latexMarks.Replace(m) + "}$"
 			}
 			if t.seeds() {
-				if se := num(c.SE(r)); se != "" {
+				if se := num(cell.SE()); se != "" {
 					s += "\\,{\\scriptsize$\\pm$" + se + "}"
 				}
 			}
 			if t.CI > 0 {
-				if iv := c.CI(r); !math.IsNaN(iv.Lo) {
+				if iv := cell.CI; !math.IsNaN(iv.Lo) {
 					s += "\\,{\\scriptsize[" + num(iv.Lo) + ", " + num(iv.Hi) + "]}"
 				}
 			}
-			switch mark(v, c.Value(t.Rows[0]), c.P(r)) {
+			switch t.mark(c, cell) {
 			case 1:
 				s = "\\textcolor{PineGreen}{" + s + "}"
 			case -1:
@@ -446,63 +394,56 @@ var latexMarks = strings.NewReplacer(MarkConstant, `\dagger`, MarkNotLearnt, `\d
 // ("… se") and its value in each replicate ("… seed=1", …); a table with
 // intervals adds their ends ("… ci95 lo", "… ci95 hi").
 func (t *Table) WriteCSV(w io.Writer) error {
-	extra := func(c Column) []csvColumn {
-		var out []csvColumn
-		if t.seeds() {
-			out = append(out, csvColumn{c.Header + " se", c.SE})
-			for _, rep := range t.Replicates {
-				out = append(out, csvColumn{c.Header + " " + rep, func(r *Row) float64 {
-					if v, ok := c.Reps(r)[rep]; ok {
-						return v
-					}
-					return math.NaN()
-				}})
-			}
+	fields := []csvField{{"", func(c Cell) float64 { return c.Value }}}
+	if t.seeds() {
+		fields = append(fields, csvField{" se", Cell.SE})
+		for _, rep := range t.Replicates {
+			fields = append(fields, csvField{" " + rep, func(c Cell) float64 {
+				if v, ok := c.Reps[rep]; ok {
+					return v
+				}
+				return math.NaN()
+			}})
 		}
-		if t.CI > 0 {
-			level := strconv.FormatFloat(t.CI, 'g', -1, 64)
-			out = append(out,
-				csvColumn{c.Header + " ci" + level + " lo", func(r *Row) float64 { return c.CI(r).Lo }},
-				csvColumn{c.Header + " ci" + level + " hi", func(r *Row) float64 { return c.CI(r).Hi }})
-		}
-		return out
 	}
-	if err := t.writeCSV(w, func(c Column) csvColumn { return csvColumn{c.Header, c.Value} }, extra, t.anyFlags()); err != nil {
-		return err
+	if t.CI > 0 {
+		level := strconv.FormatFloat(t.CI, 'g', -1, 64)
+		fields = append(fields,
+			csvField{" ci" + level + " lo", func(c Cell) float64 { return c.CI.Lo }},
+			csvField{" ci" + level + " hi", func(c Cell) float64 { return c.CI.Hi }})
 	}
-	return nil
+	return t.writeCSV(w, fields, t.anyFlags())
 }
 
 // WritePValuesCSV writes the p-values against the baseline in Table 3's
 // layout: over test cases and examples (McNemar, randomisation) and, for a
 // table of several replicates, over them ("… seeds", paired t-test).
 func (t *Table) WritePValuesCSV(w io.Writer) error {
-	extra := func(c Column) []csvColumn {
-		if !t.seeds() {
-			return nil
-		}
-		return []csvColumn{{c.Header + " seeds", c.PSeeds}}
+	fields := []csvField{{"", func(c Cell) float64 { return c.P }}}
+	if t.seeds() {
+		fields = append(fields, csvField{" seeds", func(c Cell) float64 { return c.PSeeds }})
 	}
-	return t.writeCSV(w, func(c Column) csvColumn { return csvColumn{c.Header, c.P} }, extra, false)
+	return t.writeCSV(w, fields, false)
 }
 
-type csvColumn struct {
-	header string
-	value  func(*Row) float64
+// A csvField is one number a CSV gives of every cell of a column: its
+// header is the column's followed by suffix.
+type csvField struct {
+	suffix string
+	value  func(Cell) float64
 }
 
-// writeCSV writes a CSV of the table's columns; withFlags adds a last
-// column "flags" listing each row's flagged cells (flagsCSV).
-func (t *Table) writeCSV(w io.Writer, main func(Column) csvColumn, extra func(Column) []csvColumn, withFlags bool) error {
-	var cols []csvColumn
-	for _, c := range t.Columns() {
-		cols = append(cols, main(c))
-		cols = append(cols, extra(c)...)
-	}
+// writeCSV writes a CSV of the table's columns, each the fields given;
+// withFlags adds a last column "flags" listing each row's flagged cells
+// (flagsCSV).
+func (t *Table) writeCSV(w io.Writer, fields []csvField, withFlags bool) error {
+	cols := t.Columns()
 	cw := csv.NewWriter(w)
 	head := []string{"config", "method"}
 	for _, c := range cols {
-		head = append(head, c.header)
+		for _, f := range fields {
+			head = append(head, c.Header+f.suffix)
+		}
 	}
 	if withFlags {
 		head = append(head, "flags")
@@ -511,7 +452,10 @@ func (t *Table) writeCSV(w io.Writer, main func(Column) csvColumn, extra func(Co
 	for _, r := range t.Rows {
 		rec := []string{r.Configuration, r.methodColumn()}
 		for _, c := range cols {
-			rec = append(rec, csvNum(c.value(r)))
+			cell := c.Cell(r)
+			for _, f := range fields {
+				rec = append(rec, csvNum(f.value(cell)))
+			}
 		}
 		if withFlags {
 			rec = append(rec, t.flagsCSV(r))
@@ -552,12 +496,8 @@ func (t *Table) WritePassRatesCSV(w io.Writer) error {
 					name = "standard"
 				}
 				rec := []string{task, r.Configuration, r.methodColumn(), name}
-				for _, v := range r.PassRates[task][score] {
-					if math.IsNaN(v) {
-						rec = append(rec, "")
-					} else {
-						rec = append(rec, strconv.FormatFloat(v, 'g', 8, 64))
-					}
+				for k := range t.Functionalities[task] {
+					rec = append(rec, csvNum(r.Cell(passKey(task, score, "", k)).Value))
 				}
 				cw.Write(rec)
 			}
@@ -590,25 +530,19 @@ func (t *Table) WriteComparisonsCSV(w io.Writer) error {
 	for _, task := range t.Tasks {
 		for _, r := range t.Rows[1:] {
 			for _, score := range t.Scores {
-				rec := []string{task, r.Configuration, r.methodColumn(), score, "", "(suite score)", "", "",
-					csvNum(r.Suite[task][score]), csvNum(base.Suite[task][score]), "", ""}
-				if t.CI > 0 {
-					iv := ci(r.SuiteCI[task][score])
-					rec = append(rec, csvNum(iv.Lo), csvNum(iv.Hi))
-				}
-				cw.Write(rec)
-				for k, f := range t.Functionalities[task] {
-					rec := []string{task, r.Configuration, r.methodColumn(), score, strconv.Itoa(k + 1), f.Name, f.Class, f.Type,
-						csvNum(at(r.PassRates[task][score], k)), csvNum(at(base.PassRates[task][score], k)),
-						csvNum(at(r.PFunc[task][score], k)), csvNum(at(r.QFunc[task][score], k))}
+				// The suite score's line, then each functionality's.
+				nums := func(k CellKey) []string {
+					c := r.Cell(k)
+					out := []string{csvNum(c.Value), csvNum(base.Cell(k).Value), csvNum(c.P), csvNum(c.Q)}
 					if t.CI > 0 {
-						iv := noInterval
-						if cis := r.PassRateCI[task][score]; k < len(cis) {
-							iv = cis[k]
-						}
-						rec = append(rec, csvNum(iv.Lo), csvNum(iv.Hi))
+						out = append(out, csvNum(c.CI.Lo), csvNum(c.CI.Hi))
 					}
-					cw.Write(rec)
+					return out
+				}
+				cw.Write(append([]string{task, r.Configuration, r.methodColumn(), score, "", "(suite score)", "", ""}, nums(suiteKey(task, score, ""))...))
+				for k, f := range t.Functionalities[task] {
+					cw.Write(append([]string{task, r.Configuration, r.methodColumn(), score, strconv.Itoa(k + 1), f.Name, f.Class, f.Type},
+						nums(passKey(task, score, "", k))...))
 				}
 			}
 		}
@@ -644,13 +578,13 @@ func (t *Table) WriteSpreadCSV(w io.Writer, swing float64) error {
 					name = "standard"
 				}
 				for k, f := range t.Functionalities[task] {
-					sp := r.PassRateSpread[task][score]
-					if k >= len(sp) || sp[k].N == 0 || (swing > 0 && !(sp[k].Range() > swing)) {
+					c := r.Cell(passKey(task, score, "", k))
+					s := c.Spread()
+					if s.N == 0 || (swing > 0 && !(s.Range() > swing)) {
 						continue
 					}
-					s := sp[k]
 					cw.Write([]string{task, r.Configuration, r.methodColumn(), name, strconv.Itoa(k + 1), f.Name, f.Class, f.Type,
-						strconv.Itoa(s.N), csvNum(at(r.PassRates[task][score], k)), csvNum(s.Min), csvNum(s.Max), csvNum(s.Range()),
+						strconv.Itoa(s.N), csvNum(c.Value), csvNum(s.Min), csvNum(s.Max), csvNum(s.Range()),
 						csvNum(s.Q1), csvNum(s.Median), csvNum(s.Q3), csvNum(s.IQR())})
 				}
 			}

@@ -108,7 +108,7 @@ func (t *Table) figureScores() []string {
 			if r.Configuration == experiments.ConfigIID || r.Reference {
 				continue
 			}
-			if slices.ContainsFunc(t.Tasks, func(task string) bool { return !math.IsNaN(r.Suite[task][s]) }) {
+			if slices.ContainsFunc(t.Tasks, func(task string) bool { return !math.IsNaN(r.Cell(suiteKey(task, s, "")).Value) }) {
 				out = append(out, s)
 				break
 			}
@@ -145,22 +145,14 @@ func groupFigureScore(score, group string) string { return score + "=" + group }
 // suite score (the Avg cell) and the pass rates of score, or of one group
 // of a metadata score (groupFigureScore).
 func (t *Table) figureValues(r *Row, task, score string) (float64, []float64) {
-	if rates, ok := r.PassRates[task][score]; ok {
-		return r.Suite[task][score], rates
+	if slices.Contains(t.Scores, score) {
+		return r.Cell(suiteKey(task, score, "")).Value, t.passRates(r, task, score, "")
 	}
 	for s, groups := range t.Groups[task] {
 		for _, g := range groups {
-			if groupFigureScore(s, g) != score {
-				continue
+			if groupFigureScore(s, g) == score {
+				return r.Cell(suiteKey(task, s, g)).Value, t.passRates(r, task, s, g)
 			}
-			if r.Configuration == experiments.ConfigIID {
-				return r.Suite[task][s], r.PassRates[task][s] // the baseline stands in
-			}
-			v, ok := r.Groups[task][s][g]
-			if !ok {
-				v = math.NaN()
-			}
-			return v, r.GroupPassRates[task][s][g]
 		}
 	}
 	return math.NaN(), nil

@@ -16,75 +16,49 @@ type Functionality struct {
 	Name, Class, Type string
 }
 
-// Row is one row of Table 3: the IID baseline or a configuration × method.
-// A value over several replicates (seeds, grid points) is their mean; the
-// per-replicate values are kept for standard errors and the CSV.
+// Row is one row of Table 3: the IID baseline or a configuration × method
+// at the values of its axes. Its cells (Cell) hold every value, p-value,
+// interval and flag of the row; a value over several replicates (seeds,
+// grid points) is their mean, the cell keeping each replicate's.
 type Row struct {
 	Configuration, Method string
 	// Axes are the values of the row's axes (experiments.RunSpec.Axes),
 	// e.g. "irm_lambda=10"; empty for a configuration × method swept along
 	// none.
 	Axes string
-	// IID[task] is the i.i.d. score in percent (NaN when missing).
-	IID map[string]float64
-	// Suite[task][score] and G[task][score] for score in Table.Scores.
-	Suite map[string]map[string]float64
-	G     map[string]map[string]float64
-	// PassRates[task][score][k] is the pass rate of functionality k of the
-	// task (NaN when filtered or not run).
-	PassRates map[string]map[string][]float64
-	// PassRateSpread[task][score][k] is how functionality k's pass rate
-	// spreads over the replicates (seeds); N = 0 when it has none.
-	PassRateSpread map[string]map[string][]metrics.Spread
-	// Groups[task][score][group] is the suite score of a metadata score's
-	// fold: the mean pass rate over functionalities of the held-out group's
-	// cases, scored by the model that did not see them (mean over
-	// replicates).
-	Groups map[string]map[string]map[string]float64
-	// GroupPassRates[task][score][group][k] is functionality k's pass rate
-	// over the group's cases in its fold (NaN when it has none there).
-	GroupPassRates map[string]map[string]map[string][]float64
-	// Avg is the mean of the row's G values.
-	Avg float64
-	// PIID[task], PG[task][score] and PAvg are the p-values of the row
-	// against the baseline over test cases and examples (NaN for the
-	// baseline itself, and where a score is missing).
-	PIID map[string]float64
-	PG   map[string]map[string]float64
-	PAvg float64
-
-	// IIDRep, GRep and AvgRep hold the values of each replicate, keyed as
-	// Table.Replicates.
-	IIDRep map[string]map[string]float64            // task → replicate
-	GRep   map[string]map[string]map[string]float64 // task → score → replicate
-	AvgRep map[string]float64
-	// PSeedIID, PSeedG and PSeedAvg are the p-values of the paired t-test
-	// over replicates against the baseline (NaN with fewer than two).
-	PSeedIID map[string]float64
-	PSeedG   map[string]map[string]float64
-	PSeedAvg float64
-
-	// Bootstrap intervals over test cases (Options.CI); NaN when not asked.
-	IIDCI      map[string]metrics.Interval
-	SuiteCI    map[string]map[string]metrics.Interval
-	GCI        map[string]map[string]metrics.Interval
-	AvgCI      metrics.Interval
-	PassRateCI map[string]map[string][]metrics.Interval
-
-	// PFunc[task][score][k] is the p-value of McNemar's exact test of
-	// functionality k's cases against the baseline's, QFunc its
-	// Benjamini–Hochberg q-value within the task and score (NaN for the
-	// baseline and where nothing is paired).
-	PFunc, QFunc map[string]map[string][]float64
-
-	// Flags[task][score] are the sanity flags of the runs behind the
-	// row's cells (experiments.ScoreIID: the i.i.d. score), AvgFlags
-	// Avg's; a flagged cell is marked and never bold.
-	Flags    map[string]map[string][]RunFlag
-	AvgFlags []RunFlag
 	// Reference marks a computed baseline row (Options.Baselines): shown,
 	// never bold, not tested against the IID baseline.
 	Reference bool
+
+	// The maps below show the row's cells by task and score, as callers
+	// index them: a table writes them once, from the cells. A Row
+	// assembled by hand from them is shown as they say (Row.Cell).
+	//
+	// IID[task] is the i.i.d. score in percent (NaN when missing), PIID its
+	// p-value against the baseline, IIDCI its interval.
+	IID, PIID map[string]float64
+	IIDCI     map[string]metrics.Interval
+	// Suite[task][score], G[task][score] for score in Table.Scores; PG is
+	// G's p-value against the baseline, SuiteCI the suite score's interval.
+	Suite, G, PG map[string]map[string]float64
+	SuiteCI      map[string]map[string]metrics.Interval
+	// Groups[task][score][group] is the suite score of a metadata score's
+	// held-out group, scored by the model that did not see it (the
+	// baseline's suite score of the score stands in for its own).
+	Groups map[string]map[string]map[string]float64
+	// PassRates[task][score][k] is the pass rate of functionality k of the
+	// task (NaN when filtered or not run); PFunc and QFunc are its p-value
+	// against the baseline (McNemar) and q-value (Benjamini–Hochberg),
+	// PassRateCI its interval.
+	PassRates, PFunc, QFunc map[string]map[string][]float64
+	PassRateCI              map[string]map[string][]metrics.Interval
+	// Avg is the mean of the row's G values, PAvg its p-value.
+	Avg, PAvg float64
+	// Flags[task][score] are the sanity flags of the runs behind the
+	// row's cells (experiments.ScoreIID: the i.i.d. score).
+	Flags map[string]map[string][]RunFlag
+
+	cells map[CellKey]*Cell
 }
 
 // Label is the row's display name, e.g. "IID+T: LP".
@@ -189,8 +163,9 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// cell holds one (task, configuration, method, score) cell's runs by replicate.
-type cell map[string]*experiments.Result // replicate key → result (merged over folds)
+// cellRuns holds one (task, configuration, method, score) cell's runs by
+// replicate.
+type cellRuns map[string]*experiments.Result // replicate key → result (merged over folds)
 
 // replicate identifies a seed × grid point; runs of one replicate are paired
 // with the baseline's run of the same replicate.
@@ -319,24 +294,6 @@ func mergeVerdicts(prev, next []experiments.FuncResult) []experiments.FuncResult
 	return out
 }
 
-// foldPassRates is, per functionality of fs, its pass rate in the results
-// of one fold (one per replicate), averaged over the replicates.
-func foldPassRates(fs []Functionality, results []*experiments.Result) []float64 {
-	out := make([]float64, len(fs))
-	for k, f := range fs {
-		var per []float64
-		for _, res := range results {
-			for _, fr := range res.Functionalities {
-				if fr.Name == f.Name {
-					per = append(per, fr.PassRate())
-				}
-			}
-		}
-		out[k] = metrics.NanMean(per)
-	}
-	return out
-}
-
 // resultSuiteScore is a run's suite score from its verdicts: the mean pass
 // rate of its functionalities that have one.
 func resultSuiteScore(res *experiments.Result) float64 {
@@ -388,9 +345,7 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, gr
 		score string
 		rep   string
 	}
-	metaFolds := map[metaCell]int{}                                                  // folds merged into a metadata cell
-	groupVals := map[string]map[rowKey]map[string]map[string][]float64{}             // task → row → score → group → per replicate
-	groupRuns := map[string]map[rowKey]map[string]map[string][]*experiments.Result{} // the same, each fold's results
+	metaFolds := map[metaCell]int{} // folds merged into a metadata cell
 	if opt.CI > 0 {
 		t.CI, t.Bootstrap = opt.CI, opt.Bootstrap
 	}
@@ -405,7 +360,8 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, gr
 	if err := validate(runs, results); err != nil {
 		return nil, err
 	}
-	cells := map[string]map[rowKey]map[string]cell{} // task → row → score → cell
+	cells := map[string]map[rowKey]map[string]cellRuns{}                         // task → row → score → runs
+	folds := map[string]map[rowKey]map[string]map[string][]*experiments.Result{} // task → row → score → group → each fold's results
 	var rowOrder []rowKey
 	seeds := map[string]int64{}
 	flags := cellFlags{}
@@ -415,14 +371,16 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, gr
 		if !slices.Contains(t.Tasks, r.Task) {
 			t.Tasks = append(t.Tasks, r.Task)
 			t.beluga[r.Task] = belugaTask(r)
-			cells[r.Task] = map[rowKey]map[string]cell{}
+			cells[r.Task] = map[rowKey]map[string]cellRuns{}
+			folds[r.Task] = map[rowKey]map[string]map[string][]*experiments.Result{}
 		}
 		k := rowKeyOf(r)
 		if !slices.Contains(rowOrder, k) {
 			rowOrder = append(rowOrder, k)
 		}
 		if cells[r.Task][k] == nil {
-			cells[r.Task][k] = map[string]cell{}
+			cells[r.Task][k] = map[string]cellRuns{}
+			folds[r.Task][k] = map[string]map[string][]*experiments.Result{}
 		}
 		rep := replicate(r)
 		if _, ok := seeds[rep]; !ok {
@@ -435,30 +393,14 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, gr
 				t.Scores = append(t.Scores, r.Score)
 			}
 			metaFolds[metaCell{r.Task, k, r.Score, rep}]++
-			if groupVals[r.Task] == nil {
-				groupVals[r.Task] = map[rowKey]map[string]map[string][]float64{}
+			if folds[r.Task][k][r.Score] == nil {
+				folds[r.Task][k][r.Score] = map[string][]*experiments.Result{}
 			}
-			if groupVals[r.Task][k] == nil {
-				groupVals[r.Task][k] = map[string]map[string][]float64{}
-			}
-			if groupVals[r.Task][k][r.Score] == nil {
-				groupVals[r.Task][k][r.Score] = map[string][]float64{}
-			}
-			groupVals[r.Task][k][r.Score][r.Fold] = append(groupVals[r.Task][k][r.Score][r.Fold], resultSuiteScore(res))
-			if groupRuns[r.Task] == nil {
-				groupRuns[r.Task] = map[rowKey]map[string]map[string][]*experiments.Result{}
-			}
-			if groupRuns[r.Task][k] == nil {
-				groupRuns[r.Task][k] = map[string]map[string][]*experiments.Result{}
-			}
-			if groupRuns[r.Task][k][r.Score] == nil {
-				groupRuns[r.Task][k][r.Score] = map[string][]*experiments.Result{}
-			}
-			groupRuns[r.Task][k][r.Score][r.Fold] = append(groupRuns[r.Task][k][r.Score][r.Fold], res)
+			folds[r.Task][k][r.Score][r.Fold] = append(folds[r.Task][k][r.Score][r.Fold], res)
 		}
 		if slices.Contains(knownScores, r.Score) || byMeta {
 			if cells[r.Task][k][r.Score] == nil {
-				cells[r.Task][k][r.Score] = cell{}
+				cells[r.Task][k][r.Score] = cellRuns{}
 			}
 			c := cells[r.Task][k][r.Score]
 			if prev := c[rep]; prev != nil {
@@ -493,26 +435,7 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, gr
 	}
 	sort.SliceStable(t.Replicates, func(i, j int) bool { return seeds[t.Replicates[i]] < seeds[t.Replicates[j]] })
 	for _, k := range rowOrder {
-		row := newRow(k)
-		for task, byRow := range groupVals {
-			for score, byGroup := range byRow[k] {
-				if row.Groups[task] == nil {
-					row.Groups[task] = map[string]map[string]float64{}
-				}
-				row.Groups[task][score] = map[string]float64{}
-				for g, v := range byGroup {
-					row.Groups[task][score][g] = metrics.NanMean(v)
-				}
-				if row.GroupPassRates[task] == nil {
-					row.GroupPassRates[task] = map[string]map[string][]float64{}
-				}
-				row.GroupPassRates[task][score] = map[string][]float64{}
-				for g, results := range groupRuns[task][k][score] {
-					row.GroupPassRates[task][score][g] = foldPassRates(t.Functionalities[task], results)
-				}
-			}
-		}
-		t.Rows = append(t.Rows, row)
+		t.Rows = append(t.Rows, &Row{Configuration: k.config, Method: k.method, Axes: k.axes})
 	}
 	// The baseline row first.
 	sort.SliceStable(t.Rows, func(i, j int) bool {
@@ -520,7 +443,7 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, gr
 	})
 	data := map[*Row]*rowData{}
 	for _, row := range t.Rows {
-		data[row] = newRowData(t, cells, row.key())
+		data[row] = newRowData(t, cells, folds, row.key())
 		data[row].fill(t, row)
 	}
 	if base := t.Rows[0]; base.Configuration == experiments.ConfigIID {
@@ -544,6 +467,9 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, gr
 		t.addBaselines(runs, results)
 	}
 	t.shortenReplicates()
+	for _, row := range t.Rows {
+		row.publish(t)
+	}
 	return t, nil
 }
 
@@ -572,40 +498,19 @@ func (t *Table) shortenReplicates() {
 		short[rep] = strings.Join(keep, " ")
 		t.Replicates[i] = short[rep]
 	}
-	rename := func(m map[string]float64) map[string]float64 {
-		out := make(map[string]float64, len(m))
-		for k, v := range m {
-			out[short[k]] = v
-		}
-		return out
-	}
 	for _, r := range t.Rows {
-		r.AvgRep = rename(r.AvgRep)
-		for task := range r.IIDRep {
-			r.IIDRep[task] = rename(r.IIDRep[task])
-		}
-		for task := range r.GRep {
-			for score := range r.GRep[task] {
-				r.GRep[task][score] = rename(r.GRep[task][score])
+		for _, c := range r.cells {
+			if c.Reps == nil {
+				continue
 			}
+			reps := make(map[string]float64, len(c.Reps))
+			for k, v := range c.Reps {
+				reps[short[k]] = v
+			}
+			c.Reps = reps
 		}
 	}
 }
-
-func newRow(k rowKey) *Row {
-	return &Row{Configuration: k.config, Method: k.method, Axes: k.axes,
-		IID: map[string]float64{}, Suite: map[string]map[string]float64{}, G: map[string]map[string]float64{},
-		Groups: map[string]map[string]map[string]float64{}, GroupPassRates: map[string]map[string]map[string][]float64{},
-		PassRates: map[string]map[string][]float64{}, PassRateSpread: map[string]map[string][]metrics.Spread{}, Avg: math.NaN(),
-		PIID: map[string]float64{}, PG: map[string]map[string]float64{}, PAvg: math.NaN(),
-		IIDRep: map[string]map[string]float64{}, GRep: map[string]map[string]map[string]float64{}, AvgRep: map[string]float64{},
-		PSeedIID: map[string]float64{}, PSeedG: map[string]map[string]float64{}, PSeedAvg: math.NaN(),
-		IIDCI: map[string]metrics.Interval{}, SuiteCI: map[string]map[string]metrics.Interval{}, GCI: map[string]map[string]metrics.Interval{},
-		AvgCI: noInterval, PassRateCI: map[string]map[string][]metrics.Interval{},
-		PFunc: map[string]map[string][]float64{}, QFunc: map[string]map[string][]float64{}}
-}
-
-var noInterval = metrics.Interval{Lo: math.NaN(), Hi: math.NaN()}
 
 // rowData holds, per replicate, the i.i.d. correctness per task and the
 // verdicts per task, score and functionality: what scores are computed from
@@ -614,13 +519,17 @@ type rowData struct {
 	reps []string
 	iid  map[string]map[string][]bool              // task → rep → correct
 	hits map[string]map[string]map[string][][]byte // task → score → rep → func → verdicts
+	// folds are the results of each held-out group's folds, in run order.
+	folds map[string]map[string]map[string][]*experiments.Result // task → score → group → results
 }
 
-func newRowData(t *Table, cells map[string]map[rowKey]map[string]cell, k rowKey) *rowData {
-	d := &rowData{iid: map[string]map[string][]bool{}, hits: map[string]map[string]map[string][][]byte{}}
+func newRowData(t *Table, cells map[string]map[rowKey]map[string]cellRuns, folds map[string]map[rowKey]map[string]map[string][]*experiments.Result, k rowKey) *rowData {
+	d := &rowData{iid: map[string]map[string][]bool{}, hits: map[string]map[string]map[string][][]byte{},
+		folds: map[string]map[string]map[string][]*experiments.Result{}}
 	for _, task := range t.Tasks {
 		byScore := cells[task][k]
 		d.iid[task] = map[string][]bool{}
+		d.folds[task] = folds[task][k]
 		d.hits[task] = map[string]map[string][][]byte{}
 		iidCell := byScore[experiments.ScoreSeen]
 		if k.config == experiments.ConfigIID {
@@ -671,45 +580,40 @@ func accuracy(c []bool) float64 {
 	return (&experiments.Result{IIDCorrect: c}).IIDScore()
 }
 
+// fill computes the row's cells from its data: every value and its
+// replicates' values; the tests against the baseline, the intervals and
+// the flags are added to these cells afterwards.
 func (d *rowData) fill(t *Table, row *Row) {
 	var gs []float64
 	avgParts := map[string][]float64{}
 	for _, task := range t.Tasks {
-		row.IIDRep[task] = map[string]float64{}
+		iid := row.cell(iidKey(task))
+		iid.Reps = map[string]float64{}
 		var iids []float64
 		for _, rep := range d.reps {
 			if c, ok := d.iid[task][rep]; ok {
-				row.IIDRep[task][rep] = accuracy(c)
+				iid.Reps[rep] = accuracy(c)
 				iids = append(iids, accuracy(c))
 			}
 		}
-		row.IID[task] = metrics.Mean(iids)
-		row.Suite[task] = map[string]float64{}
-		row.G[task] = map[string]float64{}
-		row.GRep[task] = map[string]map[string]float64{}
-		row.PassRates[task] = map[string][]float64{}
-		row.PassRateSpread[task] = map[string][]metrics.Spread{}
-		row.PG[task] = map[string]float64{}
-		row.PSeedG[task] = map[string]float64{}
-		row.PIID[task] = math.NaN()
-		row.PSeedIID[task] = math.NaN()
+		iid.Value = metrics.Mean(iids)
 		for _, score := range t.Scores {
 			reps := d.hits[task][score]
-			n := len(t.Functionalities[task])
-			rates := make([]float64, n)
-			spreads := make([]metrics.Spread, n)
-			var suite, g []float64
-			for i := range rates {
+			for k := range t.Functionalities[task] {
+				c := row.cell(passKey(task, score, "", k))
+				c.Reps = map[string]float64{}
 				var per []float64
 				for _, rep := range d.reps {
-					if v := reps[rep]; v != nil && v[i] != nil {
-						per = append(per, passRate(v[i]))
+					if v := reps[rep]; v != nil && v[k] != nil {
+						c.Reps[rep] = passRate(v[k])
+						per = append(per, c.Reps[rep])
 					}
 				}
-				rates[i] = metrics.NanMean(per)
-				spreads[i] = metrics.SpreadOf(per)
+				c.Value = metrics.NanMean(per)
 			}
-			row.GRep[task][score] = map[string]float64{}
+			g := row.cell(gKey(task, score))
+			g.Reps = map[string]float64{}
+			var suite, gv []float64
 			for _, rep := range d.reps {
 				v, ok := reps[rep]
 				if !ok {
@@ -718,27 +622,60 @@ func (d *rowData) fill(t *Table, row *Row) {
 				s := suiteScore(v)
 				suite = append(suite, s)
 				if c, ok := d.iid[task][rep]; ok {
-					gv := g100(accuracy(c), s)
-					g = append(g, gv)
-					row.GRep[task][score][rep] = gv
-					avgParts[rep] = append(avgParts[rep], gv)
+					g.Reps[rep] = g100(accuracy(c), s)
+					gv = append(gv, g.Reps[rep])
+					avgParts[rep] = append(avgParts[rep], g.Reps[rep])
 				}
 			}
-			row.PassRates[task][score] = rates
-			row.PassRateSpread[task][score] = spreads
-			row.Suite[task][score] = metrics.Mean(suite)
-			row.G[task][score] = metrics.Mean(g)
-			row.PG[task][score] = math.NaN()
-			row.PSeedG[task][score] = math.NaN()
-			gs = append(gs, row.G[task][score])
+			row.cell(suiteKey(task, score, "")).Value = metrics.Mean(suite)
+			g.Value = metrics.Mean(gv)
+			gs = append(gs, g.Value)
+			d.fillGroups(t, row, task, score)
 		}
 	}
-	row.Avg = metrics.Mean(gs)
-	if !math.IsNaN(row.Avg) {
+	avg := row.cell(avgKey)
+	avg.Value = metrics.Mean(gs)
+	avg.Reps = map[string]float64{}
+	if !math.IsNaN(avg.Value) {
 		for rep, parts := range avgParts {
 			if len(parts) == len(gs) {
-				row.AvgRep[rep] = metrics.Mean(parts)
+				avg.Reps[rep] = metrics.Mean(parts)
 			}
+		}
+	}
+}
+
+// fillGroups computes the cells of a metadata score's held-out groups:
+// each group's suite score and pass rates in its own folds (the mean over
+// replicates), scored by the model that did not see it. The baseline never
+// saw the suite: its cells of the whole score stand in, as for every score.
+func (d *rowData) fillGroups(t *Table, row *Row, task, score string) {
+	fs := t.Functionalities[task]
+	if row.Configuration == experiments.ConfigIID {
+		for _, g := range t.Groups[task][score] {
+			row.cell(suiteKey(task, score, g)).Value = row.cell(suiteKey(task, score, "")).Value
+			for k := range fs {
+				row.cell(passKey(task, score, g, k)).Value = row.cell(passKey(task, score, "", k)).Value
+			}
+		}
+		return
+	}
+	for g, results := range d.folds[task][score] {
+		var suite []float64
+		for _, res := range results {
+			suite = append(suite, resultSuiteScore(res))
+		}
+		row.cell(suiteKey(task, score, g)).Value = metrics.NanMean(suite)
+		for k, f := range fs {
+			var per []float64
+			for _, res := range results {
+				for _, fr := range res.Functionalities {
+					if fr.Name == f.Name {
+						per = append(per, fr.PassRate())
+					}
+				}
+			}
+			row.cell(passKey(task, score, g, k)).Value = metrics.NanMean(per)
 		}
 	}
 }
@@ -785,14 +722,14 @@ func significance(t *Table, base, d *rowData, row *Row, opt Options) error {
 			if err != nil {
 				return fmt.Errorf("task %s i.i.d.: %w", task, err)
 			}
-			row.PIID[task] = p
+			row.cell(iidKey(task)).P = p
 		}
 		names := funcNames(t, task)
 		ro.Functionalities[task] = names
 		ro.TaskScores[task] = []string{}
 		a.Suite[task], b.Suite[task] = map[string]map[string][]float64{}, map[string]map[string][]float64{}
 		for _, score := range t.Scores {
-			if math.IsNaN(row.G[task][score]) || math.IsNaN(t.Rows[0].G[task][score]) {
+			if math.IsNaN(row.Cell(gKey(task, score)).Value) || math.IsNaN(t.Rows[0].Cell(gKey(task, score)).Value) {
 				continue
 			}
 			ro.TaskScores[task] = append(ro.TaskScores[task], score)
@@ -822,11 +759,11 @@ func significance(t *Table, base, d *rowData, row *Row, opt Options) error {
 	}
 	for _, task := range t.Tasks {
 		for _, score := range ro.TaskScores[task] {
-			row.PG[task][score] = res.G[task][score]
+			row.cell(gKey(task, score)).P = res.G[task][score]
 		}
 	}
-	if !math.IsNaN(row.Avg) {
-		row.PAvg = res.Avg
+	if avg := row.cell(avgKey); !math.IsNaN(avg.Value) {
+		avg.P = res.Avg
 	}
 	return nil
 }
@@ -867,7 +804,6 @@ func funcNames(t *Table, task string) []string {
 // functionalities of each task and score with Benjamini–Hochberg.
 func compareFunctionalities(t *Table, base, d *rowData, row *Row) {
 	for _, task := range t.Tasks {
-		row.PFunc[task], row.QFunc[task] = map[string][]float64{}, map[string][]float64{}
 		for _, score := range t.Scores {
 			ps := make([]float64, len(t.Functionalities[task]))
 			for k := range ps {
@@ -889,35 +825,33 @@ func compareFunctionalities(t *Table, base, d *rowData, row *Row) {
 					ps[k], _ = metrics.McNemarExact(x, y)
 				}
 			}
-			row.PFunc[task][score] = ps
-			row.QFunc[task][score] = metrics.BenjaminiHochberg(ps)
+			for k, q := range metrics.BenjaminiHochberg(ps) {
+				c := row.cell(passKey(task, score, "", k))
+				c.P, c.Q = ps[k], q
+			}
 		}
 	}
 }
 
-// overSeeds tests the row against the baseline over replicates: a paired
-// t-test of the per-replicate values, each replicate paired with the
-// baseline's of the same replicate.
+// overSeeds tests each of the row's cells that has replicates against the
+// baseline's over them: a paired t-test of the per-replicate values, each
+// replicate paired with the baseline's of the same replicate.
 func overSeeds(t *Table, base, row *Row) {
-	paired := func(x, y map[string]float64) float64 {
-		var a, b []float64
+	for k, c := range row.cells {
+		b := base.cells[k]
+		if c.Reps == nil || b == nil {
+			continue
+		}
+		var x, y []float64
 		for _, rep := range t.Replicates {
-			u, ok1 := x[rep]
-			v, ok2 := y[rep]
+			u, ok1 := b.Reps[rep]
+			v, ok2 := c.Reps[rep]
 			if ok1 && ok2 {
-				a, b = append(a, u), append(b, v)
+				x, y = append(x, u), append(y, v)
 			}
 		}
-		p, _ := metrics.PairedTTest(a, b)
-		return p
+		c.PSeeds, _ = metrics.PairedTTest(x, y)
 	}
-	for _, task := range t.Tasks {
-		row.PSeedIID[task] = paired(base.IIDRep[task], row.IIDRep[task])
-		for _, score := range t.Scores {
-			row.PSeedG[task][score] = paired(base.GRep[task][score], row.GRep[task][score])
-		}
-	}
-	row.PSeedAvg = paired(base.AvgRep, row.AvgRep)
 }
 
 // intervals fills the row's bootstrap intervals. One resample of every
@@ -987,14 +921,10 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 				iidReps = append(iidReps, rep)
 			}
 		}
-		row.IIDCI[task] = noInterval
 		if len(iidReps) > 0 {
-			stats = append(stats, stat{set: func(iv metrics.Interval) { row.IIDCI[task] = iv },
+			stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(iidKey(task)).CI = iv },
 				f: meanOver(iidReps, func(g [][]float64, rep string) float64 { return 100 * metrics.Mean(g[iidGroup[task][rep]]) })})
 		}
-		row.SuiteCI[task] = map[string]metrics.Interval{}
-		row.GCI[task] = map[string]metrics.Interval{}
-		row.PassRateCI[task] = map[string][]metrics.Interval{}
 		for _, score := range t.Scores {
 			var reps, greps []string
 			for _, rep := range d.reps {
@@ -1005,12 +935,6 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 					}
 				}
 			}
-			row.SuiteCI[task][score], row.GCI[task][score] = noInterval, noInterval
-			pcis := make([]metrics.Interval, n)
-			for k := range pcis {
-				pcis[k] = noInterval
-			}
-			row.PassRateCI[task][score] = pcis
 			if len(reps) == 0 {
 				continue
 			}
@@ -1018,9 +942,9 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 			suite := func(g [][]float64, rep string) float64 {
 				return metrics.SuiteScoreStat(g[first[rep] : first[rep]+n])
 			}
-			stats = append(stats, stat{set: func(iv metrics.Interval) { row.SuiteCI[task][score] = iv }, f: meanOver(reps, suite)})
+			stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(suiteKey(task, score, "")).CI = iv }, f: meanOver(reps, suite)})
 			for k := range n {
-				stats = append(stats, stat{func(iv metrics.Interval) { pcis[k] = iv },
+				stats = append(stats, stat{func(iv metrics.Interval) { row.cell(passKey(task, score, "", k)).CI = iv },
 					func(g [][]float64) float64 {
 						var per []float64
 						for _, rep := range reps {
@@ -1033,13 +957,13 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 				gf := meanOver(greps, func(g [][]float64, rep string) float64 {
 					return g100(100*metrics.Mean(g[iidGroup[task][rep]]), suite(g, rep))
 				})
-				stats = append(stats, stat{set: func(iv metrics.Interval) { row.GCI[task][score] = iv }, f: gf})
+				stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(gKey(task, score)).CI = iv }, f: gf})
 				allG = append(allG, gf)
 			}
 		}
 	}
-	if !math.IsNaN(row.Avg) && len(allG) == len(t.Tasks)*len(t.Scores) {
-		stats = append(stats, stat{set: func(iv metrics.Interval) { row.AvgCI = iv }, f: func(g [][]float64) float64 {
+	if !math.IsNaN(row.Cell(avgKey).Value) && len(allG) == len(t.Tasks)*len(t.Scores) {
+		stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(avgKey).CI = iv }, f: func(g [][]float64) float64 {
 			s := 0.0
 			for _, f := range allG {
 				s += f(g)

@@ -21,7 +21,7 @@ func (t *Table) Mark(c Column, r *Row) int {
 	if len(t.Rows) == 0 {
 		return 0
 	}
-	return mark(c.Value(r), c.Value(t.Rows[0]), c.P(r))
+	return t.mark(c, c.Cell(r))
 }
 
 // Bold returns whether a row's value in column j of cols is set in bold,
@@ -30,9 +30,7 @@ func (t *Table) Mark(c Column, r *Row) int {
 // reference.
 func (t *Table) Bold(cols []Column) func(j int, r *Row) bool {
 	best := t.best(cols)
-	return func(j int, r *Row) bool {
-		return isBest(best, j, cols[j].Value(r)) && len(cols[j].Flags(r)) == 0 && !r.Reference
-	}
+	return func(j int, r *Row) bool { return bold(best, j, r, cols[j].Cell(r)) }
 }
 
 // FlagMarks returns the markers of a cell's sanity flags (the tables'

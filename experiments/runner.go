@@ -27,11 +27,15 @@ type TrainRunner struct {
 	Store *Store
 }
 
-var configNames = map[string]string{
-	ConfigIID: train.ConfigIID, ConfigIIDT: train.ConfigIIDThenT,
-	ConfigIIDPlusT: train.ConfigIIDPlusT, ConfigIIDIIDPlT: train.ConfigIIDThenIT,
-	ConfigT: train.ConfigT,
-}
+// configNames maps Table 3's names of the configurations to package
+// train's (train.Configurations).
+var configNames = func() map[string]string {
+	out := map[string]string{}
+	for _, c := range train.Configurations {
+		out[c.Display] = c.Name
+	}
+	return out
+}()
 
 var scoreFolds = map[string]splits.FoldKind{ScoreFunc: splits.ByFunctionality, ScoreClass: splits.ByClass, ScoreType: splits.ByType}
 
@@ -228,7 +232,7 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 	if r.Store != nil {
 		s.Cache = filepath.Join(r.Store.Dir, CacheDir)
 	}
-	if config == train.ConfigIIDThenT || config == train.ConfigIIDThenIT {
+	if c, _ := train.LookupConfiguration(config); c.FromIID {
 		base := baseline(rs)
 		if r.Store == nil || r.Store.State(base.ID()) != Done {
 			return s, fmt.Errorf("%s starts from the IID baseline %s, which is not done", rs.Configuration, base.ID())
@@ -428,7 +432,7 @@ func baseline(rs RunSpec) RunSpec {
 // grid a run trains with its searches' choices (Searches).
 func (r *TrainRunner) Needs(rs RunSpec) []RunSpec {
 	var out []RunSpec
-	if rs.Configuration == ConfigIIDT || rs.Configuration == ConfigIIDIIDPlT {
+	if c, _ := train.LookupConfiguration(rs.Configuration); c.FromIID {
 		out = append(out, baseline(rs))
 	}
 	return append(out, Searches(rs)...)

@@ -167,7 +167,7 @@ func prepareRead(ctx context.Context, spec RunSpec) (*readRun, error) {
 	}
 	valIdx, testIdx := datasets.Halve(len(dev), datasets.BeLUGAHalvingSeed)
 	p.test = datasets.Pick(dev, testIdx)
-	if spec.Configuration != ConfigIIDThenT {
+	if spec.config().IID {
 		var train []datasets.QAExample
 		if sameFile(spec.IIDTrain, spec.IIDDev) {
 			// Training on dev (where SQuAD train is not at hand) takes its
@@ -217,7 +217,7 @@ func sameFile(a, b string) bool {
 func (p *readRun) startModel(ctx context.Context, spec RunSpec) error {
 	path := ""
 	switch {
-	case spec.Configuration == ConfigIIDThenT || spec.Configuration == ConfigIIDThenIT:
+	case spec.config().FromIID:
 		path = spec.FromIID
 	case spec.Model.Kind == "bert":
 		path = spec.Model.Path

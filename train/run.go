@@ -39,23 +39,56 @@ const (
 	ConfigT         = "t"           // T: from the initial model, suite only
 )
 
-// ParseConfiguration returns the configuration a name denotes, in either
-// spelling beluga accepts — package train's (iid-(iid+t)) or an experiment
-// spec's and Table 3's (IID-IID+T) — whatever the case.
-func ParseConfiguration(name string) (string, error) {
-	switch strings.ToLower(name) {
-	case ConfigIID:
-		return ConfigIID, nil
-	case ConfigIIDThenT:
-		return ConfigIIDThenT, nil
-	case ConfigIIDPlusT:
-		return ConfigIIDPlusT, nil
-	case ConfigIIDThenIT, "iid-iid+t":
-		return ConfigIIDThenIT, nil
-	case ConfigT:
-		return ConfigT, nil
+// ConfigurationInfo is a configuration's one entry in the registry: its
+// name in run specs and flags, its name in experiment specs and Table 3,
+// and what it trains on and from.
+type ConfigurationInfo struct {
+	Name, Display string
+	// FromIID says it starts from the IID baseline's model (from_iid);
+	// the others start from the initial model.
+	FromIID bool
+	// IID and Suite say whether it trains on the i.i.d. training data and
+	// on the suite.
+	IID, Suite bool
+}
+
+// Configurations are the configurations in Table 3's order.
+var Configurations = []ConfigurationInfo{
+	{Name: ConfigIID, Display: "IID", IID: true},
+	{Name: ConfigIIDThenT, Display: "IID-T", FromIID: true, Suite: true},
+	{Name: ConfigIIDPlusT, Display: "IID+T", IID: true, Suite: true},
+	{Name: ConfigIIDThenIT, Display: "IID-IID+T", FromIID: true, IID: true, Suite: true},
+	{Name: ConfigT, Display: "T", Suite: true},
+}
+
+// LookupConfiguration returns the configuration a name denotes, in either
+// spelling (package train's iid-(iid+t) or Table 3's IID-IID+T), whatever
+// the case.
+func LookupConfiguration(name string) (ConfigurationInfo, error) {
+	for _, c := range Configurations {
+		if strings.EqualFold(name, c.Name) || strings.EqualFold(name, c.Display) {
+			return c, nil
+		}
 	}
-	return "", fmt.Errorf("unknown configuration %q (want iid, iid-t, iid+t, iid-(iid+t) or t; IID-IID+T is the same as iid-(iid+t))", name)
+	var names []string
+	for _, c := range Configurations {
+		names = append(names, c.Name)
+	}
+	return ConfigurationInfo{}, fmt.Errorf("unknown configuration %q (want %s; IID-IID+T is the same as iid-(iid+t))", name, strings.Join(names, ", "))
+}
+
+// ParseConfiguration returns package train's name of the configuration a
+// name denotes (LookupConfiguration).
+func ParseConfiguration(name string) (string, error) {
+	c, err := LookupConfiguration(name)
+	return c.Name, err
+}
+
+// config is the registry's entry of the run's configuration (zero for a
+// name Validate would refuse).
+func (s *RunSpec) config() ConfigurationInfo {
+	c, _ := LookupConfiguration(s.Configuration)
+	return c
 }
 
 // ModelSpec says which model a run starts from.
@@ -205,17 +238,13 @@ func (s *RunSpec) Validate() error {
 	if s.TrainSize > 0 && s.TrainFraction > 0 {
 		return fmt.Errorf("train_size %d and train_fraction %v: set at most one", s.TrainSize, s.TrainFraction)
 	}
-	if c, err := ParseConfiguration(s.Configuration); err == nil {
-		s.Configuration = c
+	config, err := LookupConfiguration(s.Configuration)
+	if err != nil {
+		return err
 	}
-	switch s.Configuration {
-	case ConfigIID, ConfigIIDPlusT, ConfigT:
-	case ConfigIIDThenT, ConfigIIDThenIT:
-		if s.FromIID == "" {
-			return fmt.Errorf("configuration %s starts from the IID model: set from_iid", s.Configuration)
-		}
-	default:
-		return fmt.Errorf("unknown configuration %q (want iid, iid-t, iid+t, iid-(iid+t) or t)", s.Configuration)
+	s.Configuration = config.Name
+	if config.FromIID && s.FromIID == "" {
+		return fmt.Errorf("configuration %s starts from the IID model: set from_iid", s.Configuration)
 	}
 	if s.Model.Tokenizer != "" && s.Model.Kind != "bert-tiny" {
 		return fmt.Errorf("model.tokenizer is for kind bert-tiny, not %q (a checkpoint brings its own tokenizer)", s.Model.Kind)
@@ -223,8 +252,7 @@ func (s *RunSpec) Validate() error {
 	if err := s.kind().check(s); err != nil {
 		return err
 	}
-	needTrain := s.Configuration != ConfigIIDThenT && s.Configuration != ConfigT
-	if needTrain && s.IIDTrain == "" && s.IIDTrainFile == nil {
+	if config.IID && s.IIDTrain == "" && s.IIDTrainFile == nil {
 		return fmt.Errorf("configuration %s trains on i.i.d. data: set iid_train (or iid_train_file)", s.Configuration)
 	}
 	if err := s.validateIIDFiles(); err != nil {
@@ -449,7 +477,7 @@ func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 	if p.tk, err = withTokenCache(p.tk, spec.Cache, suite, train, iid.dev); err != nil {
 		return nil, err
 	}
-	if spec.Configuration != ConfigIIDThenT && spec.Configuration != ConfigT {
+	if spec.config().IID {
 		if p.data.IID, err = IIDRows(train, p.tk, len(p.task.Labels)); err != nil {
 			return nil, err
 		}
@@ -626,14 +654,14 @@ func (s *RunSpec) readIID(task *Task) (iidData, error) {
 			return d, err
 		}
 		d.train, d.dev, d.test = parts[0], parts[1], parts[2]
-		if s.Configuration == ConfigIIDThenT || s.Configuration == ConfigT {
+		if !s.config().IID {
 			d.train = nil
 		}
 		for k, name := range []string{"i.i.d. train", "i.i.d. dev", "i.i.d. test"} {
 			part(name, f.Path, parts[k], lines[k])
 		}
 	} else {
-		if s.Configuration != ConfigIIDThenT && s.Configuration != ConfigT {
+		if s.config().IID {
 			xs, lines, path, err := read(s.IIDTrain, s.IIDTrainFile)
 			if err != nil {
 				return d, err
@@ -708,7 +736,7 @@ func (s *RunSpec) defaults() Defaults {
 func startModel(ctx context.Context, spec RunSpec, classes int) (models.Model, predict.Tokenizer, func(dir string) error, error) {
 	path := ""
 	switch {
-	case spec.Configuration == ConfigIIDThenT || spec.Configuration == ConfigIIDThenIT:
+	case spec.config().FromIID:
 		path = spec.FromIID
 	case spec.Model.Kind == "bert":
 		path = spec.Model.Path

@@ -156,14 +156,15 @@ func TestTrainSpecErrorsNameFieldPaths(t *testing.T) {
 }
 
 // --dry-run checks what every run would fail on: a model file that is not
-// there ("file not found", not "unknown dataset"), an i.i.d. file's column,
-// a suite whose labels the task does not have.
+// there ("file not found", not "unknown dataset"), word vectors or a
+// tokenizer, an i.i.d. file's column, a suite whose labels the task does not
+// have.
 func TestDryRunChecksFilesColumnsAndLabels(t *testing.T) {
 	td, err := filepath.Abs("../../train/testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
-	task := func(labels, column, glove string) string {
+	task := func(labels, column, model string) string {
 		return `out: store
 tasks:
   - name: INTENT
@@ -171,15 +172,16 @@ tasks:
     suite: ` + filepath.Join(td, "intent_suite.jsonl") + `
     train: {path: ` + filepath.Join(td, "intent_train.csv") + `, text: ` + column + `, label: intent}
     dev: {path: ` + filepath.Join(td, "intent_dev.csv") + `, text: utterance, label: intent}
-model: {kind: wordvec, glove: ` + glove + `}
+model: ` + model + `
 scores: [seen]
 configurations: [T]
 `
 	}
-	glove := filepath.Join(td, "intent_glove.txt")
+	glove := "{kind: wordvec, glove: " + filepath.Join(td, "intent_glove.txt") + "}"
 	for _, tc := range []struct{ name, spec, want string }{
 		{"fine", task("greeting, question, complaint", "utterance", glove), ""},
-		{"missing word vectors", task("greeting, question, complaint", "utterance", "vectors/ar.txt"), "field model.glove: vectors/ar.txt: file not found"},
+		{"missing word vectors", task("greeting, question, complaint", "utterance", "{kind: wordvec, glove: vectors/ar.txt}"), "field model.glove: vectors/ar.txt: file not found"},
+		{"missing tokenizer", task("greeting, question, complaint", "utterance", "{kind: bert-tiny, tokenizer: ar-wordpiece.json}"), "field model.tokenizer: ar-wordpiece.json: file not found"},
 		{"missing column", task("greeting, question, complaint", "utterence", glove), `field tasks[0].train: ` + filepath.Join(td, "intent_train.csv")},
 		{"labels the suite lacks", task("greeting, question", "utterance", glove), `field tasks[0]`},
 	} {

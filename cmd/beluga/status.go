@@ -69,5 +69,8 @@ func plural(n int, noun string) string {
 	if s, ok := strings.CutSuffix(noun, "ity"); ok {
 		return fmt.Sprintf("%d %sities", n, s)
 	}
+	if strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun) // classes
+	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }

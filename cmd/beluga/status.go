@@ -47,6 +47,8 @@ was seen; --all lists every run.`,
 					if len(r.Flags) > 0 {
 						marker, why = flagMarker, experiments.FlagSummary(r.Flags)
 					}
+					// One row a run: a reason of several lines is joined.
+					why = strings.ReplaceAll(strings.TrimSpace(why), "\n", "; ")
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, r.Spec.Label(), why)
 				}
 			}

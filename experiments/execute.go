@@ -120,7 +120,8 @@ func (s Summary) Err() error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d of %d runs failed:", len(s.Failed), s.Total)
 	for _, f := range s.Failed {
-		fmt.Fprintf(&b, "\n  %s (%s): %v", f.ID, f.Spec.Label(), f.Error)
+		// An error of several lines stays indented under its run.
+		fmt.Fprintf(&b, "\n  %s (%s): %s", f.ID, f.Spec.Label(), strings.ReplaceAll(f.Error.Error(), "\n", "\n    "))
 	}
 	return errors.New(b.String())
 }

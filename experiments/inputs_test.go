@@ -56,6 +56,7 @@ func TestDeclaredIIDFilesAreCheckedBeforeAnyRun(t *testing.T) {
 	}{
 		{"overlap", "train: {path: train.csv}, dev: {path: test.csv}", `train.csv line 3 = ` + filepath.Join(dir, "test.csv") + ` line 2`, false},
 		{"one file twice", "train: {path: train.csv}, dev: {path: train.csv}", "is also the training file", true},
+		{"one file by two paths", "train: {path: train.csv}, dev: {path: ./train.csv}", "field tasks[0].dev.path: ./train.csv is also the training file", true},
 		{"not UTF-8", "train: {path: train.csv}, dev: {path: cp1256.csv}", "cp1256.csv line 3 column 1: not UTF-8", true},
 		{"split leaving no rows", "train: {path: train.csv, split: {dev: 2, test: 2}}", "leave none of the file's 4 for training", true},
 	}

@@ -10,7 +10,7 @@ import (
 
 // Preflight checks, before any run starts (and in a dry run), what would
 // otherwise fail every run of the sweep the same way: the model and grid
-// (Check), the model's vocabulary and word-vector files, the declared
+// (Check), the model's vocabulary, tokenizer and word-vector files, the declared
 // tasks' i.i.d. files — every row's text, pair and label column and label
 // (datasets.FileSpec.Read) — and the suites' labels against their tasks
 // (CheckSuites). Files named by dataset are not fetched here.
@@ -18,7 +18,7 @@ func (r *TrainRunner) Preflight(ctx context.Context, s *Spec) error {
 	if err := r.Check(s); err != nil {
 		return err
 	}
-	for _, key := range []string{"vocab", "glove"} {
+	for _, key := range []string{"vocab", "tokenizer", "glove"} {
 		v, ok := s.Model.Options[key].(string)
 		if !ok {
 			continue

@@ -159,7 +159,7 @@ func (t Task) declaration(field string) (*TaskDecl, error) {
 		return nil, fmt.Errorf("field %s.dev.split: only the training file is split", field)
 	}
 	if t.Train != nil && t.Dev != nil && t.Train.Path != "" && t.Train.Path == t.Dev.Path {
-		return nil, fmt.Errorf("field %s.dev.path: %s is also the training file: every evaluated row would be a training row; split it instead (train.split: {dev: …, test: …})", field, t.Dev.Path)
+		return nil, errDevIsTrain(field, t.Dev.Path)
 	}
 	for name, f := range map[string]*datasets.FileSpec{"train": t.Train, "dev": t.Dev} {
 		if f == nil {
@@ -269,6 +269,11 @@ func (s *Spec) CheckInputs() (*inputcheck.Report, error) {
 		if rs.IIDTrainFile == nil {
 			rs.Configuration = train.ConfigT
 		}
+		// One file under two spellings (./a.csv, a link): said in the
+		// spec's words, as the same spelling twice is (declaration).
+		if rs.IIDTrainFile != nil && rs.IIDDevFile != nil && inputcheck.SameFile(rs.IIDTrainFile.Path, rs.IIDDevFile.Path) {
+			return nil, errDevIsTrain(field, decl.Dev.Path)
+		}
 		r, err := train.CheckIIDFiles(rs)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", field, err)
@@ -277,4 +282,9 @@ func (s *Spec) CheckInputs() (*inputcheck.Report, error) {
 		all.Findings = append(all.Findings, r.Findings...)
 	}
 	return all, nil
+}
+
+// errDevIsTrain refuses a task whose dev file is its training file.
+func errDevIsTrain(field, dev string) error {
+	return fmt.Errorf("field %s.dev.path: %s is also the training file: every evaluated row would be a training row; split it instead (train.split: {dev: …, test: …})", field, dev)
 }

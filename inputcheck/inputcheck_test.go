@@ -57,6 +57,22 @@ func TestPlantedDuplicateAcrossTrainAndTestIsReportedWithBothLines(t *testing.T)
 	}
 }
 
+// An exact copy is among the examples however many normalised duplicates
+// come before it in the file.
+func TestExactDuplicateIsShownBeforeNormalisedOnes(t *testing.T) {
+	train := writeFile(t, "train.csv", "text,label\na b,no\nc d,no\ne f,no\ng h,yes\n")
+	test := writeFile(t, "test.csv", "text,label\nA b!,no\nc d.,no\nE f?,no\nnew,no\ng h,yes\n")
+	var r Report
+	r.AddOverlaps([]Part{{"i.i.d. train", fileRows(t, train)}, {"i.i.d. test", fileRows(t, test)}})
+	if len(r.Overlaps) != 1 || r.Overlaps[0].Exact != 1 || r.Overlaps[0].Normalised != 3 {
+		t.Fatalf("overlaps %+v, want one with 1 exact and 3 normalised", r.Overlaps)
+	}
+	want := "(1 exact, 3 after normalising): " + train + " line 5 = " + test + " line 6; " + train + " line 2 = " + test + " line 2"
+	if msg := r.Findings[0].Message; !strings.Contains(msg, want) {
+		t.Errorf("finding %q lacks %q", msg, want)
+	}
+}
+
 func TestNoOverlapNoFinding(t *testing.T) {
 	var r Report
 	r.AddOverlaps([]Part{{"a", []Row{{Text: "one"}}}, {"b", []Row{{Text: "two"}}}, {"c", []Row{{Text: ""}}}, {"d", []Row{{Text: "!!"}}}})

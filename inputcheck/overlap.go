@@ -46,7 +46,8 @@ type Overlap struct {
 	// only after Normalise.
 	Exact      int `json:"exact"`
 	Normalised int `json:"normalised"`
-	// Examples are up to MaxExamples pairs (row of A, row of B).
+	// Examples are up to MaxExamples pairs (row of A, row of B), exact
+	// ones first: a verbatim copy is the one to see.
 	Examples [][2]Row `json:"examples"`
 }
 
@@ -139,16 +140,25 @@ func Overlaps(parts []Part) []Overlap {
 	for i := range parts {
 		for j := i + 1; j < len(parts); j++ {
 			o := Overlap{A: parts[i].Name, B: parts[j].Name}
+			var normalised [][2]Row
 			for _, r := range parts[j].Rows {
-				a, ok := idx[i].exact[key(r)]
-				if ok {
+				if a, ok := idx[i].exact[key(r)]; ok {
 					o.Exact++
+					if len(o.Examples) < MaxExamples {
+						o.Examples = append(o.Examples, [2]Row{a, r})
+					}
 				} else if a, ok = idx[i].normalised[normKey(r)]; ok {
 					o.Normalised++
+					if len(normalised) < MaxExamples {
+						normalised = append(normalised, [2]Row{a, r})
+					}
 				}
-				if ok && len(o.Examples) < MaxExamples {
-					o.Examples = append(o.Examples, [2]Row{a, r})
+			}
+			for _, e := range normalised {
+				if len(o.Examples) == MaxExamples {
+					break
 				}
+				o.Examples = append(o.Examples, e)
 			}
 			if o.Exact+o.Normalised > 0 {
 				out = append(out, o)

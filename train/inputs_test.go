@@ -50,6 +50,9 @@ func TestIIDFilesAreCheckedBeforeTraining(t *testing.T) {
 		{"split dev file", func(s *RunSpec) { s.IIDDevFile.Split = &datasets.Split{Test: 0.2} }, "only the training file is split"},
 		{"split without training rows", func(s *RunSpec) { s.IIDDevFile, s.IIDTrainFile.Split = nil, &datasets.Split{Dev: 0.5, Test: 0.5} }, "leave no training rows"},
 		{"word vectors that miss the data", func(s *RunSpec) { s.Model.GloVe = "testdata/tiny_glove.txt" }, "word vectors cover"},
+		{"missing word vectors", func(s *RunSpec) { s.Model.GloVe = "testdata/nope_glove.txt" }, "model.glove: testdata/nope_glove.txt: file not found"},
+		{"missing vocabulary", func(s *RunSpec) { s.Model.Kind, s.Model.Vocab = "bert-tiny", "testdata/nope_vocab.txt" }, "model.vocab: testdata/nope_vocab.txt: file not found"},
+		{"missing tokenizer", func(s *RunSpec) { s.Model.Kind, s.Model.Tokenizer = "bert-tiny", "testdata/nope.json" }, "model.tokenizer: testdata/nope.json: file not found"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -248,6 +250,13 @@ func (s *RunSpec) Validate() error {
 	}
 	if s.Model.Tokenizer != "" && s.Model.Kind != "bert-tiny" {
 		return fmt.Errorf("model.tokenizer is for kind bert-tiny, not %q (a checkpoint brings its own tokenizer)", s.Model.Kind)
+	}
+	// A model file that is not there fails the run before it reads
+	// anything, in the words of an experiment spec's preflight.
+	for _, f := range []struct{ key, path string }{{"vocab", s.Model.Vocab}, {"tokenizer", s.Model.Tokenizer}, {"glove", s.Model.GloVe}} {
+		if _, err := os.Stat(f.path); f.path != "" && errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("model.%s: %s: file not found", f.key, f.path)
+		}
 	}
 	if err := s.kind().check(s); err != nil {
 		return err

@@ -156,14 +156,15 @@ func TestTrainSpecErrorsNameFieldPaths(t *testing.T) {
 }
 
 // --dry-run checks what every run would fail on: a model file that is not
-// there ("file not found", not "unknown dataset"), an i.i.d. file's column,
-// a suite whose labels the task does not have.
+// there ("file not found", not "unknown dataset"), word vectors or a
+// tokenizer, an i.i.d. file's column, a suite whose labels the task does not
+// have.
 func TestDryRunChecksFilesColumnsAndLabels(t *testing.T) {
 	td, err := filepath.Abs("../../train/testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
-	task := func(labels, column, glove string) string {
+	task := func(labels, column, model string) string {
 		return `out: store
 tasks:
   - name: INTENT
@@ -171,15 +172,16 @@ tasks:
     suite: ` + filepath.Join(td, "intent_suite.jsonl") + `
     train: {path: ` + filepath.Join(td, "intent_train.csv") + `, text: ` + column + `, label: intent}
     dev: {path: ` + filepath.Join(td, "intent_dev.csv") + `, text: utterance, label: intent}
-model: {kind: wordvec, glove: ` + glove + `}
+model: ` + model + `
 scores: [seen]
 configurations: [T]
 `
 	}
-	glove := filepath.Join(td, "intent_glove.txt")
+	glove := "{kind: wordvec, glove: " + filepath.Join(td, "intent_glove.txt") + "}"
 	for _, tc := range []struct{ name, spec, want string }{
 		{"fine", task("greeting, question, complaint", "utterance", glove), ""},
-		{"missing word vectors", task("greeting, question, complaint", "utterance", "vectors/ar.txt"), "field model.glove: vectors/ar.txt: file not found"},
+		{"missing word vectors", task("greeting, question, complaint", "utterance", "{kind: wordvec, glove: vectors/ar.txt}"), "field model.glove: vectors/ar.txt: file not found"},
+		{"missing tokenizer", task("greeting, question, complaint", "utterance", "{kind: bert-tiny, tokenizer: ar-wordpiece.json}"), "field model.tokenizer: ar-wordpiece.json: file not found"},
 		{"missing column", task("greeting, question, complaint", "utterence", glove), `field tasks[0].train: ` + filepath.Join(td, "intent_train.csv")},
 		{"labels the suite lacks", task("greeting, question", "utterance", glove), `field tasks[0]`},
 	} {
@@ -201,5 +203,55 @@ configurations: [T]
 				t.Errorf("the store was created: %v", err)
 			}
 		})
+	}
+}
+
+// A failure of several lines (word vectors refused on each part of the
+// data) stays one row of status's listing per run, and run's summary
+// indents its continuation lines under the run they belong to.
+func TestMultiLineFailuresKeepOneRowPerRun(t *testing.T) {
+	td, err := filepath.Abs("../../train/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.yaml")
+	os.WriteFile(spec, []byte(`out: store
+tasks:
+  - name: INTENT
+    labels: [greeting, question, complaint]
+    mft_loss: ce
+    suite: `+filepath.Join(td, "intent_suite.jsonl")+`
+    train: {path: `+filepath.Join(td, "intent_train.csv")+`, text: utterance, label: intent}
+    dev: {path: `+filepath.Join(td, "intent_dev.csv")+`, text: utterance, label: intent}
+model: {kind: wordvec, glove: `+filepath.Join(td, "tiny_glove.txt")+`}
+configurations: [T]
+scores: [seen]
+`), 0o644)
+	_, err = execute(t, "run", spec)
+	if err == nil {
+		t.Fatal("the runs did not fail")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) < 4 || !strings.HasPrefix(lines[0], "2 of 2 runs failed") {
+		t.Fatalf("summary %q", err)
+	}
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, "  ") {
+			t.Errorf("summary line %q is not indented under its run", l)
+		}
+	}
+	out, err := execute(t, "status", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(out), "\n")
+	if len(rows) != 3 {
+		t.Fatalf("status has %d lines, want a header and one row per failed run:\n%s", len(rows), out)
+	}
+	for _, r := range rows[1:] {
+		if !strings.Contains(r, "failed") || !strings.Contains(r, "word vectors cover") {
+			t.Errorf("row %q", r)
+		}
 	}
 }

@@ -47,6 +47,8 @@ was seen; --all lists every run.`,
 					if len(r.Flags) > 0 {
 						marker, why = flagMarker, experiments.FlagSummary(r.Flags)
 					}
+					// One row a run: a reason of several lines is joined.
+					why = strings.ReplaceAll(strings.TrimSpace(why), "\n", "; ")
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, r.Spec.Label(), why)
 				}
 			}
@@ -68,6 +70,9 @@ func plural(n int, noun string) string {
 	}
 	if s, ok := strings.CutSuffix(noun, "ity"); ok {
 		return fmt.Sprintf("%d %sities", n, s)
+	}
+	if strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun) // classes
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }

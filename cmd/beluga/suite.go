@@ -76,8 +76,8 @@ case and its perturbation stay in one split. Errors name the file, line and colu
 			if err := suites.Save(out, res.Suite); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d functionalities, %d classes, %d test cases (%d rows; %d left out by --where, %d linked-functionality rows without a link)\n",
-				out, len(res.Suite.Functionalities), len(res.Suite.Classes()), res.Suite.NumCases(), res.Rows, res.Filtered, res.Unlinked)
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s (%d rows; %d left out by --where, %d linked-functionality rows without a link)\n",
+				out, plural(len(res.Suite.Functionalities), "functionality"), plural(len(res.Suite.Classes()), "class"), plural(res.Suite.NumCases(), "test case"), res.Rows, res.Filtered, res.Unlinked)
 			return nil
 		},
 	}
@@ -237,8 +237,8 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 			fmt.Fprintln(tw)
 		}
 		tw.Flush()
-		fmt.Fprintf(w, "\n%s: %d functionalities, %d classes, %d MFT / %d INV / %d DIR, %d test cases, %d inputs\n",
-			st.Suite, len(st.Functionalities), st.Classes, st.Types[suites.MFT], st.Types[suites.INV], st.Types[suites.DIR], st.Cases, st.Inputs)
+		fmt.Fprintf(w, "\n%s: %s, %s, %d MFT / %d INV / %d DIR, %s, %s\n",
+			st.Suite, plural(len(st.Functionalities), "functionality"), plural(st.Classes, "class"), st.Types[suites.MFT], st.Types[suites.INV], st.Types[suites.DIR], plural(st.Cases, "test case"), plural(st.Inputs, "input"))
 		if hasSplits {
 			for _, sp := range splitOrder {
 				fmt.Fprintf(w, "  %s: %d test cases, %d inputs\n", sp, st.Splits[sp].Cases, st.Splits[sp].Inputs)

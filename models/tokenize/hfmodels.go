@@ -490,7 +490,7 @@ func serdeFloat(s string) (float64, error) {
 		d := uint64(s[i] - '0')
 		switch {
 		case full || sig > (math.MaxUint64-d)/10:
-			full = true // this digit and every later one is dropped
+			full = true // this digit and the later ones of its part are dropped
 			if !after {
 				exp++ // an integer digit past the range
 			}
@@ -516,6 +516,7 @@ func serdeFloat(s string) (float64, error) {
 		if !digit() {
 			return 0, bad
 		}
+		full = false // serde_json tries the first decimal digit again
 		for digit() {
 			add(true)
 		}

@@ -1,8 +1,11 @@
 package tokenize
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +67,38 @@ func TestSerdeFloat(t *testing.T) {
 		if _, err := serdeFloat(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
+	}
+}
+
+// TestSerdeFloatMatchesHuggingFace: 600 numbers (17-digit scores above
+// all, exponents, digits past a uint64) read as HuggingFace's tokenizers
+// read them (testdata/parity/serde_floats.mjs); strconv's correctly
+// rounded reading differs on some.
+func TestSerdeFloatMatchesHuggingFace(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "parity", "serde-floats.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	bad, rounded := 0, 0
+	for _, line := range lines {
+		in, hf, _ := strings.Cut(line, " ")
+		want, err := strconv.ParseFloat(hf, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := serdeFloat(in)
+		if err != nil || got != want {
+			if bad++; bad <= 5 {
+				t.Errorf("%s: %v (%v), HuggingFace reads %v", in, got, err, want)
+			}
+		}
+		if c, _ := strconv.ParseFloat(in, 64); c != want {
+			rounded++
+		}
+	}
+	t.Logf("%d numbers: %d read otherwise than HuggingFace (strconv: %d)", len(lines), bad, rounded)
+	if rounded == 0 {
+		t.Error("no number tells serde_json's reading from a correctly rounded one")
 	}
 }

@@ -110,6 +110,7 @@ func TestFixtureLosses(t *testing.T) {
 		if math.Abs(l-want) > 1e-5 {
 			t.Errorf("%s loss %.7f, want %.7f", name, l, want)
 		}
+		t.Logf("%s loss %.8g, HuggingFace's fixture %.8g: |Δ| %.2g", name, l, want, math.Abs(l-want))
 		total += l
 		if err := pass.Backward(dz); err != nil {
 			t.Fatal(err)
@@ -144,6 +145,7 @@ func TestFixtureLosses(t *testing.T) {
 		if math.Sqrt(num) > 1e-4*math.Sqrt(den)+1e-7 {
 			t.Errorf("%s: relative error %.2g", name, math.Sqrt(num/den))
 		}
+		t.Logf("%s: relative difference %.2g", name, math.Sqrt(num/den))
 	}
 	var cw []float64
 	for _, row := range fl.Grad.ClassifierWeight {
@@ -152,6 +154,7 @@ func TestFixtureLosses(t *testing.T) {
 	relClose("classifier.weight gradient", m.Param("classifier.weight").Grad, cw)
 	relClose("classifier.bias gradient", m.Param("classifier.bias").Grad, fl.Grad.ClassifierBias)
 	relClose("embeddings LayerNorm gradient", m.Param("bert.embeddings.LayerNorm.weight").Grad, fl.Grad.EmbLNWeight)
+	worst, compared := 0.0, 0
 	for _, p := range m.Params() {
 		want, ok := fl.Grad.Norms[p.Name]
 		if !ok {
@@ -163,10 +166,16 @@ func TestFixtureLosses(t *testing.T) {
 		}
 		// Norms below 1e-6 are rounding noise in both frameworks (the key
 		// biases get no gradient through softmax).
-		if got := math.Sqrt(sq); math.Abs(got-want) > 1e-3*want && math.Abs(got-want) > 1e-6 {
+		got := math.Sqrt(sq)
+		if math.Abs(got-want) > 1e-3*want && math.Abs(got-want) > 1e-6 {
 			t.Errorf("%s: gradient norm %.6g, want %.6g", p.Name, got, want)
 		}
+		if want > 1e-6 {
+			worst = math.Max(worst, math.Abs(got-want)/want)
+		}
+		compared++
 	}
+	t.Logf("%d gradient norms: max relative difference %.2g (norms above 1e-6)", compared, worst)
 }
 
 func TestSoftLabels(t *testing.T) {

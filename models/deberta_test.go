@@ -186,6 +186,7 @@ func TestDebertaLossesAndGradients(t *testing.T) {
 		if math.Abs(got-want) > 1e-5*math.Max(1, math.Abs(want)) {
 			t.Errorf("%s loss %.8f, want %.8f", name, got, want)
 		}
+		t.Logf("%s loss %.8g, reference %.8g: |Δ| %.2g", name, got, want, math.Abs(got-want))
 	}
 	total := 0.0
 	step := func(name string, rows [][]int, loss func(z []float32, rows int) (float64, []float32, error), want float64) {

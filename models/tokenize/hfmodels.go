@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -111,19 +112,21 @@ func buildModel(raw json.RawMessage) (subword, error) {
 		}
 		return wl, nil
 	case "Unigram":
-		var vocab [][2]any
+		var vocab [][2]json.RawMessage
 		if err := json.Unmarshal(m.Vocab, &vocab); err != nil {
 			return nil, fmt.Errorf("Unigram vocab: %w", err)
 		}
 		pieces := make([]string, len(vocab))
 		scores := make([]float64, len(vocab))
 		for i, v := range vocab {
-			s, ok1 := v[0].(string)
-			f, ok2 := v[1].(float64)
-			if !ok1 || !ok2 {
+			// The score as HuggingFace reads it, not as strconv does:
+			// they differ by an ulp on some 17-digit scores, enough to
+			// break a tie between segmentations the other way.
+			f, err := serdeFloat(string(v[1]))
+			if json.Unmarshal(v[0], &pieces[i]) != nil || err != nil {
 				return nil, fmt.Errorf("Unigram vocab entry %d is not [piece, score]", i)
 			}
-			pieces[i], scores[i] = s, f
+			scores[i] = f
 		}
 		unk := -1
 		if m.UnkID != nil {
@@ -453,4 +456,123 @@ func (u *unigramModel) split(s string) []piece {
 		out = append(out, p)
 	}
 	return out
+}
+
+// pow10 are 1e0 … 1e308, correctly rounded (serde_json's POW10).
+var pow10 = func() []float64 {
+	p := make([]float64, 309)
+	for i := range p {
+		p[i], _ = strconv.ParseFloat("1e"+strconv.Itoa(i), 64)
+	}
+	return p
+}()
+
+// serdeFloat reads a JSON number as HuggingFace's tokenizers read it:
+// serde_json without its float_roundtrip feature gathers the digits into a
+// uint64 (digits past its range only count in the exponent) and applies
+// the exponent with one multiplication or division by a power of ten.
+// Where the digits exceed 2^53 (a 17-digit score) the result can be one
+// unit in the last place off the correctly rounded value strconv gives, and
+// a Unigram model's Viterbi search then breaks a tie the other way.
+func serdeFloat(s string) (float64, error) {
+	bad := fmt.Errorf("%q is not a JSON number", s)
+	i, neg := 0, false
+	if i < len(s) && s[i] == '-' {
+		neg, i = true, i+1
+	}
+	digit := func() bool { return i < len(s) && s[i] >= '0' && s[i] <= '9' }
+	if !digit() {
+		return 0, bad
+	}
+	var sig uint64
+	exp, full := 0, false
+	add := func(after bool) {
+		d := uint64(s[i] - '0')
+		switch {
+		case full || sig > (math.MaxUint64-d)/10:
+			full = true // this digit and the later ones of its part are dropped
+			if !after {
+				exp++ // an integer digit past the range
+			}
+		case after:
+			sig, exp = sig*10+d, exp-1
+		default:
+			sig = sig*10 + d
+		}
+		i++
+	}
+	if s[i] == '0' {
+		i++
+		if digit() {
+			return 0, bad
+		}
+	} else {
+		for digit() {
+			add(false)
+		}
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if !digit() {
+			return 0, bad
+		}
+		full = false // serde_json tries the first decimal digit again
+		for digit() {
+			add(true)
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			eneg, i = s[i] == '-', i+1
+		}
+		if !digit() {
+			return 0, bad
+		}
+		e := 0
+		for digit() {
+			if e < 1e6 {
+				e = e*10 + int(s[i]-'0')
+			}
+			i++
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	if i != len(s) {
+		return 0, bad
+	}
+	f := float64(sig)
+	for {
+		a := exp
+		if a < 0 {
+			a = -a
+		}
+		if a < len(pow10) {
+			if exp >= 0 {
+				f *= pow10[a]
+			} else {
+				f /= pow10[a]
+			}
+			break
+		}
+		if f == 0 {
+			break
+		}
+		if exp >= 0 {
+			return 0, fmt.Errorf("%q is out of range", s)
+		}
+		f /= 1e308
+		exp += 308
+	}
+	if math.IsInf(f, 0) {
+		return 0, fmt.Errorf("%q is out of range", s)
+	}
+	if neg {
+		f = -f
+	}
+	return f, nil
 }

@@ -24,12 +24,14 @@ type EvalSet struct {
 
 var evalSetName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
-// validateEvalSets refuses unnamed, badly named or repeated sets, and what
-// a set cannot do: be halved or split (it is scored whole).
-func (s *RunSpec) validateEvalSets() error {
+// ValidateEvalSets refuses unnamed, badly named or repeated sets, and what
+// a set cannot do: be halved or split (it is scored whole) or have labels
+// of its own (they are the task's). field is the sets' spec field
+// (iid_eval, or an experiment spec's tasks[i].eval).
+func ValidateEvalSets(sets []EvalSet, field string) error {
 	seen := map[string]bool{}
-	for i, e := range s.IIDEval {
-		field := fmt.Sprintf("iid_eval[%d]", i)
+	for i, e := range sets {
+		field := fmt.Sprintf("%s[%d]", field, i)
 		switch {
 		case !evalSetName.MatchString(e.Name):
 			return fmt.Errorf("%s.name: %q: want letters, digits, '-' and '_'", field, e.Name)
@@ -39,6 +41,8 @@ func (s *RunSpec) validateEvalSets() error {
 			return fmt.Errorf("%s.path: required", field)
 		case e.Halve || e.Split != nil:
 			return fmt.Errorf("%s: an evaluation set is scored whole: it cannot be halved or split", field)
+		case len(e.Labels) > 0:
+			return fmt.Errorf("%s.labels: an evaluation set's labels are the task's", field)
 		}
 		seen[e.Name] = true
 	}

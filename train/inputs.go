@@ -134,6 +134,9 @@ func CheckIIDFiles(spec RunSpec) (*inputcheck.Report, error) {
 	if err := spec.validateIIDFiles(); err != nil {
 		return nil, err
 	}
+	if err := ValidateEvalSets(spec.IIDEval, "iid_eval"); err != nil {
+		return nil, err
+	}
 	if _, ok := spec.kind().(classTaskKind); !ok {
 		return nil, fmt.Errorf("task %s: its i.i.d. files are SQuAD's, read as questions when it runs; only a classification task's are checked here", spec.Task)
 	}

@@ -256,7 +256,7 @@ func (s *RunSpec) Validate() error {
 	if s.Model.Tokenizer != "" && s.Model.Kind != "bert-tiny" {
 		return fmt.Errorf("model.tokenizer is for kind bert-tiny, not %q (a checkpoint brings its own tokenizer)", s.Model.Kind)
 	}
-	if err := s.validateEvalSets(); err != nil {
+	if err := ValidateEvalSets(s.IIDEval, "iid_eval"); err != nil {
 		return err
 	}
 	if err := s.kind().check(s); err != nil {

@@ -59,6 +59,11 @@ func TestDeclaredIIDFilesAreCheckedBeforeAnyRun(t *testing.T) {
 		{"one file by two paths", "train: {path: train.csv}, dev: {path: ./train.csv}", "field tasks[0].dev.path: ./train.csv is also the training file", true},
 		{"not UTF-8", "train: {path: train.csv}, dev: {path: cp1256.csv}", "cp1256.csv line 3 column 1: not UTF-8", true},
 		{"split leaving no rows", "train: {path: train.csv, split: {dev: 2, test: 2}}", "leave none of the file's 4 for training", true},
+		// An evaluation set that shares a text with the training file.
+		{"evaluation set overlap", "train: {path: train.csv}, dev: {path: test.csv}, eval: [{name: other, path: test.csv}]", "i.i.d. train and i.i.d. evaluation set other share 1", false},
+		{"evaluation set not UTF-8", "train: {path: train.csv}, dev: {path: test.csv}, eval: [{name: other, path: cp1256.csv}]", "cp1256.csv line 3 column 1: not UTF-8", true},
+		{"evaluation set named twice", "train: {path: train.csv}, dev: {path: test.csv}, eval: [{name: a, path: test.csv}, {name: a, path: test.csv}]", `field tasks[0].eval[1].name: "a" named twice`, true},
+		{"evaluation set with labels", "train: {path: train.csv}, dev: {path: test.csv}, eval: [{name: a, path: test.csv, labels: [x, y]}]", `field tasks[0].eval[0].labels: an evaluation set's labels are the task's`, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -84,5 +89,30 @@ scores: [seen]
 				t.Errorf("error %v, want one saying %q: %v", err, c.want, c.fails)
 			}
 		})
+	}
+}
+
+// A task without i.i.d. data (configuration T, HateCheck's setting) may
+// still be scored on evaluation sets; they are checked before any run.
+func TestEvalSetsOfASuiteOnlyTaskAreChecked(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cp1256.csv"), []byte("text,label\nok,no\n\xc7\xe1\xd1\xcc\xe1,yes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "spec.yaml")
+	if err := os.WriteFile(path, []byte(`
+tasks: [{name: HATE, labels: [no, yes], suite: s.jsonl, eval: [{name: davidson, path: cp1256.csv}]}]
+model: {name: x}
+configurations: [T]
+scores: [seen]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadSpec(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CheckInputs(); err == nil || !strings.Contains(err.Error(), "cp1256.csv line 3 column 1: not UTF-8") {
+		t.Errorf("CheckInputs: %v, want the evaluation set refused with its line", err)
 	}
 }

@@ -132,7 +132,7 @@ func (r *TrainRunner) Spec(ctx context.Context, rs RunSpec, dir string) (train.R
 		def := rs.TaskDef.Task
 		s.TaskDef, s.IIDTrainFile, s.IIDDevFile = &def, rs.TaskDef.Train, rs.TaskDef.Dev
 	}
-	s.Task = task
+	s.Task, s.IIDEval = task, rs.IIDEval
 	// Refuse what cannot run before fetching anything.
 	switch rs.Model {
 	case "bert-tiny", "wordvec", "bert":
@@ -499,7 +499,8 @@ func (r *TrainRunner) Run(ctx context.Context, rs RunSpec, dir string) error {
 // resultOf is the result file of a run; constant records the constant
 // predictors' scores (for runs scored on every functionality).
 func resultOf(res *train.Result, constant bool) *Result {
-	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics, Flags: Sanity(res), Functionalities: funcResults(res.Suite)}
+	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics, Flags: Sanity(res), Functionalities: funcResults(res.Suite),
+		IIDEval: res.IIDEval, IIDEvalCorrect: res.IIDEvalCorrect}
 	if !constant || len(res.Constant) == 0 {
 		return out
 	}

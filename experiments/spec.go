@@ -197,6 +197,10 @@ type Task struct {
 	// the i.i.d. test set). A task without them runs configuration T only.
 	Train *datasets.FileSpec `yaml:"train,omitempty"`
 	Dev   *datasets.FileSpec `yaml:"dev,omitempty"`
+	// Eval lists extra i.i.d. evaluation sets, files of the task's labels
+	// with their columns, scored after training beside the task's own
+	// i.i.d. test set (train.EvalSet); a classification task's only.
+	Eval []train.EvalSet `yaml:"eval,omitempty"`
 	// Suite is the suite file (native JSON lines) or a name the runner resolves.
 	Suite string `yaml:"suite"`
 	// Folds lists the held-out folds per score (func, class, type,
@@ -249,6 +253,9 @@ type RunSpec struct {
 	Seed   int64          `json:"seed"`
 	Budget Budget         `json:"budget"`
 	Hyper  map[string]any `json:"hyper,omitempty"`
+	// IIDEval are the task's extra evaluation sets (omitted when none, so
+	// that runs without them keep their IDs).
+	IIDEval []train.EvalSet `json:"iid_eval,omitempty"`
 	// Corrections of BeLUGA's behaviour (omitted when none, so that faithful
 	// runs keep their IDs).
 	Corrections []string `json:"corrections,omitempty"`
@@ -379,6 +386,12 @@ func (s *Spec) Validate() error {
 		}
 		if _, err := t.declaration(fmt.Sprintf("tasks[%d]", i)); err != nil {
 			return err
+		}
+		if len(t.Eval) > 0 && trainTaskName(t.Name) == train.TaskRead {
+			return fmt.Errorf("field tasks[%d].eval: task %s (READ) scores SQuAD's test half only; evaluation sets are classification data", i, t.Name)
+		}
+		if err := train.ValidateEvalSets(t.Eval, fmt.Sprintf("tasks[%d].eval", i)); err != nil {
+			return fmt.Errorf("field %w", err)
 		}
 	}
 	if s.Model.Name == "" {
@@ -635,8 +648,13 @@ func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
 				}
 			}
 		}
+		var evals []train.EvalSet
+		for _, e := range t.Eval {
+			e.Path = s.resolve(e.Path)
+			evals = append(evals, e)
+		}
 		base := RunSpec{
-			Task: t.Name, TaskDef: decl, Data: t.Data, Suite: t.Suite,
+			Task: t.Name, TaskDef: decl, Data: t.Data, Suite: t.Suite, IIDEval: evals,
 			Model: s.Model.Name, Checkpoint: s.Model.Checkpoint, ModelOptions: s.Model.Options,
 			Budget: s.Budget, Corrections: s.Corrections,
 		}

@@ -239,6 +239,18 @@ func (r *TrainRunner) CheckSuites(ctx context.Context, s *Spec) error {
 	return nil
 }
 
+// declFile is a declared task's training (or dev) file; nil for a task
+// that declares none.
+func declFile(decl *TaskDecl, training bool) *datasets.FileSpec {
+	switch {
+	case decl == nil:
+		return nil
+	case training:
+		return decl.Train
+	}
+	return decl.Dev
+}
+
 // CheckInputs reads the i.i.d. files of the spec's declared tasks before
 // any run starts (train.CheckIIDFiles): what every run would refuse is
 // refused once, with its file and line, and the texts the i.i.d. parts
@@ -252,14 +264,27 @@ func (s *Spec) CheckInputs() (*inputcheck.Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		if decl == nil || (decl.Train == nil && decl.Dev == nil) {
+		var evals []train.EvalSet
+		for _, e := range t.Eval {
+			e.Path = s.resolve(e.Path)
+			evals = append(evals, e)
+		}
+		var rs train.RunSpec
+		switch {
+		case decl != nil && (decl.Train != nil || decl.Dev != nil || len(evals) > 0):
+			rs = train.RunSpec{Task: decl.Name, TaskDef: &decl.Task, Configuration: train.ConfigIID}
+		case decl == nil && len(evals) > 0 && train.BuiltinTasks[trainTaskName(t.Name)] != nil:
+			// A built-in task's own files are read as its runs start; its
+			// evaluation sets are checked here.
+			rs = train.RunSpec{Task: trainTaskName(t.Name), Configuration: train.ConfigT}
+		default:
 			continue
 		}
-		rs := train.RunSpec{Task: decl.Name, TaskDef: &decl.Task, Configuration: train.ConfigIID}
+		rs.IIDEval = evals
 		for _, f := range []struct {
 			decl *datasets.FileSpec
 			to   **datasets.FileSpec
-		}{{decl.Train, &rs.IIDTrainFile}, {decl.Dev, &rs.IIDDevFile}} {
+		}{{declFile(decl, true), &rs.IIDTrainFile}, {declFile(decl, false), &rs.IIDDevFile}} {
 			if f.decl != nil {
 				g := *f.decl
 				g.Path = s.resolve(g.Path)

@@ -27,6 +27,9 @@ const (
 	// MeasurePassRate is one functionality's pass rate of a task and score,
 	// or of one held-out group of a metadata score.
 	MeasurePassRate
+	// MeasureEvalSet is a task's accuracy in percent on one of its extra
+	// i.i.d. evaluation sets (the Group).
+	MeasureEvalSet
 )
 
 // CellKey locates a cell within its row. A row is a configuration × method
@@ -47,6 +50,10 @@ type CellKey struct {
 }
 
 func iidKey(task string) CellKey { return CellKey{Measure: MeasureIID, Task: task} }
+
+func evalSetKey(task, set string) CellKey {
+	return CellKey{Measure: MeasureEvalSet, Task: task, Group: set}
+}
 
 func suiteKey(task, score, group string) CellKey {
 	return CellKey{Measure: MeasureSuite, Task: task, Score: score, Group: group}

@@ -89,11 +89,15 @@ func (t *Table) Columns() []Column {
 	anyIID := false
 	shown := t.figureScores() // the scores some run has
 	for _, task := range t.Tasks {
-		if !t.hasIID(task) {
-			continue
+		if t.hasIID(task) {
+			anyIID = true
+			cols = append(cols, Column{Header: "IID " + task, Key: iidKey(task)})
 		}
-		anyIID = true
-		cols = append(cols, Column{Header: "IID " + task, Key: iidKey(task)})
+		// Evaluation sets score tasks without i.i.d. data of their own too
+		// (HateCheck's T runs scored on Davidson's tweets).
+		for _, set := range t.EvalSets[task] {
+			cols = append(cols, Column{Header: "IID:" + set + " " + task, Key: evalSetKey(task, set)})
+		}
 	}
 	for _, task := range t.Tasks {
 		for _, score := range t.Scores {

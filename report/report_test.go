@@ -804,3 +804,44 @@ func TestBuiltinTaskByNameNotFileName(t *testing.T) {
 		}
 	}
 }
+
+// A task's evaluation sets are columns of their own beside its i.i.d.
+// score, with the trained rows tested against the baseline (McNemar) and
+// their mean ± SE over seeds; a task without i.i.d. data gets them too.
+func TestEvalSetColumns(t *testing.T) {
+	for _, tc := range []struct {
+		name, task, configs, header string
+	}{
+		{"with i.i.d. data", "{name: SENT, data: sst2, suite: sentiment, eval: [{name: yelp, path: yelp.tsv}, {name: amazon, path: amazon.tsv}]}", "[IID+T]", "| Config | Method | IID SENT | IID:amazon SENT | IID:yelp SENT | G_seen SENT |"},
+		{"suite only", "{name: HATE, labels: [no, yes], suite: hatecheck, eval: [{name: davidson, path: davidson.tsv}]}", "[T]", "| IID:davidson HATE |"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store, runs := sweepOf(t, "name: eval\ntasks: ["+tc.task+"]\nmodel: {name: synthetic}\nconfigurations: "+tc.configs+"\nmethods: [vanilla]\nscores: [seen]\nseeds: [1, 2]\n")
+			tab, err := FromStore(store, runs, Options{Trials: 200, Seed: 1, CI: 95, Resamples: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var md bytes.Buffer
+			if err := tab.WriteMarkdown(&md); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(md.String(), tc.header) {
+				t.Fatalf("table lacks %q:\n%s", tc.header, md.String())
+			}
+			for _, row := range tab.Rows {
+				for _, set := range tab.EvalSets[runs[0].Task] {
+					c := row.Cell(evalSetKey(runs[0].Task, set))
+					if len(c.Reps) != 2 || math.IsNaN(c.Value) || c.Value > 75 {
+						t.Errorf("%s %s: %+v, want two seeds around 67-70%%", row.Label(), set, c)
+					}
+					if !(c.CI.Lo < c.Value && c.Value < c.CI.Hi) {
+						t.Errorf("%s %s: %v not inside its interval %+v", row.Label(), set, c.Value, c.CI)
+					}
+					if trained := row.Configuration != experiments.ConfigIID; trained && tab.Rows[0].Configuration == experiments.ConfigIID && math.IsNaN(c.P) {
+						t.Errorf("%s %s: not tested against the baseline", row.Label(), set)
+					}
+				}
+			}
+		})
+	}
+}

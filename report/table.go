@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -84,6 +85,9 @@ type Table struct {
 	// (experiments.IsMetaScore), in run order: Checking HateCheck's
 	// target identities for meta:target_ident.
 	Groups map[string]map[string][]string
+	// EvalSets[task] names the task's extra i.i.d. evaluation sets
+	// (experiments.RunSpec.IIDEval) that some run was scored on, sorted.
+	EvalSets map[string][]string
 	// CI is the level of the bootstrap intervals in percent (0: none).
 	CI float64
 	// Bootstrap is the kind of the intervals (Options.Bootstrap) when CI
@@ -338,7 +342,7 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, gr
 	runs = slices.Clone(runs)
 	sort.SliceStable(runs, func(i, j int) bool { return taskRank(runs[i]) < taskRank(runs[j]) })
 	t := &Table{Scores: slices.Clone(experiments.Scores), Functionalities: map[string][]Functionality{}, beluga: map[string]string{},
-		Groups: groups}
+		Groups: groups, EvalSets: map[string][]string{}}
 	type metaCell struct {
 		task  string
 		row   rowKey
@@ -368,6 +372,12 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, gr
 	for i, r := range runs {
 		res := results[i]
 		flags.add(r.Task, rowKeyOf(r), r.Score, r, res.Flags)
+		for set := range res.IIDEvalCorrect {
+			if !slices.Contains(t.EvalSets[r.Task], set) {
+				t.EvalSets[r.Task] = append(t.EvalSets[r.Task], set)
+				slices.Sort(t.EvalSets[r.Task])
+			}
+		}
 		if !slices.Contains(t.Tasks, r.Task) {
 			t.Tasks = append(t.Tasks, r.Task)
 			t.beluga[r.Task] = belugaTask(r)
@@ -518,13 +528,14 @@ func (t *Table) shortenReplicates() {
 type rowData struct {
 	reps []string
 	iid  map[string]map[string][]bool              // task → rep → correct
+	eval map[string]map[string]map[string][]bool   // task → evaluation set → rep → correct
 	hits map[string]map[string]map[string][][]byte // task → score → rep → func → verdicts
 	// folds are the results of each held-out group's folds, in run order.
 	folds map[string]map[string]map[string][]*experiments.Result // task → score → group → results
 }
 
 func newRowData(t *Table, cells map[string]map[rowKey]map[string]cellRuns, folds map[string]map[rowKey]map[string]map[string][]*experiments.Result, k rowKey) *rowData {
-	d := &rowData{iid: map[string]map[string][]bool{}, hits: map[string]map[string]map[string][][]byte{},
+	d := &rowData{iid: map[string]map[string][]bool{}, eval: map[string]map[string]map[string][]bool{}, hits: map[string]map[string]map[string][][]byte{},
 		folds: map[string]map[string]map[string][]*experiments.Result{}}
 	for _, task := range t.Tasks {
 		byScore := cells[task][k]
@@ -535,8 +546,15 @@ func newRowData(t *Table, cells map[string]map[rowKey]map[string]cellRuns, folds
 		if k.config == experiments.ConfigIID {
 			iidCell = byScore[experiments.ScoreIID]
 		}
+		d.eval[task] = map[string]map[string][]bool{}
 		for rep, res := range iidCell {
 			d.iid[task][rep] = res.IIDCorrect
+			for set, c := range res.IIDEvalCorrect {
+				if d.eval[task][set] == nil {
+					d.eval[task][set] = map[string][]bool{}
+				}
+				d.eval[task][set][rep] = c
+			}
 			if !slices.Contains(d.reps, rep) {
 				d.reps = append(d.reps, rep)
 			}
@@ -597,6 +615,18 @@ func (d *rowData) fill(t *Table, row *Row) {
 			}
 		}
 		iid.Value = metrics.Mean(iids)
+		for _, set := range t.EvalSets[task] {
+			c := row.cell(evalSetKey(task, set))
+			c.Reps = map[string]float64{}
+			var accs []float64
+			for _, rep := range d.reps {
+				if correct, ok := d.eval[task][set][rep]; ok {
+					c.Reps[rep] = accuracy(correct)
+					accs = append(accs, accuracy(correct))
+				}
+			}
+			c.Value = metrics.Mean(accs)
+		}
 		for _, score := range t.Scores {
 			reps := d.hits[task][score]
 			for k := range t.Functionalities[task] {
@@ -723,6 +753,23 @@ func significance(t *Table, base, d *rowData, row *Row, opt Options) error {
 				return fmt.Errorf("task %s i.i.d.: %w", task, err)
 			}
 			row.cell(iidKey(task)).P = p
+		}
+		for _, set := range t.EvalSets[task] {
+			var x, y []float64
+			for _, rep := range d.reps {
+				bc, ok1 := base.eval[task][set][rep]
+				rc, ok2 := d.eval[task][set][rep]
+				if ok1 && ok2 {
+					x, y = append(x, boolHits(bc)...), append(y, boolHits(rc)...)
+				}
+			}
+			if len(x) > 0 {
+				p, err := metrics.McNemarExact(x, y)
+				if err != nil {
+					return fmt.Errorf("task %s evaluation set %s: %w", task, set, err)
+				}
+				row.cell(evalSetKey(task, set)).P = p
+			}
 		}
 		names := funcNames(t, task)
 		ro.Functionalities[task] = names
@@ -896,6 +943,21 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 			}
 		}
 	}
+	// The evaluation sets' examples, after every other group, so that a
+	// table without them resamples as before.
+	evalGroup := map[string]map[string]map[string]int{} // task → set → rep → group
+	for _, task := range t.Tasks {
+		evalGroup[task] = map[string]map[string]int{}
+		for _, set := range t.EvalSets[task] {
+			evalGroup[task][set] = map[string]int{}
+			for _, rep := range d.reps {
+				if c, ok := d.eval[task][set][rep]; ok {
+					evalGroup[task][set][rep] = len(groups)
+					groups = append(groups, boolHits(c))
+				}
+			}
+		}
+	}
 	type stat struct {
 		set func(metrics.Interval)
 		f   func([][]float64) float64
@@ -960,6 +1022,17 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 				stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(gKey(task, score)).CI = iv }, f: gf})
 				allG = append(allG, gf)
 			}
+		}
+	}
+	for _, task := range t.Tasks {
+		for _, set := range t.EvalSets[task] {
+			at := evalGroup[task][set]
+			if len(at) == 0 {
+				continue
+			}
+			reps := slices.Sorted(maps.Keys(at))
+			stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(evalSetKey(task, set)).CI = iv },
+				f: meanOver(reps, func(g [][]float64, rep string) float64 { return 100 * metrics.Mean(g[at[rep]]) })})
 		}
 	}
 	if !math.IsNaN(row.Cell(avgKey).Value) && len(allG) == len(t.Tasks)*len(t.Scores) {

@@ -35,6 +35,12 @@ func checkInputs(spec RunSpec, tk predict.Tokenizer, suite *suites.Suite, pair b
 		{"i.i.d. test", exampleRows(iid.test)},
 		{"suite " + suite.Name, suiteRows(suite, "")},
 	}
+	for _, e := range iid.eval {
+		sets = append(sets, struct {
+			name string
+			rows []inputcheck.Row
+		}{"i.i.d. evaluation set " + e.name, exampleRows(e.examples)})
+	}
 	for _, set := range sets {
 		if len(set.rows) == 0 {
 			continue
@@ -126,6 +132,9 @@ func suiteParts(s *suites.Suite) []inputcheck.Part {
 // starts, and in --dry-run.
 func CheckIIDFiles(spec RunSpec) (*inputcheck.Report, error) {
 	if err := spec.validateIIDFiles(); err != nil {
+		return nil, err
+	}
+	if err := ValidateEvalSets(spec.IIDEval, "iid_eval"); err != nil {
 		return nil, err
 	}
 	if _, ok := spec.kind().(classTaskKind); !ok {

@@ -75,6 +75,9 @@ func (spanTaskKind) check(s *RunSpec) error {
 	if s.Method == "irm-domainbed" {
 		return fmt.Errorf("task %s: DomainBed's IRM splits batches by example, which span batches do not support (use irm)", TaskRead)
 	}
+	if len(s.IIDEval) > 0 {
+		return fmt.Errorf("task %s: iid_eval: extra evaluation sets are classification data (a file of labels); READ scores SQuAD's test half only", TaskRead)
+	}
 	if s.MaxLength < 16 {
 		return fmt.Errorf("task %s: max_length %d leaves no room for a question and a context window (want at least 16; BeLUGA %d)", TaskRead, s.MaxLength, BeLUGA.Span.MaxLength)
 	}

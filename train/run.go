@@ -139,6 +139,9 @@ type RunSpec struct {
 	IIDTrainFile *datasets.FileSpec `json:"iid_train_file,omitempty" yaml:"iid_train_file,omitempty"`
 	IIDDevFile   *datasets.FileSpec `json:"iid_dev_file,omitempty" yaml:"iid_dev_file,omitempty"`
 	IIDLimit     int                `json:"iid_limit,omitempty" yaml:"iid_limit,omitempty"`
+	// IIDEval are extra i.i.d. evaluation sets of a classification task,
+	// scored whole after training beside its i.i.d. test set (EvalSet).
+	IIDEval []EvalSet `json:"iid_eval,omitempty" yaml:"iid_eval,omitempty"`
 	// TrainSize or TrainFraction (of the examples left after IIDLimit)
 	// trains on a seeded, label-stratified subsample of the i.i.d.
 	// training part, for learning curves; the validation and i.i.d. test
@@ -201,7 +204,11 @@ type Result struct {
 	// i.i.d. test data.
 	IIDScore   *float64           `json:"iid_accuracy"`
 	IIDMetrics map[string]float64 `json:"iid_metrics,omitempty"`
-	SuiteScore *float64           `json:"suite_score"` // mean T_test pass rate, in [0, 1]
+	// IIDEval holds each evaluation set's metrics (RunSpec.IIDEval),
+	// IIDEvalCorrect whether each of its examples was predicted right.
+	IIDEval        map[string]map[string]float64 `json:"iid_eval,omitempty"`
+	IIDEvalCorrect map[string][]bool             `json:"-"`
+	SuiteScore     *float64                      `json:"suite_score"` // mean T_test pass rate, in [0, 1]
 	// G is the harmonic mean of the i.i.d. and suite scores, when both exist.
 	G       *float64 `json:"g"`
 	Steps   int      `json:"steps"`
@@ -257,6 +264,9 @@ func (s *RunSpec) Validate() error {
 		if _, err := os.Stat(f.path); f.path != "" && errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("model.%s: %s: file not found", f.key, f.path)
 		}
+	}
+	if err := ValidateEvalSets(s.IIDEval, "iid_eval"); err != nil {
+		return err
 	}
 	if err := s.kind().check(s); err != nil {
 		return err
@@ -437,16 +447,17 @@ func (classTaskKind) prepare(ctx context.Context, spec RunSpec) (kindRun, error)
 
 // classRun is a classification run ready to train.
 type classRun struct {
-	model   models.Model
-	tk      predict.Tokenizer
-	save    func(dir string) error
-	suite   *suites.Suite
-	fold    *splits.Fold
-	data    Data
-	phases  []Phase
-	task    *Task
-	iidTest []datasets.Example // nil: no i.i.d. test set (T without one)
-	checks  *inputcheck.Report
+	model    models.Model
+	tk       predict.Tokenizer
+	save     func(dir string) error
+	suite    *suites.Suite
+	fold     *splits.Fold
+	data     Data
+	phases   []Phase
+	task     *Task
+	iidTest  []datasets.Example // nil: no i.i.d. test set (T without one)
+	evalSets []evalSetData
+	checks   *inputcheck.Report
 }
 
 // prepare loads the suite (assigning BeLUGA's split if it has none), the
@@ -479,7 +490,7 @@ func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 		return nil, err
 	}
 	train := trainPart(&spec, iid.train, func(x datasets.Example) int { return x.Label })
-	p.iidTest = iid.test
+	p.iidTest, p.evalSets = iid.test, iid.eval
 	if p.checks, err = checkInputs(spec, p.tk, suite, p.task.Pair, iid); err != nil {
 		return nil, err
 	}
@@ -581,7 +592,8 @@ func (p *classRun) evaluate(ctx context.Context, evalLimit int, outDir string) (
 		}
 	}
 	out.Suite, out.Constant = sr, constant
-	return out, nil
+	out.IIDEval, out.IIDEvalCorrect, err = evalSets(ctx, eval, p.tk, p.task, p.evalSets, outDir)
+	return out, err
 }
 
 // objective scores the model on T_val's suite data with the task's form
@@ -613,6 +625,8 @@ func (p *classRun) classWeights() (*[]float64, error) {
 type iidData struct {
 	train, dev, test []datasets.Example
 	parts            []inputcheck.Part
+	// eval are the extra evaluation sets (RunSpec.IIDEval).
+	eval []evalSetData
 }
 
 // readIID reads the run's i.i.d. data, as far as its configuration needs
@@ -644,17 +658,7 @@ func (s *RunSpec) readIID(task *Task) (iidData, error) {
 		}
 		return xs, rows, path, err
 	}
-	part := func(name, path string, xs []datasets.Example, lines []int) {
-		rows := make([]inputcheck.Row, len(xs))
-		for i, x := range xs {
-			where := fmt.Sprintf("%s line %d", path, lines[i])
-			if lines[i] < 0 {
-				where = fmt.Sprintf("%s row %d", path, -lines[i])
-			}
-			rows[i] = inputcheck.Row{Text: x.Text, Pair: x.Pair, Where: where}
-		}
-		d.parts = append(d.parts, inputcheck.Part{Name: name, Rows: rows})
-	}
+	part := d.addPart
 	if s.splitsTrainFile() {
 		f := *s.IIDTrainFile
 		f.Labels = task.Labels
@@ -699,7 +703,23 @@ func (s *RunSpec) readIID(task *Task) (iidData, error) {
 			return d, fmt.Errorf("task %s reads %s, but its i.i.d. data does not", task.Name, map[bool]string{true: "text pairs", false: "single texts"}[task.Pair])
 		}
 	}
-	return d, nil
+	var err error
+	d.eval, err = s.readEvalSets(task, &d)
+	return d, err
+}
+
+// addPart adds a part of the i.i.d. data, its rows placed by their file
+// lines (or, negative, by their position), to the input checks' parts.
+func (d *iidData) addPart(name, path string, xs []datasets.Example, lines []int) {
+	rows := make([]inputcheck.Row, len(xs))
+	for i, x := range xs {
+		where := fmt.Sprintf("%s line %d", path, lines[i])
+		if lines[i] < 0 {
+			where = fmt.Sprintf("%s row %d", path, -lines[i])
+		}
+		rows[i] = inputcheck.Row{Text: x.Text, Pair: x.Pair, Where: where}
+	}
+	d.parts = append(d.parts, inputcheck.Part{Name: name, Rows: rows})
 }
 
 // openSuite opens the run's suite, assigning BeLUGA's split if it has
@@ -812,6 +832,12 @@ func writeCurve(path string, curve []CurvePoint) error {
 // each example's text and gold label (iid_predictions.jsonl) — and returns
 // the task's metrics and the predicted classes.
 func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, test []datasets.Example, outDir string) (map[string]float64, []int, error) {
+	return evalIIDTo(ctx, m, tk, task, test, filepath.Join(outDir, "iid_predictions"))
+}
+
+// evalIIDTo is evalIID writing the predictions to base+".txt" and
+// base+".jsonl".
+func evalIIDTo(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, test []datasets.Example, base string) (map[string]float64, []int, error) {
 	inputs := make([]predict.Input, len(test))
 	gold := make([]int, len(test))
 	for i, e := range test {
@@ -853,10 +879,10 @@ func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *T
 			return nil, nil, err
 		}
 	}
-	if err := atomicfile.WriteFile(filepath.Join(outDir, "iid_predictions.txt"), buf.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(base+".txt", buf.Bytes()); err != nil {
 		return nil, nil, err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(outDir, "iid_predictions.jsonl"), lines.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(base+".jsonl", lines.Bytes()); err != nil {
 		return nil, nil, err
 	}
 	scores, err := task.iidScores(preds, gold)

@@ -136,13 +136,9 @@ eval_limit and hyper.loss are spec-only.`,
 			}
 			iid, score := "none", "none"
 			if res.IIDScore != nil {
-				iid = fmt.Sprintf("accuracy %.1f%%", 100**res.IIDScore)
-				for _, m := range slices.Sorted(maps.Keys(res.IIDMetrics)) {
-					if m != "accuracy" {
-						iid += fmt.Sprintf(", %s %.1f%%", m, 100*res.IIDMetrics[m])
-					}
-				}
+				iid = metricsLine(res.IIDMetrics)
 			}
+
 			if res.SuiteScore != nil {
 				score = fmt.Sprintf("%.1f%%", 100**res.SuiteScore)
 				if res.G != nil {
@@ -151,6 +147,9 @@ eval_limit and hyper.loss are spec-only.`,
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: i.i.d. %s, T_test pass rate %s (%d steps, %.0f s)\n",
 				out, iid, score, res.Steps, res.Seconds)
+			for _, set := range slices.Sorted(maps.Keys(res.IIDEval)) {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: evaluation set %s: %s\n", out, set, metricsLine(res.IIDEval[set]))
+			}
 			return nil
 		},
 	}
@@ -170,6 +169,17 @@ eval_limit and hyper.loss are spec-only.`,
 	enumFlag(cmd, "correct", slices.Sorted(maps.Keys(train.Corrections))...)
 	cmd.MarkFlagRequired("out")
 	rootCmd.AddCommand(cmd)
+}
+
+// metricsLine prints i.i.d. metrics, accuracy first, in percent.
+func metricsLine(m map[string]float64) string {
+	s := fmt.Sprintf("accuracy %.1f%%", 100*m["accuracy"])
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if k != "accuracy" {
+			s += fmt.Sprintf(", %s %.1f%%", k, 100*m[k])
+		}
+	}
+	return s
 }
 
 // bindTrainFlags defines the flags that set fields of spec. A setting the

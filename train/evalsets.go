@@ -1,0 +1,102 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+
+	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/models/predict"
+)
+
+// An EvalSet is an extra i.i.d. evaluation set of a classification task:
+// a file of the task's labels scored whole, beside the task's own i.i.d.
+// test set, after training — the cross-dataset evaluation of Checking
+// HateCheck (train on one hate-speech data set, score on Davidson's and
+// Founta's). It never trains.
+type EvalSet struct {
+	// Name names the set in results, files and tables: letters, digits,
+	// '-' and '_'.
+	Name              string `json:"name" yaml:"name"`
+	datasets.FileSpec `yaml:",inline"`
+}
+
+var evalSetName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// ValidateEvalSets refuses unnamed, badly named or repeated sets, and what
+// a set cannot do: be halved or split (it is scored whole) or have labels
+// of its own (they are the task's). field is the sets' spec field
+// (iid_eval, or an experiment spec's tasks[i].eval).
+func ValidateEvalSets(sets []EvalSet, field string) error {
+	seen := map[string]bool{}
+	for i, e := range sets {
+		field := fmt.Sprintf("%s[%d]", field, i)
+		switch {
+		case !evalSetName.MatchString(e.Name):
+			return fmt.Errorf("%s.name: %q: want letters, digits, '-' and '_'", field, e.Name)
+		case seen[e.Name]:
+			return fmt.Errorf("%s.name: %q named twice", field, e.Name)
+		case e.Path == "":
+			return fmt.Errorf("%s.path: required", field)
+		case e.Halve || e.Split != nil:
+			return fmt.Errorf("%s: an evaluation set is scored whole: it cannot be halved or split", field)
+		case len(e.Labels) > 0:
+			return fmt.Errorf("%s.labels: an evaluation set's labels are the task's", field)
+		}
+		seen[e.Name] = true
+	}
+	return nil
+}
+
+// evalSetData is an evaluation set read for a run.
+type evalSetData struct {
+	name     string
+	examples []datasets.Example
+}
+
+// readEvalSets reads the run's evaluation sets with the task's labels,
+// adding each to the input checks' parts (a text it shares with the
+// training data is leakage the checks report).
+func (s *RunSpec) readEvalSets(task *Task, d *iidData) ([]evalSetData, error) {
+	var out []evalSetData
+	for i, e := range s.IIDEval {
+		f := e.FileSpec
+		f.Labels = task.Labels
+		xs, lines, err := f.ReadLines()
+		if err != nil {
+			return nil, fmt.Errorf("iid_eval[%d] (%s): %w", i, e.Name, err)
+		}
+		for _, x := range xs {
+			if x.IsPair != task.Pair {
+				return nil, fmt.Errorf("iid_eval[%d] (%s): task %s reads %s, but %s does not", i, e.Name, task.Name, map[bool]string{true: "text pairs", false: "single texts"}[task.Pair], f.Path)
+			}
+		}
+		d.addPart("i.i.d. evaluation set "+e.Name, f.Path, xs, lines)
+		out = append(out, evalSetData{name: e.Name, examples: xs})
+	}
+	return out, nil
+}
+
+// evalSets scores the model on each evaluation set as on the i.i.d. test
+// set (evalIID), writing its predictions to eval_NAME_predictions.* in
+// outDir: the task's metrics and, per example, whether it was right.
+func evalSets(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, sets []evalSetData, outDir string) (map[string]map[string]float64, map[string][]bool, error) {
+	if len(sets) == 0 {
+		return nil, nil, nil
+	}
+	scores, correct := map[string]map[string]float64{}, map[string][]bool{}
+	for _, e := range sets {
+		sc, preds, err := evalIIDTo(ctx, m, tk, task, e.examples, filepath.Join(outDir, "eval_"+e.name+"_predictions"))
+		if err != nil {
+			return nil, nil, fmt.Errorf("evaluation set %s: %w", e.name, err)
+		}
+		scores[e.name] = sc
+		c := make([]bool, len(preds))
+		for i, x := range e.examples {
+			c[i] = preds[i] == x.Label
+		}
+		correct[e.name] = c
+	}
+	return scores, correct, nil
+}

@@ -25,6 +25,9 @@ import (
 type TrainRunner struct {
 	Cache *datasets.Cache
 	Store *Store
+	// Suites, when set, are the sweep's suites opened for its expansion,
+	// which the preflight checks read rather than open again.
+	Suites *SuiteFolds
 }
 
 // configNames maps Table 3's names of the configurations to package

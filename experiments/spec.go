@@ -517,9 +517,59 @@ type FoldLister interface {
 // SuiteFolds lists folds from the task's explicit Folds, else by loading the
 // task's suite (any format package suites opens; a suite name resolves
 // through Data, fetching it when needed).
+// It opens each suite once, and the preflight's suite checks
+// (TrainRunner.Suites) read the same: a sweep resolves and parses a suite
+// once before its runs start, not once per check.
 type SuiteFolds struct {
-	Data  *datasets.Cache
-	cache map[string]*suites.Suite
+	Data   *datasets.Cache
+	opened map[string]openedSuite
+}
+
+type openedSuite struct {
+	suite *suites.Suite
+	path  string
+}
+
+// Open resolves a suite's name or path (through Data, fetching it when
+// needed, until ctx is done) and opens it, once.
+func (f *SuiteFolds) Open(ctx context.Context, suite string) (*suites.Suite, string, error) {
+	if o, ok := f.opened[suite]; ok {
+		return o.suite, o.path, nil
+	}
+	path, err := ResolveSuite(ctx, f.Data, suite)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := suites.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if f.opened == nil {
+		f.opened = map[string]openedSuite{}
+	}
+	f.opened[suite] = openedSuite{s, path}
+	return s, path, nil
+}
+
+// OpenAll opens the suites that expanding spec reads (Expand, which has
+// no context: those of tasks with held-out scores whose folds the spec does
+// not list), so that a fetch or a large suite is cancellable here.
+func (f *SuiteFolds) OpenAll(ctx context.Context, s *Spec) error {
+	if len(s.Configurations) == 0 {
+		return nil
+	}
+	for i, t := range s.Tasks {
+		for _, score := range s.Scores {
+			if _, listed := t.Folds[score]; score == ScoreSeen || listed {
+				continue
+			}
+			if _, _, err := f.Open(ctx, s.resolve(t.Suite)); err != nil {
+				return fmt.Errorf("field tasks[%d].suite: %w", i, err)
+			}
+			break
+		}
+	}
+	return nil
 }
 
 // Folds implements FoldLister.
@@ -527,19 +577,9 @@ func (f *SuiteFolds) Folds(task Task, score string) ([]string, error) {
 	if folds, ok := task.Folds[score]; ok {
 		return folds, nil
 	}
-	if f.cache == nil {
-		f.cache = map[string]*suites.Suite{}
-	}
-	s, ok := f.cache[task.Suite]
-	if !ok {
-		path, err := ResolveSuite(context.Background(), f.Data, task.Suite)
-		if err == nil {
-			s, err = suites.Open(path)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("task %s: folds for %s: %w", task.Name, score, err)
-		}
-		f.cache[task.Suite] = s
+	s, _, err := f.Open(context.Background(), task.Suite)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: folds for %s: %w", task.Name, score, err)
 	}
 	if err := CheckFolds(s, score); err != nil {
 		return nil, fmt.Errorf("task %s: %w", task.Name, err)

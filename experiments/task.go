@@ -8,7 +8,6 @@ import (
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/inputcheck"
-	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
 )
 
@@ -224,11 +223,11 @@ func (r *TrainRunner) CheckSuites(ctx context.Context, s *Spec) error {
 		default:
 			continue // not a classification task this check knows
 		}
-		path, err := ResolveSuite(ctx, r.Cache, s.resolve(t.Suite))
-		if err != nil {
-			return fmt.Errorf("field %s.suite: %w", field, err)
+		opener := r.Suites
+		if opener == nil {
+			opener = &SuiteFolds{Data: r.Cache}
 		}
-		suite, err := suites.Open(path)
+		suite, path, err := opener.Open(ctx, s.resolve(t.Suite))
 		if err != nil {
 			return fmt.Errorf("field %s.suite: %w", field, err)
 		}

@@ -45,7 +45,9 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
   beluga run specs/sent-full.yaml --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, runs, err := loadRuns(args[0], from)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			spec, runs, suites, err := expandSpec(ctx, args[0], from)
 			if err != nil {
 				return err
 			}
@@ -68,8 +70,7 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			runner.Suites = suites
 			if dryRun {
 				// The listing, then what would stop the runs.
 				if err := printRuns(cmd.OutOrStdout(), store, runs); err != nil {
@@ -136,19 +137,30 @@ func sweepOf(arg, store string) (*experiments.Store, []experiments.RunSpec, erro
 // loadRuns reads a spec and expands it into its runs; suite names (for the
 // folds) resolve through the data cache, taking files from fromDir when set.
 func loadRuns(path, fromDir string) (*experiments.Spec, []experiments.RunSpec, error) {
+	spec, runs, _, err := expandSpec(context.Background(), path, fromDir)
+	return spec, runs, err
+}
+
+// expandSpec is loadRuns returning the suites it opened for the folds,
+// which it opens (fetching them when needed) until ctx is done.
+func expandSpec(ctx context.Context, path, fromDir string) (*experiments.Spec, []experiments.RunSpec, *experiments.SuiteFolds, error) {
 	spec, err := experiments.LoadSpec(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cache, err := dataCache("", fromDir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	runs, err := experiments.Expand(spec, &experiments.SuiteFolds{Data: cache})
+	folds := &experiments.SuiteFolds{Data: cache}
+	if err := folds.OpenAll(ctx, spec); err != nil {
+		return nil, nil, nil, fmt.Errorf("experiment spec %s: %w", path, err)
+	}
+	runs, err := experiments.Expand(spec, folds)
 	if err != nil {
-		return nil, nil, fmt.Errorf("experiment spec %s: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("experiment spec %s: %w", path, err)
 	}
-	return spec, runs, nil
+	return spec, runs, folds, nil
 }
 
 // executeSweep runs a sweep with a progress bar on a terminal (log lines

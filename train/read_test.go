@@ -272,3 +272,22 @@ func tinyReadTokenizer(t *testing.T, vocab string) (spans.Tokenizer, spans.Confi
 	}
 	return tk, cfg
 }
+
+// SQuAD's dev file as both i.i.d. files is READ's offline setting (the
+// READ quickstart): Validate accepts it, where it refuses one file twice
+// for a classification task, and the run trains on dev's validation half.
+func TestReadRunsOnDevAlone(t *testing.T) {
+	spec := tinyReadSpec(ConfigIID)
+	spec.IIDTrain = spec.IIDDev
+	if err := spec.Validate(); err != nil {
+		t.Fatalf("READ on dev alone refused: %v", err)
+	}
+	if _, err := Run(context.Background(), spec, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	class := tinySpec(ConfigIID)
+	class.IIDTrain = class.IIDDev
+	if err := class.Validate(); err == nil {
+		t.Error("a classification task's one file named twice was accepted")
+	}
+}

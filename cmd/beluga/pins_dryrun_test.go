@@ -47,6 +47,9 @@ func TestDryRunListingsPinned(t *testing.T) {
 		t.Fatalf("no specs in ../../specs: %v", err)
 	}
 
+	// A data cache of its own: the files come from ../shared/data, as on a
+	// fresh machine, never from (or into) the user's cache.
+	t.Setenv("BELUGA_DATA", t.TempDir())
 	work := t.TempDir()
 	repo := filepath.Join(work, "repo")
 	if err := os.MkdirAll(filepath.Join(repo, "specs"), 0o755); err != nil {

@@ -10,12 +10,17 @@ import (
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/internal/shareddata"
 	"github.com/beluga-nlp/beluga/report"
 )
 
-// The quickstarts' stores, pinned for the experiment-layer redesign (issue
-// #23): Table 3 and Figure 1 built from them must stay byte for byte what
-// the README shows.
+// Stores of the shipped specs, pinned for the experiment-layer redesign
+// (issue #23): Table 3 and Figure 1 built from them must stay byte for byte
+// what the README shows. readmePins are the stores whose table the README
+// shows verbatim and which "beluga report DIR" reads as their spec does;
+// hatecheck-identout's README table is edited (short headers, no bold) and
+// a store directory lists its identities in run-ID order, not the spec's,
+// so it is read through its spec only (specPins).
 //
 // Each fixture store is reduced to what reports read: sweep.json, and per
 // run spec.json, result.json (i.i.d. correctness per example, per-case
@@ -34,11 +39,29 @@ import (
 //     dry-run pin of quickstart-read), sweep.json is main's RecordSweep of
 //     them, and main's report and heatmap give the README's table and
 //     docs/quickstart-read-heatmap.png from it byte for byte.
-var quickstartPins = []struct {
+//   - testdata/hatecheck-store, testdata/hatecheck-identout-store: "beluga
+//     run specs/NAME.yaml --from ../shared/data --jobs 2" on main at 1d2bd0d;
+//     "beluga plot heatmap specs/NAME.yaml" gave docs/NAME-heatmap.png from
+//     them byte for byte.
+var readmePins = []struct {
 	name, store, goldens, heatmap string
 }{
-	{"SENT", "testdata/quickstart-store", "testdata/quickstart", "../../docs/quickstart-heatmap.png"},
-	{"READ", "testdata/quickstart-read-store", "testdata/quickstart-read", "../../docs/quickstart-read-heatmap.png"},
+	{"quickstart", "testdata/quickstart-store", "testdata/quickstart", "../../docs/quickstart-heatmap.png"},
+	{"quickstart-read", "testdata/quickstart-read-store", "testdata/quickstart-read", "../../docs/quickstart-read-heatmap.png"},
+	{"hatecheck", "testdata/hatecheck-store", "testdata/hatecheck", "../../docs/hatecheck-heatmap.png"},
+}
+
+// specPins are the stores of specs whose table and figure the README shows,
+// each read through its spec as "beluga report specs/NAME.yaml" and "beluga
+// plot heatmap specs/NAME.yaml" read it; fetch is the dataset the spec's
+// suite resolves through.
+var specPins = []struct {
+	spec, store, goldens, heatmap, fetch string
+}{
+	{"quickstart", "testdata/quickstart-store", "testdata/quickstart", "../../docs/quickstart-heatmap.png", "checklist-sentiment"},
+	{"quickstart-read", "testdata/quickstart-read-store", "testdata/quickstart-read", "../../docs/quickstart-read-heatmap.png", "checklist-squad"},
+	{"hatecheck", "testdata/hatecheck-store", "testdata/hatecheck", "../../docs/hatecheck-heatmap.png", "hatecheck"},
+	{"hatecheck-identout", "testdata/hatecheck-identout-store", "testdata/hatecheck-identout", "../../docs/hatecheck-identout-heatmap.png", "hatecheck"},
 }
 
 // copyStore copies the fixture store into a temporary directory, so that
@@ -65,7 +88,7 @@ func checkGolden(t *testing.T, golden string, got []byte) {
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/beluga -run Quickstart.*Pinned -update)", err)
+		t.Fatalf("%v (run go test ./cmd/beluga -run Pinned -update)", err)
 	}
 	if !bytes.Equal(got, want) {
 		if d := lineDiff(string(want), string(got)); len(want)+len(got) < 1<<16 && !bytes.ContainsRune(want, 0) {
@@ -90,12 +113,12 @@ func readFile(t *testing.T, path string) []byte {
 // seed=42)" to "(SENT IID-IID+T vanilla class -NER …)".
 var footnoteLabel = regexp.MustCompile(`(run [0-9a-f]{12} \([^)]*?) [a-z_]+=[^)]*\)`)
 
-// TestQuickstartTablePinnedInREADME: the golden tables are the README's
+// TestTablesPinnedInREADME: the golden tables are the README's
 // (footnotes' run labels shortened as the README shortens them), so that
 // the pins below pin what users were shown.
-func TestQuickstartTablePinnedInREADME(t *testing.T) {
+func TestTablesPinnedInREADME(t *testing.T) {
 	readme := readFile(t, "../../README.md")
-	for _, q := range quickstartPins {
+	for _, q := range readmePins {
 		table := readFile(t, filepath.Join(q.goldens, "table.md"))
 		shown := footnoteLabel.ReplaceAll(table, []byte("$1 …)"))
 		if !bytes.Contains(readme, shown) {
@@ -104,13 +127,13 @@ func TestQuickstartTablePinnedInREADME(t *testing.T) {
 	}
 }
 
-// TestQuickstartStorePinnedThroughCommands builds Table 3 (Markdown, CSV,
-// LaTeX, p-values and pass rates) and Figure 1 from each fixture store as
+// TestStoreDirsPinnedThroughCommands builds Table 3 (Markdown, CSV, LaTeX,
+// p-values and pass rates) and Figure 1 from each fixture store directory as
 // "beluga report quickstart-out" and "beluga plot heatmap quickstart-out"
 // do, and compares them byte for byte with the goldens; the Markdown table
 // is the README's and the figure the docs'.
-func TestQuickstartStorePinnedThroughCommands(t *testing.T) {
-	for _, q := range quickstartPins {
+func TestStoreDirsPinnedThroughCommands(t *testing.T) {
+	for _, q := range readmePins {
 		t.Run(q.name, func(t *testing.T) {
 			store := copyStore(t, q.store)
 			out := t.TempDir()
@@ -144,13 +167,13 @@ func TestQuickstartStorePinnedThroughCommands(t *testing.T) {
 	}
 }
 
-// TestQuickstartStorePinnedThroughQuickstartPath writes table.md and
-// heatmap.png from each fixture store as "beluga quickstart" does once its
-// runs are done: the sweep it recorded, report.FromStore with the default
-// options, the heatmap with the default options.
-func TestQuickstartStorePinnedThroughQuickstartPath(t *testing.T) {
-	for _, q := range quickstartPins {
-		t.Run(q.name, func(t *testing.T) {
+// TestStoresPinnedThroughLibrary writes table.md and heatmap.png from each
+// fixture store as "beluga quickstart" does once its runs are done: the
+// sweep recorded in the store, report.FromStore with the default options,
+// the heatmap with the default options. It needs no shared data.
+func TestStoresPinnedThroughLibrary(t *testing.T) {
+	for _, q := range specPins {
+		t.Run(q.spec, func(t *testing.T) {
 			store := &experiments.Store{Dir: copyStore(t, q.store)}
 			runs, err := store.Runs()
 			if err != nil {
@@ -169,10 +192,60 @@ func TestQuickstartStorePinnedThroughQuickstartPath(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got, want := readFile(t, md), readFile(t, filepath.Join(q.goldens, "table.md")); !bytes.Equal(got, want) {
-				t.Errorf("quickstart's table.md differs from %s/table.md:\n%s", q.goldens, lineDiff(string(want), string(got)))
+				t.Errorf("table.md differs from %s/table.md:\n%s", q.goldens, lineDiff(string(want), string(got)))
 			}
 			if got, want := readFile(t, png), readFile(t, q.heatmap); !bytes.Equal(got, want) {
-				t.Errorf("quickstart's heatmap.png: %d bytes, not those of %s (%d bytes)", len(got), q.heatmap, len(want))
+				t.Errorf("heatmap.png: %d bytes, not those of %s (%d bytes)", len(got), q.heatmap, len(want))
+			}
+		})
+	}
+}
+
+// TestSpecStoresPinnedThroughCommands builds Table 3 (Markdown, CSV, LaTeX,
+// p-values and pass rates) and Figure 1 as "beluga report specs/NAME.yaml
+// --store STORE" and "beluga plot heatmap specs/NAME.yaml --store STORE" do
+// (the runs come from the spec, its suite from a data cache filled from
+// ../shared/data), and compares them byte for byte with the goldens and the
+// docs' figures.
+func TestSpecStoresPinnedThroughCommands(t *testing.T) {
+	data := shareddata.Path(t, "data")
+	t.Setenv("BELUGA_DATA", t.TempDir())
+	fetched := map[string]bool{}
+	for _, q := range specPins {
+		t.Run(q.spec, func(t *testing.T) {
+			if !fetched[q.fetch] {
+				if msg, err := execute(t, "data", "fetch", q.fetch, "--from", data); err != nil {
+					t.Fatalf("beluga data fetch %s: %v\n%s", q.fetch, err, msg)
+				}
+				fetched[q.fetch] = true
+			}
+			spec := filepath.Join("..", "..", "specs", q.spec+".yaml")
+			store := copyStore(t, q.store)
+			out := t.TempDir()
+			for _, c := range []struct{ format, file string }{
+				{"md", "table.md"},
+				{"csv", "table.csv"},
+				{"latex", "table.tex"},
+			} {
+				path := filepath.Join(out, c.file)
+				args := []string{"report", spec, "--store", store, "--format", c.format, "-o", path}
+				if c.format == "md" {
+					args = append(args, "--pass-rates", filepath.Join(out, "pass-rates.csv"))
+				}
+				if msg, err := execute(t, args...); err != nil {
+					t.Fatalf("beluga %s: %v\n%s", strings.Join(args, " "), err, msg)
+				}
+				checkGolden(t, filepath.Join(q.goldens, c.file), readFile(t, path))
+			}
+			checkGolden(t, filepath.Join(q.goldens, "table-pvalues.csv"), readFile(t, filepath.Join(out, "table-pvalues.csv")))
+			checkGolden(t, filepath.Join(q.goldens, "pass-rates.csv"), readFile(t, filepath.Join(out, "pass-rates.csv")))
+
+			png := filepath.Join(out, "heatmap.png")
+			if msg, err := execute(t, "plot", "heatmap", spec, "--store", store, "-o", png); err != nil {
+				t.Fatalf("beluga plot heatmap: %v\n%s", err, msg)
+			}
+			if got, want := readFile(t, png), readFile(t, q.heatmap); !bytes.Equal(got, want) {
+				t.Errorf("beluga plot heatmap %s --store %s: %d bytes, not those of %s (%d bytes)", spec, store, len(got), q.heatmap, len(want))
 			}
 		})
 	}

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -54,14 +57,32 @@ var readmePins = []struct {
 // specPins are the stores of specs whose table and figure the README shows,
 // each read through its spec as "beluga report specs/NAME.yaml" and "beluga
 // plot heatmap specs/NAME.yaml" read it; fetch is the dataset the spec's
-// suite resolves through.
+// suite resolves through. heatmap is the docs' figure, or empty where the
+// docs show none: then goldens/heatmap.png.sha256 pins it. curve is the
+// docs' learning curve ("beluga plot learning-curve specs/NAME.yaml"), if
+// any.
 var specPins = []struct {
-	spec, store, goldens, heatmap, fetch string
+	spec, store, goldens, heatmap, curve, fetch string
 }{
-	{"quickstart", "testdata/quickstart-store", "testdata/quickstart", "../../docs/quickstart-heatmap.png", "checklist-sentiment"},
-	{"quickstart-read", "testdata/quickstart-read-store", "testdata/quickstart-read", "../../docs/quickstart-read-heatmap.png", "checklist-squad"},
-	{"hatecheck", "testdata/hatecheck-store", "testdata/hatecheck", "../../docs/hatecheck-heatmap.png", "hatecheck"},
-	{"hatecheck-identout", "testdata/hatecheck-identout-store", "testdata/hatecheck-identout", "../../docs/hatecheck-identout-heatmap.png", "hatecheck"},
+	{"quickstart", "testdata/quickstart-store", "testdata/quickstart", "../../docs/quickstart-heatmap.png", "", "checklist-sentiment"},
+	{"quickstart-read", "testdata/quickstart-read-store", "testdata/quickstart-read", "../../docs/quickstart-read-heatmap.png", "", "checklist-squad"},
+	{"hatecheck", "testdata/hatecheck-store", "testdata/hatecheck", "../../docs/hatecheck-heatmap.png", "", "hatecheck"},
+	{"hatecheck-identout", "testdata/hatecheck-identout-store", "testdata/hatecheck-identout", "../../docs/hatecheck-identout-heatmap.png", "", "hatecheck"},
+	{"learning-curve", "testdata/learning-curve-store", "testdata/learning-curve", "", "../../docs/learning-curve.png", "checklist-sentiment"},
+}
+
+// checkFigure compares a figure with the docs' (docs set) or with the
+// SHA-256 in goldens/name.sha256.
+func checkFigure(t *testing.T, what string, got []byte, docs, goldens, name string) {
+	t.Helper()
+	if docs == "" {
+		sum := sha256.Sum256(got)
+		checkGolden(t, filepath.Join(goldens, name+".sha256"), []byte(hex.EncodeToString(sum[:])+"\n"))
+		return
+	}
+	if want := readFile(t, docs); !bytes.Equal(got, want) {
+		t.Errorf("%s: %d bytes, not those of %s (%d bytes)", what, len(got), docs, len(want))
+	}
 }
 
 // copyStore copies the fixture store into a temporary directory, so that
@@ -170,7 +191,9 @@ func TestStoreDirsPinnedThroughCommands(t *testing.T) {
 // TestStoresPinnedThroughLibrary writes table.md and heatmap.png from each
 // fixture store as "beluga quickstart" does once its runs are done: the
 // sweep recorded in the store, report.FromStore with the default options,
-// the heatmap with the default options. It needs no shared data.
+// the heatmap with the default options; and the table's CSV, LaTeX,
+// p-values and pass rates, and the learning curve where the docs show one.
+// It needs no shared data.
 func TestStoresPinnedThroughLibrary(t *testing.T) {
 	for _, q := range specPins {
 		t.Run(q.spec, func(t *testing.T) {
@@ -194,15 +217,34 @@ func TestStoresPinnedThroughLibrary(t *testing.T) {
 			if got, want := readFile(t, md), readFile(t, filepath.Join(q.goldens, "table.md")); !bytes.Equal(got, want) {
 				t.Errorf("table.md differs from %s/table.md:\n%s", q.goldens, lineDiff(string(want), string(got)))
 			}
-			if got, want := readFile(t, png), readFile(t, q.heatmap); !bytes.Equal(got, want) {
-				t.Errorf("heatmap.png: %d bytes, not those of %s (%d bytes)", len(got), q.heatmap, len(want))
+			// The other formats of the same table, as beluga report
+			// --format csv|latex -o FILE and --pass-rates write them.
+			for f, write := range map[string]func(io.Writer) error{
+				"table.csv":         tab.WriteCSV,
+				"table.tex":         tab.WriteLaTeX,
+				"table-pvalues.csv": tab.WritePValuesCSV,
+				"pass-rates.csv":    tab.WritePassRatesCSV,
+			} {
+				var b bytes.Buffer
+				if err := write(&b); err != nil {
+					t.Fatal(err)
+				}
+				checkGolden(t, filepath.Join(q.goldens, f), b.Bytes())
+			}
+			checkFigure(t, "heatmap.png", readFile(t, png), q.heatmap, q.goldens, "heatmap.png")
+			if q.curve != "" {
+				curve := filepath.Join(out, "curve.png")
+				if err := report.WriteLearningCurveFile(curve, store, runs, q.spec); err != nil {
+					t.Fatal(err)
+				}
+				checkFigure(t, "learning curve", readFile(t, curve), q.curve, q.goldens, "learning-curve.png")
 			}
 		})
 	}
 }
 
-// TestSpecStoresPinnedThroughCommands builds Table 3 (Markdown, CSV, LaTeX,
-// p-values and pass rates) and Figure 1 as "beluga report specs/NAME.yaml
+// TestSpecStoresPinnedThroughCommands builds Table 3 (Markdown, p-values,
+// pass rates) and Figure 1 (and the learning curve) as "beluga report specs/NAME.yaml
 // --store STORE" and "beluga plot heatmap specs/NAME.yaml --store STORE" do
 // (the runs come from the spec, its suite from a data cache filled from
 // ../shared/data), and compares them byte for byte with the goldens and the
@@ -222,30 +264,28 @@ func TestSpecStoresPinnedThroughCommands(t *testing.T) {
 			spec := filepath.Join("..", "..", "specs", q.spec+".yaml")
 			store := copyStore(t, q.store)
 			out := t.TempDir()
-			for _, c := range []struct{ format, file string }{
-				{"md", "table.md"},
-				{"csv", "table.csv"},
-				{"latex", "table.tex"},
-			} {
-				path := filepath.Join(out, c.file)
-				args := []string{"report", spec, "--store", store, "--format", c.format, "-o", path}
-				if c.format == "md" {
-					args = append(args, "--pass-rates", filepath.Join(out, "pass-rates.csv"))
-				}
-				if msg, err := execute(t, args...); err != nil {
-					t.Fatalf("beluga %s: %v\n%s", strings.Join(args, " "), err, msg)
-				}
-				checkGolden(t, filepath.Join(q.goldens, c.file), readFile(t, path))
+			// Markdown only: the other formats are the same table, pinned
+			// through the library (TestStoresPinnedThroughLibrary).
+			md := filepath.Join(out, "table.md")
+			args := []string{"report", spec, "--store", store, "-o", md, "--pass-rates", filepath.Join(out, "pass-rates.csv")}
+			if msg, err := execute(t, args...); err != nil {
+				t.Fatalf("beluga %s: %v\n%s", strings.Join(args, " "), err, msg)
 			}
-			checkGolden(t, filepath.Join(q.goldens, "table-pvalues.csv"), readFile(t, filepath.Join(out, "table-pvalues.csv")))
-			checkGolden(t, filepath.Join(q.goldens, "pass-rates.csv"), readFile(t, filepath.Join(out, "pass-rates.csv")))
+			for _, f := range []string{"table.md", "table-pvalues.csv", "pass-rates.csv"} {
+				checkGolden(t, filepath.Join(q.goldens, f), readFile(t, filepath.Join(out, f)))
+			}
 
 			png := filepath.Join(out, "heatmap.png")
 			if msg, err := execute(t, "plot", "heatmap", spec, "--store", store, "-o", png); err != nil {
 				t.Fatalf("beluga plot heatmap: %v\n%s", err, msg)
 			}
-			if got, want := readFile(t, png), readFile(t, q.heatmap); !bytes.Equal(got, want) {
-				t.Errorf("beluga plot heatmap %s --store %s: %d bytes, not those of %s (%d bytes)", spec, store, len(got), q.heatmap, len(want))
+			checkFigure(t, "beluga plot heatmap "+spec, readFile(t, png), q.heatmap, q.goldens, "heatmap.png")
+			if q.curve != "" {
+				curve := filepath.Join(out, "curve.png")
+				if msg, err := execute(t, "plot", "learning-curve", spec, "--store", store, "-o", curve); err != nil {
+					t.Fatalf("beluga plot learning-curve: %v\n%s", err, msg)
+				}
+				checkFigure(t, "beluga plot learning-curve "+spec, readFile(t, curve), q.curve, q.goldens, "learning-curve.png")
 			}
 		})
 	}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/beluga-nlp/beluga/internal/shareddata"
+)
+
+// Pins for the experiment-layer redesign (issue #23): every shipped spec must
+// list the same runs, with the same IDs, in the same order, before and after
+// it. A run's ID names its directory in every user's store, so a change here
+// orphans finished runs; the order is what --shard slices.
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/ (the pins of issue #23: only when a change of run IDs, tables or figures is intended)")
+
+// runIDLine is a run's line in beluga run --dry-run's listing.
+var runIDLine = regexp.MustCompile(`^([0-9a-f]{12})  `)
+
+// TestDryRunListingsPinned expands every spec in specs/ as
+// "beluga run specs/NAME.yaml --dry-run --from ../shared/data" does from the
+// repository root, and compares each run's ID and label, in order, with
+// testdata/dryrun/NAME.txt; the command's own listing must list the same
+// IDs in the same order.
+//
+// The specs are copied into a temporary checkout laid out like the real one
+// (repo/specs/, with shared/ beside repo/), because paths in a spec resolve
+// against the spec's directory, then the working directory, and the
+// resolved path is part of a run's identity. The suites two specs name by
+// file are made there as their comments say: azimuth-sst2.jsonl.gz
+// (beluga suite generate azimuth) and mhc_arabic.jsonl (beluga suite
+// import hatecheck), in the working directory, not beside the spec.
+func TestDryRunListingsPinned(t *testing.T) {
+	data := shareddata.Path(t, "data")
+	golden, err := filepath.Abs(filepath.Join("testdata", "dryrun"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	specFiles, err := filepath.Glob(filepath.Join("..", "..", "specs", "*.yaml"))
+	if err != nil || len(specFiles) == 0 {
+		t.Fatalf("no specs in ../../specs: %v", err)
+	}
+
+	// A data cache of its own: the files come from ../shared/data, as on a
+	// fresh machine, never from (or into) the user's cache.
+	t.Setenv("BELUGA_DATA", t.TempDir())
+	work := t.TempDir()
+	repo := filepath.Join(work, "repo")
+	if err := os.MkdirAll(filepath.Join(repo, "specs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// mhc-arabic's i.i.d. file is ../shared/data/… from the repository root.
+	if err := os.Symlink(filepath.Dir(data), filepath.Join(work, "shared")); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range specFiles {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, "specs", filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"suite", "generate", "azimuth", filepath.Join(data, "sst2", "test-labeled.tsv"), "-o", filepath.Join(repo, "azimuth-sst2.jsonl.gz")},
+		{"suite", "import", "hatecheck", filepath.Join(data, "mhc-arabic", "mhc_arabic_cases.csv"), "-o", filepath.Join(repo, "mhc_arabic.jsonl")},
+	} {
+		if out, err := execute(t, args...); err != nil {
+			t.Fatalf("beluga %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	t.Chdir(repo)
+
+	names := map[string]bool{}
+	for _, f := range specFiles {
+		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		names[name+".txt"] = true
+		t.Run(name, func(t *testing.T) {
+			spec := filepath.Join("specs", name+".yaml")
+			_, runs, err := loadRuns(spec, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got strings.Builder
+			var ids []string
+			for _, r := range runs {
+				fmt.Fprintf(&got, "%s\t%s\n", r.ID(), r.Label())
+				ids = append(ids, r.ID())
+			}
+			path := filepath.Join(golden, name+".txt")
+			if *update {
+				if err := os.MkdirAll(golden, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(got.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (a new spec? run go test ./cmd/beluga -run TestDryRunListingsPinned -update)", err)
+			}
+			if d := lineDiff(string(want), got.String()); d != "" {
+				t.Errorf("%s lists other runs than %s (run IDs name the directories of users' stores; -update only for an intended change):\n%s", spec, path, d)
+			}
+
+			// The command itself: its listing (before the checks, which
+			// may refuse a spec on this machine) has the same IDs.
+			out, _ := execute(t, "run", spec, "--dry-run", "--from", data)
+			var listed []string
+			sc := bufio.NewScanner(strings.NewReader(out))
+			for sc.Scan() {
+				if m := runIDLine.FindStringSubmatch(sc.Text()); m != nil {
+					listed = append(listed, m[1])
+				}
+			}
+			if d := lineDiff(strings.Join(ids, "\n"), strings.Join(listed, "\n")); d != "" {
+				t.Errorf("beluga run %s --dry-run lists other IDs than the expansion:\n%s\n\noutput:\n%s", spec, d, out)
+			}
+			if tail := fmt.Sprintf("%s into ", plural(len(runs), "run")); !strings.Contains(out, tail) {
+				t.Errorf("beluga run %s --dry-run: no %q line:\n%s", spec, tail, out)
+			}
+		})
+	}
+	// A golden whose spec is gone is a spec removed: say so.
+	entries, _ := os.ReadDir(golden)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".txt") && !names[e.Name()] {
+			t.Errorf("testdata/dryrun/%s has no spec in specs/ (a shipped spec removed?)", e.Name())
+		}
+	}
+}
+
+// TestDocsQuoteTheListedRunIDs: the run IDs the README and docs/tasks.md
+// quote are those the shipped specs list today, as the runs they name.
+func TestDocsQuoteTheListedRunIDs(t *testing.T) {
+	for _, c := range []struct{ spec, id, label string }{
+		// README: the quickstart table's footnotes.
+		{"quickstart", "fe4c856daaed", "SENT IID-IID+T vanilla class -NER "},
+		{"quickstart", "df24d61ad4d0", "SENT IID-IID+T vanilla type -INV "},
+		// docs/tasks.md: the mhc-arabic walk-through's dry run, status and failures.
+		{"mhc-arabic", "ba78fd7da719", "HATE-AR IID vanilla iid "},
+		{"mhc-arabic", "4c8893be495b", "HATE-AR IID+T vanilla seen "},
+		{"mhc-arabic", "acb4b05c04c3", "HATE-AR IID+T vanilla class -Derogation "},
+	} {
+		b, err := os.ReadFile(filepath.Join("testdata", "dryrun", c.spec+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), c.id+"\t"+c.label) {
+			t.Errorf("testdata/dryrun/%s.txt has no run %s %q, which the docs quote", c.spec, c.id, c.label)
+		}
+	}
+}
+
+// lineDiff is empty when a and b are equal, else the first lines that
+// differ and the line counts.
+func lineDiff(a, b string) string {
+	if a == b {
+		return ""
+	}
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out []string
+	for i := 0; i < len(al) || i < len(bl); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			out = append(out, fmt.Sprintf("line %d:\n  want %q\n  got  %q", i+1, x, y))
+			if len(out) == 5 {
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%d lines wanted, %d got; first differences:\n%s", len(al), len(bl), strings.Join(out, "\n"))
+}

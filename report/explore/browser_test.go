@@ -208,18 +208,24 @@ func exercise(t *testing.T, ctx context.Context, url string, src *Source, shots 
 			t.Fatalf("search %q (want %d cases): %v", word, n, err)
 		}
 	}
-	// A run's page: its curve and hyper-parameters.
+	// A run's page: its curve and input coverage.
 	run := l.Cells[k].Runs[0]
-	var svg int
+	var svg, coverage int
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate(url+"#run/"+run),
 		chromedp.WaitVisible(`#run-title`, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelectorAll("svg.curve polyline").length`, &svg),
+		chromedp.Evaluate(`document.querySelectorAll("#run-coverage li").length`, &coverage),
 	); err != nil {
 		t.Fatal(err)
 	}
 	if svg == 0 {
 		t.Errorf("run %s: no curve drawn", run)
+	}
+	for _, r := range src.View.Runs {
+		if r.ID == run && coverage != len(r.Coverage) {
+			t.Errorf("run %s: %d input coverage lines shown, want %d", run, coverage, len(r.Coverage))
+		}
 	}
 }
 

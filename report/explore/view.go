@@ -13,8 +13,10 @@ import (
 	"strconv"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/inputcheck"
 	"github.com/beluga-nlp/beluga/report"
 	"github.com/beluga-nlp/beluga/suites"
+	"github.com/beluga-nlp/beluga/train"
 )
 
 // Num is a number that is JSON null when it is NaN (no value).
@@ -173,8 +175,14 @@ type RunView struct {
 	Host       string             `json:"host,omitempty"`
 	// Curve is the stored training curve, thinned to at most CurvePoints
 	// points per batch kind (each the mean of its stretch of updates).
-	Curve    []CurvePoint `json:"curve,omitempty"`
-	Warnings []string     `json:"warnings,omitempty"`
+	Curve []CurvePoint `json:"curve,omitempty"`
+	// Warnings are the run's sanity flags (result.json) and the findings
+	// of the input checks its trainer ran (train/input_checks.json:
+	// overlaps, unknown tokens, truncation), each "kind: reason".
+	Warnings []string `json:"warnings,omitempty"`
+	// Coverage is the tokenizer's coverage of each data set the run read
+	// (inputcheck.Coverage in words: rows, unknown tokens, truncation).
+	Coverage []string `json:"coverage,omitempty"`
 }
 
 // CurvePoint is one point of a thinned training curve.
@@ -419,8 +427,8 @@ type trainSpec struct {
 // trained, left out of RunView.Used.
 var pathKeys = []string{"suite", "iid_train", "iid_dev", "iid_test", "from_iid", "out", "model"}
 
-// readRunExtras fills a run's timing, train spec, curve and warnings, and
-// opens its task's suite the first time one is met.
+// readRunExtras fills a run's timing, train spec, curve, warnings and input
+// coverage, and opens its task's suite the first time one is met.
 func readRunExtras(dir string, rv *RunView, src *Source, task string) error {
 	if b, err := os.ReadFile(filepath.Join(dir, experiments.TimingFile)); err == nil {
 		var t experiments.Timing
@@ -473,6 +481,29 @@ func readRunExtras(dir string, rv *RunView, src *Source, task string) error {
 		return err
 	}
 	rv.Warnings = w
+	return readInputChecks(filepath.Join(dir, "train", train.InputChecksFile), rv)
+}
+
+// readInputChecks adds the input checks a run's trainer stored, when it
+// stored them, to the run's coverage and warnings.
+func readInputChecks(path string, rv *RunView) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var r inputcheck.Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for _, c := range r.Coverage {
+		rv.Coverage = append(rv.Coverage, c.String())
+	}
+	for _, f := range r.Findings {
+		rv.Warnings = append(rv.Warnings, "input check "+f.Check+": "+f.Message)
+	}
 	return nil
 }
 

@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/inputcheck"
 	"github.com/beluga-nlp/beluga/report"
+	"github.com/beluga-nlp/beluga/train"
 )
 
 var fastReport = report.Options{Trials: 200}
@@ -279,5 +281,67 @@ func TestFlaggedCells(t *testing.T) {
 		if r.ID == seen.ID() && (len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], experiments.FlagConstantIID+": ")) {
 			t.Errorf("run %s warnings %q", r.ID, r.Warnings)
 		}
+	}
+}
+
+// The input checks a run's trainer stored (train/input_checks.json) are on
+// its page: the tokenizer's coverage of each data set, and each finding
+// (unknown tokens, truncation, overlaps) among its warnings; a run without
+// the file has neither.
+func TestInputChecksOfRun(t *testing.T) {
+	store, runs := fixture(t)
+	var bad, none experiments.RunSpec
+	for _, r := range runs {
+		switch {
+		case r.Score == experiments.ScoreSeen && bad.Task == "":
+			bad = r
+		case r.Score == experiments.ScoreIID && none.Task == "":
+			none = r
+		}
+	}
+	checks := &inputcheck.Report{}
+	checks.AddCoverage(inputcheck.Coverage{Data: "suite sentiment", Rows: 300, Words: 2400, Tokens: 2700, Unknown: 540,
+		UnknownRate: 0.2, Truncated: 90, TruncatedRate: 0.3, MaxLength: 32, TokensPerWord: 1.125}, false)
+	if err := writeInputChecks(store.RunDir(bad.ID()), checks); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(store.RunDir(none.ID()), "train", train.InputChecksFile)); err != nil {
+		t.Fatal(err)
+	}
+	src, err := Build(store, runs, Options{Report: fastReport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, r := range src.View.Runs {
+		switch r.ID {
+		case bad.ID():
+			found++
+			if len(r.Coverage) != 1 || !strings.Contains(r.Coverage[0], "suite sentiment: 300 rows, [UNK] 20.0% of 2700 tokens") {
+				t.Errorf("run %s coverage %q", r.ID, r.Coverage)
+			}
+			w := strings.Join(r.Warnings, "|")
+			if !strings.Contains(w, "input check unknown_tokens: suite sentiment: 20.0%") || !strings.Contains(w, "input check truncation: suite sentiment: 30.0%") {
+				t.Errorf("run %s warnings %q, want the unknown-token and truncation findings", r.ID, r.Warnings)
+			}
+		case none.ID():
+			found++
+			if len(r.Coverage) != 0 || len(r.Warnings) != 0 {
+				t.Errorf("run %s without input checks: coverage %q, warnings %q", r.ID, r.Coverage, r.Warnings)
+			}
+		default:
+			if len(r.Coverage) != 1 || len(r.Warnings) != 0 {
+				t.Errorf("run %s: coverage %q, warnings %q, want the fixture's one line and no finding", r.ID, r.Coverage, r.Warnings)
+			}
+		}
+	}
+	if found != 2 {
+		t.Fatalf("runs %s and %s not in the view", bad.ID(), none.ID())
+	}
+	if err := os.WriteFile(filepath.Join(store.RunDir(bad.ID()), "train", train.InputChecksFile), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(store, runs, Options{Report: fastReport}); err == nil || !strings.Contains(err.Error(), train.InputChecksFile) {
+		t.Errorf("a broken input_checks.json gives %v, want an error naming it", err)
 	}
 }

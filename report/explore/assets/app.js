@@ -303,7 +303,8 @@
     if (r.seconds !== null) kv("Time", num(r.seconds, 1) + " s" + (r.start ? " from " + esc(r.start) : "") + (r.host ? " on " + esc(r.host) : ""));
     for (const [k, v] of Object.entries(r.iid_metrics || {})) kv("i.i.d. " + k, num(100 * v, 2));
     h += "</dl>";
-    if (r.warnings && r.warnings.length) h += "<h3>Warnings</h3>" + r.warnings.map(w => "<p class='warn'>" + esc(w) + "</p>").join("");
+    if (r.warnings && r.warnings.length) h += "<h3>Warnings</h3><div id='run-warnings'>" + r.warnings.map(w => "<p class='warn'>" + esc(w) + "</p>").join("") + "</div>";
+    if (r.coverage && r.coverage.length) h += "<h3>Input coverage</h3><ul id='run-coverage'>" + r.coverage.map(c => "<li>" + esc(c) + "</li>").join("") + "</ul>";
     h += "<h3>Training curve</h3>" + curveSVG(r.curve || []);
     if (r.hyper) h += "<h3>Spec hyper-parameters</h3><pre>" + esc(JSON.stringify(r.hyper, null, 2)) + "</pre>";
     if (r.used) h += "<h3>Hyper-parameters used (train spec)</h3><pre>" + esc(JSON.stringify(r.used, null, 2)) + "</pre>";

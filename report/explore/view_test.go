@@ -12,6 +12,7 @@ import (
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/inputcheck"
 	"github.com/beluga-nlp/beluga/report"
+	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
 )
 
@@ -343,5 +344,82 @@ func TestInputChecksOfRun(t *testing.T) {
 	}
 	if _, err := Build(store, runs, Options{Report: fastReport}); err == nil || !strings.Contains(err.Error(), train.InputChecksFile) {
 		t.Errorf("a broken input_checks.json gives %v, want an error naming it", err)
+	}
+}
+
+// Each functionality's description comes from the suite file the runs'
+// trainer read (train_spec.json's suite), when it can be read.
+func TestDescriptionsFromSuite(t *testing.T) {
+	store, runs := fixture(t)
+	src, err := Build(store, runs, Options{Report: fastReport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.View.Warnings) == 0 || !strings.Contains(src.View.Warnings[0], "no descriptions") {
+		t.Errorf("the fixture's missing suite: warnings %q, want one saying there are no descriptions", src.View.Warnings)
+	}
+	s := &suites.Suite{Name: "sentiment", Labels: []string{"negative", "positive"}}
+	for i, f := range src.View.Funcs {
+		if f.Task != "SENT" || slices.ContainsFunc(s.Functionalities, func(g *suites.Functionality) bool { return g.Name == f.Name }) {
+			continue
+		}
+		typ, expect := suites.TestType(f.Type), suites.DefaultExpectation(suites.TestType(f.Type))
+		if typ == suites.DIR {
+			expect = suites.Expectation{Kind: suites.ExpectMonotonic, Increasing: true, Tolerance: 0.1, Agg: suites.AggAllExceptFirst}
+		}
+		s.Functionalities = append(s.Functionalities, &suites.Functionality{Name: f.Name, Class: f.Class, Type: typ,
+			Description: "what " + f.Name + " tests", Expect: expect,
+			Cases: []*suites.Case{{ID: i, Inputs: []suites.Input{{Text: "a fine film"}, {Text: "a fine movie"}}, Labels: []suites.Label{suites.ClassLabel(1)}}}})
+	}
+	path := filepath.Join(t.TempDir(), "sentiment.jsonl")
+	var b strings.Builder
+	if err := suites.Write(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if r.Task != "SENT" {
+			continue
+		}
+		p := filepath.Join(store.RunDir(r.ID()), experiments.TrainSpecFile)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // a search run, not run
+		}
+		var ts map[string]any
+		if err := json.Unmarshal(b, &ts); err != nil {
+			t.Fatal(err)
+		}
+		ts["suite"] = path
+		if b, err = json.Marshal(ts); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if src, err = Build(store, runs, Options{Report: fastReport}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range src.View.Funcs {
+		want := ""
+		if f.Task == "SENT" {
+			want = "what " + f.Name + " tests"
+			n++
+		}
+		if f.Description != want {
+			t.Errorf("%s %q: description %q, want %q", f.Task, f.Name, f.Description, want)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no SENT functionality in the view")
+	}
+	for _, w := range src.View.Warnings {
+		if strings.HasPrefix(w, "task SENT") {
+			t.Errorf("the suite read: warning %q", w)
+		}
 	}
 }

@@ -3,6 +3,8 @@ package explore
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -12,6 +14,10 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/experiments/experimentstest"
+	"github.com/beluga-nlp/beluga/report"
 )
 
 // The page is tested in a real browser: headless Chromium driven over the
@@ -271,6 +277,86 @@ func TestServeInBrowser(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode < 400 {
 			t.Errorf("api/cases?%s: %s, want an error", bad, resp.Status)
+		}
+	}
+}
+
+// With several seeds and --ci, every cell of the page's table shows the
+// mean ± standard error and the bootstrap interval, its hover each seed's
+// value and the paired t-test's p-value: package report's numbers.
+func TestSeedsAndIntervalsInBrowser(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "sweep.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := experiments.ParseSpec(append(b, "seeds: [1, 2]\n"...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := experiments.Expand(spec, experimentstest.FoldLister{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &experiments.Store{Dir: t.TempDir()}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if sum, err := experiments.Execute(context.Background(), store, runs, caseRunner{}, experiments.Options{Jobs: 2, Logger: quiet}); err != nil || sum.Err() != nil {
+		t.Fatal(err, sum.Err())
+	}
+	opt := report.Options{Trials: 100, CI: 95, Resamples: 100}
+	src, err := Build(store, runs, Options{Report: opt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := report.FromStore(store, runs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.View.Replicates) != 2 || src.View.CI != 95 {
+		t.Fatalf("replicates %q, CI %v: want two seeds at 95%%", src.View.Replicates, src.View.CI)
+	}
+	cols := tab.Columns()
+	r, c := tab.Rows[1], cols[0] // a trained row's i.i.d. score
+	cell := src.View.Table.Cells[1][0]
+	iv := c.CI(r)
+	if !same(c.SE(r), cell.SE) || !same(iv.Lo, cell.Lo) || !same(iv.Hi, cell.Hi) || !same(c.PSeeds(r), cell.PSeed) || len(cell.Reps) != 2 {
+		t.Errorf("row %s column %s: view %+v, table se %v [%v, %v] p over seeds %v, seeds %v", r.Label(), c.Header, cell, c.SE(r), iv.Lo, iv.Hi, c.PSeeds(r), c.Reps(r))
+	}
+	for rep, v := range c.Reps(r) {
+		if !same(v, cell.Reps[rep]) {
+			t.Errorf("row %s column %s replicate %s: view %v, table %v", r.Label(), c.Header, rep, cell.Reps[rep], v)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.WriteHTML(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := browser(t)
+	var text, title string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate("file://"+path),
+		chromedp.WaitVisible(`body[data-ready="1"]`, chromedp.ByQuery),
+		chromedp.Text(`#table3-grid tbody tr:nth-child(2) td.num`, &text, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector("#table3-grid tbody tr:nth-child(2) td.num").title`, &title),
+	); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%.2f ± %.2f [%.2f, %.2f]", float64(cell.Value), float64(cell.SE), float64(cell.Lo), float64(cell.Hi))
+	if !strings.HasPrefix(text, want) {
+		t.Errorf("cell shows %q, want %q", text, want)
+	}
+	if !strings.Contains(title, fmt.Sprintf("paired t over seeds p = %.4f", float64(cell.PSeed))) {
+		t.Errorf("cell's hover %q has no paired t-test", title)
+	}
+	for rep, v := range cell.Reps {
+		if !strings.Contains(title, fmt.Sprintf("%s: %.2f", rep, float64(v))) {
+			t.Errorf("cell's hover %q has no value for %s (%.2f)", title, rep, float64(v))
 		}
 	}
 }

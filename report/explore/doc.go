@@ -12,9 +12,10 @@
 //   - View.Table: Table 3 as package report computes it (report.FromStore /
 //     report.FromDir, its Columns, Rows, p-values, marks and best values):
 //     each CellView holds the value (mean over replicates), its standard
-//     error over replicates, the p-value against the IID baseline over
-//     cases (McNemar's exact test for i.i.d., approximate randomisation for
-//     G), the paired t-test's over seeds, the bootstrap interval when asked
+//     error over replicates, each replicate's value (shown on hover), the
+//     p-value against the IID baseline over cases (McNemar's exact test for
+//     i.i.d., approximate randomisation for G), the paired t-test's over
+//     seeds, the bootstrap interval when asked
 //     (report.Options.CI), the significance mark (report.Table.Mark) and the
 //     runs it comes from: the baseline's all from its i.i.d. run; a trained
 //     row's i.i.d. score from its seen run, and its G of a score from the

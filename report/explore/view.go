@@ -93,18 +93,21 @@ type ColumnView struct {
 // standard error over replicates, the p-values against the baseline over
 // cases (McNemar / approximate randomisation) and over seeds (paired t),
 // the bootstrap interval, the significance mark (+1 / −1 / 0), whether it
-// is set in bold (report.Table.Bold), the runs that produced it, and the
-// sanity flags of those runs.
+// is set in bold (report.Table.Bold), the value per replicate, the runs
+// that produced it, and the sanity flags of those runs.
 type CellView struct {
-	Value Num      `json:"v"`
-	SE    Num      `json:"se"`
-	P     Num      `json:"p"`
-	PSeed Num      `json:"ps"`
-	Lo    Num      `json:"lo"`
-	Hi    Num      `json:"hi"`
-	Mark  int      `json:"mark,omitempty"`
-	Best  bool     `json:"best,omitempty"`
-	Runs  []string `json:"runs,omitempty"`
+	Value Num `json:"v"`
+	SE    Num `json:"se"`
+	P     Num `json:"p"`
+	PSeed Num `json:"ps"`
+	Lo    Num `json:"lo"`
+	Hi    Num `json:"hi"`
+	// Reps is the value per replicate (a seed, or a seed × axis value),
+	// when there are several (report.Column.Reps).
+	Reps map[string]Num `json:"reps,omitempty"`
+	Mark int            `json:"mark,omitempty"`
+	Best bool           `json:"best,omitempty"`
+	Runs []string       `json:"runs,omitempty"`
 	// FlagMarks are the footnote marks of the sanity flags of the runs
 	// behind the cell (report.Row.Flags), Flags each flag as "run kind:
 	// reason"; a flagged cell is never bold.
@@ -319,6 +322,12 @@ func build(store *experiments.Store, tab *report.Table, runs []experiments.RunSp
 			val := c.Value(r)
 			cv := CellView{Value: Num(val), SE: Num(c.SE(r)), P: Num(c.P(r)), PSeed: Num(c.PSeeds(r)),
 				Lo: Num(iv.Lo), Hi: Num(iv.Hi), Mark: tab.Mark(c, r), Best: !math.IsNaN(val) && bold(j, r)}
+			if reps := c.Reps(r); len(reps) > 1 {
+				cv.Reps = map[string]Num{}
+				for rep, x := range reps {
+					cv.Reps[rep] = Num(x)
+				}
+			}
 			if fs := c.Flags(r); len(fs) > 0 && !math.IsNaN(val) {
 				cv.FlagMarks = report.FlagMarks(fs)
 				for _, f := range fs {

@@ -106,7 +106,7 @@
     const t = view.table;
     const reps = view.replicates.length > 1;
     let h = "<h2 id='table3'>Table 3</h2><p class='muted'>Best value per column in bold; ↑ / ↓: significantly at or above / below the IID baseline (p &lt; " +
-      view.significance + "). " + (reps ? "Mean ± standard error over " + view.replicates.length + " replicates. " : "") +
+      view.significance + "). " + (reps ? "Mean ± standard error over " + view.replicates.length + " replicates (each one's value on hover). " : "") +
       (view.ci ? view.ci + "% bootstrap intervals in brackets. " : "") + "A value links to the runs it comes from.</p>";
     h += "<table id='table3-grid'><thead><tr><th scope='col'>Config</th><th scope='col'>Method</th>";
     for (const c of t.columns) h += "<th scope='col' class='num'>" + esc(c.header) + "</th>";
@@ -124,6 +124,7 @@
         if (c.mark < 0) cls.push("down");
         const arrow = c.mark > 0 ? " ↑" : c.mark < 0 ? " ↓" : "";
         const title = "p = " + num(c.p, 4) + (c.ps !== null ? ", paired t over seeds p = " + num(c.ps, 4) : "") +
+          (c.reps ? "\n" + view.replicates.filter(r => r in c.reps).map(r => r + ": " + num(c.reps[r])).join("\n") : "") +
           (c.flags ? "\n" + c.flags.join("\n") : "");
         const link = c.runs && c.runs.length ? "#runs/" + c.runs.join(",") : null;
         const body = link ? "<a href='" + link + "'>" + s + "</a>" : s;

@@ -196,6 +196,36 @@ func exercise(t *testing.T, ctx context.Context, url string, src *Source, shots 
 			t.Errorf("verdict filter F shows a %q case", v)
 		}
 	}
+	// Split and metadata: the facets the case set has, as CaseSet.Select
+	// counts them (the page's own filter in a file, the server's under
+	// serve).
+	facets := cs.Select(Query{})
+	if len(facets.Splits) > 0 {
+		split := facets.Splits[0]
+		n := cs.Select(Query{Split: split}).Total
+		if err := chromedp.Run(ctx,
+			chromedp.SetValue(`#f-verdict`, "", chromedp.ByQuery),
+			chromedp.Evaluate(`document.getElementById("f-verdict").dispatchEvent(new Event("change"))`, nil),
+			chromedp.SetValue(`#f-split`, split, chromedp.ByQuery),
+			chromedp.Evaluate(`document.getElementById("f-split").dispatchEvent(new Event("change"))`, nil),
+			chromedp.Poll(fmt.Sprintf(`document.getElementById("case-status").textContent.startsWith("%d cases")`, n), nil, chromedp.WithPollingTimeout(10*time.Second)),
+			chromedp.SetValue(`#f-split`, "", chromedp.ByQuery),
+			chromedp.Evaluate(`document.getElementById("f-split").dispatchEvent(new Event("change"))`, nil),
+		); err != nil {
+			t.Fatalf("split filter %q (want %d cases): %v", split, n, err)
+		}
+	}
+	for k, vs := range facets.Meta {
+		n := cs.Select(Query{Meta: [2]string{k, vs[0]}}).Total
+		if err := chromedp.Run(ctx,
+			chromedp.Evaluate(fmt.Sprintf(`(() => { const s = document.getElementById("f-meta"); s.value = %q; s.dispatchEvent(new Event("change")); })()`, k+"\x00"+vs[0]), nil),
+			chromedp.Poll(fmt.Sprintf(`document.getElementById("case-status").textContent.startsWith("%d cases")`, n), nil, chromedp.WithPollingTimeout(10*time.Second)),
+			chromedp.Evaluate(`(() => { const s = document.getElementById("f-meta"); s.value = ""; s.dispatchEvent(new Event("change")); })()`, nil),
+		); err != nil {
+			t.Fatalf("metadata filter %s = %s (want %d cases): %v", k, vs[0], n, err)
+		}
+		break
+	}
 	// Search: a word of one case's first text.
 	if len(cs.Cases[0].Inputs) > 0 {
 		word := cs.Cases[0].Inputs[0].Text

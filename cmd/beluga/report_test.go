@@ -145,3 +145,45 @@ scores: [seen, type]
 		t.Error("a failed report changed the existing report.html")
 	}
 }
+
+// A spec whose store is not where its out: says (beluga quickstart writes
+// ./quickstart-out; the spec's out: is relative to specs/) is refused by
+// report, serve and plot heatmap with an error that says how to name the
+// store, not only that it has no finished runs.
+func TestReportSpecWithoutStore(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "specs", "spec.yaml")
+	os.MkdirAll(filepath.Dir(spec), 0o755)
+	os.WriteFile(spec, []byte(`name: cli-nostore
+out: elsewhere-out
+tasks:
+  - {name: SENT, data: sst2, suite: sentiment, folds: {type: [MFT, DIR, INV]}}
+model: {name: synthetic}
+configurations: [IID+T]
+methods: [vanilla]
+scores: [seen, type]
+`), 0o644)
+	for _, args := range [][]string{
+		{"report", spec, "--trials", "10"},
+		{"report", spec, "--format", "html", "-o", filepath.Join(dir, "report.html")},
+		{"serve", spec, "--port", "0"},
+		{"plot", "heatmap", spec, "-o", filepath.Join(dir, "fig.png")},
+	} {
+		_, err := execute(t, args...)
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "specs", "elsewhere-out")) || !strings.Contains(err.Error(), "--store DIR") {
+			t.Errorf("%s: error %v, want one naming the missing store and --store", strings.Join(args[:len(args)-1], " "), err)
+		}
+	}
+	// --store names one that is there.
+	s, runs, err := loadRuns(spec, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Out = filepath.Join(dir, "store")
+	if _, err := experiments.Execute(context.Background(), storeOf(s), runs, experimentstest.Runner{}, experiments.Options{Logger: discardLogger()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := execute(t, "report", spec, "--trials", "10", "--store", s.Out); err != nil {
+		t.Errorf("report --store: %v", err)
+	}
+}

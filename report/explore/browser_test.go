@@ -25,6 +25,19 @@ import (
 // names are looked up on PATH. BELUGA_SCREENSHOTS, when set, is a directory
 // the tests write their screenshots into; BELUGA_EXPLORE_STORE, when set,
 // is a store whose report the screenshots are of (else the fixture's).
+// Relative paths in these variables are relative to the repository root,
+// where the README's commands are typed (go test runs in this directory).
+
+// rootPath resolves a path given relative to the repository root.
+func rootPath(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join("..", "..", p)
+}
+
+// envPath is the path an environment variable names, from the root.
+func envPath(name string) string { return rootPath(os.Getenv(name)) }
 
 func chromium(t testing.TB) string {
 	t.Helper()
@@ -81,7 +94,7 @@ func browser(t testing.TB) context.Context {
 
 // screenshot writes a PNG of sel into BELUGA_SCREENSHOTS, when set.
 func screenshot(t *testing.T, ctx context.Context, sel, name string) {
-	dir := os.Getenv("BELUGA_SCREENSHOTS")
+	dir := envPath("BELUGA_SCREENSHOTS")
 	if dir == "" {
 		return
 	}
@@ -96,7 +109,7 @@ func screenshot(t *testing.T, ctx context.Context, sel, name string) {
 
 // pageSource is the store the browser tests show.
 func pageSource(t *testing.T) *Source {
-	if dir := os.Getenv("BELUGA_EXPLORE_STORE"); dir != "" {
+	if dir := envPath("BELUGA_EXPLORE_STORE"); dir != "" {
 		src, err := FromDir(dir, Options{Report: fastReport})
 		if err != nil {
 			t.Fatal(err)

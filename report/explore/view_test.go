@@ -423,3 +423,15 @@ func TestDescriptionsFromSuite(t *testing.T) {
 		}
 	}
 }
+
+// The tests' environment variables name paths from the repository root, as
+// the README's commands give them (BELUGA_EXPLORE_STORE=quickstart-out), not
+// from this package's directory, where go test runs.
+func TestRootPath(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(rootPath("report"), "explore", "doc.go")); err != nil {
+		t.Errorf("rootPath(report): %v", err)
+	}
+	if abs := filepath.Join(t.TempDir(), "store"); rootPath(abs) != abs || rootPath("") != "" {
+		t.Errorf("rootPath changes %q or the empty path", abs)
+	}
+}

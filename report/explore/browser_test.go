@@ -1,8 +1,10 @@
 package explore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image/png"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -92,17 +94,22 @@ func browser(t testing.TB) context.Context {
 	return ctx
 }
 
-// screenshot writes a PNG of sel into BELUGA_SCREENSHOTS, when set.
+// screenshot takes a PNG of sel, checks that it is an image of some size,
+// and writes it into BELUGA_SCREENSHOTS when set (else a temporary
+// directory, so that CI takes them too).
 func screenshot(t *testing.T, ctx context.Context, sel, name string) {
 	dir := envPath("BELUGA_SCREENSHOTS")
 	if dir == "" {
-		return
+		dir = t.TempDir()
 	}
-	var png []byte
-	if err := chromedp.Run(ctx, chromedp.Screenshot(sel, &png, chromedp.ByQuery)); err != nil {
+	var shot []byte
+	if err := chromedp.Run(ctx, chromedp.Screenshot(sel, &shot, chromedp.ByQuery)); err != nil {
 		t.Fatalf("screenshot of %s: %v", sel, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+	if cfg, err := png.DecodeConfig(bytes.NewReader(shot)); err != nil || cfg.Width < 50 || cfg.Height < 20 {
+		t.Errorf("screenshot of %s: %d×%d PNG (%v), want one of the element", sel, cfg.Width, cfg.Height, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -182,8 +182,11 @@ func exercise(t *testing.T, ctx context.Context, url string, src *Source, shots 
 		t.Fatal(err)
 	}
 	f := src.View.Funcs[fid]
-	if !strings.Contains(tipText, f.Name) || !strings.Contains(tipText, "pass rate") || !strings.Contains(tipText, l.Cells[k].Runs[0]) {
-		t.Errorf("hover shows %q, want the functionality, its pass rate and run %s", tipText, l.Cells[k].Runs[0])
+	cell := l.Cells[k]
+	for _, want := range []string{f.Name, f.Type, "pass rate ", fmt.Sprintf("%% over %d cases", cell.Cases), "run " + cell.Runs[0]} {
+		if !strings.Contains(tipText, want) {
+			t.Errorf("hover shows %q, want %q in it (the functionality, its type, pass rate and cases, and the run)", tipText, want)
+		}
 	}
 	if title != f.Name {
 		t.Errorf("clicked %q, opened %q", f.Name, title)

@@ -7,11 +7,13 @@ import (
 	"image/png"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -270,11 +272,13 @@ func exercise(t *testing.T, ctx context.Context, url string, src *Source, shots 
 	// A run's page: its curve and input coverage.
 	run := l.Cells[k].Runs[0]
 	var svg, coverage int
+	var page string
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate(url+"#run/"+run),
 		chromedp.WaitVisible(`#run-title`, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelectorAll("svg.curve polyline").length`, &svg),
 		chromedp.Evaluate(`document.querySelectorAll("#run-coverage li").length`, &coverage),
+		chromedp.Text(`#app`, &page, chromedp.ByQuery),
 	); err != nil {
 		t.Fatal(err)
 	}
@@ -282,8 +286,18 @@ func exercise(t *testing.T, ctx context.Context, url string, src *Source, shots 
 		t.Errorf("run %s: no curve drawn", run)
 	}
 	for _, r := range src.View.Runs {
-		if r.ID == run && coverage != len(r.Coverage) {
+		if r.ID != run {
+			continue
+		}
+		if coverage != len(r.Coverage) {
 			t.Errorf("run %s: %d input coverage lines shown, want %d", run, coverage, len(r.Coverage))
+		}
+		// The hyper-parameters it used and its timing, when stored.
+		if r.Used != nil && !strings.Contains(page, "Hyper-parameters used") {
+			t.Errorf("run %s: its page shows no hyper-parameters used", run)
+		}
+		if s := float64(r.Seconds); s == s && !strings.Contains(page, fmt.Sprintf("%.1f s", s)) {
+			t.Errorf("run %s: its page shows no time (%.1f s)", run, s)
 		}
 	}
 }
@@ -411,5 +425,60 @@ func TestSeedsAndIntervalsInBrowser(t *testing.T) {
 		if !strings.Contains(title, fmt.Sprintf("%s: %.2f", rep, float64(v))) {
 			t.Errorf("cell's hover %q has no value for %s (%.2f)", title, rep, float64(v))
 		}
+	}
+}
+
+// Under serve a functionality's cases are fetched, and the fetches may come
+// back out of order: the page draws the latest request's answer, not the
+// last to arrive.
+func TestServeLatestRequestWins(t *testing.T) {
+	ctx := browser(t)
+	src := fixtureSource(t)
+	h := src.Handler()
+	slow := make(chan struct{}) // closed once the slow request is answered
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/cases" && r.URL.Query().Get("verdict") == "P" {
+			time.Sleep(700 * time.Millisecond) // the first of two requests answers last
+			defer once.Do(func() { close(slow) })
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	line, k := failingCell(src)
+	l := src.View.Tasks[0].Heatmap[line]
+	fid := src.View.Tasks[0].Funcs[k]
+	cs, err := src.Cases(fid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fails := strings.Count(cs.Runs[l.Cells[k].Runs[0]].V, "F")
+	var status string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(`body[data-ready="1"]`, chromedp.ByQuery),
+		chromedp.Click(fmt.Sprintf(`table.heat[data-task="0"] button[data-line="%d"][data-k="%d"]`, line, k), chromedp.ByQuery),
+		chromedp.WaitVisible(`#cases tbody tr`, chromedp.ByQuery),
+		chromedp.Evaluate(`(() => { const s = document.getElementById("f-verdict");
+			s.value = "P"; s.dispatchEvent(new Event("change"));
+			s.value = "F"; s.dispatchEvent(new Event("change")); })()`, nil),
+	); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-slow:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the page never asked for the passing cases")
+	}
+	// The slow answer has left the server; give the page time to read it.
+	if err := chromedp.Run(ctx,
+		chromedp.Poll(`!document.getElementById("case-status").textContent.startsWith("Loading")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Sleep(500*time.Millisecond),
+		chromedp.Text(`#case-status`, &status, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%d cases", fails); !strings.HasPrefix(status, want) {
+		t.Errorf("after asking for passes, then failures: status %q, want %q (the failures)", status, want)
 	}
 }

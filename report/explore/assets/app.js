@@ -237,11 +237,16 @@
     document.getElementById("f-search").oninput = e => { clearTimeout(timer); timer = setTimeout(() => { state.search = e.target.value; refresh(); }, 150); };
     await loadCases(fid, cols);
   }
+  // loadSeq numbers the case requests: under serve they are fetches that
+  // may come back out of order, and only the latest one is drawn.
+  let loadSeq = 0;
   async function loadCases(fid, cols) {
+    const seq = ++loadSeq;
     const status = document.getElementById("case-status");
     status.textContent = "Loading cases…";
     const q = { runs: cols.map(c => c.run.id), focus: state.focus, verdict: state.verdict, split: state.split, meta: state.meta, search: state.search, offset: state.offset };
     const page = await source.page(fid, q);
+    if (seq !== loadSeq || !document.body.contains(status)) return;
     fillFacets(page);
     if (page.expect) document.getElementById("func-expect").textContent = page.expect;
     status.textContent = page.total + " cases" + (page.total > PAGE ? ", showing " + (state.offset + 1) + "–" + Math.min(state.offset + PAGE, page.total) : "") + "; cases failed by " + (cols.find(c => c.run.id === state.focus) || { role: "–" }).role + " first, then by how many columns fail.";

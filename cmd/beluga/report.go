@@ -1,14 +1,17 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/report"
@@ -169,7 +172,7 @@ func loadTable(arg, store string, opt report.Options) (*report.Table, error) {
 	if fi.IsDir() {
 		return report.FromDir(arg, opt)
 	}
-	s, runs, err := sweepOf(arg, store)
+	s, runs, err := readSweep(arg, store)
 	if err != nil {
 		return nil, err
 	}
@@ -186,9 +189,25 @@ func loadSource(arg, store string, opt explore.Options) (*explore.Source, error)
 	if fi.IsDir() {
 		return explore.FromDir(arg, opt)
 	}
-	s, runs, err := sweepOf(arg, store)
+	s, runs, err := readSweep(arg, store)
 	if err != nil {
 		return nil, err
 	}
 	return explore.Build(s, runs, opt)
+}
+
+// readSweep is sweepOf for the commands that read a finished store (report,
+// serve, plot heatmap): a spec whose store is not there is most often one
+// whose runs went elsewhere (beluga quickstart writes ./quickstart-out, the
+// spec's out: is relative to the spec's directory), so the error says how
+// to name the store.
+func readSweep(spec, store string) (*experiments.Store, []experiments.RunSpec, error) {
+	s, runs, err := sweepOf(spec, store)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := os.Stat(s.Dir); store == "" && errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("run store %s (the out: of %s, relative to its directory) does not exist: name the store instead of the spec, or add --store DIR (beluga quickstart's is quickstart-out)", s.Dir, spec)
+	}
+	return s, runs, nil
 }

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/experiments/experimentstest"
@@ -143,5 +149,140 @@ scores: [seen, type]
 	}
 	if after, _ := os.ReadFile(page); string(after) != string(b) {
 		t.Error("a failed report changed the existing report.html")
+	}
+}
+
+// A spec whose store is not where its out: says (beluga quickstart writes
+// ./quickstart-out; the spec's out: is relative to specs/) is refused by
+// report, serve and plot heatmap with an error that says how to name the
+// store, not only that it has no finished runs.
+func TestReportSpecWithoutStore(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "specs", "spec.yaml")
+	os.MkdirAll(filepath.Dir(spec), 0o755)
+	os.WriteFile(spec, []byte(`name: cli-nostore
+out: elsewhere-out
+tasks:
+  - {name: SENT, data: sst2, suite: sentiment, folds: {type: [MFT, DIR, INV]}}
+model: {name: synthetic}
+configurations: [IID+T]
+methods: [vanilla]
+scores: [seen, type]
+`), 0o644)
+	for _, args := range [][]string{
+		{"report", spec, "--trials", "10"},
+		{"report", spec, "--format", "html", "-o", filepath.Join(dir, "report.html")},
+		{"serve", spec, "--port", "0"},
+		{"plot", "heatmap", spec, "-o", filepath.Join(dir, "fig.png")},
+	} {
+		_, err := execute(t, args...)
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "specs", "elsewhere-out")) || !strings.Contains(err.Error(), "--store DIR") {
+			t.Errorf("%s: error %v, want one naming the missing store and --store", strings.Join(args[:len(args)-1], " "), err)
+		}
+	}
+	// --store names one that is there.
+	s, runs, err := loadRuns(spec, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Out = filepath.Join(dir, "store")
+	if _, err := experiments.Execute(context.Background(), storeOf(s), runs, experimentstest.Runner{}, experiments.Options{Logger: discardLogger()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := execute(t, "report", spec, "--trials", "10", "--store", s.Out); err != nil {
+		t.Errorf("report --store: %v", err)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to write from the command's goroutine
+// while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// beluga serve shows the page beluga report --format html writes, --ci's
+// bootstrap intervals included.
+func TestServeIntervals(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.yaml")
+	os.WriteFile(spec, []byte(`name: cli-serve
+out: store
+tasks:
+  - {name: SENT, data: sst2, suite: sentiment, folds: {type: [MFT, DIR, INV]}}
+model: {name: synthetic}
+configurations: [IID+T]
+methods: [vanilla]
+scores: [seen, type]
+`), 0o644)
+	s, runs, err := loadRuns(spec, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := experiments.Execute(context.Background(), storeOf(s), runs, experimentstest.Runner{}, experiments.Options{Logger: discardLogger()}); err != nil {
+		t.Fatal(err)
+	}
+	resetFlags(t, rootCmd)
+	var out syncBuffer
+	rootCmd.SetOut(&out)
+	rootCmd.SetErr(&out)
+	rootCmd.SetArgs([]string{"serve", spec, "--port", "0", "--trials", "20", "--ci", "95", "--resamples", "50"})
+	ctx, cancel := context.WithCancel(context.Background())
+	// serve runs under ctx. A subcommand keeps the context of its first
+	// execution (cobra sets it only when nil), so the context is set on
+	// serve alone (the root's would pass to every command run after this
+	// test) and put back to a live one afterwards.
+	serve, _, err := rootCmd.Find([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve.SetContext(ctx)
+	t.Cleanup(func() { serve.SetContext(context.Background()) })
+	done := make(chan error, 1)
+	go func() { done <- rootCmd.Execute() }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	addr := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/`)
+	var url string
+	for start := time.Now(); url == "" && time.Since(start) < 20*time.Second; time.Sleep(20 * time.Millisecond) {
+		url = addr.FindString(out.String())
+	}
+	if url == "" {
+		t.Fatalf("serve said %q, no address on 127.0.0.1", out.String())
+	}
+	resp, err := http.Get(url + "api/view")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var view struct {
+		CI    float64 `json:"ci"`
+		Table struct {
+			Cells [][]struct {
+				Lo *float64 `json:"lo"`
+			} `json:"cells"`
+		} `json:"table"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&view); err != nil {
+		t.Fatal(err)
+	}
+	if view.CI != 95 || len(view.Table.Cells) == 0 || view.Table.Cells[0][0].Lo == nil {
+		t.Errorf("served view: ci %v, cells %v: want 95%% intervals", view.CI, view.Table.Cells)
 	}
 }

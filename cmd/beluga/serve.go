@@ -1,17 +1,22 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
+	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/report"
 	"github.com/beluga-nlp/beluga/report/explore"
 )
 
 func init() {
 	var (
-		store  string
-		port   int
-		trials int
+		store, bootstrap string
+		port, trials     int
+		resamples        int
+		seed             uint32
+		ci               float64
 	)
 	cmd := &cobra.Command{
 		Use:   "serve SPEC|STORE",
@@ -20,13 +25,18 @@ func init() {
 directory) and serves the page that beluga report --format html writes, on
 127.0.0.1 only. The test cases of a functionality are read from the run
 directories when it is opened and sent a page at a time, so a store of the
-full SENT grid (1,198 runs) opens at once.`,
+full SENT grid (1,198 runs) opens at once. --ci, --resamples, --bootstrap and
+--seed are beluga report's: the table's bootstrap intervals.`,
 		Example: `  beluga serve quickstart-out                # the store beluga quickstart wrote
   beluga serve specs/quickstart.yaml          # the store beluga run specs/quickstart.yaml wrote
   beluga serve runs/sent-full --port 8089`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			src, err := loadSource(args[0], store, explore.Options{Report: report.Options{Trials: trials}})
+			if trials < 1 || resamples < 0 {
+				return fmt.Errorf("--trials %d, --resamples %d: want at least 1 trial and no negative resamples", trials, resamples)
+			}
+			opt := report.Options{Trials: trials, Seed: seed, CI: ci, Resamples: resamples, Bootstrap: bootstrap}
+			src, err := loadSource(args[0], store, explore.Options{Report: opt})
 			if err != nil {
 				return err
 			}
@@ -36,5 +46,9 @@ full SENT grid (1,198 runs) opens at once.`,
 	cmd.Flags().StringVar(&store, "store", "", "run store directory (default: the spec's out)")
 	cmd.Flags().IntVar(&port, "port", 8087, "port on 127.0.0.1 (0: any free port)")
 	cmd.Flags().IntVar(&trials, "trials", report.DefaultTrials, "approximate randomisation trials of the table's p-values")
+	cmd.Flags().Uint32Var(&seed, "seed", report.DefaultSeed, "seed of the randomisation and the bootstrap (BeLUGA: 42; 0 also means 42)")
+	cmd.Flags().Float64Var(&ci, "ci", 0, "add bootstrap confidence intervals at this level in percent, e.g. 95 (as beluga report --ci)")
+	cmd.Flags().StringVar(&bootstrap, "bootstrap", report.DefaultBootstrap, "what --ci resamples: hierarchical (functionalities, then cases) or cases (cases within each functionality)")
+	cmd.Flags().IntVar(&resamples, "resamples", metrics.DefaultResamples, "bootstrap resamples (B)")
 	rootCmd.AddCommand(cmd)
 }

@@ -1,17 +1,27 @@
 package explore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image/png"
+	"io"
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/experiments/experimentstest"
+	"github.com/beluga-nlp/beluga/report"
 )
 
 // The page is tested in a real browser: headless Chromium driven over the
@@ -19,6 +29,19 @@ import (
 // names are looked up on PATH. BELUGA_SCREENSHOTS, when set, is a directory
 // the tests write their screenshots into; BELUGA_EXPLORE_STORE, when set,
 // is a store whose report the screenshots are of (else the fixture's).
+// Relative paths in these variables are relative to the repository root,
+// where the README's commands are typed (go test runs in this directory).
+
+// rootPath resolves a path given relative to the repository root.
+func rootPath(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join("..", "..", p)
+}
+
+// envPath is the path an environment variable names, from the root.
+func envPath(name string) string { return rootPath(os.Getenv(name)) }
 
 func chromium(t testing.TB) string {
 	t.Helper()
@@ -73,24 +96,29 @@ func browser(t testing.TB) context.Context {
 	return ctx
 }
 
-// screenshot writes a PNG of sel into BELUGA_SCREENSHOTS, when set.
+// screenshot takes a PNG of sel, checks that it is an image of some size,
+// and writes it into BELUGA_SCREENSHOTS when set (else a temporary
+// directory, so that CI takes them too).
 func screenshot(t *testing.T, ctx context.Context, sel, name string) {
-	dir := os.Getenv("BELUGA_SCREENSHOTS")
+	dir := envPath("BELUGA_SCREENSHOTS")
 	if dir == "" {
-		return
+		dir = t.TempDir()
 	}
-	var png []byte
-	if err := chromedp.Run(ctx, chromedp.Screenshot(sel, &png, chromedp.ByQuery)); err != nil {
+	var shot []byte
+	if err := chromedp.Run(ctx, chromedp.Screenshot(sel, &shot, chromedp.ByQuery)); err != nil {
 		t.Fatalf("screenshot of %s: %v", sel, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+	if cfg, err := png.DecodeConfig(bytes.NewReader(shot)); err != nil || cfg.Width < 50 || cfg.Height < 20 {
+		t.Errorf("screenshot of %s: %d×%d PNG (%v), want one of the element", sel, cfg.Width, cfg.Height, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // pageSource is the store the browser tests show.
 func pageSource(t *testing.T) *Source {
-	if dir := os.Getenv("BELUGA_EXPLORE_STORE"); dir != "" {
+	if dir := envPath("BELUGA_EXPLORE_STORE"); dir != "" {
 		src, err := FromDir(dir, Options{Report: fastReport})
 		if err != nil {
 			t.Fatal(err)
@@ -156,8 +184,11 @@ func exercise(t *testing.T, ctx context.Context, url string, src *Source, shots 
 		t.Fatal(err)
 	}
 	f := src.View.Funcs[fid]
-	if !strings.Contains(tipText, f.Name) || !strings.Contains(tipText, "pass rate") || !strings.Contains(tipText, l.Cells[k].Runs[0]) {
-		t.Errorf("hover shows %q, want the functionality, its pass rate and run %s", tipText, l.Cells[k].Runs[0])
+	cell := l.Cells[k]
+	for _, want := range []string{f.Name, f.Type, "pass rate ", fmt.Sprintf("%% over %d cases", cell.Cases), "run " + cell.Runs[0]} {
+		if !strings.Contains(tipText, want) {
+			t.Errorf("hover shows %q, want %q in it (the functionality, its type, pass rate and cases, and the run)", tipText, want)
+		}
 	}
 	if title != f.Name {
 		t.Errorf("clicked %q, opened %q", f.Name, title)
@@ -190,6 +221,36 @@ func exercise(t *testing.T, ctx context.Context, url string, src *Source, shots 
 			t.Errorf("verdict filter F shows a %q case", v)
 		}
 	}
+	// Split and metadata: the facets the case set has, as CaseSet.Select
+	// counts them (the page's own filter in a file, the server's under
+	// serve).
+	facets := cs.Select(Query{})
+	if len(facets.Splits) > 0 {
+		split := facets.Splits[0]
+		n := cs.Select(Query{Split: split}).Total
+		if err := chromedp.Run(ctx,
+			chromedp.SetValue(`#f-verdict`, "", chromedp.ByQuery),
+			chromedp.Evaluate(`document.getElementById("f-verdict").dispatchEvent(new Event("change"))`, nil),
+			chromedp.SetValue(`#f-split`, split, chromedp.ByQuery),
+			chromedp.Evaluate(`document.getElementById("f-split").dispatchEvent(new Event("change"))`, nil),
+			chromedp.Poll(fmt.Sprintf(`document.getElementById("case-status").textContent.startsWith("%d cases")`, n), nil, chromedp.WithPollingTimeout(10*time.Second)),
+			chromedp.SetValue(`#f-split`, "", chromedp.ByQuery),
+			chromedp.Evaluate(`document.getElementById("f-split").dispatchEvent(new Event("change"))`, nil),
+		); err != nil {
+			t.Fatalf("split filter %q (want %d cases): %v", split, n, err)
+		}
+	}
+	for k, vs := range facets.Meta {
+		n := cs.Select(Query{Meta: [2]string{k, vs[0]}}).Total
+		if err := chromedp.Run(ctx,
+			chromedp.Evaluate(fmt.Sprintf(`(() => { const s = document.getElementById("f-meta"); s.value = %q; s.dispatchEvent(new Event("change")); })()`, k+"\x00"+vs[0]), nil),
+			chromedp.Poll(fmt.Sprintf(`document.getElementById("case-status").textContent.startsWith("%d cases")`, n), nil, chromedp.WithPollingTimeout(10*time.Second)),
+			chromedp.Evaluate(`(() => { const s = document.getElementById("f-meta"); s.value = ""; s.dispatchEvent(new Event("change")); })()`, nil),
+		); err != nil {
+			t.Fatalf("metadata filter %s = %s (want %d cases): %v", k, vs[0], n, err)
+		}
+		break
+	}
 	// Search: a word of one case's first text.
 	if len(cs.Cases[0].Inputs) > 0 {
 		word := cs.Cases[0].Inputs[0].Text
@@ -208,18 +269,36 @@ func exercise(t *testing.T, ctx context.Context, url string, src *Source, shots 
 			t.Fatalf("search %q (want %d cases): %v", word, n, err)
 		}
 	}
-	// A run's page: its curve and hyper-parameters.
+	// A run's page: its curve and input coverage.
 	run := l.Cells[k].Runs[0]
-	var svg int
+	var svg, coverage int
+	var page string
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate(url+"#run/"+run),
 		chromedp.WaitVisible(`#run-title`, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelectorAll("svg.curve polyline").length`, &svg),
+		chromedp.Evaluate(`document.querySelectorAll("#run-coverage li").length`, &coverage),
+		chromedp.Text(`#app`, &page, chromedp.ByQuery),
 	); err != nil {
 		t.Fatal(err)
 	}
 	if svg == 0 {
 		t.Errorf("run %s: no curve drawn", run)
+	}
+	for _, r := range src.View.Runs {
+		if r.ID != run {
+			continue
+		}
+		if coverage != len(r.Coverage) {
+			t.Errorf("run %s: %d input coverage lines shown, want %d", run, coverage, len(r.Coverage))
+		}
+		// The hyper-parameters it used and its timing, when stored.
+		if r.Used != nil && !strings.Contains(page, "Hyper-parameters used") {
+			t.Errorf("run %s: its page shows no hyper-parameters used", run)
+		}
+		if s := float64(r.Seconds); s == s && !strings.Contains(page, fmt.Sprintf("%.1f s", s)) {
+			t.Errorf("run %s: its page shows no time (%.1f s)", run, s)
+		}
 	}
 }
 
@@ -266,5 +345,140 @@ func TestServeInBrowser(t *testing.T) {
 		if resp.StatusCode < 400 {
 			t.Errorf("api/cases?%s: %s, want an error", bad, resp.Status)
 		}
+	}
+}
+
+// With several seeds and --ci, every cell of the page's table shows the
+// mean ± standard error and the bootstrap interval, its hover each seed's
+// value and the paired t-test's p-value: package report's numbers.
+func TestSeedsAndIntervalsInBrowser(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "sweep.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := experiments.ParseSpec(append(b, "seeds: [1, 2]\n"...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := experiments.Expand(spec, experimentstest.FoldLister{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &experiments.Store{Dir: t.TempDir()}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if sum, err := experiments.Execute(context.Background(), store, runs, caseRunner{}, experiments.Options{Jobs: 2, Logger: quiet}); err != nil || sum.Err() != nil {
+		t.Fatal(err, sum.Err())
+	}
+	opt := report.Options{Trials: 100, CI: 95, Resamples: 100}
+	src, err := Build(store, runs, Options{Report: opt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := report.FromStore(store, runs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.View.Replicates) != 2 || src.View.CI != 95 {
+		t.Fatalf("replicates %q, CI %v: want two seeds at 95%%", src.View.Replicates, src.View.CI)
+	}
+	cols := tab.Columns()
+	r, c := tab.Rows[1], cols[0] // a trained row's i.i.d. score
+	cell := src.View.Table.Cells[1][0]
+	iv := c.CI(r)
+	if !same(c.SE(r), cell.SE) || !same(iv.Lo, cell.Lo) || !same(iv.Hi, cell.Hi) || !same(c.PSeeds(r), cell.PSeed) || len(cell.Reps) != 2 {
+		t.Errorf("row %s column %s: view %+v, table se %v [%v, %v] p over seeds %v, seeds %v", r.Label(), c.Header, cell, c.SE(r), iv.Lo, iv.Hi, c.PSeeds(r), c.Reps(r))
+	}
+	for rep, v := range c.Reps(r) {
+		if !same(v, cell.Reps[rep]) {
+			t.Errorf("row %s column %s replicate %s: view %v, table %v", r.Label(), c.Header, rep, cell.Reps[rep], v)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.WriteHTML(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := browser(t)
+	var text, title string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate("file://"+path),
+		chromedp.WaitVisible(`body[data-ready="1"]`, chromedp.ByQuery),
+		chromedp.Text(`#table3-grid tbody tr:nth-child(2) td.num`, &text, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector("#table3-grid tbody tr:nth-child(2) td.num").title`, &title),
+	); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%.2f ± %.2f [%.2f, %.2f]", float64(cell.Value), float64(cell.SE), float64(cell.Lo), float64(cell.Hi))
+	if !strings.HasPrefix(text, want) {
+		t.Errorf("cell shows %q, want %q", text, want)
+	}
+	if !strings.Contains(title, fmt.Sprintf("paired t over seeds p = %.4f", float64(cell.PSeed))) {
+		t.Errorf("cell's hover %q has no paired t-test", title)
+	}
+	for rep, v := range cell.Reps {
+		if !strings.Contains(title, fmt.Sprintf("%s: %.2f", rep, float64(v))) {
+			t.Errorf("cell's hover %q has no value for %s (%.2f)", title, rep, float64(v))
+		}
+	}
+}
+
+// Under serve a functionality's cases are fetched, and the fetches may come
+// back out of order: the page draws the latest request's answer, not the
+// last to arrive.
+func TestServeLatestRequestWins(t *testing.T) {
+	ctx := browser(t)
+	src := fixtureSource(t)
+	h := src.Handler()
+	slow := make(chan struct{}) // closed once the slow request is answered
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/cases" && r.URL.Query().Get("verdict") == "P" {
+			time.Sleep(700 * time.Millisecond) // the first of two requests answers last
+			defer once.Do(func() { close(slow) })
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	line, k := failingCell(src)
+	l := src.View.Tasks[0].Heatmap[line]
+	fid := src.View.Tasks[0].Funcs[k]
+	cs, err := src.Cases(fid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fails := strings.Count(cs.Runs[l.Cells[k].Runs[0]].V, "F")
+	var status string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(`body[data-ready="1"]`, chromedp.ByQuery),
+		chromedp.Click(fmt.Sprintf(`table.heat[data-task="0"] button[data-line="%d"][data-k="%d"]`, line, k), chromedp.ByQuery),
+		chromedp.WaitVisible(`#cases tbody tr`, chromedp.ByQuery),
+		chromedp.Evaluate(`(() => { const s = document.getElementById("f-verdict");
+			s.value = "P"; s.dispatchEvent(new Event("change"));
+			s.value = "F"; s.dispatchEvent(new Event("change")); })()`, nil),
+	); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-slow:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the page never asked for the passing cases")
+	}
+	// The slow answer has left the server; give the page time to read it.
+	if err := chromedp.Run(ctx,
+		chromedp.Poll(`!document.getElementById("case-status").textContent.startsWith("Loading")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Sleep(500*time.Millisecond),
+		chromedp.Text(`#case-status`, &status, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%d cases", fails); !strings.HasPrefix(status, want) {
+		t.Errorf("after asking for passes, then failures: status %q, want %q (the failures)", status, want)
 	}
 }

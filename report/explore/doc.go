@@ -12,9 +12,10 @@
 //   - View.Table: Table 3 as package report computes it (report.FromStore /
 //     report.FromDir, its Columns, Rows, p-values, marks and best values):
 //     each CellView holds the value (mean over replicates), its standard
-//     error over replicates, the p-value against the IID baseline over
-//     cases (McNemar's exact test for i.i.d., approximate randomisation for
-//     G), the paired t-test's over seeds, the bootstrap interval when asked
+//     error over replicates, each replicate's value (shown on hover), the
+//     p-value against the IID baseline over cases (McNemar's exact test for
+//     i.i.d., approximate randomisation for G), the paired t-test's over
+//     seeds, the bootstrap interval when asked
 //     (report.Options.CI), the significance mark (report.Table.Mark) and the
 //     runs it comes from: the baseline's all from its i.i.d. run; a trained
 //     row's i.i.d. score from its seen run, and its G of a score from the
@@ -34,8 +35,11 @@
 //     its spec (configuration, method, score, fold, seed, spec
 //     hyper-parameters), the train spec it used without file paths,
 //     timing.json, i.i.d. metrics, its curve.jsonl thinned to CurvePoints
-//     points per batch kind (each the mean of its stretch), and the
-//     warnings its result.json records ("warnings" or "flags").
+//     points per batch kind (each the mean of its stretch), the
+//     warnings its result.json records ("warnings" or "flags"), and the
+//     input checks its trainer stored (train/input_checks.json): the
+//     tokenizer's coverage of each data set, and its findings (unknown
+//     tokens, truncation, overlaps) as warnings.
 //   - CaseSet, per functionality and read only when shown: each case's id,
 //     split and metadata, inputs with their texts and expected labels, and
 //     per run the verdict of each case (P, F, -, or ? when the run did not
@@ -64,5 +68,5 @@
 // class, pass rate, cases, run; click: the functionality), a functionality
 // with its cases side by side for the baseline, the run that saw it and
 // the runs whose folds held it out, and a run with its curve (inline SVG),
-// hyper-parameters, timing and warnings.
+// hyper-parameters, timing, warnings and input coverage.
 package explore

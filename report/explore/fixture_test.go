@@ -18,6 +18,8 @@ import (
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/experiments/experimentstest"
+	"github.com/beluga-nlp/beluga/inputcheck"
+	"github.com/beluga-nlp/beluga/train"
 )
 
 // caseRunner writes what experimentstest.Runner writes plus a trainer's
@@ -40,8 +42,8 @@ func (c caseRunner) Run(ctx context.Context, r experiments.RunSpec, dir string) 
 	return writeTrainFiles(dir, r, res, r.Method == c.oldFormat, 30)
 }
 
-// writeTrainFiles writes a run's case file, curve and train spec from its
-// result; case i of a functionality has id 2i+1, split "test" or "dev",
+// writeTrainFiles writes a run's case file, curve, input checks and train
+// spec from its result; case i of a functionality has id 2i+1, split "test" or "dev",
 // and metadata {"template": "t0".."t2"}.
 func writeTrainFiles(dir string, r experiments.RunSpec, res *experiments.Result, old bool, curve int) error {
 	f, err := os.Create(filepath.Join(dir, "train", CasesFile))
@@ -104,6 +106,14 @@ func writeTrainFiles(dir string, r experiments.RunSpec, res *experiments.Result,
 		if err := cf.Close(); err != nil {
 			return err
 		}
+	}
+	// The input checks a trainer stores: coverage within the thresholds,
+	// so no finding.
+	checks := &inputcheck.Report{}
+	checks.AddCoverage(inputcheck.Coverage{Data: "suite sentiment", Rows: 300, Words: 2400, Tokens: 2700, Unknown: 3,
+		UnknownRate: 0.001, Truncated: 6, TruncatedRate: 0.02, MaxLength: 32, TokensPerWord: 1.125}, false)
+	if err := writeInputChecks(dir, checks); err != nil {
+		return err
 	}
 	ts := map[string]any{"task": "sentiment", "suite": filepath.Join(dir, "no-such-suite.jsonl"), "configuration": r.Configuration,
 		"method": r.Method, "hyper": map[string]any{"epochs": 1, "batch_size": 32, "lr": 0.001}, "seed": r.Seed}
@@ -186,4 +196,13 @@ func fixtureSource(t testing.TB) *Source {
 		t.Fatal(err)
 	}
 	return src
+}
+
+// writeInputChecks stores r where a run's trainer stores its input checks.
+func writeInputChecks(dir string, r *inputcheck.Report) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "train", train.InputChecksFile), b, 0o644)
 }

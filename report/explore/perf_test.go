@@ -161,7 +161,7 @@ func measurePage(b *testing.B, src *Source) {
 // SENT grid (1,198 runs, 38 functionalities, 21,014 T_test cases per run).
 // BELUGA_SENT_STORE keeps the generated store there between runs.
 func BenchmarkPageSENTGrid(b *testing.B) {
-	dir := os.Getenv("BELUGA_SENT_STORE")
+	dir := envPath("BELUGA_SENT_STORE")
 	if dir == "" {
 		dir = b.TempDir()
 	}
@@ -180,7 +180,7 @@ func BenchmarkPageSENTGrid(b *testing.B) {
 // BenchmarkPageStore measures the page of the store BELUGA_EXPLORE_STORE
 // names (the quickstart's, say).
 func BenchmarkPageStore(b *testing.B) {
-	dir := os.Getenv("BELUGA_EXPLORE_STORE")
+	dir := envPath("BELUGA_EXPLORE_STORE")
 	if dir == "" {
 		b.Skip("set BELUGA_EXPLORE_STORE to a run store")
 	}

@@ -13,8 +13,10 @@ import (
 	"strconv"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/inputcheck"
 	"github.com/beluga-nlp/beluga/report"
 	"github.com/beluga-nlp/beluga/suites"
+	"github.com/beluga-nlp/beluga/train"
 )
 
 // Num is a number that is JSON null when it is NaN (no value).
@@ -91,18 +93,21 @@ type ColumnView struct {
 // standard error over replicates, the p-values against the baseline over
 // cases (McNemar / approximate randomisation) and over seeds (paired t),
 // the bootstrap interval, the significance mark (+1 / −1 / 0), whether it
-// is set in bold (report.Table.Bold), the runs that produced it, and the
-// sanity flags of those runs.
+// is set in bold (report.Table.Bold), the value per replicate, the runs
+// that produced it, and the sanity flags of those runs.
 type CellView struct {
-	Value Num      `json:"v"`
-	SE    Num      `json:"se"`
-	P     Num      `json:"p"`
-	PSeed Num      `json:"ps"`
-	Lo    Num      `json:"lo"`
-	Hi    Num      `json:"hi"`
-	Mark  int      `json:"mark,omitempty"`
-	Best  bool     `json:"best,omitempty"`
-	Runs  []string `json:"runs,omitempty"`
+	Value Num `json:"v"`
+	SE    Num `json:"se"`
+	P     Num `json:"p"`
+	PSeed Num `json:"ps"`
+	Lo    Num `json:"lo"`
+	Hi    Num `json:"hi"`
+	// Reps is the value per replicate (a seed, or a seed × axis value),
+	// when there are several (report.Column.Reps).
+	Reps map[string]Num `json:"reps,omitempty"`
+	Mark int            `json:"mark,omitempty"`
+	Best bool           `json:"best,omitempty"`
+	Runs []string       `json:"runs,omitempty"`
 	// FlagMarks are the footnote marks of the sanity flags of the runs
 	// behind the cell (report.Row.Flags), Flags each flag as "run kind:
 	// reason"; a flagged cell is never bold.
@@ -173,8 +178,14 @@ type RunView struct {
 	Host       string             `json:"host,omitempty"`
 	// Curve is the stored training curve, thinned to at most CurvePoints
 	// points per batch kind (each the mean of its stretch of updates).
-	Curve    []CurvePoint `json:"curve,omitempty"`
-	Warnings []string     `json:"warnings,omitempty"`
+	Curve []CurvePoint `json:"curve,omitempty"`
+	// Warnings are the run's sanity flags (result.json) and the findings
+	// of the input checks its trainer ran (train/input_checks.json:
+	// overlaps, unknown tokens, truncation), each "kind: reason".
+	Warnings []string `json:"warnings,omitempty"`
+	// Coverage is the tokenizer's coverage of each data set the run read
+	// (inputcheck.Coverage in words: rows, unknown tokens, truncation).
+	Coverage []string `json:"coverage,omitempty"`
 }
 
 // CurvePoint is one point of a thinned training curve.
@@ -311,6 +322,12 @@ func build(store *experiments.Store, tab *report.Table, runs []experiments.RunSp
 			val := c.Value(r)
 			cv := CellView{Value: Num(val), SE: Num(c.SE(r)), P: Num(c.P(r)), PSeed: Num(c.PSeeds(r)),
 				Lo: Num(iv.Lo), Hi: Num(iv.Hi), Mark: tab.Mark(c, r), Best: !math.IsNaN(val) && bold(j, r)}
+			if reps := c.Reps(r); len(reps) > 1 {
+				cv.Reps = map[string]Num{}
+				for rep, x := range reps {
+					cv.Reps[rep] = Num(x)
+				}
+			}
 			if fs := c.Flags(r); len(fs) > 0 && !math.IsNaN(val) {
 				cv.FlagMarks = report.FlagMarks(fs)
 				for _, f := range fs {
@@ -419,8 +436,8 @@ type trainSpec struct {
 // trained, left out of RunView.Used.
 var pathKeys = []string{"suite", "iid_train", "iid_dev", "iid_test", "from_iid", "out", "model"}
 
-// readRunExtras fills a run's timing, train spec, curve and warnings, and
-// opens its task's suite the first time one is met.
+// readRunExtras fills a run's timing, train spec, curve, warnings and input
+// coverage, and opens its task's suite the first time one is met.
 func readRunExtras(dir string, rv *RunView, src *Source, task string) error {
 	if b, err := os.ReadFile(filepath.Join(dir, experiments.TimingFile)); err == nil {
 		var t experiments.Timing
@@ -473,6 +490,29 @@ func readRunExtras(dir string, rv *RunView, src *Source, task string) error {
 		return err
 	}
 	rv.Warnings = w
+	return readInputChecks(filepath.Join(dir, "train", train.InputChecksFile), rv)
+}
+
+// readInputChecks adds the input checks a run's trainer stored, when it
+// stored them, to the run's coverage and warnings.
+func readInputChecks(path string, rv *RunView) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var r inputcheck.Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for _, c := range r.Coverage {
+		rv.Coverage = append(rv.Coverage, c.String())
+	}
+	for _, f := range r.Findings {
+		rv.Warnings = append(rv.Warnings, "input check "+f.Check+": "+f.Message)
+	}
 	return nil
 }
 

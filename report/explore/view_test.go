@@ -10,7 +10,10 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/inputcheck"
 	"github.com/beluga-nlp/beluga/report"
+	"github.com/beluga-nlp/beluga/suites"
+	"github.com/beluga-nlp/beluga/train"
 )
 
 var fastReport = report.Options{Trials: 200}
@@ -279,5 +282,156 @@ func TestFlaggedCells(t *testing.T) {
 		if r.ID == seen.ID() && (len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], experiments.FlagConstantIID+": ")) {
 			t.Errorf("run %s warnings %q", r.ID, r.Warnings)
 		}
+	}
+}
+
+// The input checks a run's trainer stored (train/input_checks.json) are on
+// its page: the tokenizer's coverage of each data set, and each finding
+// (unknown tokens, truncation, overlaps) among its warnings; a run without
+// the file has neither.
+func TestInputChecksOfRun(t *testing.T) {
+	store, runs := fixture(t)
+	var bad, none experiments.RunSpec
+	for _, r := range runs {
+		switch {
+		case r.Score == experiments.ScoreSeen && bad.Task == "":
+			bad = r
+		case r.Score == experiments.ScoreIID && none.Task == "":
+			none = r
+		}
+	}
+	checks := &inputcheck.Report{}
+	checks.AddCoverage(inputcheck.Coverage{Data: "suite sentiment", Rows: 300, Words: 2400, Tokens: 2700, Unknown: 540,
+		UnknownRate: 0.2, Truncated: 90, TruncatedRate: 0.3, MaxLength: 32, TokensPerWord: 1.125}, false)
+	if err := writeInputChecks(store.RunDir(bad.ID()), checks); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(store.RunDir(none.ID()), "train", train.InputChecksFile)); err != nil {
+		t.Fatal(err)
+	}
+	src, err := Build(store, runs, Options{Report: fastReport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, r := range src.View.Runs {
+		switch r.ID {
+		case bad.ID():
+			found++
+			if len(r.Coverage) != 1 || !strings.Contains(r.Coverage[0], "suite sentiment: 300 rows, [UNK] 20.0% of 2700 tokens") {
+				t.Errorf("run %s coverage %q", r.ID, r.Coverage)
+			}
+			w := strings.Join(r.Warnings, "|")
+			if !strings.Contains(w, "input check unknown_tokens: suite sentiment: 20.0%") || !strings.Contains(w, "input check truncation: suite sentiment: 30.0%") {
+				t.Errorf("run %s warnings %q, want the unknown-token and truncation findings", r.ID, r.Warnings)
+			}
+		case none.ID():
+			found++
+			if len(r.Coverage) != 0 || len(r.Warnings) != 0 {
+				t.Errorf("run %s without input checks: coverage %q, warnings %q", r.ID, r.Coverage, r.Warnings)
+			}
+		default:
+			if len(r.Coverage) != 1 || len(r.Warnings) != 0 {
+				t.Errorf("run %s: coverage %q, warnings %q, want the fixture's one line and no finding", r.ID, r.Coverage, r.Warnings)
+			}
+		}
+	}
+	if found != 2 {
+		t.Fatalf("runs %s and %s not in the view", bad.ID(), none.ID())
+	}
+	if err := os.WriteFile(filepath.Join(store.RunDir(bad.ID()), "train", train.InputChecksFile), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(store, runs, Options{Report: fastReport}); err == nil || !strings.Contains(err.Error(), train.InputChecksFile) {
+		t.Errorf("a broken input_checks.json gives %v, want an error naming it", err)
+	}
+}
+
+// Each functionality's description comes from the suite file the runs'
+// trainer read (train_spec.json's suite), when it can be read.
+func TestDescriptionsFromSuite(t *testing.T) {
+	store, runs := fixture(t)
+	src, err := Build(store, runs, Options{Report: fastReport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.View.Warnings) == 0 || !strings.Contains(src.View.Warnings[0], "no descriptions") {
+		t.Errorf("the fixture's missing suite: warnings %q, want one saying there are no descriptions", src.View.Warnings)
+	}
+	s := &suites.Suite{Name: "sentiment", Labels: []string{"negative", "positive"}}
+	for i, f := range src.View.Funcs {
+		if f.Task != "SENT" || slices.ContainsFunc(s.Functionalities, func(g *suites.Functionality) bool { return g.Name == f.Name }) {
+			continue
+		}
+		typ, expect := suites.TestType(f.Type), suites.DefaultExpectation(suites.TestType(f.Type))
+		if typ == suites.DIR {
+			expect = suites.Expectation{Kind: suites.ExpectMonotonic, Increasing: true, Tolerance: 0.1, Agg: suites.AggAllExceptFirst}
+		}
+		s.Functionalities = append(s.Functionalities, &suites.Functionality{Name: f.Name, Class: f.Class, Type: typ,
+			Description: "what " + f.Name + " tests", Expect: expect,
+			Cases: []*suites.Case{{ID: i, Inputs: []suites.Input{{Text: "a fine film"}, {Text: "a fine movie"}}, Labels: []suites.Label{suites.ClassLabel(1)}}}})
+	}
+	path := filepath.Join(t.TempDir(), "sentiment.jsonl")
+	var b strings.Builder
+	if err := suites.Write(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if r.Task != "SENT" {
+			continue
+		}
+		p := filepath.Join(store.RunDir(r.ID()), experiments.TrainSpecFile)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // a search run, not run
+		}
+		var ts map[string]any
+		if err := json.Unmarshal(b, &ts); err != nil {
+			t.Fatal(err)
+		}
+		ts["suite"] = path
+		if b, err = json.Marshal(ts); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if src, err = Build(store, runs, Options{Report: fastReport}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range src.View.Funcs {
+		want := ""
+		if f.Task == "SENT" {
+			want = "what " + f.Name + " tests"
+			n++
+		}
+		if f.Description != want {
+			t.Errorf("%s %q: description %q, want %q", f.Task, f.Name, f.Description, want)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no SENT functionality in the view")
+	}
+	for _, w := range src.View.Warnings {
+		if strings.HasPrefix(w, "task SENT") {
+			t.Errorf("the suite read: warning %q", w)
+		}
+	}
+}
+
+// The tests' environment variables name paths from the repository root, as
+// the README's commands give them (BELUGA_EXPLORE_STORE=quickstart-out), not
+// from this package's directory, where go test runs.
+func TestRootPath(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(rootPath("report"), "explore", "doc.go")); err != nil {
+		t.Errorf("rootPath(report): %v", err)
+	}
+	if abs := filepath.Join(t.TempDir(), "store"); rootPath(abs) != abs || rootPath("") != "" {
+		t.Errorf("rootPath changes %q or the empty path", abs)
 	}
 }

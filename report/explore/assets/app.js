@@ -106,7 +106,7 @@
     const t = view.table;
     const reps = view.replicates.length > 1;
     let h = "<h2 id='table3'>Table 3</h2><p class='muted'>Best value per column in bold; ↑ / ↓: significantly at or above / below the IID baseline (p &lt; " +
-      view.significance + "). " + (reps ? "Mean ± standard error over " + view.replicates.length + " replicates. " : "") +
+      view.significance + "). " + (reps ? "Mean ± standard error over " + view.replicates.length + " replicates (each one's value on hover). " : "") +
       (view.ci ? view.ci + "% bootstrap intervals in brackets. " : "") + "A value links to the runs it comes from.</p>";
     h += "<table id='table3-grid'><thead><tr><th scope='col'>Config</th><th scope='col'>Method</th>";
     for (const c of t.columns) h += "<th scope='col' class='num'>" + esc(c.header) + "</th>";
@@ -124,6 +124,7 @@
         if (c.mark < 0) cls.push("down");
         const arrow = c.mark > 0 ? " ↑" : c.mark < 0 ? " ↓" : "";
         const title = "p = " + num(c.p, 4) + (c.ps !== null ? ", paired t over seeds p = " + num(c.ps, 4) : "") +
+          (c.reps ? "\n" + view.replicates.filter(r => r in c.reps).map(r => r + ": " + num(c.reps[r])).join("\n") : "") +
           (c.flags ? "\n" + c.flags.join("\n") : "");
         const link = c.runs && c.runs.length ? "#runs/" + c.runs.join(",") : null;
         const body = link ? "<a href='" + link + "'>" + s + "</a>" : s;
@@ -236,11 +237,16 @@
     document.getElementById("f-search").oninput = e => { clearTimeout(timer); timer = setTimeout(() => { state.search = e.target.value; refresh(); }, 150); };
     await loadCases(fid, cols);
   }
+  // loadSeq numbers the case requests: under serve they are fetches that
+  // may come back out of order, and only the latest one is drawn.
+  let loadSeq = 0;
   async function loadCases(fid, cols) {
+    const seq = ++loadSeq;
     const status = document.getElementById("case-status");
     status.textContent = "Loading cases…";
     const q = { runs: cols.map(c => c.run.id), focus: state.focus, verdict: state.verdict, split: state.split, meta: state.meta, search: state.search, offset: state.offset };
     const page = await source.page(fid, q);
+    if (seq !== loadSeq || !document.body.contains(status)) return;
     fillFacets(page);
     if (page.expect) document.getElementById("func-expect").textContent = page.expect;
     status.textContent = page.total + " cases" + (page.total > PAGE ? ", showing " + (state.offset + 1) + "–" + Math.min(state.offset + PAGE, page.total) : "") + "; cases failed by " + (cols.find(c => c.run.id === state.focus) || { role: "–" }).role + " first, then by how many columns fail.";
@@ -303,7 +309,8 @@
     if (r.seconds !== null) kv("Time", num(r.seconds, 1) + " s" + (r.start ? " from " + esc(r.start) : "") + (r.host ? " on " + esc(r.host) : ""));
     for (const [k, v] of Object.entries(r.iid_metrics || {})) kv("i.i.d. " + k, num(100 * v, 2));
     h += "</dl>";
-    if (r.warnings && r.warnings.length) h += "<h3>Warnings</h3>" + r.warnings.map(w => "<p class='warn'>" + esc(w) + "</p>").join("");
+    if (r.warnings && r.warnings.length) h += "<h3>Warnings</h3><div id='run-warnings'>" + r.warnings.map(w => "<p class='warn'>" + esc(w) + "</p>").join("") + "</div>";
+    if (r.coverage && r.coverage.length) h += "<h3>Input coverage</h3><ul id='run-coverage'>" + r.coverage.map(c => "<li>" + esc(c) + "</li>").join("") + "</ul>";
     h += "<h3>Training curve</h3>" + curveSVG(r.curve || []);
     if (r.hyper) h += "<h3>Spec hyper-parameters</h3><pre>" + esc(JSON.stringify(r.hyper, null, 2)) + "</pre>";
     if (r.used) h += "<h3>Hyper-parameters used (train spec)</h3><pre>" + esc(JSON.stringify(r.used, null, 2)) + "</pre>";

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -212,15 +213,22 @@ func FromStore(store *experiments.Store, runs []experiments.RunSpec, opt Options
 }
 
 // FromDir builds the table from every done run in a store directory.
+//
+// Runs come in the order of the sweeps the store recorded (Expand's, as a
+// spec's table lists them: learning-curve sizes by number, held-out groups
+// in suite order), then the others by directory.
 func FromDir(dir string, opt Options) (*Table, error) {
 	store := &experiments.Store{Dir: dir}
-	all, err := store.DoneRuns()
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("run store: %w", err)
+	}
+	all, err := store.Runs()
 	if err != nil {
 		return nil, err
 	}
 	var runs []experiments.RunSpec
 	for _, r := range all {
-		if r.Score != experiments.ScoreSearch {
+		if r.Score != experiments.ScoreSearch && store.State(r.ID()) == experiments.Done {
 			runs = append(runs, r)
 		}
 	}

@@ -70,7 +70,7 @@ func (t *Table) fillFlags(c cellFlags) {
 					iid = append(iid, f)
 				}
 			}
-			row.cell(iidKey(task)).Flags = iid
+			row.cell(IIDKey(task)).Flags = iid
 			for _, score := range t.Scores {
 				src := score
 				if k.config == experiments.ConfigIID {
@@ -80,19 +80,19 @@ func (t *Table) fillFlags(c cellFlags) {
 				if t.hasIID(task) {
 					fs = appendNew(fs, iid...)
 				}
-				row.cell(suiteKey(task, score, "")).Flags = fs
-				row.cell(gKey(task, score)).Flags = fs
+				row.cell(SuiteKey(task, score, "")).Flags = fs
+				row.cell(GKey(task, score)).Flags = fs
 				for _, g := range t.Groups[task][score] {
-					if gc := row.cells[suiteKey(task, score, g)]; gc != nil {
+					if gc := row.cells[SuiteKey(task, score, g)]; gc != nil {
 						gc.Flags = fs
 					}
 				}
-				if t.hasIID(task) && !math.IsNaN(row.Cell(gKey(task, score)).Value) {
+				if t.hasIID(task) && !math.IsNaN(row.Cell(GKey(task, score)).Value) {
 					avg = appendNew(avg, fs...)
 				}
 			}
 		}
-		row.cell(avgKey).Flags = avg
+		row.cell(AvgKey).Flags = avg
 	}
 }
 

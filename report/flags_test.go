@@ -16,12 +16,11 @@ func tableOf(flagged map[int]bool, iid ...float64) *Table {
 	nan := math.NaN()
 	t := &Table{Tasks: []string{"X"}, Scores: []string{experiments.ScoreSeen}}
 	for i, v := range iid {
-		r := &Row{Configuration: "C", Method: string(rune('a' + i)),
-			IID: map[string]float64{"X": v}, PIID: map[string]float64{"X": nan},
-			G: map[string]map[string]float64{"X": {experiments.ScoreSeen: nan}}, PG: map[string]map[string]float64{"X": {experiments.ScoreSeen: nan}},
-			Avg: nan, PAvg: nan}
+		r := &Row{Configuration: "C", Method: string(rune('a' + i))}
+		r.cell(IIDKey("X")).Value = v
+		r.cell(GKey("X", experiments.ScoreSeen)).Value = nan
 		if flagged[i] {
-			r.Flags = map[string]map[string][]RunFlag{"X": {experiments.ScoreIID: {{Run: "r", Label: "l", Flag: experiments.Flag{Kind: experiments.FlagConstantIID, Reason: "constant predictor: all one class"}}}}}
+			r.cell(IIDKey("X")).Flags = []RunFlag{{Run: "r", Label: "l", Flag: experiments.Flag{Kind: experiments.FlagConstantIID, Reason: "constant predictor: all one class"}}}
 		}
 		t.Rows = append(t.Rows, r)
 	}
@@ -102,12 +101,12 @@ grid: {iid_epochs: [2], iid_batch_size: [4], iid_lr: [0.01], epochs: [2], batch_
 		t.Fatal(err)
 	}
 	for _, r := range tab.Rows[2:] {
-		if got := r.IID["INTENT"]; math.Abs(got-100.0/3) > 1e-9 {
+		if got := r.Cell(IIDKey("INTENT")).Value; math.Abs(got-100.0/3) > 1e-9 {
 			t.Errorf("%s: i.i.d. accuracy %v, want 33.33", r.Label(), got)
 		}
 		// Every INV case passes a constant predictor.
 		k := slices.IndexFunc(tab.Functionalities["INTENT"], func(f Functionality) bool { return f.Name == "typos" })
-		if rate := r.PassRates["INTENT"][experiments.ScoreSeen][k]; rate != 100 {
+		if rate := r.Cell(PassKey("INTENT", experiments.ScoreSeen, "", k)).Value; rate != 100 {
 			t.Errorf("%s: typos pass rate %v, want 100", r.Label(), rate)
 		}
 	}
@@ -115,8 +114,8 @@ grid: {iid_epochs: [2], iid_batch_size: [4], iid_lr: [0.01], epochs: [2], batch_
 	greeting := tab.Rows[3]
 	k := slices.IndexFunc(tab.Functionalities["INTENT"], func(f Functionality) bool { return f.Name == "greetings" })
 	q := slices.IndexFunc(tab.Functionalities["INTENT"], func(f Functionality) bool { return f.Name == "questions" })
-	if greeting.PassRates["INTENT"][experiments.ScoreSeen][k] != 100 || greeting.PassRates["INTENT"][experiments.ScoreSeen][q] != 0 {
-		t.Errorf("constant greeting pass rates %v", greeting.PassRates["INTENT"][experiments.ScoreSeen])
+	if greeting.Cell(PassKey("INTENT", experiments.ScoreSeen, "", k)).Value != 100 || greeting.Cell(PassKey("INTENT", experiments.ScoreSeen, "", q)).Value != 0 {
+		t.Errorf("constant greeting pass rates %v", tab.PassRates(greeting, "INTENT", experiments.ScoreSeen, ""))
 	}
 	if len(res.Constant) != 3 {
 		t.Errorf("result holds %d constant predictors, want 3", len(res.Constant))

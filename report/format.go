@@ -73,7 +73,7 @@ func scoreTitle(score string) string {
 func (t *Table) groupColumns(task, score string) []Column {
 	var cols []Column
 	for _, g := range t.Groups[task][score] {
-		cols = append(cols, Column{Header: "T_" + scoreName(score) + "=" + g + " " + task, Key: suiteKey(task, score, g)})
+		cols = append(cols, Column{Header: "T_" + scoreName(score) + "=" + g + " " + task, Key: SuiteKey(task, score, g)})
 	}
 	return cols
 }
@@ -91,12 +91,12 @@ func (t *Table) Columns() []Column {
 	for _, task := range t.Tasks {
 		if t.hasIID(task) {
 			anyIID = true
-			cols = append(cols, Column{Header: "IID " + task, Key: iidKey(task)})
+			cols = append(cols, Column{Header: "IID " + task, Key: IIDKey(task)})
 		}
 		// Evaluation sets score tasks without i.i.d. data of their own too
 		// (HateCheck's T runs scored on Davidson's tweets).
 		for _, set := range t.EvalSets[task] {
-			cols = append(cols, Column{Header: "IID:" + set + " " + task, Key: evalSetKey(task, set)})
+			cols = append(cols, Column{Header: "IID:" + set + " " + task, Key: EvalSetKey(task, set)})
 		}
 	}
 	for _, task := range t.Tasks {
@@ -105,24 +105,24 @@ func (t *Table) Columns() []Column {
 				if !slices.Contains(shown, score) {
 					continue // no run has it: HateCheck, all MFT, has no type fold
 				}
-				cols = append(cols, Column{Header: "T_" + scoreName(score) + " " + task, Key: suiteKey(task, score, "")})
+				cols = append(cols, Column{Header: "T_" + scoreName(score) + " " + task, Key: SuiteKey(task, score, "")})
 				cols = append(cols, t.groupColumns(task, score)...)
 				continue
 			}
-			cols = append(cols, Column{Header: "G_" + scoreName(score) + " " + task, Key: gKey(task, score)})
+			cols = append(cols, Column{Header: "G_" + scoreName(score) + " " + task, Key: GKey(task, score)})
 			cols = append(cols, t.groupColumns(task, score)...)
 		}
 	}
 	if !anyIID {
 		return cols
 	}
-	return append(cols, Column{Header: "Avg", Key: avgKey})
+	return append(cols, Column{Header: "Avg", Key: AvgKey})
 }
 
 // hasIID says whether any row has an i.i.d. score for task.
 func (t *Table) hasIID(task string) bool {
 	for _, r := range t.Rows {
-		if !math.IsNaN(r.Cell(iidKey(task)).Value) {
+		if !math.IsNaN(r.Cell(IIDKey(task)).Value) {
 			return true
 		}
 	}
@@ -501,7 +501,7 @@ func (t *Table) WritePassRatesCSV(w io.Writer) error {
 				}
 				rec := []string{task, r.Configuration, r.methodColumn(), name}
 				for k := range t.Functionalities[task] {
-					rec = append(rec, csvNum(r.Cell(passKey(task, score, "", k)).Value))
+					rec = append(rec, csvNum(r.Cell(PassKey(task, score, "", k)).Value))
 				}
 				cw.Write(rec)
 			}
@@ -543,10 +543,10 @@ func (t *Table) WriteComparisonsCSV(w io.Writer) error {
 					}
 					return out
 				}
-				cw.Write(append([]string{task, r.Configuration, r.methodColumn(), score, "", "(suite score)", "", ""}, nums(suiteKey(task, score, ""))...))
+				cw.Write(append([]string{task, r.Configuration, r.methodColumn(), score, "", "(suite score)", "", ""}, nums(SuiteKey(task, score, ""))...))
 				for k, f := range t.Functionalities[task] {
 					cw.Write(append([]string{task, r.Configuration, r.methodColumn(), score, strconv.Itoa(k + 1), f.Name, f.Class, f.Type},
-						nums(passKey(task, score, "", k))...))
+						nums(PassKey(task, score, "", k))...))
 				}
 			}
 		}
@@ -582,7 +582,7 @@ func (t *Table) WriteSpreadCSV(w io.Writer, swing float64) error {
 					name = "standard"
 				}
 				for k, f := range t.Functionalities[task] {
-					c := r.Cell(passKey(task, score, "", k))
+					c := r.Cell(PassKey(task, score, "", k))
 					s := c.Spread()
 					if s.N == 0 || (swing > 0 && !(s.Range() > swing)) {
 						continue
@@ -598,9 +598,3 @@ func (t *Table) WriteSpreadCSV(w io.Writer, swing float64) error {
 	return cw.Error()
 }
 
-func at(xs []float64, k int) float64 {
-	if k < len(xs) {
-		return xs[k]
-	}
-	return math.NaN()
-}

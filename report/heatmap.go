@@ -108,7 +108,7 @@ func (t *Table) figureScores() []string {
 			if r.Configuration == experiments.ConfigIID || r.Reference {
 				continue
 			}
-			if slices.ContainsFunc(t.Tasks, func(task string) bool { return !math.IsNaN(r.Cell(suiteKey(task, s, "")).Value) }) {
+			if slices.ContainsFunc(t.Tasks, func(task string) bool { return !math.IsNaN(r.Cell(SuiteKey(task, s, "")).Value) }) {
 				out = append(out, s)
 				break
 			}
@@ -146,12 +146,12 @@ func groupFigureScore(score, group string) string { return score + "=" + group }
 // of a metadata score (groupFigureScore).
 func (t *Table) figureValues(r *Row, task, score string) (float64, []float64) {
 	if slices.Contains(t.Scores, score) {
-		return r.Cell(suiteKey(task, score, "")).Value, t.passRates(r, task, score, "")
+		return r.Cell(SuiteKey(task, score, "")).Value, t.PassRates(r, task, score, "")
 	}
 	for s, groups := range t.Groups[task] {
 		for _, g := range groups {
 			if groupFigureScore(s, g) == score {
-				return r.Cell(suiteKey(task, s, g)).Value, t.passRates(r, task, s, g)
+				return r.Cell(SuiteKey(task, s, g)).Value, t.PassRates(r, task, s, g)
 			}
 		}
 	}

@@ -110,17 +110,17 @@ func TestTableLayout(t *testing.T) {
 	base, vanilla := tab.Rows[0], tab.Rows[1]
 	// The synthetic runner makes trained models pass far more seen cases
 	// than the baseline: G_seen must be significantly higher.
-	if !(vanilla.G["SENT"]["seen"] > base.G["SENT"]["seen"]) || vanilla.PG["SENT"]["seen"] >= Significance {
-		t.Errorf("G_seen %v vs baseline %v, p %v", vanilla.G["SENT"]["seen"], base.G["SENT"]["seen"], vanilla.PG["SENT"]["seen"])
+	if !(vanilla.Cell(GKey("SENT", "seen")).Value > base.Cell(GKey("SENT", "seen")).Value) || vanilla.Cell(GKey("SENT", "seen")).P >= Significance {
+		t.Errorf("G_seen %v vs baseline %v, p %v", vanilla.Cell(GKey("SENT", "seen")).Value, base.Cell(GKey("SENT", "seen")).Value, vanilla.Cell(GKey("SENT", "seen")).P)
 	}
-	if !math.IsNaN(base.PAvg) {
-		t.Errorf("baseline has a p-value %v", base.PAvg)
+	if !math.IsNaN(base.Cell(AvgKey).P) {
+		t.Errorf("baseline has a p-value %v", base.Cell(AvgKey).P)
 	}
 	// Every G is the harmonic mean of the i.i.d. and suite scores.
 	for _, r := range tab.Rows {
 		for _, task := range tab.Tasks {
 			for _, s := range tab.Scores {
-				if g, want := r.G[task][s], metrics.HarmonicMean(r.IID[task], r.Suite[task][s]); math.Abs(g-want) > 1e-9 {
+				if g, want := r.Cell(GKey(task, s)).Value, metrics.HarmonicMean(r.Cell(IIDKey(task)).Value, r.Cell(SuiteKey(task, s, "")).Value); math.Abs(g-want) > 1e-9 {
 					t.Errorf("%s %s %s: G %v, want %v", r.Label(), task, s, g, want)
 				}
 			}
@@ -136,13 +136,13 @@ func samePValues(t *testing.T, what string, a, b *Table) {
 	}
 	for i := range a.Rows {
 		x, y := a.Rows[i], b.Rows[i]
-		if x.Label() != y.Label() || !sameFloat(x.Avg, y.Avg) || !sameFloat(x.PAvg, y.PAvg) {
-			t.Errorf("%s row %d: %s avg %v p %v vs %s avg %v p %v", what, i, x.Label(), x.Avg, x.PAvg, y.Label(), y.Avg, y.PAvg)
+		if x.Label() != y.Label() || !sameFloat(x.Cell(AvgKey).Value, y.Cell(AvgKey).Value) || !sameFloat(x.Cell(AvgKey).P, y.Cell(AvgKey).P) {
+			t.Errorf("%s row %d: %s avg %v p %v vs %s avg %v p %v", what, i, x.Label(), x.Cell(AvgKey).Value, x.Cell(AvgKey).P, y.Label(), y.Cell(AvgKey).Value, y.Cell(AvgKey).P)
 		}
 		for _, task := range a.Tasks {
 			for _, s := range a.Scores {
-				if !sameFloat(x.G[task][s], y.G[task][s]) || !sameFloat(x.PG[task][s], y.PG[task][s]) {
-					t.Errorf("%s row %d %s %s: G %v p %v vs G %v p %v", what, i, task, s, x.G[task][s], x.PG[task][s], y.G[task][s], y.PG[task][s])
+				if !sameFloat(x.Cell(GKey(task, s)).Value, y.Cell(GKey(task, s)).Value) || !sameFloat(x.Cell(GKey(task, s)).P, y.Cell(GKey(task, s)).P) {
+					t.Errorf("%s row %d %s %s: G %v p %v vs G %v p %v", what, i, task, s, x.Cell(GKey(task, s)).Value, x.Cell(GKey(task, s)).P, y.Cell(GKey(task, s)).Value, y.Cell(GKey(task, s)).P)
 				}
 			}
 		}
@@ -222,15 +222,15 @@ scores: [seen, class, type]
 	}
 	row := tab.Rows[1]
 	for _, s := range []string{"seen", "class", "type"} {
-		if p := row.PG["SENT"][s]; math.IsNaN(p) {
+		if p := row.Cell(GKey("SENT", s)).P; math.IsNaN(p) {
 			t.Errorf("G_%s has no p-value", s)
 		}
 	}
-	if p := row.PG["SENT"]["func"]; !math.IsNaN(p) {
+	if p := row.Cell(GKey("SENT", "func")).P; !math.IsNaN(p) {
 		t.Errorf("G_func, never run, has p-value %v", p)
 	}
-	if !math.IsNaN(row.Avg) || !math.IsNaN(row.PAvg) {
-		t.Errorf("Avg %v p %v of an incomplete row", row.Avg, row.PAvg)
+	if !math.IsNaN(row.Cell(AvgKey).Value) || !math.IsNaN(row.Cell(AvgKey).P) {
+		t.Errorf("Avg %v p %v of an incomplete row", row.Cell(AvgKey).Value, row.Cell(AvgKey).P)
 	}
 }
 
@@ -428,22 +428,23 @@ func TestHierarchicalIntervals(t *testing.T) {
 		cr := cases.Rows[i]
 		for _, task := range hier.Tasks {
 			for _, score := range hier.Scores {
-				for k, iv := range hr.PassRateCI[task][score] {
-					if !sameFloat(iv.Lo, cr.PassRateCI[task][score][k].Lo) || !sameFloat(iv.Hi, cr.PassRateCI[task][score][k].Hi) {
-						t.Errorf("%s %s %s functionality %d: pass-rate interval %v, case-level %v", hr.Label(), task, score, k, iv, cr.PassRateCI[task][score][k])
+				for k := range hier.Functionalities[task] {
+					iv, civ := hr.Cell(PassKey(task, score, "", k)).CI, cr.Cell(PassKey(task, score, "", k)).CI
+					if !sameFloat(iv.Lo, civ.Lo) || !sameFloat(iv.Hi, civ.Hi) {
+						t.Errorf("%s %s %s functionality %d: pass-rate interval %v, case-level %v", hr.Label(), task, score, k, iv, civ)
 					}
 				}
-				h, c := hr.SuiteCI[task][score], cr.SuiteCI[task][score]
+				h, c := hr.Cell(SuiteKey(task, score, "")).CI, cr.Cell(SuiteKey(task, score, "")).CI
 				if h.Hi-h.Lo > c.Hi-c.Lo {
 					wider++
 				}
 			}
-			if hr.IIDCI[task] != cr.IIDCI[task] && !(math.IsNaN(hr.IIDCI[task].Lo) && math.IsNaN(cr.IIDCI[task].Lo)) {
+			if hr.Cell(IIDKey(task)).CI != cr.Cell(IIDKey(task)).CI && !(math.IsNaN(hr.Cell(IIDKey(task)).CI.Lo) && math.IsNaN(cr.Cell(IIDKey(task)).CI.Lo)) {
 				// The i.i.d. examples are resampled after the
 				// functionality draws, so their draws differ; only the
 				// value they bracket is shared.
-				if iv := hr.IIDCI[task]; !(iv.Lo <= hr.IID[task] && hr.IID[task] <= iv.Hi) {
-					t.Errorf("%s %s: i.i.d. interval %v misses %v", hr.Label(), task, iv, hr.IID[task])
+				if iv := hr.Cell(IIDKey(task)).CI; !(iv.Lo <= hr.Cell(IIDKey(task)).Value && hr.Cell(IIDKey(task)).Value <= iv.Hi) {
+					t.Errorf("%s %s: i.i.d. interval %v misses %v", hr.Label(), task, iv, hr.Cell(IIDKey(task)).Value)
 				}
 			}
 		}
@@ -483,10 +484,14 @@ func TestSeedsAndIntervals(t *testing.T) {
 	// Per-functionality q-values are Benjamini–Hochberg of the p-values.
 	row := tab.Rows[1]
 	for _, s := range tab.Scores {
-		want := metrics.BenjaminiHochberg(row.PFunc["SENT"][s])
-		for k, q := range row.QFunc["SENT"][s] {
-			if !sameFloat(q, want[k]) || q < row.PFunc["SENT"][s][k] {
-				t.Errorf("%s functionality %d: q %v, p %v", s, k, q, row.PFunc["SENT"][s][k])
+		ps := make([]float64, len(tab.Functionalities["SENT"]))
+		for k := range ps {
+			ps[k] = row.Cell(PassKey("SENT", s, "", k)).P
+		}
+		want := metrics.BenjaminiHochberg(ps)
+		for k := range ps {
+			if q := row.Cell(PassKey("SENT", s, "", k)).Q; !sameFloat(q, want[k]) || q < ps[k] {
+				t.Errorf("%s functionality %d: q %v, p %v", s, k, q, ps[k])
 			}
 		}
 	}
@@ -702,7 +707,7 @@ scores: [seen, func, "meta:group"]
 		t.Fatalf("scores %v, groups %v", tab.Scores, tab.Groups)
 	}
 	row := tab.Rows[1]
-	rates := row.PassRates["SENT"][experimentstest.MetaScore]
+	rates := tab.PassRates(row, "SENT", experimentstest.MetaScore, "")
 	if n := len(experimentstest.Suite); len(rates) != n || !math.IsNaN(rates[n-1]) || slices.ContainsFunc(rates[:n-1], math.IsNaN) {
 		t.Errorf("pass rates %v: want one per grouped functionality, none for the last", rates)
 	}
@@ -746,7 +751,7 @@ scores: [seen, func, "meta:group"]
 	if !slices.Equal(headers, want) {
 		t.Errorf("columns %v, want %v", headers, want)
 	}
-	if v := row.Groups["SENT"][experimentstest.MetaScore]["g1"]; math.IsNaN(v) || v <= 0 {
+	if v := row.Cell(SuiteKey("SENT", experimentstest.MetaScore, "g1")).Value; math.IsNaN(v) || v <= 0 {
 		t.Errorf("group g1's suite score %v", v)
 	}
 	wantRows := []string{"seen", "func", "meta:group", "meta:group=g0", "meta:group=g1", "meta:group=g2"}
@@ -756,7 +761,7 @@ scores: [seen, func, "meta:group"]
 	// A group's panel shows its fold's pass rates: those of the merged
 	// score where the group's cases are the only ones scored.
 	suite, g1 := tab.figureValues(row, "SENT", "meta:group=g1")
-	if suite != row.Groups["SENT"][experimentstest.MetaScore]["g1"] || len(g1) != len(rates) || !math.IsNaN(g1[len(g1)-1]) || math.IsNaN(g1[0]) {
+	if suite != row.Cell(SuiteKey("SENT", experimentstest.MetaScore, "g1")).Value || len(g1) != len(rates) || !math.IsNaN(g1[len(g1)-1]) || math.IsNaN(g1[0]) {
 		t.Errorf("group g1's panel: %v %v", suite, g1)
 	}
 	var fig bytes.Buffer
@@ -774,7 +779,7 @@ scores: [seen, func, "meta:group"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := part.Rows[1].Suite["SENT"][experimentstest.MetaScore]; !math.IsNaN(v) {
+	if v := part.Rows[1].Cell(SuiteKey("SENT", experimentstest.MetaScore, "")).Value; !math.IsNaN(v) {
 		t.Errorf("suite score %v with a fold missing", v)
 	}
 }
@@ -830,7 +835,7 @@ func TestEvalSetColumns(t *testing.T) {
 			}
 			for _, row := range tab.Rows {
 				for _, set := range tab.EvalSets[runs[0].Task] {
-					c := row.Cell(evalSetKey(runs[0].Task, set))
+					c := row.Cell(EvalSetKey(runs[0].Task, set))
 					if len(c.Reps) != 2 || math.IsNaN(c.Value) || c.Value > 75 {
 						t.Errorf("%s %s: %+v, want two seeds around 67-70%%", row.Label(), set, c)
 					}

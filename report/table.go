@@ -32,34 +32,6 @@ type Row struct {
 	// never bold, not tested against the IID baseline.
 	Reference bool
 
-	// The maps below show the row's cells by task and score, as callers
-	// index them: a table writes them once, from the cells. A Row
-	// assembled by hand from them is shown as they say (Row.Cell).
-	//
-	// IID[task] is the i.i.d. score in percent (NaN when missing), PIID its
-	// p-value against the baseline, IIDCI its interval.
-	IID, PIID map[string]float64
-	IIDCI     map[string]metrics.Interval
-	// Suite[task][score], G[task][score] for score in Table.Scores; PG is
-	// G's p-value against the baseline, SuiteCI the suite score's interval.
-	Suite, G, PG map[string]map[string]float64
-	SuiteCI      map[string]map[string]metrics.Interval
-	// Groups[task][score][group] is the suite score of a metadata score's
-	// held-out group, scored by the model that did not see it (the
-	// baseline's suite score of the score stands in for its own).
-	Groups map[string]map[string]map[string]float64
-	// PassRates[task][score][k] is the pass rate of functionality k of the
-	// task (NaN when filtered or not run); PFunc and QFunc are its p-value
-	// against the baseline (McNemar) and q-value (Benjamini–Hochberg),
-	// PassRateCI its interval.
-	PassRates, PFunc, QFunc map[string]map[string][]float64
-	PassRateCI              map[string]map[string][]metrics.Interval
-	// Avg is the mean of the row's G values, PAvg its p-value.
-	Avg, PAvg float64
-	// Flags[task][score] are the sanity flags of the runs behind the
-	// row's cells (experiments.ScoreIID: the i.i.d. score).
-	Flags map[string]map[string][]RunFlag
-
 	cells map[CellKey]*Cell
 }
 
@@ -485,9 +457,6 @@ func build(store *experiments.Store, runs []experiments.RunSpec, opt Options, gr
 		t.addBaselines(runs, results)
 	}
 	t.shortenReplicates()
-	for _, row := range t.Rows {
-		row.publish(t)
-	}
 	return t, nil
 }
 
@@ -613,7 +582,7 @@ func (d *rowData) fill(t *Table, row *Row) {
 	var gs []float64
 	avgParts := map[string][]float64{}
 	for _, task := range t.Tasks {
-		iid := row.cell(iidKey(task))
+		iid := row.cell(IIDKey(task))
 		iid.Reps = map[string]float64{}
 		var iids []float64
 		for _, rep := range d.reps {
@@ -624,7 +593,7 @@ func (d *rowData) fill(t *Table, row *Row) {
 		}
 		iid.Value = metrics.Mean(iids)
 		for _, set := range t.EvalSets[task] {
-			c := row.cell(evalSetKey(task, set))
+			c := row.cell(EvalSetKey(task, set))
 			c.Reps = map[string]float64{}
 			var accs []float64
 			for _, rep := range d.reps {
@@ -638,7 +607,7 @@ func (d *rowData) fill(t *Table, row *Row) {
 		for _, score := range t.Scores {
 			reps := d.hits[task][score]
 			for k := range t.Functionalities[task] {
-				c := row.cell(passKey(task, score, "", k))
+				c := row.cell(PassKey(task, score, "", k))
 				c.Reps = map[string]float64{}
 				var per []float64
 				for _, rep := range d.reps {
@@ -649,7 +618,7 @@ func (d *rowData) fill(t *Table, row *Row) {
 				}
 				c.Value = metrics.NanMean(per)
 			}
-			g := row.cell(gKey(task, score))
+			g := row.cell(GKey(task, score))
 			g.Reps = map[string]float64{}
 			var suite, gv []float64
 			for _, rep := range d.reps {
@@ -665,13 +634,13 @@ func (d *rowData) fill(t *Table, row *Row) {
 					avgParts[rep] = append(avgParts[rep], g.Reps[rep])
 				}
 			}
-			row.cell(suiteKey(task, score, "")).Value = metrics.Mean(suite)
+			row.cell(SuiteKey(task, score, "")).Value = metrics.Mean(suite)
 			g.Value = metrics.Mean(gv)
 			gs = append(gs, g.Value)
 			d.fillGroups(t, row, task, score)
 		}
 	}
-	avg := row.cell(avgKey)
+	avg := row.cell(AvgKey)
 	avg.Value = metrics.Mean(gs)
 	avg.Reps = map[string]float64{}
 	if !math.IsNaN(avg.Value) {
@@ -691,9 +660,9 @@ func (d *rowData) fillGroups(t *Table, row *Row, task, score string) {
 	fs := t.Functionalities[task]
 	if row.Configuration == experiments.ConfigIID {
 		for _, g := range t.Groups[task][score] {
-			row.cell(suiteKey(task, score, g)).Value = row.cell(suiteKey(task, score, "")).Value
+			row.cell(SuiteKey(task, score, g)).Value = row.cell(SuiteKey(task, score, "")).Value
 			for k := range fs {
-				row.cell(passKey(task, score, g, k)).Value = row.cell(passKey(task, score, "", k)).Value
+				row.cell(PassKey(task, score, g, k)).Value = row.cell(PassKey(task, score, "", k)).Value
 			}
 		}
 		return
@@ -703,7 +672,7 @@ func (d *rowData) fillGroups(t *Table, row *Row, task, score string) {
 		for _, res := range results {
 			suite = append(suite, resultSuiteScore(res))
 		}
-		row.cell(suiteKey(task, score, g)).Value = metrics.NanMean(suite)
+		row.cell(SuiteKey(task, score, g)).Value = metrics.NanMean(suite)
 		for k, f := range fs {
 			var per []float64
 			for _, res := range results {
@@ -713,7 +682,7 @@ func (d *rowData) fillGroups(t *Table, row *Row, task, score string) {
 					}
 				}
 			}
-			row.cell(passKey(task, score, g, k)).Value = metrics.NanMean(per)
+			row.cell(PassKey(task, score, g, k)).Value = metrics.NanMean(per)
 		}
 	}
 }
@@ -760,7 +729,7 @@ func significance(t *Table, base, d *rowData, row *Row, opt Options) error {
 			if err != nil {
 				return fmt.Errorf("task %s i.i.d.: %w", task, err)
 			}
-			row.cell(iidKey(task)).P = p
+			row.cell(IIDKey(task)).P = p
 		}
 		for _, set := range t.EvalSets[task] {
 			var x, y []float64
@@ -776,7 +745,7 @@ func significance(t *Table, base, d *rowData, row *Row, opt Options) error {
 				if err != nil {
 					return fmt.Errorf("task %s evaluation set %s: %w", task, set, err)
 				}
-				row.cell(evalSetKey(task, set)).P = p
+				row.cell(EvalSetKey(task, set)).P = p
 			}
 		}
 		names := funcNames(t, task)
@@ -784,7 +753,7 @@ func significance(t *Table, base, d *rowData, row *Row, opt Options) error {
 		ro.TaskScores[task] = []string{}
 		a.Suite[task], b.Suite[task] = map[string]map[string][]float64{}, map[string]map[string][]float64{}
 		for _, score := range t.Scores {
-			if math.IsNaN(row.Cell(gKey(task, score)).Value) || math.IsNaN(t.Rows[0].Cell(gKey(task, score)).Value) {
+			if math.IsNaN(row.Cell(GKey(task, score)).Value) || math.IsNaN(t.Rows[0].Cell(GKey(task, score)).Value) {
 				continue
 			}
 			ro.TaskScores[task] = append(ro.TaskScores[task], score)
@@ -814,10 +783,10 @@ func significance(t *Table, base, d *rowData, row *Row, opt Options) error {
 	}
 	for _, task := range t.Tasks {
 		for _, score := range ro.TaskScores[task] {
-			row.cell(gKey(task, score)).P = res.G[task][score]
+			row.cell(GKey(task, score)).P = res.G[task][score]
 		}
 	}
-	if avg := row.cell(avgKey); !math.IsNaN(avg.Value) {
+	if avg := row.cell(AvgKey); !math.IsNaN(avg.Value) {
 		avg.P = res.Avg
 	}
 	return nil
@@ -881,7 +850,7 @@ func compareFunctionalities(t *Table, base, d *rowData, row *Row) {
 				}
 			}
 			for k, q := range metrics.BenjaminiHochberg(ps) {
-				c := row.cell(passKey(task, score, "", k))
+				c := row.cell(PassKey(task, score, "", k))
 				c.P, c.Q = ps[k], q
 			}
 		}
@@ -992,7 +961,7 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 			}
 		}
 		if len(iidReps) > 0 {
-			stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(iidKey(task)).CI = iv },
+			stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(IIDKey(task)).CI = iv },
 				f: meanOver(iidReps, func(g [][]float64, rep string) float64 { return 100 * metrics.Mean(g[iidGroup[task][rep]]) })})
 		}
 		for _, score := range t.Scores {
@@ -1012,9 +981,9 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 			suite := func(g [][]float64, rep string) float64 {
 				return metrics.SuiteScoreStat(g[first[rep] : first[rep]+n])
 			}
-			stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(suiteKey(task, score, "")).CI = iv }, f: meanOver(reps, suite)})
+			stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(SuiteKey(task, score, "")).CI = iv }, f: meanOver(reps, suite)})
 			for k := range n {
-				stats = append(stats, stat{func(iv metrics.Interval) { row.cell(passKey(task, score, "", k)).CI = iv },
+				stats = append(stats, stat{func(iv metrics.Interval) { row.cell(PassKey(task, score, "", k)).CI = iv },
 					func(g [][]float64) float64 {
 						var per []float64
 						for _, rep := range reps {
@@ -1027,7 +996,7 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 				gf := meanOver(greps, func(g [][]float64, rep string) float64 {
 					return g100(100*metrics.Mean(g[iidGroup[task][rep]]), suite(g, rep))
 				})
-				stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(gKey(task, score)).CI = iv }, f: gf})
+				stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(GKey(task, score)).CI = iv }, f: gf})
 				allG = append(allG, gf)
 			}
 		}
@@ -1039,12 +1008,12 @@ func intervals(t *Table, d *rowData, row *Row, opt Options) error {
 				continue
 			}
 			reps := slices.Sorted(maps.Keys(at))
-			stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(evalSetKey(task, set)).CI = iv },
+			stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(EvalSetKey(task, set)).CI = iv },
 				f: meanOver(reps, func(g [][]float64, rep string) float64 { return 100 * metrics.Mean(g[at[rep]]) })})
 		}
 	}
-	if !math.IsNaN(row.Cell(avgKey).Value) && len(allG) == len(t.Tasks)*len(t.Scores) {
-		stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(avgKey).CI = iv }, f: func(g [][]float64) float64 {
+	if !math.IsNaN(row.Cell(AvgKey).Value) && len(allG) == len(t.Tasks)*len(t.Scores) {
+		stats = append(stats, stat{set: func(iv metrics.Interval) { row.cell(AvgKey).CI = iv }, f: func(g [][]float64) float64 {
 			s := 0.0
 			for _, f := range allG {
 				s += f(g)

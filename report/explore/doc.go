@@ -23,7 +23,7 @@
 //   - View.Tasks: Figure 1 as a grid, one line per table row × figure score
 //     (report.Table.FigureScores; the baseline's one line stands for every
 //     score), columns in Figure 1's order (report.Table.FigureOrder); each
-//     cell is report.Row.PassRates (CheckList's pass rate over the cases
+//     cell is report.Table.PassRates (CheckList's pass rate over the cases
 //     not filtered out), the number of those cases (from the run's
 //     result.json verdicts), the run that scored it — for a held-out score,
 //     the run whose fold held the functionality out — and its colour

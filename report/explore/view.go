@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -359,15 +360,15 @@ func build(store *experiments.Store, tab *report.Table, runs []experiments.RunSp
 		}
 		for i, r := range tab.Rows {
 			for _, score := range scores {
-				rates := r.PassRates[task][score]
-				if rates == nil {
+				if !slices.Contains(tab.Scores, score) {
 					continue
 				}
+				rates := tab.PassRates(r, task, score, "")
 				from := cellKey{task, i, score}
 				if r.Configuration == experiments.ConfigIID {
 					from.score = experiments.ScoreIID
 				}
-				hl := HeatLine{Row: i, Score: score, Suite: Num(r.Suite[task][score])}
+				hl := HeatLine{Row: i, Score: score, Suite: Num(r.Cell(report.SuiteKey(task, score, "")).Value)}
 				for _, k := range tab.FigureOrder(task) {
 					fid := src.funcIDs[task][tab.Functionalities[task][k].Name]
 					rate := math.NaN()

@@ -64,7 +64,7 @@ func TestViewIsTheTable(t *testing.T) {
 	for ti, task := range v.Tasks {
 		for _, line := range task.Heatmap {
 			row := tab.Rows[line.Row]
-			rates := row.PassRates[tab.Tasks[ti]][line.Score]
+			rates := tab.PassRates(row, tab.Tasks[ti], line.Score, "")
 			for k, fid := range task.Funcs {
 				want := rates[indexOf(tab.Functionalities[tab.Tasks[ti]], v.Funcs[fid].Name)]
 				if c := line.Cells[k]; !same(want, c.Rate) || (!math.IsNaN(want) && (len(c.Runs) != 1 || c.Cases == 0)) {

@@ -161,4 +161,3 @@ func (t *Table) PassRates(r *Row, task, score, group string) []float64 {
 	}
 	return rates
 }
-

@@ -597,4 +597,3 @@ func (t *Table) WriteSpreadCSV(w io.Writer, swing float64) error {
 	cw.Flush()
 	return cw.Error()
 }
-

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -110,6 +111,9 @@ func (s FileSpec) ReadLines() ([]Example, []int, error) {
 		return nil, nil, err
 	}
 	f, err := os.Open(s.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("data file %s: file not found", s.Path)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("data file: %w", err)
 	}

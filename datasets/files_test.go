@@ -96,7 +96,7 @@ func TestFileSpecErrors(t *testing.T) {
 		{"one label", FileSpec{Path: write("o.tsv", "text\tlabel\na\t0\n"), Labels: []string{"only"}}, "at least two label names"},
 		{"unknown extension", FileSpec{Path: write("u.txt", "x"), Labels: two}, "set format"},
 		{"unknown format", FileSpec{Path: write("v.tsv", "x"), Format: "xml", Labels: two}, `format "xml"`},
-		{"missing file", FileSpec{Path: filepath.Join(dir, "absent.tsv"), Labels: two}, "no such file"},
+		{"missing file", FileSpec{Path: filepath.Join(dir, "absent.tsv"), Labels: two}, "file not found"},
 		{"truncated gzip", FileSpec{Path: truncated, Labels: two}, "gzip stream is truncated"},
 	}
 	for _, tc := range tests {

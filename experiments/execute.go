@@ -118,7 +118,11 @@ func (s Summary) Err() error {
 		return nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d runs failed:", len(s.Failed), s.Total)
+	runs := "runs"
+	if s.Total == 1 {
+		runs = "run"
+	}
+	fmt.Fprintf(&b, "%d of %d %s failed:", len(s.Failed), s.Total, runs)
 	for _, f := range s.Failed {
 		// An error of several lines stays indented under its run.
 		fmt.Fprintf(&b, "\n  %s (%s): %s", f.ID, f.Spec.Label(), strings.ReplaceAll(f.Error.Error(), "\n", "\n    "))

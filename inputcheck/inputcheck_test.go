@@ -141,3 +141,14 @@ func TestCoverage(t *testing.T) {
 		t.Errorf("findings %+v, want the truncation warning alone", fine.Findings)
 	}
 }
+
+// One shared text is "1 text".
+func TestOneOverlapIsSingular(t *testing.T) {
+	a := writeFile(t, "a.csv", "text,label\nthe cat sat,no\n")
+	b := writeFile(t, "b.csv", "text,label\nthe cat sat,no\nother,yes\n")
+	var r Report
+	r.AddOverlaps([]Part{{"i.i.d. train", fileRows(t, a)}, {"i.i.d. test", fileRows(t, b)}})
+	if len(r.Findings) != 1 || !strings.Contains(r.Findings[0].Message, "share 1 text (1 exact") {
+		t.Errorf("findings %+v, want one saying share 1 text", r.Findings)
+	}
+}

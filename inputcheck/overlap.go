@@ -57,7 +57,11 @@ const MaxExamples = 3
 // String says what overlaps, how much, and where.
 func (o Overlap) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s and %s share %d texts (%d exact, %d after normalising)", o.A, o.B, o.Exact+o.Normalised, o.Exact, o.Normalised)
+	texts := "texts"
+	if o.Exact+o.Normalised == 1 {
+		texts = "text"
+	}
+	fmt.Fprintf(&b, "%s and %s share %d %s (%d exact, %d after normalising)", o.A, o.B, o.Exact+o.Normalised, texts, o.Exact, o.Normalised)
 	for i, e := range o.Examples {
 		if i == 0 {
 			b.WriteString(": ")

@@ -40,14 +40,12 @@ var configNames = func() map[string]string {
 	return out
 }()
 
-var scoreFolds = map[string]splits.FoldKind{ScoreFunc: splits.ByFunctionality, ScoreClass: splits.ByClass, ScoreType: splits.ByType}
-
 // FoldKindOf is the held-out partition a score's runs are folds of: BeLUGA's
 // func, class and type, or a case-metadata column for a score "meta:COLUMN"
 // (IsMetaScore); false for seen, iid and search.
 func FoldKindOf(score string) (splits.FoldKind, bool) {
-	if kind, ok := scoreFolds[score]; ok {
-		return kind, true
+	if s, ok := LookupScore(score); ok && s.Fold != "" {
+		return s.Fold, true
 	}
 	if IsMetaScore(score) {
 		return splits.FoldKind(score), true

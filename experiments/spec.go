@@ -48,9 +48,38 @@ const (
 	ScoreSearch = "search"
 )
 
+// ScoreInfo is a score's one entry in the registry: its name in specs,
+// stores and column headers (G_seen), its title on figure panels, and for a
+// held-out score the partition its runs hold out and what one fold of it
+// is. A metadata score ("meta:COLUMN", IsMetaScore) is the registry's
+// partition by any case-metadata column.
+type ScoreInfo struct {
+	Name, Title string
+	Fold        splits.FoldKind // "" for seen
+	Unit        string          // what a fold holds out: a functionality, class or test type
+}
+
+// ScoreRegistry lists BeLUGA's scores in Table 3's order.
+var ScoreRegistry = []ScoreInfo{
+	{Name: ScoreSeen, Title: "Seen"},
+	{Name: ScoreFunc, Title: "Func", Fold: splits.ByFunctionality, Unit: "functionality"},
+	{Name: ScoreClass, Title: "Class", Fold: splits.ByClass, Unit: "class"},
+	{Name: ScoreType, Title: "Type", Fold: splits.ByType, Unit: "test type"},
+}
+
+// LookupScore returns the registry's entry of a score name.
+func LookupScore(name string) (ScoreInfo, bool) {
+	for _, s := range ScoreRegistry {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return ScoreInfo{}, false
+}
+
 // Configurations lists the configurations a spec may ask for (the IID
 // baseline is always run) in Table 3's order (train.Configurations), by
-// Table 3's names; Scores the scores.
+// Table 3's names; Scores the scores' names (ScoreRegistry).
 var (
 	Configurations = func() []string {
 		var out []string
@@ -61,7 +90,13 @@ var (
 		}
 		return out
 	}()
-	Scores = []string{ScoreSeen, ScoreFunc, ScoreClass, ScoreType}
+	Scores = func() []string {
+		var out []string
+		for _, s := range ScoreRegistry {
+			out = append(out, s.Name)
+		}
+		return out
+	}()
 )
 
 // MethodRank is a method's place in Table 3's order (train.Methods); an
@@ -618,7 +653,8 @@ func CheckFolds(s *suites.Suite, score string) error {
 		if left > 0 {
 			continue
 		}
-		what := map[string]string{ScoreFunc: "functionality", ScoreClass: "class", ScoreType: "test type"}[score]
+		info, _ := LookupScore(score)
+		what := info.Unit
 		return fmt.Errorf("score %s: fold %q holds out every functionality (%d) of suite %s, which has one %s, leaving no suite data to train on: a degenerate fold measures nothing; remove %s from scores", score, fd.Name, len(withCases), s.Name, what, score)
 	}
 	return nil

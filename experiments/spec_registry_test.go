@@ -24,3 +24,20 @@ func TestConfigurationNamesAreTheRegistrys(t *testing.T) {
 		}
 	}
 }
+
+// Every held-out score of the registry names its partition and what a fold
+// of it holds out; metadata scores are partitions by their column.
+func TestScoreRegistry(t *testing.T) {
+	for _, s := range ScoreRegistry {
+		kind, held := FoldKindOf(s.Name)
+		if held != (s.Name != ScoreSeen) || kind != s.Fold || (held && s.Unit == "") || s.Title == "" {
+			t.Errorf("%+v: FoldKindOf = %q, %v", s, kind, held)
+		}
+	}
+	if kind, ok := FoldKindOf("meta:target_ident"); !ok || kind != "meta:target_ident" {
+		t.Errorf("meta:target_ident: %q, %v", kind, ok)
+	}
+	if _, ok := FoldKindOf(ScoreIID); ok {
+		t.Error("the baseline's score holds something out")
+	}
+}

@@ -47,7 +47,6 @@ func (c Column) Flags(r *Row) []RunFlag { return r.Cell(c.Key).Flags }
 // SE is the standard error of a row's value over replicates (NaN for one).
 func (c Column) SE(r *Row) float64 { return r.Cell(c.Key).SE() }
 
-var scoreTitles = map[string]string{"seen": "Seen", "func": "Func", "class": "Class", "type": "Type"}
 
 // scoreName is a score as column headers spell it: seen, func, class, type,
 // or a metadata score's column (meta:target_ident → target_ident).
@@ -61,8 +60,8 @@ func scoreName(score string) string {
 // scoreTitle is a score as figure panels title it: Seen, Func, Class,
 // Type, or "Held out: target_ident".
 func scoreTitle(score string) string {
-	if t, ok := scoreTitles[score]; ok {
-		return t
+	if s, ok := experiments.LookupScore(score); ok {
+		return s.Title
 	}
 	return "Held out: " + scoreName(score)
 }
@@ -371,8 +370,8 @@ func splitHeader(h string) (measure, task string) {
 func latexGroup(h string) (group, sub string) {
 	m, task := splitHeader(h)
 	title := func(g string) string {
-		if t, ok := scoreTitles[g]; ok {
-			return t
+		if s, ok := experiments.LookupScore(g); ok {
+			return s.Title
 		}
 		// A metadata score's column, or one of its groups.
 		return strings.ReplaceAll(latexEscape(strings.ReplaceAll(g, "_", " ")), " ", `\ `)

@@ -288,7 +288,8 @@ func resultSuiteScore(res *experiments.Result) float64 {
 	return metrics.NanMean(rates)
 }
 
-var knownScores = []string{experiments.ScoreIID, experiments.ScoreSeen, experiments.ScoreFunc, experiments.ScoreClass, experiments.ScoreType}
+// knownScores are the scores a table reads: the baseline's and the registry's.
+var knownScores = append([]string{experiments.ScoreIID}, experiments.Scores...)
 
 // metaGroups lists, per task and metadata score, the held-out values the
 // runs have, in run order: what a complete cell of that score merges.

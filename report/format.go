@@ -47,7 +47,6 @@ func (c Column) Flags(r *Row) []RunFlag { return r.Cell(c.Key).Flags }
 // SE is the standard error of a row's value over replicates (NaN for one).
 func (c Column) SE(r *Row) float64 { return r.Cell(c.Key).SE() }
 
-
 // scoreName is a score as column headers spell it: seen, func, class, type,
 // or a metadata score's column (meta:target_ident → target_ident).
 func scoreName(score string) string {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/inputcheck"
@@ -408,10 +409,11 @@ func columnScores(measure string, baseline bool) []string {
 	if baseline {
 		return []string{experiments.ScoreIID}
 	}
-	switch measure {
-	case "IID":
+	switch {
+	case measure == "IID", strings.HasPrefix(measure, "IID:"):
+		// The i.i.d. score and the evaluation sets' are the seen run's.
 		return []string{experiments.ScoreSeen}
-	case "Avg":
+	case measure == "Avg":
 		return nil
 	}
 	for _, s := range experiments.Scores {

@@ -23,10 +23,12 @@ import (
 func init() {
 	var (
 		specFile, out, heldOut, hyperFrom string
-		spec                              train.RunSpec
-		search                            bool
-		gridLR, gridEpochs                []float64
-		gridBatch                         []int
+		// flagged holds the parsed spec flags; each execution builds its
+		// spec afresh from them (runSpec), so nothing carries over.
+		flagged            train.RunSpec
+		search             bool
+		gridLR, gridEpochs []float64
+		gridBatch          []int
 	)
 	cmd := &cobra.Command{
 		Use:   "train",
@@ -50,29 +52,9 @@ eval_limit and hyper.loss are spec-only.`,
   beluga train --spec run.yaml --method l2 --held-out class:Negation --hyper-from runs/l2 --out runs/l2-negation`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if specFile != "" {
-				b, err := os.ReadFile(specFile)
-				if err != nil {
-					return err
-				}
-				// Fields the file leaves out keep the flags' defaults, and
-				// flags given on the command line win over the file.
-				var fromFile train.RunSpec
-				fs := pflag.NewFlagSet("spec", pflag.ContinueOnError)
-				bindTrainFlags(fs, &fromFile)
-				if err := yamlpath.Decode(b, &fromFile); err != nil {
-					return fmt.Errorf("spec %s: %w", specFile, err)
-				}
-				var setErr error
-				cmd.Flags().Visit(func(f *pflag.Flag) {
-					if g := fs.Lookup(f.Name); g != nil && setErr == nil {
-						setErr = copyFlag(g, f)
-					}
-				})
-				if setErr != nil {
-					return setErr
-				}
-				spec = fromFile
+			spec, err := runSpec(cmd.Flags(), specFile)
+			if err != nil {
+				return err
 			}
 			if heldOut != "" {
 				kind, name, ok := cutFold(heldOut)
@@ -114,7 +96,7 @@ eval_limit and hyper.loss are spec-only.`,
 				grid.Epochs = gridEpochs
 			}
 			var res *train.Result
-			err := experiments.RunOne(cmd.Context(), out, spec, func(ctx context.Context, dir string) error {
+			err = experiments.RunOne(cmd.Context(), out, spec, func(ctx context.Context, dir string) error {
 				if search {
 					best, trials, err := experiments.Search(ctx, spec, grid, dir)
 					if err != nil {
@@ -156,7 +138,7 @@ eval_limit and hyper.loss are spec-only.`,
 	fl := cmd.Flags()
 	fl.StringVar(&specFile, "spec", "", "YAML run spec (fields as train.RunSpec)")
 	fl.StringVarP(&out, "out", "o", "", "run directory to write")
-	bindTrainFlags(fl, &spec)
+	bindTrainFlags(fl, &flagged)
 	fl.StringVar(&heldOut, "held-out", "", "held-out fold KIND:NAME, e.g. class:Negation, type:DIR, func:reducers")
 	fl.BoolVar(&search, "search", false, "choose the suite phase's lr, batch size and epochs on T_val first (BeLUGA's grid and objective)")
 	fl.Float64SliceVar(&gridLR, "grid-lr", nil, "learning rates to search (default BeLUGA's)")
@@ -180,6 +162,33 @@ func metricsLine(m map[string]float64) string {
 		}
 	}
 	return s
+}
+
+// runSpec is the run spec of one execution: the flags' defaults, then
+// the YAML file's fields (when there is one), then the flags given on the
+// command line.
+func runSpec(flags *pflag.FlagSet, specFile string) (train.RunSpec, error) {
+	var spec train.RunSpec
+	fs := pflag.NewFlagSet("spec", pflag.ContinueOnError)
+	bindTrainFlags(fs, &spec)
+	if specFile != "" {
+		b, err := os.ReadFile(specFile)
+		if err != nil {
+			return spec, err
+		}
+		if err := yamlpath.Decode(b, &spec); err != nil {
+			return spec, fmt.Errorf("spec %s: %w", specFile, err)
+		}
+	}
+	var err error
+	// Changed, not Visit: Visit walks every flag ever set on the command,
+	// which in one process (tests) outlives an execution.
+	flags.VisitAll(func(f *pflag.Flag) {
+		if g := fs.Lookup(f.Name); f.Changed && g != nil && err == nil {
+			err = copyFlag(g, f)
+		}
+	})
+	return spec, err
 }
 
 // bindTrainFlags defines the flags that set fields of spec. A setting the

@@ -37,6 +37,9 @@ scratch anyway; clean is for tidying a store or retrying failures afresh.)`,
 		},
 	}
 	cmd.Flags().BoolVar(&incomplete, "incomplete", false, "remove interrupted and failed runs")
-	cmd.Flags().StringVarP(&out, "out", "o", "", "run store directory (default: the spec's out)")
+	cmd.Flags().StringVarP(&out, "store", "o", "", "run store directory (default: the spec's out)")
+	// --store, as report, serve, plot and failures name the store; --out
+	// was its first name here.
+	cmd.Flags().SetNormalizeFunc(renamedFlags(map[string]string{"out": "store"}))
 	rootCmd.AddCommand(cmd)
 }

@@ -106,7 +106,10 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list the runs and their state without executing anything")
 	cmd.Flags().IntVarP(&jobs, "jobs", "j", 1, "runs executed at once")
 	cmd.Flags().StringVar(&shard, "shard", "", "execute only slice I of N (0-based), e.g. 0/4")
-	cmd.Flags().StringVarP(&out, "out", "o", "", "run store directory (default: the spec's out)")
+	cmd.Flags().StringVarP(&out, "store", "o", "", "run store directory (default: the spec's out)")
+	// --store, as report, serve, plot and failures name the store; --out
+	// was its first name here.
+	cmd.Flags().SetNormalizeFunc(renamedFlags(map[string]string{"out": "store"}))
 	cmd.Flags().StringVar(&from, "from", "", "take data files from this local directory (laid out like ../shared/data) instead of the network")
 	cmd.Flags().DurationVar(&waitDeps, "wait-deps", experiments.DefaultWaitDeps, "how long to wait for a run this one needs while another process runs it")
 	cmd.Flags().DurationVar(&staleAfter, "stale-after", experiments.DefaultStaleAfter, "age of a claim's heartbeat after which another host's claim counts as abandoned")

@@ -56,7 +56,10 @@ was seen; --all lists every run.`,
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "list every run, not only the failed ones")
-	cmd.Flags().StringVarP(&out, "out", "o", "", "run store directory (default: the spec's out)")
+	cmd.Flags().StringVarP(&out, "store", "o", "", "run store directory (default: the spec's out)")
+	// --store, as report, serve, plot and failures name the store; --out
+	// was its first name here.
+	cmd.Flags().SetNormalizeFunc(renamedFlags(map[string]string{"out": "store"}))
 	rootCmd.AddCommand(cmd)
 }
 

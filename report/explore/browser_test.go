@@ -206,6 +206,19 @@ func exercise(t *testing.T, ctx context.Context, url string, src *Source, shots 
 	if want := fmt.Sprintf("%d cases", len(cs.Cases)); !strings.HasPrefix(status, want) {
 		t.Errorf("status %q, want %q", status, want)
 	}
+	// Probabilities are named by the suite's classes where the suite is
+	// found (a real store: BELUGA_EXPLORE_STORE), else only numbered (the
+	// fixture's suite is missing).
+	var probs string
+	if err := chromedp.Run(ctx, chromedp.Text(`#cases .probs`, &probs, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case len(cs.Labels) == 0 && !strings.Contains(probs, " / "):
+		t.Errorf("probabilities read %q, want numbers separated by /", probs)
+	case len(cs.Labels) > 0 && (!strings.HasPrefix(probs, cs.Labels[0]+" ") || !strings.Contains(probs, " · "+cs.Labels[len(cs.Labels)-1]+" ")):
+		t.Errorf("probabilities read %q, want each named by the suite's labels %v", probs, cs.Labels)
+	}
 	screenshot(t, ctx, "main", shots+"-functionality.png")
 	// Filter: the held-out run's failures only.
 	if err := chromedp.Run(ctx,

@@ -29,7 +29,10 @@ type CaseSet struct {
 	Func int `json:"func"`
 	// Expect says in words what the functionality expects, as the case
 	// files record it (empty for files written before they did).
-	Expect string     `json:"expect,omitempty"`
+	Expect string `json:"expect,omitempty"`
+	// Labels name the suite's classes, the order of each prediction's
+	// probabilities (none where the suite was not found).
+	Labels []string   `json:"labels,omitempty"`
 	Cases  []CaseView `json:"cases"`
 	// Runs[run] follows Cases.
 	Runs map[string]*RunCases `json:"runs"`
@@ -140,6 +143,7 @@ func (s *Source) Cases(fid int) (*CaseSet, error) {
 			}
 		}
 	}
+	cs.Labels = labels
 	for _, id := range order {
 		cv := CaseView{ID: id}
 		// The text from the first run whose case file carries it, else
@@ -370,6 +374,7 @@ type Query struct {
 type Page struct {
 	Func   int       `json:"func"`
 	Expect string    `json:"expect,omitempty"`
+	Labels []string  `json:"labels,omitempty"`
 	Total  int       `json:"total"`
 	Rows   []PageRow `json:"rows"`
 	// Runs are the query's runs, the order of each row's Runs.
@@ -400,7 +405,7 @@ type RunOutcome struct {
 // more of the shown runs fail a case the earlier, then by case id. The page's own script sorts
 // and filters the same way on the embedded cases.
 func (cs *CaseSet) Select(q Query) Page {
-	p := Page{Func: cs.Func, Expect: cs.Expect, Runs: q.Runs, Splits: []string{}, Meta: map[string][]string{}}
+	p := Page{Func: cs.Func, Expect: cs.Expect, Labels: cs.Labels, Runs: q.Runs, Splits: []string{}, Meta: map[string][]string{}}
 	for _, c := range cs.Cases {
 		if c.Split != "" && !slices.Contains(p.Splits, c.Split) {
 			p.Splits = append(p.Splits, c.Split)

@@ -417,6 +417,21 @@ func TestDescriptionsFromSuite(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no SENT functionality in the view")
 	}
+	// The case sets name the suite's classes, the order of every
+	// prediction's probabilities.
+	for fid, f := range src.View.Funcs {
+		if f.Task != "SENT" {
+			continue
+		}
+		cs, err := src.Cases(fid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(cs.Labels, s.Labels) {
+			t.Errorf("%s: case labels %v, want the suite's %v", f.Name, cs.Labels, s.Labels)
+		}
+		break
+	}
 	for _, w := range src.View.Warnings {
 		if strings.HasPrefix(w, "task SENT") {
 			t.Errorf("the suite read: warning %q", w)

@@ -66,7 +66,7 @@
         return { v: rc.v[i], pred: rc.pred ? rc.pred[i] : null, probs: rc.probs ? rc.probs[i] : null };
       }),
     }));
-    return { func: cs.func, expect: cs.expect, total: hits.length, rows, runs: q.runs, splits: [...splits].sort(), meta: sortFacets(meta) };
+    return { func: cs.func, expect: cs.expect, labels: cs.labels, total: hits.length, rows, runs: q.runs, splits: [...splits].sort(), meta: sortFacets(meta) };
   }
   function facets(c, splits, meta) {
     if (c.split) splits.add(c.split);
@@ -90,6 +90,11 @@
   // ---- helpers ----
   const esc = s => String(s).replace(/[&<>"']/g, c => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
   const num = (v, d = 2) => (v === null || v === undefined) ? "–" : Number(v).toFixed(d);
+  // A prediction's probabilities, each named by its class when the suite's
+  // labels are known and match: "negative 0.04 · neutral 0.00 · positive 0.96".
+  const probs = (ps, labels) => labels && labels.length === ps.length
+    ? ps.map((x, k) => esc(labels[k]) + " " + num(x, 2)).join(" · ")
+    : ps.map(x => num(x, 2)).join(" / ");
   const runById = id => view.runs.find(r => r.id === id);
   const scoreOrder = ["iid", "seen", "func", "class", "type"];
   function runLabel(r) {
@@ -264,7 +269,7 @@
       for (const [j, o] of r.runs.entries()) {
         h += "<td" + (cols[j].run.id === state.focus ? " class='focus'" : "") + "><span class='v v-" + esc(o.v) + "'>" + ({ P: "pass", F: "fail", "-": "filtered", "?": "–" }[o.v] || esc(o.v)) + "</span>";
         if (o.pred) o.pred.forEach((p, i) => {
-          h += "<div class='pred'>" + esc(p) + (o.probs && o.probs[i] && o.probs[i].length ? " <span class='probs'>" + o.probs[i].map(x => num(x, 2)).join(" / ") + "</span>" : "") + "</div>";
+          h += "<div class='pred'>" + esc(p) + (o.probs && o.probs[i] && o.probs[i].length ? " <span class='probs'>" + probs(o.probs[i], page.labels) + "</span>" : "") + "</div>";
         });
         h += "</td>";
       }

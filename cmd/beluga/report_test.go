@@ -19,10 +19,14 @@ import (
 	"github.com/beluga-nlp/beluga/report/tfevents"
 )
 
-func TestReportSeedsIntervalsComparisons(t *testing.T) {
-	dir := t.TempDir()
+// syntheticSweep writes into dir an experiment spec of SENT (IID+T vanilla,
+// seen and type scores, the given seeds) and runs it with the synthetic
+// runner into dir/store; it returns the spec's path, its store and runs.
+// extra is YAML added to the spec (seeds: [1, 2]).
+func syntheticSweep(t *testing.T, dir, name, extra string) (string, *experiments.Store, []experiments.RunSpec) {
+	t.Helper()
 	spec := filepath.Join(dir, "spec.yaml")
-	os.WriteFile(spec, []byte(`name: cli-seeds
+	yaml := `name: ` + name + `
 out: store
 tasks:
   - {name: SENT, data: sst2, suite: sentiment, folds: {type: [MFT, DIR, INV]}}
@@ -30,8 +34,10 @@ model: {name: synthetic}
 configurations: [IID+T]
 methods: [vanilla]
 scores: [seen, type]
-seeds: [1, 2]
-`), 0o644)
+` + extra
+	if err := os.WriteFile(spec, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s, runs, err := loadRuns(spec, "")
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +45,12 @@ seeds: [1, 2]
 	if _, err := experiments.Execute(context.Background(), storeOf(s), runs, experimentstest.Runner{}, experiments.Options{Logger: discardLogger()}); err != nil {
 		t.Fatal(err)
 	}
+	return spec, storeOf(s), runs
+}
+
+func TestReportSeedsIntervalsComparisons(t *testing.T) {
+	dir := t.TempDir()
+	spec, _, _ := syntheticSweep(t, dir, "cli-seeds", "seeds: [1, 2]\n")
 	cmp := filepath.Join(dir, "cmp.csv")
 	out, err := execute(t, "report", spec, "--trials", "50", "--ci", "95", "--resamples", "100", "--comparisons", cmp)
 	if err != nil {
@@ -108,23 +120,7 @@ func TestPlotCurves(t *testing.T) {
 // an existing file as it was, with an error naming the run's file.
 func TestReportHTML(t *testing.T) {
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "spec.yaml")
-	os.WriteFile(spec, []byte(`name: cli-html
-out: store
-tasks:
-  - {name: SENT, data: sst2, suite: sentiment, folds: {type: [MFT, DIR, INV]}}
-model: {name: synthetic}
-configurations: [IID+T]
-methods: [vanilla]
-scores: [seen, type]
-`), 0o644)
-	s, runs, err := loadRuns(spec, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := experiments.Execute(context.Background(), storeOf(s), runs, experimentstest.Runner{}, experiments.Options{Logger: discardLogger()}); err != nil {
-		t.Fatal(err)
-	}
+	spec, store, runs := syntheticSweep(t, dir, "cli-html", "")
 	page := filepath.Join(dir, "report.html")
 	if _, err := execute(t, "report", spec, "--trials", "50", "--format", "html", "-o", page); err != nil {
 		t.Fatal(err)
@@ -141,7 +137,7 @@ scores: [seen, type]
 	if strings.Contains(string(b), "http://") || strings.Contains(string(b), "https://") {
 		t.Error("report.html refers to the network")
 	}
-	res := filepath.Join(storeOf(s).RunDir(runs[len(runs)-1].ID()), experiments.ResultFile)
+	res := filepath.Join(store.RunDir(runs[len(runs)-1].ID()), experiments.ResultFile)
 	os.WriteFile(res, []byte(`{"functionalities": [`), 0o644)
 	_, err = execute(t, "report", spec, "--trials", "50", "--format", "html", "-o", page)
 	if err == nil || !strings.Contains(err.Error(), res) {
@@ -217,23 +213,7 @@ func (s *syncBuffer) String() string {
 // bootstrap intervals included.
 func TestServeIntervals(t *testing.T) {
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "spec.yaml")
-	os.WriteFile(spec, []byte(`name: cli-serve
-out: store
-tasks:
-  - {name: SENT, data: sst2, suite: sentiment, folds: {type: [MFT, DIR, INV]}}
-model: {name: synthetic}
-configurations: [IID+T]
-methods: [vanilla]
-scores: [seen, type]
-`), 0o644)
-	s, runs, err := loadRuns(spec, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := experiments.Execute(context.Background(), storeOf(s), runs, experimentstest.Runner{}, experiments.Options{Logger: discardLogger()}); err != nil {
-		t.Fatal(err)
-	}
+	spec, _, _ := syntheticSweep(t, dir, "cli-serve", "")
 	resetFlags(t, rootCmd)
 	var out syncBuffer
 	rootCmd.SetOut(&out)

@@ -12,18 +12,20 @@ import (
 	"github.com/beluga-nlp/beluga/train"
 )
 
-// TestSweepIRMLambda: a method setting is a grid key like any other. Two
-// values of IRM's λ give two IRM runs with their own IDs, each trained with
-// its λ; the other methods' runs do not read λ and are listed once.
-func TestSweepIRMLambda(t *testing.T) {
+// tinySweep runs a SENT sweep of IID+T seen runs on package train's
+// fixtures (word vectors, one epoch) with methods and grid (YAML lists and
+// maps), which must list n runs; it returns the runs, the store and the
+// train spec each run was trained with, by run ID.
+func tinySweep(t *testing.T, methods, grid string, n int) ([]RunSpec, *Store, map[string]train.RunSpec) {
+	t.Helper()
 	tiny, data := trainFixtures(t, map[string]string{"tiny_train.tsv": "train.tsv", "tiny_dev.tsv": "dev.tsv"})
 	spec, err := ParseSpec([]byte(`
 tasks: [{name: SENT, data: ` + data + `, suite: ` + filepath.Join(tiny, "tiny_suite.jsonl") + `}]
 model: {name: wordvec, options: {glove: ` + filepath.Join(tiny, "tiny_glove.txt") + `, hidden: 8, max_length: 16}}
 configurations: [IID+T]
-methods: [vanilla, irm]
+methods: ` + methods + `
 scores: [seen]
-grid: {irm_lambda: [10, 100], iid_epochs: [1], epochs: [1], batch_size: [4]}
+grid: ` + grid + `
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -36,19 +38,18 @@ grid: {irm_lambda: [10, 100], iid_epochs: [1], epochs: [1], batch_size: [4]}
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The IID baseline and vanilla once, IRM once per λ.
-	if len(runs) != 4 {
+	if len(runs) != n {
 		for _, r := range runs {
 			t.Log(r.ID(), r.Label())
 		}
-		t.Fatalf("%d runs, want 4", len(runs))
+		t.Fatalf("%d runs, want %d", len(runs), n)
 	}
 	store := &Store{Dir: spec.OutDir()}
 	sum, err := Execute(context.Background(), store, runs, &TrainRunner{Store: store}, Options{Jobs: 1, Logger: discardLogger()})
-	if err != nil || sum.Err() != nil || sum.Ran != 4 {
+	if err != nil || sum.Err() != nil || sum.Ran != n {
 		t.Fatalf("sweep: %+v, %v, %v", sum, err, sum.Err())
 	}
-	lambdas := map[float64]string{}
+	specs := map[string]train.RunSpec{}
 	for _, r := range runs {
 		b, err := os.ReadFile(filepath.Join(store.RunDir(r.ID()), TrainSpecFile))
 		if err != nil {
@@ -58,6 +59,20 @@ grid: {irm_lambda: [10, 100], iid_epochs: [1], epochs: [1], batch_size: [4]}
 		if err := json.Unmarshal(b, &s); err != nil {
 			t.Fatal(err)
 		}
+		specs[r.ID()] = s
+	}
+	return runs, store, specs
+}
+
+// TestSweepIRMLambda: a method setting is a grid key like any other. Two
+// values of IRM's λ give two IRM runs with their own IDs, each trained with
+// its λ; the other methods' runs do not read λ and are listed once.
+func TestSweepIRMLambda(t *testing.T) {
+	// The IID baseline and vanilla once, IRM once per λ.
+	runs, _, specs := tinySweep(t, "[vanilla, irm]", "{irm_lambda: [10, 100], iid_epochs: [1], epochs: [1], batch_size: [4]}", 4)
+	lambdas := map[float64]string{}
+	for _, r := range runs {
+		s := specs[r.ID()]
 		if r.Method != "irm" {
 			if s.Settings != (train.MethodSettings{}) || r.Axes() != "" {
 				t.Errorf("%s trained with settings %+v, axes %q", r.Label(), s.Settings, r.Axes())
@@ -98,45 +113,11 @@ func TestMethodSettingKeysAreChecked(t *testing.T) {
 // i.i.d. training part (recorded in its train spec) and scores every run on
 // the same, whole i.i.d. test set; each size is its own run and axis.
 func TestSweepTrainSize(t *testing.T) {
-	tiny, data := trainFixtures(t, map[string]string{"tiny_train.tsv": "train.tsv", "tiny_dev.tsv": "dev.tsv"})
-	spec, err := ParseSpec([]byte(`
-tasks: [{name: SENT, data: ` + data + `, suite: ` + filepath.Join(tiny, "tiny_suite.jsonl") + `}]
-model: {name: wordvec, options: {glove: ` + filepath.Join(tiny, "tiny_glove.txt") + `, hidden: 8, max_length: 16}}
-configurations: [IID+T]
-methods: [vanilla]
-scores: [seen]
-grid: {train_size: [2, 0.5], iid_epochs: [1], epochs: [1], batch_size: [4]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := (&TrainRunner{}).Check(spec); err != nil {
-		t.Fatal(err)
-	}
-	spec.Out = t.TempDir()
-	runs, err := Expand(spec, &SuiteFolds{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(runs) != 4 {
-		t.Fatalf("%d runs, want 4", len(runs))
-	}
-	store := &Store{Dir: spec.OutDir()}
-	sum, err := Execute(context.Background(), store, runs, &TrainRunner{Store: store}, Options{Jobs: 1, Logger: discardLogger()})
-	if err != nil || sum.Err() != nil || sum.Ran != 4 {
-		t.Fatalf("sweep: %+v, %v, %v", sum, err, sum.Err())
-	}
+	runs, store, specs := tinySweep(t, "[vanilla]", "{train_size: [2, 0.5], iid_epochs: [1], epochs: [1], batch_size: [4]}", 4)
 	iidN := -1
 	for _, r := range runs {
 		dir := store.RunDir(r.ID())
-		b, err := os.ReadFile(filepath.Join(dir, TrainSpecFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var s train.RunSpec
-		if err := json.Unmarshal(b, &s); err != nil {
-			t.Fatal(err)
-		}
+		s := specs[r.ID()]
 		want := train.RunSpec{TrainSize: 2}
 		if r.Hyper[TrainSizeKey] == 0.5 {
 			want = train.RunSpec{TrainFraction: 0.5}
@@ -166,49 +147,12 @@ grid: {train_size: [2, 0.5], iid_epochs: [1], epochs: [1], batch_size: [4]}
 // setting named by its path reaches only the runs of the methods that read
 // it, as its short key does.
 func TestSweepAnyRunSpecField(t *testing.T) {
-	tiny, data := trainFixtures(t, map[string]string{"tiny_train.tsv": "train.tsv", "tiny_dev.tsv": "dev.tsv"})
-	spec, err := ParseSpec([]byte(`
-tasks: [{name: SENT, data: ` + data + `, suite: ` + filepath.Join(tiny, "tiny_suite.jsonl") + `}]
-model: {name: wordvec, options: {glove: ` + filepath.Join(tiny, "tiny_glove.txt") + `, hidden: 8, max_length: 16}}
-configurations: [IID+T]
-methods: [vanilla, irm]
-scores: [seen]
-grid: {max_length: [8, 12], method_settings.irm_lambda: [10], hyper.loss.detach_inv: [true], iid_epochs: [1], epochs: [1], batch_size: [4]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := (&TrainRunner{}).Check(spec); err != nil {
-		t.Fatal(err)
-	}
-	spec.Out = t.TempDir()
-	runs, err := Expand(spec, &SuiteFolds{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Per max_length: the IID baseline, vanilla and IRM.
-	if len(runs) != 6 {
-		for _, r := range runs {
-			t.Log(r.ID(), r.Label())
-		}
-		t.Fatalf("%d runs, want 6", len(runs))
-	}
-	store := &Store{Dir: spec.OutDir()}
-	sum, err := Execute(context.Background(), store, runs, &TrainRunner{Store: store}, Options{Jobs: 1, Logger: discardLogger()})
-	if err != nil || sum.Err() != nil || sum.Ran != 6 {
-		t.Fatalf("sweep: %+v, %v, %v", sum, err, sum.Err())
-	}
+	runs, _, specs := tinySweep(t, "[vanilla, irm]", "{max_length: [8, 12], method_settings.irm_lambda: [10], hyper.loss.detach_inv: [true], iid_epochs: [1], epochs: [1], batch_size: [4]}", 6)
 	ids := map[string]bool{}
 	for _, r := range runs {
 		ids[r.ID()] = true
-		b, err := os.ReadFile(filepath.Join(store.RunDir(r.ID()), TrainSpecFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var s train.RunSpec
-		if err := json.Unmarshal(b, &s); err != nil {
-			t.Fatal(err)
-		}
+		s := specs[r.ID()]
 		if want := wholeNumber(r.Hyper["max_length"]); s.MaxLength != want {
 			t.Errorf("%s trained at max_length %d, want %d", r.Label(), s.MaxLength, want)
 		}

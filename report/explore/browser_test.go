@@ -315,10 +315,10 @@ func exercise(t *testing.T, ctx context.Context, url string, src *Source, shots 
 	}
 }
 
-// The report file opens from disk, with no network.
-func TestReportFileInBrowser(t *testing.T) {
-	ctx := browser(t)
-	src := pageSource(t)
+// writePage writes src's report file into a temporary directory and
+// returns its path.
+func writePage(t testing.TB, src *Source) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "report.html")
 	f, err := os.Create(path)
 	if err != nil {
@@ -330,6 +330,14 @@ func TestReportFileInBrowser(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// The report file opens from disk, with no network.
+func TestReportFileInBrowser(t *testing.T) {
+	ctx := browser(t)
+	src := pageSource(t)
+	path := writePage(t, src)
 	exercise(t, ctx, "file://"+path, src, "explore")
 }
 
@@ -406,17 +414,7 @@ func TestSeedsAndIntervalsInBrowser(t *testing.T) {
 			t.Errorf("row %s column %s replicate %s: view %v, table %v", r.Label(), c.Header, rep, cell.Reps[rep], v)
 		}
 	}
-	path := filepath.Join(t.TempDir(), "report.html")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := src.WriteHTML(f); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := writePage(t, src)
 	ctx := browser(t)
 	var text, title string
 	if err := chromedp.Run(ctx,

@@ -114,18 +114,8 @@ func sentGrid(b *testing.B, dir string) (*experiments.Store, []experiments.RunSp
 // time to interactive) and to a functionality's case table, for the file
 // and for the served page.
 func measurePage(b *testing.B, src *Source) {
-	path := filepath.Join(b.TempDir(), "report.html")
 	start := time.Now()
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := src.WriteHTML(f); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
+	path := writePage(b, src)
 	write := time.Since(start)
 	fi, err := os.Stat(path)
 	if err != nil {

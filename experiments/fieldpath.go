@@ -30,32 +30,31 @@ func isFieldPath(key string) bool { return fieldPathError(key) == nil }
 // fieldPathError says why a grid key is no field path of train.RunSpec
 // that a sweep can vary, nil when it is one.
 func fieldPathError(key string) error {
-	_, _, err := runSpecField(reflect.ValueOf(&train.RunSpec{}).Elem(), key)
+	_, err := runSpecField(reflect.ValueOf(&train.RunSpec{}).Elem(), key)
 	return err
 }
 
-// runSpecField finds the field a path names in v (a train.RunSpec),
-// returning it and its JSON name's full path for messages.
-func runSpecField(v reflect.Value, path string) (reflect.Value, string, error) {
+// runSpecField finds the field a path names in v (a train.RunSpec).
+func runSpecField(v reflect.Value, path string) (reflect.Value, error) {
 	parts := strings.Split(path, ".")
 	if slices.Contains(notAxes, parts[0]) {
-		return reflect.Value{}, "", fmt.Errorf("%s is not a sweep axis (a spec field of its own sets it)", parts[0])
+		return reflect.Value{}, fmt.Errorf("%s is not a sweep axis (a spec field of its own sets it)", parts[0])
 	}
 	for i, name := range parts {
 		if v.Kind() != reflect.Struct {
-			return reflect.Value{}, "", fmt.Errorf("%s has no field %s", strings.Join(parts[:i], "."), name)
+			return reflect.Value{}, fmt.Errorf("%s has no field %s", strings.Join(parts[:i], "."), name)
 		}
 		f, ok := fieldByJSONName(v, name)
 		if !ok {
-			return reflect.Value{}, "", fmt.Errorf("the run spec has no field %s", strings.Join(parts[:i+1], "."))
+			return reflect.Value{}, fmt.Errorf("the run spec has no field %s", strings.Join(parts[:i+1], "."))
 		}
 		v = f
 	}
 	switch v.Kind() {
 	case reflect.Int, reflect.Float64, reflect.Bool, reflect.Uint64, reflect.Int64:
-		return v, path, nil
+		return v, nil
 	}
-	return reflect.Value{}, "", fmt.Errorf("%s is not a number or a boolean", path)
+	return reflect.Value{}, fmt.Errorf("%s is not a number or a boolean", path)
 }
 
 // fieldByJSONName returns the exported field of struct v whose JSON name is
@@ -87,7 +86,7 @@ func checkFieldPath(key string, value any) error {
 // setFieldPath sets the field key names in s to value (a YAML number or
 // boolean, or one read back from JSON).
 func setFieldPath(s *train.RunSpec, key string, value any) error {
-	f, _, err := runSpecField(reflect.ValueOf(s).Elem(), key)
+	f, err := runSpecField(reflect.ValueOf(s).Elem(), key)
 	if err != nil {
 		return err
 	}

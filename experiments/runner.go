@@ -314,7 +314,7 @@ func gridKeyKind(key string) (string, bool) {
 	case key == TrainSizeKey:
 		return "size", true
 	}
-	f, _, err := runSpecField(reflect.ValueOf(&train.RunSpec{}).Elem(), path)
+	f, err := runSpecField(reflect.ValueOf(&train.RunSpec{}).Elem(), path)
 	if err != nil {
 		// gridKeys names fields of train.RunSpec; a test holds it to that.
 		panic(fmt.Sprintf("experiments: grid key %s: %v", key, err))

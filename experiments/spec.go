@@ -522,6 +522,17 @@ func (s *Spec) Validate() error {
 	return nil
 }
 
+// evalSets are t's evaluation sets with their paths resolved against the
+// spec file's directory (nil for none, so that runs keep their IDs).
+func (s *Spec) evalSets(t Task) []train.EvalSet {
+	var out []train.EvalSet
+	for _, e := range t.Eval {
+		e.Path = s.resolve(e.Path)
+		out = append(out, e)
+	}
+	return out
+}
+
 // OutDir is the run store directory, resolved against the spec file's directory.
 func (s *Spec) OutDir() string {
 	if filepath.IsAbs(s.Out) || s.dir == "" {
@@ -724,11 +735,7 @@ func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
 				}
 			}
 		}
-		var evals []train.EvalSet
-		for _, e := range t.Eval {
-			e.Path = s.resolve(e.Path)
-			evals = append(evals, e)
-		}
+		evals := s.evalSets(t)
 		base := RunSpec{
 			Task: t.Name, TaskDef: decl, Data: t.Data, Suite: t.Suite, IIDEval: evals,
 			Model: s.Model.Name, Checkpoint: s.Model.Checkpoint, ModelOptions: s.Model.Options,

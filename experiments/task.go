@@ -263,11 +263,7 @@ func (s *Spec) CheckInputs() (*inputcheck.Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		var evals []train.EvalSet
-		for _, e := range t.Eval {
-			e.Path = s.resolve(e.Path)
-			evals = append(evals, e)
-		}
+		evals := s.evalSets(t)
 		var rs train.RunSpec
 		switch {
 		case decl != nil && (decl.Train != nil || decl.Dev != nil || len(evals) > 0):

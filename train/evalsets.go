@@ -67,15 +67,24 @@ func (s *RunSpec) readEvalSets(task *Task, d *iidData) ([]evalSetData, error) {
 		if err != nil {
 			return nil, fmt.Errorf("iid_eval[%d] (%s): %w", i, e.Name, err)
 		}
-		for _, x := range xs {
-			if x.IsPair != task.Pair {
-				return nil, fmt.Errorf("iid_eval[%d] (%s): task %s reads %s, but %s does not", i, e.Name, task.Name, map[bool]string{true: "text pairs", false: "single texts"}[task.Pair], f.Path)
-			}
+		if err := task.checkInputForm(xs, f.Path); err != nil {
+			return nil, fmt.Errorf("iid_eval[%d] (%s): %w", i, e.Name, err)
 		}
 		d.addPart("i.i.d. evaluation set "+e.Name, f.Path, xs, lines)
 		out = append(out, evalSetData{name: e.Name, examples: xs})
 	}
 	return out, nil
+}
+
+// checkInputForm refuses examples that are not the task's form, text pairs
+// or single texts; what names them in the message.
+func (t *Task) checkInputForm(xs []datasets.Example, what string) error {
+	for _, x := range xs {
+		if x.IsPair != t.Pair {
+			return fmt.Errorf("task %s reads %s, but %s does not", t.Name, map[bool]string{true: "text pairs", false: "single texts"}[t.Pair], what)
+		}
+	}
+	return nil
 }
 
 // evalSets scores the model on each evaluation set as on the i.i.d. test

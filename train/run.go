@@ -700,10 +700,8 @@ func (s *RunSpec) readIID(task *Task) (iidData, error) {
 			}
 		}
 	}
-	for _, ex := range slices.Concat(d.train, d.dev) {
-		if ex.IsPair != task.Pair {
-			return d, fmt.Errorf("task %s reads %s, but its i.i.d. data does not", task.Name, map[bool]string{true: "text pairs", false: "single texts"}[task.Pair])
-		}
+	if err := task.checkInputForm(slices.Concat(d.train, d.dev), "its i.i.d. data"); err != nil {
+		return d, err
 	}
 	var err error
 	d.eval, err = s.readEvalSets(task, &d)

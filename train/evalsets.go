@@ -76,17 +76,6 @@ func (s *RunSpec) readEvalSets(task *Task, d *iidData) ([]evalSetData, error) {
 	return out, nil
 }
 
-// checkInputForm refuses examples that are not the task's form, text pairs
-// or single texts; what names them in the message.
-func (t *Task) checkInputForm(xs []datasets.Example, what string) error {
-	for _, x := range xs {
-		if x.IsPair != t.Pair {
-			return fmt.Errorf("task %s reads %s, but %s does not", t.Name, map[bool]string{true: "text pairs", false: "single texts"}[t.Pair], what)
-		}
-	}
-	return nil
-}
-
 // evalSets scores the model on each evaluation set as on the i.i.d. test
 // set (evalIID), writing its predictions to eval_NAME_predictions.* in
 // outDir: the task's metrics and, per example, whether it was right.

@@ -278,3 +278,14 @@ func (t *Task) iidScores(pred, gold []int) (map[string]float64, error) {
 	}
 	return out, nil
 }
+
+// checkInputForm refuses examples that are not the task's form, text pairs
+// or single texts; what names them in the message.
+func (t *Task) checkInputForm(xs []datasets.Example, what string) error {
+	for _, x := range xs {
+		if x.IsPair != t.Pair {
+			return fmt.Errorf("task %s reads %s, but %s does not", t.Name, map[bool]string{true: "text pairs", false: "single texts"}[t.Pair], what)
+		}
+	}
+	return nil
+}

@@ -583,27 +583,9 @@ func (d *rowData) fill(t *Table, row *Row) {
 	var gs []float64
 	avgParts := map[string][]float64{}
 	for _, task := range t.Tasks {
-		iid := row.cell(IIDKey(task))
-		iid.Reps = map[string]float64{}
-		var iids []float64
-		for _, rep := range d.reps {
-			if c, ok := d.iid[task][rep]; ok {
-				iid.Reps[rep] = accuracy(c)
-				iids = append(iids, accuracy(c))
-			}
-		}
-		iid.Value = metrics.Mean(iids)
+		fillAccuracy(row.cell(IIDKey(task)), d.reps, d.iid[task])
 		for _, set := range t.EvalSets[task] {
-			c := row.cell(EvalSetKey(task, set))
-			c.Reps = map[string]float64{}
-			var accs []float64
-			for _, rep := range d.reps {
-				if correct, ok := d.eval[task][set][rep]; ok {
-					c.Reps[rep] = accuracy(correct)
-					accs = append(accs, accuracy(correct))
-				}
-			}
-			c.Value = metrics.Mean(accs)
+			fillAccuracy(row.cell(EvalSetKey(task, set)), d.reps, d.eval[task][set])
 		}
 		for _, score := range t.Scores {
 			reps := d.hits[task][score]
@@ -717,13 +699,8 @@ func significance(t *Table, base, d *rowData, row *Row, opt Options) error {
 		TaskScores: map[string][]string{}, Trials: opt.Trials, Seed: opt.Seed}
 	tested := 0
 	for _, task := range t.Tasks {
-		for _, rep := range d.reps {
-			x, ok1 := base.iid[task][rep]
-			y, ok2 := d.iid[task][rep]
-			if ok1 && ok2 {
-				a.IID[task] = append(a.IID[task], boolHits(x)...)
-				b.IID[task] = append(b.IID[task], boolHits(y)...)
-			}
+		if x, y := pairedHits(d.reps, base.iid[task], d.iid[task]); len(x) > 0 {
+			a.IID[task], b.IID[task] = x, y
 		}
 		if len(a.IID[task]) > 0 {
 			p, err := metrics.McNemarExact(a.IID[task], b.IID[task])
@@ -733,15 +710,7 @@ func significance(t *Table, base, d *rowData, row *Row, opt Options) error {
 			row.cell(IIDKey(task)).P = p
 		}
 		for _, set := range t.EvalSets[task] {
-			var x, y []float64
-			for _, rep := range d.reps {
-				bc, ok1 := base.eval[task][set][rep]
-				rc, ok2 := d.eval[task][set][rep]
-				if ok1 && ok2 {
-					x, y = append(x, boolHits(bc)...), append(y, boolHits(rc)...)
-				}
-			}
-			if len(x) > 0 {
+			if x, y := pairedHits(d.reps, base.eval[task][set], d.eval[task][set]); len(x) > 0 {
 				p, err := metrics.McNemarExact(x, y)
 				if err != nil {
 					return fmt.Errorf("task %s evaluation set %s: %w", task, set, err)
@@ -1083,6 +1052,33 @@ func funcClusters(t *Table, d *rowData, funcGroups map[string]map[string]map[str
 		}
 	}
 	return out
+}
+
+// fillAccuracy sets c to the mean over replicates of the accuracy of each
+// one's per-example correctness, keeping each replicate's.
+func fillAccuracy(c *Cell, reps []string, correct map[string][]bool) {
+	c.Reps = map[string]float64{}
+	var accs []float64
+	for _, rep := range reps {
+		if v, ok := correct[rep]; ok {
+			c.Reps[rep] = accuracy(v)
+			accs = append(accs, c.Reps[rep])
+		}
+	}
+	c.Value = metrics.Mean(accs)
+}
+
+// pairedHits concatenates, over the replicates both have, the baseline's
+// and a row's per-example hits, for McNemar's test.
+func pairedHits(reps []string, base, row map[string][]bool) (x, y []float64) {
+	for _, rep := range reps {
+		bc, ok1 := base[rep]
+		rc, ok2 := row[rep]
+		if ok1 && ok2 {
+			x, y = append(x, boolHits(bc)...), append(y, boolHits(rc)...)
+		}
+	}
+	return x, y
 }
 
 func boolHits(c []bool) []float64 {

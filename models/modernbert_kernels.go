@@ -87,20 +87,3 @@ func gegluBackward[T Float](du, dg, act, u []T, n, f int) {
 		}
 	})
 }
-
-// drawKeep draws dropout multipliers from s into a buffer from alloc: 0 with
-// probability rate, else 1/(1−rate); nil when rate is 0.
-func drawKeep(s *initStream, alloc func(int) []float32, n int, rate float64) []float32 {
-	if rate <= 0 {
-		return nil
-	}
-	k := alloc(n)
-	scale := float32(1 / (1 - rate))
-	for i := range k {
-		k[i] = 0
-		if s.float() >= rate {
-			k[i] = scale
-		}
-	}
-	return k
-}

@@ -176,11 +176,10 @@ type heatmapLayout struct {
 
 // keyLine is one line of the key: its text, colour and place.
 type keyLine struct {
-	text  string
-	c     color.Color
-	x, y  vg.Length // from the key's top left
-	bold  bool
-	width vg.Length
+	text string
+	c    color.Color
+	x, y vg.Length // from the key's top left
+	bold bool
 }
 
 func (t *Table) layoutHeatmap(widthIn float64) (*heatmapLayout, error) {

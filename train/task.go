@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/beluga-nlp/beluga/datasets"
-	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/suites"
 )
@@ -147,13 +146,6 @@ func (t *Task) Validate() error {
 		}
 	}
 	return nil
-}
-
-func (t *Task) mftForm() losses.MFTForm {
-	if t.MFTLoss == "ce" {
-		return losses.SoftmaxCE
-	}
-	return losses.SigmoidBCE
 }
 
 // metrics returns accuracy and the declared metrics.

@@ -601,12 +601,9 @@ func (f *SuiteFolds) Open(ctx context.Context, suite string) (*suites.Suite, str
 // no context: those of tasks with held-out scores whose folds the spec does
 // not list), so that a fetch or a large suite is cancellable here.
 func (f *SuiteFolds) OpenAll(ctx context.Context, s *Spec) error {
-	if len(s.Configurations) == 0 {
-		return nil
-	}
 	for i, t := range s.Tasks {
-		for _, score := range s.Scores {
-			if _, listed := t.Folds[score]; score == ScoreSeen || listed {
+		for _, score := range s.heldOutScores() {
+			if _, listed := t.Folds[score]; listed {
 				continue
 			}
 			if _, _, err := f.Open(ctx, s.resolve(t.Suite)); err != nil {
@@ -712,6 +709,21 @@ func FoldsOf(s *suites.Suite, score string) []string {
 	return out
 }
 
+// heldOutScores are the scores whose folds Expand lists: every one but seen,
+// none without a configuration to train.
+func (s *Spec) heldOutScores() []string {
+	if len(s.Configurations) == 0 {
+		return nil
+	}
+	var out []string
+	for _, sc := range s.Scores {
+		if sc != ScoreSeen {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
 // Expand lists the runs of an experiment in a stable order: per task the IID
 // baseline, then per configuration × method the "seen" run and one run per
 // held-out fold of each requested score; every run once per seed and per
@@ -742,10 +754,7 @@ func Expand(s *Spec, folds FoldLister) ([]RunSpec, error) {
 			Budget: s.Budget, Corrections: s.Corrections,
 		}
 		foldsOf := map[string][]string{}
-		for _, sc := range s.Scores {
-			if sc == ScoreSeen || len(s.Configurations) == 0 {
-				continue
-			}
+		for _, sc := range s.heldOutScores() {
 			fs, err := folds.Folds(t, sc)
 			if err != nil {
 				return nil, err

@@ -114,3 +114,34 @@ func TestPrepareTrainsOnTheSubsample(t *testing.T) {
 		}
 	}
 }
+
+// For one seed, a learning curve's sizes are nested: a smaller size's rows
+// are among a larger one's (two labels: always; docs/experiment-spec.md
+// says when three may not be).
+func TestTrainSizesAreNested(t *testing.T) {
+	labels := make([]int, 500)
+	for i := range labels {
+		labels[i] = (i*7 + i/13) % 2
+	}
+	idx := indices(len(labels))
+	label := func(i int) int { return labels[i] }
+	for seed := uint64(1); seed <= 3; seed++ {
+		prev := map[int]bool{}
+		for _, k := range []int{10, 20, 50, 100, 101, 250, 499} {
+			kept := subsample(idx, label, k, seed)
+			if len(kept) != k {
+				t.Fatalf("seed %d size %d: %d rows", seed, k, len(kept))
+			}
+			now := map[int]bool{}
+			for _, i := range kept {
+				now[i] = true
+			}
+			for i := range prev {
+				if !now[i] {
+					t.Errorf("seed %d: row %d of a smaller size is not in size %d", seed, i, k)
+				}
+			}
+			prev = now
+		}
+	}
+}

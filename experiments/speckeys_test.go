@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/beluga-nlp/beluga/train"
 )
 
 // specKeys lists every key an experiment spec can hold, as a path from the
@@ -71,31 +69,6 @@ func specKeys() []string {
 	walk(reflect.TypeFor[Spec](), "")
 	sort.Strings(keys)
 	return slices.Compact(keys)
-}
-
-// gridFieldPaths are the field paths of train.RunSpec a grid key may name
-// (runSpecField accepts them), as grid.PATH.
-func gridFieldPaths() []string {
-	var out []string
-	var walk func(t reflect.Type, prefix string)
-	walk = func(t reflect.Type, prefix string) {
-		for i := range t.NumField() {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if !f.IsExported() || name == "" || name == "-" {
-				continue
-			}
-			if f.Type.Kind() == reflect.Struct {
-				walk(f.Type, prefix+name+".")
-				continue
-			}
-			if fieldPathError(prefix+name) == nil {
-				out = append(out, "grid."+prefix+name)
-			}
-		}
-	}
-	walk(reflect.TypeFor[train.RunSpec](), "")
-	return out
 }
 
 // documentedKeys are the keys docs/experiment-spec.md's reference tables

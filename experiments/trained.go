@@ -1,12 +1,15 @@
 package experiments
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/beluga-nlp/beluga/train"
 )
@@ -67,4 +70,89 @@ func SizesOf(store *Store, r Run) (z Sizes, ok bool, err error) {
 	z.Record = t
 	z.IIDRows, z.SuiteCases = t.TrainedCounts()
 	return z, true, nil
+}
+
+// SizeRow is one run's line of a sizes table (WriteSizes).
+type SizeRow struct {
+	Run   Run
+	Sizes Sizes
+	// SeenCases are the suite cases the seen run of the same cell trains
+	// on, for a held-out run (-1: none in the sweep).
+	SeenCases int
+}
+
+// SizeRows lists what every run of a sweep trains on (SizesOf), each
+// held-out run beside its seen run's suite cases: the seen-versus-held-out
+// gap is also a gap in suite data of this size (docs/experiment-spec.md,
+// budget.fold_cap). Searches and span runs, which record none, are left
+// out.
+func SizeRows(store *Store, runs []Run) ([]SizeRow, error) {
+	cellOf := func(r Run) string {
+		t := r.Train
+		t.HeldOut, t.SuiteLimitAfterHoldOut = nil, false
+		b, _ := json.Marshal(t)
+		return string(b)
+	}
+	var rows []SizeRow
+	seen := map[string]int{}
+	for _, r := range runs {
+		if r.Score == ScoreSearch {
+			continue
+		}
+		z, ok, err := SizesOf(store, r)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", r.ID(), err)
+		}
+		if !ok {
+			continue
+		}
+		if r.Score == ScoreSeen {
+			seen[cellOf(r)] = z.SuiteCases
+		}
+		rows = append(rows, SizeRow{Run: r, Sizes: z, SeenCases: -1})
+	}
+	for i, row := range rows {
+		if _, held := FoldKindOf(row.Run.Score); held {
+			if n, ok := seen[cellOf(row.Run)]; ok {
+				rows[i].SeenCases = n
+			}
+		}
+	}
+	return rows, nil
+}
+
+// WriteSizes writes a sizes table, Markdown or CSV: per run its i.i.d.
+// training rows and suite training cases, and a held-out run's suite cases
+// as a share of its seen run's.
+func WriteSizes(w io.Writer, rows []SizeRow, csvFormat bool) error {
+	head := []string{"id", "task", "configuration", "method", "score", "fold", "seed", "iid_rows", "suite_cases", "seen_suite_cases", "share_of_seen", "source"}
+	var lines [][]string
+	for _, r := range rows {
+		seen, share := "", ""
+		if r.SeenCases >= 0 {
+			seen = fmt.Sprint(r.SeenCases)
+			if r.SeenCases > 0 {
+				share = fmt.Sprintf("%.1f%%", 100*float64(r.Sizes.SuiteCases)/float64(r.SeenCases))
+			}
+		}
+		source := "recorded"
+		if !r.Sizes.Recorded {
+			source = "planned"
+		}
+		lines = append(lines, []string{r.Run.ID(), r.Run.Task, r.Run.Configuration, r.Run.Method, r.Run.Score, r.Run.Fold, fmt.Sprint(r.Run.Seed),
+			fmt.Sprint(r.Sizes.IIDRows), fmt.Sprint(r.Sizes.SuiteCases), seen, share, source})
+	}
+	if csvFormat {
+		cw := csv.NewWriter(w)
+		cw.Write(head)
+		cw.WriteAll(lines)
+		return cw.Error()
+	}
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+	for _, l := range lines {
+		if _, err := fmt.Fprintf(w, "| %s |\n", strings.Join(l, " | ")); err != nil {
+			return err
+		}
+	}
+	return nil
 }

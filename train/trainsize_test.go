@@ -1,8 +1,15 @@
 package train
 
 import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/beluga-nlp/beluga/inputcheck"
 )
 
 // TestTrainSize: a count or a fraction of n, never more than n.
@@ -143,5 +150,55 @@ func TestTrainSizesAreNested(t *testing.T) {
 			}
 			prev = now
 		}
+	}
+}
+
+// A learning curve's point records what trained: input_checks.json gives
+// the subsample's real size and labels beside the pool, trained.json its
+// rows.
+func TestTrainSizeRecordsWhatTrained(t *testing.T) {
+	spec := tinySpec(ConfigIID)
+	spec.TrainSize = 3
+	out := filepath.Join(t.TempDir(), "run")
+	if _, err := Run(context.Background(), spec, out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, InputChecksFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checks inputcheck.Report
+	if err := json.Unmarshal(b, &checks); err != nil {
+		t.Fatal(err)
+	}
+	var pool, trained *inputcheck.PartSize
+	for i, p := range checks.Parts {
+		switch p.Name {
+		case "i.i.d. train":
+			pool = &checks.Parts[i]
+		case "i.i.d. train, trained on":
+			trained = &checks.Parts[i]
+		}
+	}
+	if pool == nil || trained == nil || pool.Rows != 8 || trained.Rows != 3 {
+		t.Fatalf("parts %+v: want the pool of 8 rows and the 3 that trained", checks.Parts)
+	}
+	n := 0
+	for _, l := range trained.Labels {
+		n += l.Rows
+	}
+	if n != 3 {
+		t.Errorf("trained labels %+v: %d rows, want 3", trained.Labels, n)
+	}
+	b, err = os.ReadFile(filepath.Join(out, TrainedFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec Trained
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if iid, cases := rec.TrainedCounts(); iid != 3 || cases != 0 || len(rec.IID) == 0 || len(strings.Split(rec.IID[0].Lines, ",")) > 3 {
+		t.Errorf("trained.json %+v: want 3 i.i.d. rows and no suite case (configuration IID)", rec)
 	}
 }

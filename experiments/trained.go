@@ -56,15 +56,28 @@ func (s *Store) Trained(id string) (*train.Trained, error) {
 // for it, else drawn from its data as the run will draw it (train.DataOf,
 // which reads the suite and i.i.d. files but loads no model). A span
 // run's sizes are unknown (ok false).
-func SizesOf(store *Store, r Run) (z Sizes, ok bool, err error) {
+//
+// memo, when not nil, keeps what was drawn by what draws it (the data
+// fields of the run spec: not its method, hyper-parameters or model), so
+// that the runs of a grid that differ in nothing else read the data once.
+func SizesOf(store *Store, r Run, memo map[string]*train.Trained) (z Sizes, ok bool, err error) {
 	t, err := store.Trained(r.ID())
 	if err != nil {
 		return z, false, err
 	}
 	z.Recorded = t != nil
 	if t == nil {
-		if t, err = train.DataOf(r.Train); err != nil || t == nil {
-			return z, false, err
+		key := dataKey(r.Train)
+		if t, ok = memo[key]; !ok {
+			if t, err = train.DataOf(r.Train); err != nil {
+				return z, false, err
+			}
+			if memo != nil {
+				memo[key] = t
+			}
+		}
+		if t == nil {
+			return z, false, nil
 		}
 	}
 	z.Record = t
@@ -95,11 +108,12 @@ func SizeRows(store *Store, runs []Run) ([]SizeRow, error) {
 	}
 	var rows []SizeRow
 	seen := map[string]int{}
+	memo := map[string]*train.Trained{}
 	for _, r := range runs {
 		if r.Score == ScoreSearch {
 			continue
 		}
-		z, ok, err := SizesOf(store, r)
+		z, ok, err := SizesOf(store, r, memo)
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", r.ID(), err)
 		}
@@ -155,4 +169,14 @@ func WriteSizes(w io.Writer, rows []SizeRow, csvFormat bool) error {
 		}
 	}
 	return nil
+}
+
+// dataKey is what of a run spec draws its data (train.DataOf): its spec
+// without the fields that only train — method, hyper-parameters, model,
+// settings, corrections, the starting run.
+func dataKey(t train.RunSpec) string {
+	t.Method, t.FromIID, t.Model, t.Settings, t.Corrections = "", "", train.ModelSpec{}, train.MethodSettings{}, nil
+	t.Hyper, t.IIDHyper, t.ProbeHyper, t.MaxLength, t.MaxSteps = train.Hyper{}, train.Hyper{}, train.Hyper{}, 0, 0
+	b, _ := json.Marshal(t)
+	return string(b)
 }

@@ -248,8 +248,12 @@ func (d *iidData) trainedSize(r *inputcheck.Report, kept []int) {
 // its suite and i.i.d. files without a model: the record its trained.json
 // will hold (beluga status --sizes for runs not done). A span task's
 // runs record none (nil).
+//
+// It checks only what it reads: a run whose starting model or searched
+// hyper-parameters another run provides (from_iid, a search's choice) is
+// drawn the same before they exist.
 func DataOf(spec RunSpec) (*Trained, error) {
-	if err := spec.Validate(); err != nil {
+	if _, err := LookupConfiguration(spec.Configuration); err != nil {
 		return nil, err
 	}
 	if spec.ResolvedKind() == KindSpan {

@@ -202,3 +202,28 @@ func TestTrainSizeRecordsWhatTrained(t *testing.T) {
 		t.Errorf("trained.json %+v: want 3 i.i.d. rows and no suite case (configuration IID)", rec)
 	}
 }
+
+// DataOf draws a run's data without its model or the runs it starts from:
+// an IID→T run before its baseline exists, a searched run before its
+// search chose.
+func TestDataOfBeforeTheRunsItNeeds(t *testing.T) {
+	spec := tinySpec(ConfigIIDThenT)
+	spec.Hyper = Hyper{}
+	spec.SuiteLimit = 1
+	rec, err := DataOf(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iid, cases := rec.TrainedCounts()
+	if iid != 0 || cases == 0 {
+		t.Errorf("IID→T draws %d i.i.d. rows and %d suite cases: want none of the first (its baseline's), some of the second", iid, cases)
+	}
+	spec = tinySpec(ConfigIIDPlusT)
+	spec.IIDLimit = 5
+	if rec, err = DataOf(spec); err != nil {
+		t.Fatal(err)
+	}
+	if iid, _ := rec.TrainedCounts(); iid != 5 {
+		t.Errorf("IID+T with iid_limit 5 draws %d i.i.d. rows", iid)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/train"
 )
 
 // statusOptions are beluga status's flags and argument.
@@ -73,6 +74,7 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 	fmt.Fprintf(w, "%s: %s: %d done%s, %d running, %d failed, %d incomplete, %d stale, %d damaged, %d missing\n", experiments.ShortPath(sw.Store.Dir), plural(len(sw.Runs), "run"),
 		c[experiments.Done], flagged, c[experiments.Running], c[experiments.Failed], c[experiments.Incomplete], c[experiments.Stale], c[experiments.Damaged], c[experiments.Missing])
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	memo := map[string]*train.Trained{} // --sizes: the data drawn once per draw
 	for _, r := range st.Runs {
 		listed := r.State == experiments.Failed || r.State == experiments.Damaged || r.State == experiments.Stale || len(r.Flags) > 0
 		if !o.all && !o.sizes && !listed {
@@ -83,7 +85,7 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 			marker, why = flagMarker, experiments.FlagSummary(r.Flags)
 		}
 		if o.sizes {
-			z, ok, err := experiments.SizesOf(sw.Store, r.Spec)
+			z, ok, err := experiments.SizesOf(sw.Store, r.Spec, memo)
 			switch {
 			case err != nil:
 				return fmt.Errorf("run %s: %w", r.ID, err)

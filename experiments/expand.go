@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -250,7 +251,15 @@ func (s *Spec) modelRun(ctx context.Context, in *Inputs, tr *train.RunSpec, add 
 	}
 	path := ""
 	if src.FromCheckpoint && s.Model.Checkpoint != "" {
-		x, err := in.checkpoint(ctx, "model.path", s.resolve(s.Model.Checkpoint))
+		value := s.resolve(s.Model.Checkpoint)
+		var x Input
+		if _, serr := os.Stat(value); serr != nil && looksLikeFile(s.Model.Checkpoint) && !hubLike(s.Model.Checkpoint) {
+			// ./model or model.tar.gz names a file, not a hub id: say where
+			// it was looked for, not that the hub cannot be reached.
+			err = &NotFoundError{value}
+		} else {
+			x, err = in.checkpoint(ctx, "model.path", value)
+		}
 		if err := add(s.Model.field("path"), s.Model.Checkpoint)(x, err); err != nil {
 			return err
 		}

@@ -1,8 +1,10 @@
 package experiments
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -53,5 +55,25 @@ grid: {lr: [0.01, 0.02]}
 	}
 	if _, ok := origin["runs[T IID].iid_limit"]; ok {
 		t.Errorf("a setting the spec leaves at none is listed: %v", got)
+	}
+}
+
+// A checkpoint path that names a file (./model, model.tar.gz) and is not
+// there is refused with where it was looked for, before any hub look-up.
+func TestMissingCheckpointFileIsNotAHubID(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(`{"suite":"s","task":"t","labels":["a","b"]}`+"\n"+
+		`{"class":"C","functionality":"f","type":"MFT","id":0,"inputs":["x"],"label":1,"split":"train"}`+"\n"), 0o644)
+	for _, path := range []string{"./nothere", "model.tar.gz"} {
+		spec := filepath.Join(dir, "spec.yaml")
+		os.WriteFile(spec, []byte("tasks: [{name: T, labels: [a, b], suite: s.jsonl}]\nmodel: {kind: bert, path: "+path+"}\nconfigurations: [T]\nscores: [seen]\n"), 0o644)
+		s, err := LoadSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Expand(context.Background(), s, &Inputs{})
+		if err == nil || !strings.Contains(err.Error(), "field model.path: "+path+": file not found (looked for") {
+			t.Errorf("model path %s: %v", path, err)
+		}
 	}
 }

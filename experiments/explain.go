@@ -216,10 +216,30 @@ func (s *Spec) explainRuns(t Task, config string, given map[string]bool) ([]Expl
 	for k := range s.Grid {
 		gridOf[gridPath(k)] = k
 	}
+	// A search chooses the suite phase's epochs, batch size and learning
+	// rate (LP-FT's probing rate too) of every configuration but IID.
+	searched := map[string]any{}
+	if s.Search != nil && c != train.ConfigIID {
+		batch := s.Search.BatchSize
+		if s.Search.batchDefault && t.kind() == train.KindSpan {
+			// READ's searches take the span profile's sizes (Expand).
+			p, err := train.LookupProfile(s.Profile)
+			if err != nil {
+				return nil, err
+			}
+			batch = p.Span.Search.BatchSize
+		}
+		searched = map[string]any{"hyper.epochs": s.Search.Epochs, "hyper.batch_size": batch, "hyper.lr": s.Search.LR, "probe_hyper.lr": s.Search.LPLR}
+	}
 	var out []Explained
 	for _, key := range gridFieldPaths() {
 		path := strings.TrimPrefix(key, "grid.")
 		e := Explained{Key: "runs[" + t.Name + " " + config + "]." + path}
+		if v, ok := searched[path]; ok {
+			e.Value, e.Origin = explainValue(v), "search (one of)"
+			out = append(out, e)
+			continue
+		}
 		if k, ok := gridOf[path]; ok {
 			e.Value, e.Origin = explainValue(s.Grid[k]), "grid"
 			if given["grid."+k] && k != path {

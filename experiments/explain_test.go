@@ -56,6 +56,21 @@ grid: {lr: [0.01, 0.02]}
 	if _, ok := origin["runs[T IID].iid_limit"]; ok {
 		t.Errorf("a setting the spec leaves at none is listed: %v", got)
 	}
+	// With a search, the suite phase's values are the search's to choose.
+	b, _ := os.ReadFile(spec)
+	os.WriteFile(spec, []byte(strings.Replace(string(b), "grid: {lr: [0.01, 0.02]}\n", "search: {lr: [0.1]}\n", 1)), 0o644)
+	if got, err = ExplainFile(spec); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range got {
+		if e.Key == "runs[T T].hyper.lr" {
+			found = e.Value == "[0.1]" && e.Origin == "search (one of)"
+		}
+	}
+	if !found {
+		t.Errorf("with search: no runs[T T].hyper.lr [0.1] from the search in %v", got)
+	}
 }
 
 // A checkpoint path that names a file (./model, model.tar.gz) and is not

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -242,6 +243,9 @@ func (d *iidData) trainedSize(r *inputcheck.Report, kept []int) {
 	p := d.parts[k]
 	p.Name, p.Rows = "i.i.d. train, trained on", datasets.Pick(p.Rows, kept)
 	r.AddSizes(d.labelNames, []inputcheck.Part{p}, nil)
+	if last := r.Parts[len(r.Parts)-1]; once(last.String()) {
+		slog.Info("input data", "part", last.Name, "figures", last.String())
+	}
 }
 
 // DataOf is what a run would train, validate and be scored on, read from

@@ -92,3 +92,11 @@ func TestMissingCheckpointFileIsNotAHubID(t *testing.T) {
 		}
 	}
 }
+
+// folds: as a list (the usual guess) says what the mapping looks like.
+func TestFoldsAsAListSaysTheMapping(t *testing.T) {
+	_, err := ParseSpec([]byte("tasks: [{name: T, labels: [a, b], suite: s.jsonl, folds: [negation]}]\nmodel: {kind: bert-tiny}\n"))
+	if err == nil || !strings.Contains(err.Error(), "field tasks[0].folds: want a mapping, not a list (the folds to run per held-out score: folds: {func: [negation, typos]") {
+		t.Errorf("folds as a list: %v", err)
+	}
+}

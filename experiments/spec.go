@@ -339,6 +339,11 @@ func LoadSpec(path string) (*Spec, error) {
 func ParseSpec(b []byte) (*Spec, error) {
 	var s Spec
 	if err := yamlpath.Decode(b, &s); err != nil {
+		// folds: is a mapping by score; a list of names is the usual guess.
+		var ye *yamlpath.Error
+		if errors.As(err, &ye) && strings.HasSuffix(ye.Field, ".folds") && strings.Contains(ye.Msg, "want a mapping") {
+			ye.Msg += ` (the folds to run per held-out score: folds: {func: [negation, typos], "meta:target_ident": [women]}; docs/experiment-spec.md)`
+		}
 		return nil, err
 	}
 	if err := s.Validate(); err != nil {

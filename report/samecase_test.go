@@ -532,6 +532,22 @@ func TestSameCaseFixtures(t *testing.T) {
 					t.Errorf("%s: the fixture should flip the comparison: whole-suite baseline %v, same-case %v, held out %v", name, whole, b, h)
 				}
 			}
+			// Case-level intervals exist for every group column too, around
+			// the same-case values.
+			cases, err := FromStore(store, runs, Options{Trials: 100, CI: 95, Resamples: 200, Bootstrap: BootstrapCases})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cases.Columns() {
+				if c.Key.Group == "" {
+					continue
+				}
+				for _, r := range cases.Rows[:2] {
+					if cell := c.Cell(r); math.IsNaN(cell.CI.Lo) || !(cell.CI.Lo <= cell.Value+1e-9 && cell.Value <= cell.CI.Hi+1e-9) {
+						t.Errorf("%s %s: case-level interval %v around %v", c.Header, r.Label(), cell.CI, cell.Value)
+					}
+				}
+			}
 			// The whole column: the baseline on the union of the groups.
 			all := byGroup[""]
 			var rates []float64

@@ -139,12 +139,8 @@ func ParseConfig(b []byte) (*Config, error) {
 			return nil, fmt.Errorf("model_type %q spells %q otherwise, which beluga cannot read", head.ModelType, bert)
 		}
 		if raw, ok := c.Extra[theirs]; ok {
-			if err := json.Unmarshal(wholeNumbers(raw), dst); err != nil {
-				var te *json.UnmarshalTypeError
-				if errors.As(err, &te) {
-					return nil, fmt.Errorf("field %q: %s, want %s", theirs, te.Value, kindName(te.Type.Kind()))
-				}
-				return nil, fmt.Errorf("field %q: %w", theirs, err)
+			if err := UnmarshalField(theirs, raw, dst); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -202,6 +198,33 @@ func wholeNumbers(b []byte) []byte {
 		return b
 	}
 	return out
+}
+
+// UnmarshalField reads the value of config.json's field key (a family's
+// own field, kept in Config.Extra) into dst as ParseConfig reads BERT's: a
+// whole number written 1e9 or 768.0 is read into an integer, and a value
+// of the wrong type is refused naming the field.
+func UnmarshalField(key string, raw json.RawMessage, dst any) error {
+	if err := json.Unmarshal(wholeNumbers(raw), dst); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			if te.Field != "" {
+				key += "." + te.Field
+			}
+			return fmt.Errorf("field %q: %s, want %s", key, te.Value, kindName(te.Type.Kind()))
+		}
+		return fmt.Errorf("field %q: %w", key, err)
+	}
+	return nil
+}
+
+// UnmarshalFields reads a JSON object of config.json fields (a family's
+// own, kept in Config.Extra) into the struct dst as UnmarshalField reads one.
+func UnmarshalFields(b []byte, dst any) error {
+	if err := json.Unmarshal(wholeNumbers(b), dst); err != nil {
+		return fieldError(err)
+	}
+	return nil
 }
 
 // fieldError says which config.json field has a value of the wrong type,

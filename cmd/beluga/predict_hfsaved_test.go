@@ -52,7 +52,8 @@ func TestPredictHFSavedCheckpoints(t *testing.T) {
 	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range []string{"bert", "electra", "roberta", "distilbert", "deberta-v2", "bert-sharded-safetensors", "bert-bf16"} {
+	for _, dir := range []string{"bert", "electra", "roberta", "distilbert", "deberta-v2",
+		"bert-sharded-bin", "bert-sharded-safetensors", "bert-legacy", "bert-fp16", "bert-bf16"} {
 		t.Run(dir, func(t *testing.T) {
 			fixture := filepath.Join("..", "..", "models", "testdata", "hfsaved", dir)
 			var exp struct {

@@ -1,9 +1,15 @@
 package main
 
-import "github.com/beluga-nlp/beluga/models/backend"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/backend"
+)
 
 // gemmEngines are the products beluga has in this build: each registered
-// backend's.
+// backend's, the go backend's on each kernel path.
 func gemmEngines() []engine {
 	var out []engine
 	for _, name := range backend.Names() {
@@ -11,10 +17,26 @@ func gemmEngines() []engine {
 		if err != nil {
 			continue
 		}
-		out = append(out, engine{name, b.Gemm})
+		if name != "go" {
+			out = append(out, engine{name, b.Gemm})
+			continue
+		}
+		for _, p := range models.KernelPaths() {
+			out = append(out, engine{"go/" + p, func(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, bb []float32, ldb int, beta float32, c []float32, ldc int) {
+				restore, err := models.UseKernelPath(p)
+				if err != nil {
+					panic(err) // p is one of KernelPaths
+				}
+				defer restore()
+				b.Gemm(parallel, transA, transB, m, n, k, alpha, a, lda, bb, ldb, beta, c, ldc)
+			}})
+		}
 	}
 	return out
 }
 
-// kernelsLine names the kernel paths.
-func kernelsLine() string { return "avx2 (vec32.HasAVX2FMA)" }
+// kernelsLine names the kernel path in use and those the CPU has.
+func kernelsLine() string {
+	p, _ := models.KernelPath()
+	return fmt.Sprintf("%s (of %s)", p, strings.Join(models.KernelPaths(), ", "))
+}

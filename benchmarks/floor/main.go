@@ -60,6 +60,9 @@ func main() {
 }
 
 func run(names []string, steps int) error {
+	if _, err := models.KernelPath(); err != nil {
+		return err
+	}
 	procs := runtime.GOMAXPROCS(0)
 	fmt.Printf("cpu: %s; flags: %s\n", cpuModel(), strings.Join(simdFlags(), " "))
 	fmt.Printf("GOMAXPROCS=%d; build BLAS %s; default backend %s; kernels %s; load %s\n",

@@ -27,6 +27,11 @@ func main() {
 	family := flag.String("family", "bert", "model family (config.json model_type): "+strings.Join(familyNames(), ", "))
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed steps to this file")
 	flag.Parse()
+	kernels, err := models.KernelPath()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	cfg, err := stepbench.Config(*shape)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "-model: %v\n", err)
@@ -71,7 +76,7 @@ func main() {
 	sort.Float64s(times)
 	// fastest= is the least disturbed step on a shared machine; step_time=
 	// (the median) is what compare.sh compares.
-	fmt.Printf("go-%s step_time=%.4f peak_rss_mb=%.1f fastest=%.4f\n", models.BLAS, times[len(times)/2], stepbench.PeakRSSMB(), times[0])
+	fmt.Printf("go-%s step_time=%.4f peak_rss_mb=%.1f fastest=%.4f kernels=%s\n", models.BLAS, times[len(times)/2], stepbench.PeakRSSMB(), times[0], kernels)
 }
 
 // tinyFamily adapts the BERT-shaped config of -model to each family, as

@@ -10,12 +10,30 @@ import (
 // without edge panels, every transposition, strides wider than the
 // matrices, and alpha, beta in {0, 1, other}.
 func TestSgemm(t *testing.T) {
+	forEachPath(t, testSgemm)
+}
+
+// forEachPath runs test on every kernel path this machine has.
+func forEachPath(t *testing.T, test func(t *testing.T)) {
+	for _, p := range Paths() {
+		t.Run(p, func(t *testing.T) {
+			restore, err := Use(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer restore()
+			test(t)
+		})
+	}
+}
+
+func testSgemm(t *testing.T) {
 	seed := uint64(11)
 	rnd := func() float64 {
 		seed = seed*6364136223846793005 + 1442695040888963407
 		return float64(seed>>11)/(1<<53)*2 - 1
 	}
-	for _, sh := range [][3]int{{1, 1, 1}, {4, 16, 8}, {5, 17, 3}, {64, 64, 64}, {33, 130, 300}, {130, 7, 513}, {3, 40, 0}} {
+	for _, sh := range [][3]int{{1, 1, 1}, {4, 16, 8}, {5, 17, 3}, {64, 64, 64}, {33, 130, 300}, {130, 7, 513}, {3, 40, 0}, {12, 32, 5}, {25, 70, 257}} {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			for _, ab := range [][2]float32{{1, 0}, {1, 1}, {0.5, -2}, {0, 1}} {
 				for _, par := range []bool{false, true} {
@@ -76,8 +94,17 @@ func TestSgemm(t *testing.T) {
 func BenchmarkSgemmFFN(b *testing.B) {
 	m, n, k := 2048, 512, 128
 	x, w, y := make([]float32, m*k), make([]float32, n*k), make([]float32, m*n)
-	for i := 0; i < b.N; i++ {
-		Gemm(true, false, true, m, n, k, 1, x, k, w, k, 0, y, n)
+	for _, p := range Paths() {
+		b.Run(p, func(b *testing.B) {
+			restore, err := Use(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer restore()
+			for i := 0; i < b.N; i++ {
+				Gemm(true, false, true, m, n, k, 1, x, k, w, k, 0, y, n)
+			}
+			b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
 	}
-	b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }

@@ -33,14 +33,15 @@ func (cpu) LayerNormBackward(dx, dgamma, dbeta, dy, xhat, rstd, gamma []float32,
 	LayerNormBackward(dx, dgamma, dbeta, dy, xhat, rstd, gamma, h)
 }
 
+// AdamW runs vec32's update (the same bits on every kernel path), the
+// elements spread over the cores: each is updated on its own, so the split
+// changes nothing.
 func (cpu) AdamW(value, grad, m, v []float32, s AdamWStep) {
-	b1, b2 := s.Beta1, s.Beta2
-	for i, g := range grad {
-		m[i] = b1*m[i] + (1-b1)*g
-		v[i] = b2*v[i] + (1-b2)*g*g
-		denom := float32(math.Sqrt(float64(v[i])))*s.InvBC2 + s.Eps
-		value[i] = value[i]*s.Decay - s.StepSize*m[i]/denom
-	}
+	c := vec32.AdamWCoef{B1: s.Beta1, OneMinusB1: 1 - s.Beta1, B2: s.Beta2, OneMinusB2: 1 - s.Beta2,
+		InvBC2: s.InvBC2, Eps: s.Eps, Decay: s.Decay, StepSize: s.StepSize}
+	vec32.ParallelFor(len(value), 4*ElementGrain, func(lo, hi int) {
+		vec32.AdamW(value[lo:hi], grad[lo:hi], m[lo:hi], v[lo:hi], c)
+	})
 }
 
 func (cpu) AddSquares(acc float64, x []float32) float64 {
@@ -51,9 +52,11 @@ func (cpu) AddSquares(acc float64, x []float32) float64 {
 }
 
 func (cpu) Scale(x []float32, c float32) {
-	for i := range x {
-		x[i] *= c
-	}
+	vec32.ParallelFor(len(x), 4*ElementGrain, func(lo, hi int) {
+		for i := range x[lo:hi] {
+			x[lo+i] *= c
+		}
+	})
 }
 
 func (cpu) Zero(x []float32) { clear(x) }

@@ -26,6 +26,12 @@ func geluBackwardAVX512(dx, dy, x *float32, n int)
 //go:noescape
 func expShiftAVX512(x *float32, n int, shift float32, sums *[8]float32)
 
+//go:noescape
+func adamWAVX(value, grad, m, v *float32, n int, c *AdamWCoef)
+
+//go:noescape
+func adamWAVX512(value, grad, m, v *float32, n int, c *AdamWCoef)
+
 // hasAVX2, hasAVX512: the CPU has the instructions and the OS saves their
 // registers (x/sys/cpu checks XCR0).
 var (
@@ -34,7 +40,7 @@ var (
 )
 
 var avx2Kernels = &kernels{name: PathAVX2, mr: 4, nr: 16, gemm: sgemmKernel4x16,
-	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2}
+	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2}
 
 // The avx512 path runs 16 floats at a time, then one block of 8 on the
 // AVX2 kernel, so that every element gets the instructions it gets on the
@@ -60,6 +66,13 @@ var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel
 			expShiftAVX512(&x[0], n, shift, sums)
 		}
 		return n + expShiftAVX2(x[n:], shift, sums)
+	},
+	adamW: func(value, grad, m, v []float32, c *AdamWCoef) int {
+		n := len(value) &^ 15
+		if n > 0 {
+			adamWAVX512(&value[0], &grad[0], &m[0], &v[0], n, c)
+		}
+		return n + adamWAVX2(value[n:], grad[n:], m[n:], v[n:], c)
 	}}
 
 func geluAVX2(y, x []float32) int {
@@ -82,6 +95,14 @@ func expShiftAVX2(x []float32, shift float32, sums *[8]float32) int {
 	n := len(x) &^ 7
 	if n > 0 {
 		expShiftAVX(&x[0], n, shift, sums)
+	}
+	return n
+}
+
+func adamWAVX2(value, grad, m, v []float32, c *AdamWCoef) int {
+	n := len(value) &^ 7
+	if n > 0 {
+		adamWAVX(&value[0], &grad[0], &m[0], &v[0], n, c)
 	}
 	return n
 }

@@ -34,12 +34,14 @@ type kernels struct {
 	geluF    func(y, x []float32) int
 	geluB    func(dx, dy, x []float32) int
 	expShift func(x []float32, shift float32, sums *[8]float32) int
+	adamW    func(value, grad, m, v []float32, c *AdamWCoef) int
 }
 
 var goKernels = &kernels{name: PathGo,
 	geluF:    func(y, x []float32) int { return 0 },
 	geluB:    func(dx, dy, x []float32) int { return 0 },
-	expShift: func(x []float32, shift float32, sums *[8]float32) int { return 0 }}
+	expShift: func(x []float32, shift float32, sums *[8]float32) int { return 0 },
+	adamW:    func(value, grad, m, v []float32, c *AdamWCoef) int { return 0 }}
 
 var (
 	active atomic.Pointer[kernels]

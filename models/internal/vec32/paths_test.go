@@ -122,3 +122,36 @@ func TestVectorPathsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestAdamW: every path gives the bits of the scalar update (each product
+// and sum rounded apart), on lengths that take every edge of the kernels.
+func TestAdamW(t *testing.T) {
+	c := AdamWCoef{B1: 0.9, OneMinusB1: 1 - float32(0.9), B2: 0.999, OneMinusB2: 1 - float32(0.999),
+		InvBC2: 1 / float32(math.Sqrt(1-math.Pow(0.999, 3))), Eps: 1e-8, Decay: 1 - 1e-4*0.01, StepSize: 1e-4 / float32(1-math.Pow(0.9, 3))}
+	forEachPath(t, func(t *testing.T) {
+		for _, n := range []int{1, 7, 8, 15, 16, 24, 33, 1000} {
+			seed := uint64(n)
+			rnd := func() float32 {
+				seed = seed*6364136223846793005 + 1442695040888963407
+				return float32(float64(seed>>11)/(1<<53)*2 - 1)
+			}
+			value, grad, m, v := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+			for i := range value {
+				value[i], grad[i], m[i], v[i] = rnd(), rnd(), rnd()*0.1, rnd()*rnd()*0.01
+			}
+			wv, wm, wvv := append([]float32(nil), value...), append([]float32(nil), m...), append([]float32(nil), v...)
+			for i, g := range grad {
+				wm[i] = float32(c.B1*wm[i]) + float32(c.OneMinusB1*g)
+				wvv[i] = float32(c.B2*wvv[i]) + float32(float32(c.OneMinusB2*g)*g)
+				denom := float32(float32(math.Sqrt(float64(wvv[i])))*c.InvBC2) + c.Eps
+				wv[i] = float32(wv[i]*c.Decay) - float32(c.StepSize*wm[i])/denom
+			}
+			AdamW(value, grad, m, v, c)
+			for i := range value {
+				if math.Float32bits(value[i]) != math.Float32bits(wv[i]) || m[i] != wm[i] || v[i] != wvv[i] {
+					t.Fatalf("n=%d, element %d: θ, m, v = %g, %g, %g, want %g, %g, %g", n, i, value[i], m[i], v[i], wv[i], wm[i], wvv[i])
+				}
+			}
+		}
+	})
+}

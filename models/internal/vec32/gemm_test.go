@@ -108,3 +108,11 @@ func BenchmarkSgemmFFN(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkPackA(b *testing.B) {
+	const m, k = 12, 256
+	a, ap := make([]float32, m*k), make([]float32, m*k)
+	for i := 0; i < b.N; i++ {
+		packA(ap, false, a, k, 1, 0, m, 0, k, 12)
+	}
+}

@@ -18,8 +18,10 @@ import (
 
 // Gemm sets C = alpha·op(A)·op(B) + beta·C for row-major A (m×k after op),
 // B (k×n after op) and C (m×n) with leading strides lda, ldb, ldc, on the
-// kernel path in use (Path). With parallel set, panels of rows of C are
-// spread over GOMAXPROCS goroutines.
+// kernel path in use (Path). With parallel set, the packing of B and
+// blocks of C (row panels, by chunks of columns when rows are few) are
+// spread over GOMAXPROCS goroutines, with no lock: each goroutine writes
+// its own blocks.
 //
 // The go path runs gonum's Sgemm (SSE on amd64, no FMA). Every vector
 // path accumulates each element of C the same way: over blocks of
@@ -69,18 +71,33 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 	mr, nr := kn.mr, kn.nr
 	panels := (m + mr - 1) / mr
 	colPanels := (n + nr - 1) / nr
+	// The work is split into tasks of one row panel by a chunk of column
+	// panels: a chunk is all of them unless there are too few row panels
+	// to keep every core busy (bert-base's 1,024 rows are 86 panels: on 64
+	// cores, rows alone would leave a third of them idle).
+	chunk := colPanels
+	if procs := runtime.GOMAXPROCS(0); parallel && panels < 4*procs {
+		chunk = max(1, colPanels*panels/(4*procs))
+	}
+	chunks := (colPanels + chunk - 1) / chunk
+	grain := max(1, (1<<18)/(mr*kb0(k)*chunk*nr+1))
 	for l0 := 0; l0 < k; l0 += sgemmKC {
 		kb := min(sgemmKC, k-l0)
 		bp := getPack(colPanels * kb * nr)
-		packB(bp, transB, b, ldb, l0, kb, n, nr)
+		if parallel {
+			ParallelFor(colPanels, max(1, (1<<14)/(kb*nr)), func(lo, hi int) { packB(bp, transB, b, ldb, l0, kb, n, nr, lo, hi) })
+		} else {
+			packB(bp, transB, b, ldb, l0, kb, n, nr, 0, colPanels)
+		}
 		run := func(lo, hi int) {
 			ap := getPack(mr * kb)
 			tile := getPack(mr * nr)
-			for p := lo; p < hi; p++ {
+			for t := lo; t < hi; t++ {
+				p, cc := t%panels, t/panels
 				i0 := mr * p
 				rows := min(mr, m-i0)
 				packA(ap, transA, a, lda, alpha, i0, rows, l0, kb, mr)
-				for q := 0; q < colPanels; q++ {
+				for q := cc * chunk; q < min(colPanels, (cc+1)*chunk); q++ {
 					j0 := nr * q
 					cols := min(nr, n-j0)
 					bq := &bp[q*kb*nr]
@@ -104,22 +121,25 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 			putPack(ap)
 		}
 		if parallel {
-			ParallelFor(panels, max(1, (1<<16)/(mr/4*kb*n+1)), run)
+			ParallelFor(panels*chunks, grain, run)
 		} else {
-			run(0, panels)
+			run(0, panels*chunks)
 		}
 		putPack(bp)
 	}
 }
+
+// kb0 is the depth of the first packed block of a product of depth k.
+func kb0(k int) int { return min(sgemmKC, k) }
 
 // sgemmKC is the depth of a packed block: a 12×KC panel of A (12 KiB)
 // stays in the L1 cache while the packed KC×n block of B streams from L2.
 const sgemmKC = 256
 
 // packB copies rows [l0, l0+kb) of op(B) (k×n) into panels of nr columns,
-// each kb×nr row-major, zero-padded.
-func packB(bp []float32, trans bool, b []float32, ldb, l0, kb, n, nr int) {
-	for q := 0; q*nr < n; q++ {
+// each kb×nr row-major, zero-padded: panels [qlo, qhi).
+func packB(bp []float32, trans bool, b []float32, ldb, l0, kb, n, nr, qlo, qhi int) {
+	for q := qlo; q < qhi; q++ {
 		j0 := nr * q
 		cols := min(nr, n-j0)
 		panel := bp[q*kb*nr : (q+1)*kb*nr]

@@ -3,6 +3,7 @@ package vec32
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
 )
 
@@ -115,4 +116,40 @@ func BenchmarkPackA(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		packA(ap, false, a, k, 1, 0, m, 0, k, 12)
 	}
+}
+
+// TestGemmSplitKeepsBits: a product split over many cores (2-D, by row
+// panels and chunks of columns, as on a 64-core node) gives the bits of
+// the same product on one goroutine.
+func TestGemmSplitKeepsBits(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		if Path() == PathGo {
+			t.Skip("the go path's products are gonum's")
+		}
+		seed := uint64(3)
+		fill := func(n int) []float32 {
+			x := make([]float32, n)
+			for i := range x {
+				seed = seed*6364136223846793005 + 1442695040888963407
+				x[i] = float32(float64(seed>>11)/(1<<53)*2 - 1)
+			}
+			return x
+		}
+		for _, procs := range []int{2, 7, 64} {
+			for _, sh := range [][3]int{{40, 300, 600}, {1024, 96, 64}, {13, 1000, 257}} {
+				m, n, k := sh[0], sh[1], sh[2]
+				a, b, c0 := fill(m*k), fill(k*n), fill(m*n)
+				serial, split := append([]float32(nil), c0...), append([]float32(nil), c0...)
+				Gemm(false, false, false, m, n, k, 1, a, k, b, n, 1, serial, n)
+				prev := runtime.GOMAXPROCS(procs)
+				Gemm(true, false, false, m, n, k, 1, a, k, b, n, 1, split, n)
+				runtime.GOMAXPROCS(prev)
+				for i := range serial {
+					if math.Float32bits(serial[i]) != math.Float32bits(split[i]) {
+						t.Fatalf("GOMAXPROCS=%d, %dx%dx%d: c[%d] = %g split, %g serial", procs, m, n, k, i, split[i], serial[i])
+					}
+				}
+			}
+		}
+	})
 }

@@ -7,6 +7,7 @@
 // at the best measured rate.
 //
 //	go run ./benchmarks/floor [-models tiny,mini,base] [-steps N]
+//	go run ./benchmarks/floor -paths    # the kernel paths this CPU has
 //
 // Shapes: BERT-tiny at batch 32 × 64, BERT-mini at 32 × 128, bert-base at
 // 8 × 128. Products that the models run one per goroutine (the attention's
@@ -52,7 +53,12 @@ var shapes = map[string]shape{
 func main() {
 	list := flag.String("models", "tiny,mini,base", "comma-separated model shapes: tiny (32×64), mini (32×128), base (8×128)")
 	steps := flag.Int("steps", 0, "timed steps per shape (0: 10 for tiny and mini, 3 for base)")
+	paths := flag.Bool("paths", false, "print the kernel paths this machine can run, fastest first, and exit (for CI's loop over BELUGA_KERNELS)")
 	flag.Parse()
+	if *paths {
+		fmt.Println(strings.Join(models.KernelPaths(), " "))
+		return
+	}
 	if err := run(strings.Split(*list, ","), *steps); err != nil {
 		fmt.Fprintln(os.Stderr, "floor:", err)
 		os.Exit(1)

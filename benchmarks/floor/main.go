@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/cpu"
@@ -157,15 +158,19 @@ func floorOf(sh shape, steps int) error {
 		return err
 	}
 	times := make([]float64, 0, steps)
+	cpus := make([]float64, 0, steps)
+	procs := float64(runtime.GOMAXPROCS(0))
 	for s := 0; s < steps; s++ {
-		t := time.Now()
+		t, c := time.Now(), cpuSeconds()
 		if err := step.Run(); err != nil {
 			return err
 		}
 		times = append(times, time.Since(t).Seconds())
+		cpus = append(cpus, (cpuSeconds()-c)/procs)
 	}
 	sort.Float64s(times)
-	median, fastest := times[len(times)/2], times[0]
+	sort.Float64s(cpus)
+	median, fastest, cpuMedian := times[len(times)/2], times[0], cpus[len(cpus)/2]
 
 	calls := make([]gemmCall, 0, len(rec.counts))
 	for c := range rec.counts {
@@ -175,30 +180,38 @@ func floorOf(sh shape, steps int) error {
 		return calls[i].flops()*float64(rec.counts[calls[i]]) > calls[j].flops()*float64(rec.counts[calls[j]])
 	})
 	engines := gemmEngines()
-	var flops, floor float64
-	best := map[string]float64{} // seconds each engine would take for every product
+	var flops, floor, floorCPU float64
+	best := map[string]float64{}    // seconds each engine would take for every product
+	bestCPU := map[string]float64{} // the same from CPU time
 	for _, c := range calls {
 		n := float64(rec.counts[c])
 		flops += n * c.flops()
-		bestT := 0.0
+		bestT, bestC := 0.0, 0.0
 		for _, e := range engines {
-			t := timeCall(e.gemm, c)
+			t, cpu := timeCall(e.gemm, c)
 			best[e.name] += n * t
+			bestCPU[e.name] += n * cpu
 			if bestT == 0 || t < bestT {
 				bestT = t
 			}
+			if bestC == 0 || cpu < bestC {
+				bestC = cpu
+			}
 		}
 		floor += n * bestT
+		floorCPU += n * bestC
 	}
 	fmt.Printf("\n%s (batch %d × %d): %d products, %d shapes, %.1f GFLOP a step\n", sh.name, sh.batch, sh.seq, total(rec.counts), len(calls), flops/1e9)
 	for _, e := range engines {
-		fmt.Printf("  gemm %-14s %6.1f GFLOP/s over the step's products (%.4f s)\n", e.name, flops/best[e.name]/1e9, best[e.name])
+		fmt.Printf("  gemm %-14s %6.1f GFLOP/s over the step's products (%.4f s); from CPU time %6.1f GFLOP/s\n",
+			e.name, flops/best[e.name]/1e9, best[e.name], flops/bestCPU[e.name]/1e9)
 	}
-	fmt.Printf("  floor (best engine per shape) %.4f s = %.1f GFLOP/s\n", floor, flops/floor/1e9)
-	fmt.Printf("  step median %.4f s (fastest %.4f s) over %d steps = %.2f× floor (fastest %.2f×)\n",
-		median, fastest, steps, median/floor, fastest/floor)
-	fmt.Printf("floor %s median_x=%.2f fastest_x=%.2f step_time=%.4f floor_s=%.4f gemm_gflops=%.1f peak_rss_mb=%.0f\n",
-		sh.name, median/floor, fastest/floor, median, floor, flops/floor/1e9, stepbench.PeakRSSMB())
+	fmt.Printf("  floor (best engine per shape) %.4f s = %.1f GFLOP/s; from CPU time %.4f s = %.1f GFLOP/s\n",
+		floor, flops/floor/1e9, floorCPU, flops/floorCPU/1e9)
+	fmt.Printf("  step median %.4f s (fastest %.4f s) over %d steps = %.2f× floor (fastest %.2f×); CPU time per core %.4f s = %.2f× the CPU-time floor\n",
+		median, fastest, steps, median/floor, fastest/floor, cpuMedian, cpuMedian/floorCPU)
+	fmt.Printf("floor %s median_x=%.2f fastest_x=%.2f cpu_x=%.2f step_time=%.4f fastest=%.4f step_cpu=%.4f floor_s=%.4f floor_cpu_s=%.4f gemm_gflops=%.1f peak_rss_mb=%.0f\n",
+		sh.name, median/floor, fastest/floor, cpuMedian/floorCPU, median, fastest, cpuMedian, floor, floorCPU, flops/floor/1e9, stepbench.PeakRSSMB())
 	return nil
 }
 
@@ -219,7 +232,9 @@ type engine struct {
 // timeCall returns the seconds one call of c takes in the step: the best of
 // several rounds; a product that runs on one goroutine (parallel false) is
 // timed with one copy per core at once, and its time divided by the cores.
-func timeCall(gemm func(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int), c gemmCall) float64 {
+// The second result is the same from the CPU time used, divided by the
+// cores: what the call takes on cores of its own.
+func timeCall(gemm func(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int), c gemmCall) (float64, float64) {
 	copies := 1
 	if !c.parallel {
 		copies = runtime.GOMAXPROCS(0)
@@ -237,9 +252,10 @@ func timeCall(gemm func(parallel, transA, transB bool, m, n, k int, alpha float3
 		bs[i] = bufs{fill(ar * c.lda), fill(br * c.ldb), fill(c.m * c.ldc)}
 	}
 	reps := max(1, int(2e7/c.flops()))
-	once := func() float64 {
+	procs := float64(runtime.GOMAXPROCS(0))
+	once := func() (float64, float64) {
 		var wg sync.WaitGroup
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuSeconds()
 		for i := range bs {
 			wg.Add(1)
 			go func(x bufs) {
@@ -250,16 +266,29 @@ func timeCall(gemm func(parallel, transA, transB bool, m, n, k int, alpha float3
 			}(bs[i])
 		}
 		wg.Wait()
-		return time.Since(start).Seconds() / float64(reps*copies)
+		n := float64(reps * copies)
+		return time.Since(start).Seconds() / n, (cpuSeconds() - cpu0) / n / procs
 	}
 	once()
-	best := once()
+	best, bestCPU := once()
 	// The least disturbed of several rounds: on a shared machine the
 	// minimum is what the product costs.
 	for i, deadline := 0, time.Now().Add(400*time.Millisecond); i < 5 || time.Now().Before(deadline); i++ {
-		best = min(best, once())
+		w, c := once()
+		best, bestCPU = min(best, w), min(bestCPU, c)
 	}
-	return best
+	return best, bestCPU
+}
+
+// cpuSeconds is the CPU time the process has used (user and system): on a
+// machine shared with other work it counts the cycles this process got,
+// not the time it waited for them.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 func fill(n int) []float32 {

@@ -153,3 +153,21 @@ func TestGemmSplitKeepsBits(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkMicroKernel times each path's micro-kernel alone on panels in
+// the L1 cache (k = 256): its peak, without packing or memory.
+func BenchmarkMicroKernel(b *testing.B) {
+	for _, kn := range available() {
+		if kn.gemm == nil {
+			continue
+		}
+		b.Run(kn.name, func(b *testing.B) {
+			const k = 256
+			a, bp, c := make([]float32, kn.mr*k), make([]float32, kn.nr*k), make([]float32, kn.mr*kn.nr)
+			for i := 0; i < b.N; i++ {
+				kn.gemm(k, &a[0], &bp[0], &c[0], kn.nr)
+			}
+			b.ReportMetric(float64(2*kn.mr*kn.nr*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}

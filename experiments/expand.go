@@ -376,6 +376,11 @@ func (c cell) run(config, method, score, fold string) (Run, error) {
 	}
 	if kind, ok := FoldKindOf(score); ok {
 		tr.HeldOut = &train.FoldSpec{Kind: kind, Name: fold}
+		// Only where the order changes what trains: a capped metadata
+		// fold. Every other run keeps its identity.
+		if _, meta := kind.MetaColumn(); meta && tr.SuiteLimit > 0 && c.s.Budget.FoldCap == FoldCapAfter {
+			tr.SuiteLimitAfterHoldOut = true
+		}
 	}
 	r := Run{Task: c.base.task, Configuration: config, Method: method, Score: score, Fold: fold, Seed: c.seed,
 		Swept: swept, Train: tr, Inputs: c.base.inputs}

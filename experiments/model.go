@@ -22,6 +22,15 @@ var modelAliases = map[string]string{"name": "kind", "checkpoint": "path"}
 // modelOptionKeys are train's model keys an experiment passes as options.
 var modelOptionKeys = []string{"vocab", "tokenizer", "glove", "hidden"}
 
+// modelKeys are the model block's keys, aliases included.
+func modelKeys() []string {
+	keys := append([]string{"kind", "path", "options"}, modelOptionKeys...)
+	for alias := range modelAliases {
+		keys = append(keys, alias)
+	}
+	return keys
+}
+
 // UnmarshalYAML reads the model block in either spelling.
 func (m *Model) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {

@@ -277,7 +277,23 @@ type Budget struct {
 	MaxSteps int     `yaml:"max_steps,omitempty" json:"max_steps,omitempty"`
 	MaxIID   int     `yaml:"max_iid,omitempty" json:"max_iid,omitempty"`     // i.i.d. training examples used, 0 = all
 	MaxCases int     `yaml:"max_cases,omitempty" json:"max_cases,omitempty"` // suite test cases per functionality, 0 = all
+	// FoldCap says where a metadata fold meets max_cases: FoldCapBefore
+	// (the default, "" too) caps first, as the seen run does, and then
+	// holds out the group, so the fold trains on the seen run's cases less
+	// its group's; FoldCapAfter holds out first and caps the cases the
+	// fold keeps, so it trains on as many cases per functionality as the
+	// seen run where the functionality has them. Only a metadata fold's
+	// runs with a cap differ (their run spec records
+	// suite_limit_after_hold_out); a func, class or type fold removes
+	// whole functionalities, the same cases either way.
+	FoldCap string `yaml:"fold_cap,omitempty" json:"fold_cap,omitempty"`
 }
+
+// The values of budget.fold_cap.
+const (
+	FoldCapBefore = "before_hold_out"
+	FoldCapAfter  = "after_hold_out"
+)
 
 // IsAxis says whether a swept field (a field path of the run spec, or its
 // grid key) makes a different model: a method setting
@@ -439,6 +455,9 @@ func (s *Spec) Validate() error {
 		if v < 0 {
 			return fmt.Errorf("field %s: %d must not be negative (0 means no limit)", field, v)
 		}
+	}
+	if c := s.Budget.FoldCap; c != "" && c != FoldCapBefore && c != FoldCapAfter {
+		return fmt.Errorf("field budget.fold_cap: %q is neither %s (the default: the seen run's capped cases less the fold's) nor %s (the cap over the cases the fold keeps)", c, FoldCapBefore, FoldCapAfter)
 	}
 	if s.Budget.Epochs < 0 {
 		return fmt.Errorf("field budget.epochs: %v must not be negative", s.Budget.Epochs)

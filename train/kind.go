@@ -33,6 +33,9 @@ type kindRun interface {
 	// inputChecks is what the checks of the run's inputs found (nil: the
 	// kind checks none), written before anything trains.
 	inputChecks() *inputcheck.Report
+	// trainedOn lists the rows and cases the run trains, validates and is
+	// scored on (nil: the kind records none), written before training.
+	trainedOn() *Trained
 	// saveModel writes the model, with its tokenizer's files, into dir.
 	saveModel(dir string) error
 	// evaluate scores the trained model on the i.i.d. test set and on the
@@ -108,14 +111,21 @@ func trainRun(ctx context.Context, r kindRun, spec RunSpec) ([]CurvePoint, error
 	return Train(ctx, m, data, phases, TrainOptions{Seed: spec.Seed, MaxSteps: spec.MaxSteps, Cache: spec.Cache})
 }
 
-// trainingSuite is the part of s a run trains on: only the first
-// suiteLimit T_train cases of each functionality when suiteLimit is
-// positive, all of s otherwise.
-func trainingSuite(s *suites.Suite, suiteLimit int) *suites.Suite {
-	if suiteLimit > 0 {
-		return limitCases(s, suites.SplitTrain, suiteLimit)
+// trainingSuite is the part of s a run trains on before its fold removes
+// what it holds out: only the first SuiteLimit T_train cases of each
+// functionality when SuiteLimit is positive, all of s otherwise. With
+// SuiteLimitAfterHoldOut the cap counts only the cases fold keeps, so a
+// fold holding out some of a functionality's cases (a metadata fold)
+// trains on up to SuiteLimit of the others; a fold removing whole
+// functionalities trains on the same cases either way.
+func (spec *RunSpec) trainingSuite(s *suites.Suite, fold *splits.Fold) *suites.Suite {
+	if spec.SuiteLimit <= 0 {
+		return s
 	}
-	return s
+	if spec.SuiteLimitAfterHoldOut && fold != nil {
+		return limitCasesKept(s, suites.SplitTrain, spec.SuiteLimit, fold)
+	}
+	return limitCases(s, suites.SplitTrain, spec.SuiteLimit)
 }
 
 // scoredSuite is the part of s a run is scored on: the functionalities fold

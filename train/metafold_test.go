@@ -126,8 +126,105 @@ func TestRunMetaFoldScoresOnlyItsCases(t *testing.T) {
 	if scored == 0 || other == 0 {
 		t.Errorf("%d held-out and %d other T_test cases", scored, other)
 	}
+	// trained.json lists the cases the run trained and was scored on: no
+	// held-out case trained, every scored case is of the held-out group.
+	tb, err := os.ReadFile(filepath.Join(out, TrainedFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec Trained
+	if err := json.Unmarshal(tb, &rec); err != nil {
+		t.Fatal(err)
+	}
+	roles := map[string]TrainedPart{}
+	for _, p := range append(rec.IID, rec.Suite...) {
+		roles[p.Role+" "+p.Name] = p
+	}
+	trained, test := roles["trained suite T_train"], roles["scored suite T_test"]
+	if trained.Cases == 0 || test.Cases != scored || roles["trained i.i.d. train"].Rows == 0 || len(trained.Digest) != 64 {
+		t.Fatalf("trained.json parts %+v: want trained cases, %d scored and i.i.d. rows", roles, scored)
+	}
+	for _, fc := range trained.Functionalities {
+		for _, id := range expandRanges(t, fc.Cases) {
+			if group[fmt.Sprint(fc.Name, "/", id)] == "a" {
+				t.Errorf("held-out case %s/%d listed as trained", fc.Name, id)
+			}
+		}
+	}
+	for _, fc := range test.Functionalities {
+		for _, id := range expandRanges(t, fc.Cases) {
+			if group[fmt.Sprint(fc.Name, "/", id)] != "a" {
+				t.Errorf("case %s/%d of another group listed as scored", fc.Name, id)
+			}
+		}
+	}
 	spec.Task = TaskRead
 	if _, _, err := spec.openSuite(); err == nil || !strings.Contains(err.Error(), "READ") {
 		t.Errorf("a READ run with a metadata fold: %v", err)
+	}
+}
+
+// expandRanges reads rangesOf's "1-3,5" back.
+func expandRanges(t *testing.T, s string) []int {
+	t.Helper()
+	var out []int
+	for _, r := range strings.Split(s, ",") {
+		var a, b int
+		if n, _ := fmt.Sscanf(r, "%d-%d", &a, &b); n == 2 {
+			for i := a; i <= b; i++ {
+				out = append(out, i)
+			}
+		} else if _, err := fmt.Sscanf(r, "%d", &a); err == nil {
+			out = append(out, a)
+		} else {
+			t.Fatalf("range %q", r)
+		}
+	}
+	return out
+}
+
+// With max_cases, a metadata fold holds out its group after the cap by
+// default (BeLUGA's order: the seen run's capped cases less the group) and
+// before it with suite_limit_after_hold_out (up to the cap of the cases it
+// keeps); a functionality fold trains on the same cases either way.
+func TestFoldCapBeforeOrAfterHoldOut(t *testing.T) {
+	s := &suites.Suite{Name: "s", Task: "hatecheck", Labels: []string{"non-hateful", "hateful"}}
+	idents := []string{"women", "Muslims", "", "women", "Muslims"}
+	for _, fn := range []string{"derog", "threat"} {
+		f := &suites.Functionality{Name: fn, Class: "C", Type: suites.MFT, Expect: suites.DefaultExpectation(suites.MFT)}
+		for i, id := range idents {
+			c := &suites.Case{ID: i, Inputs: []suites.Input{{Text: fmt.Sprint(fn, " ", i)}}, Labels: []suites.Label{suites.ClassLabel(1)}, Split: suites.SplitTrain}
+			if id != "" {
+				c.Meta = json.RawMessage(`{"target_ident": "` + id + `"}`)
+			}
+			f.Cases = append(f.Cases, c)
+		}
+		s.Functionalities = append(s.Functionalities, f)
+	}
+	women := splits.Folds(s, splits.ByMeta("target_ident"), splits.DefaultFoldOptions)[0]
+	derog := splits.Folds(s, splits.ByFunctionality, splits.DefaultFoldOptions)[0]
+	count := func(after bool, fold *splits.Fold) int {
+		spec := RunSpec{SuiteLimit: 2, SuiteLimitAfterHoldOut: after, Suite: "s.jsonl"}
+		p := trainedSuitePart("trained", "suite T_train", "s.jsonl", spec.trainingSuite(s, fold), func(f *suites.Functionality, c *suites.Case) bool {
+			return fold == nil || !fold.HoldsOut(f, c)
+		})
+		return p.Cases
+	}
+	for _, tc := range []struct {
+		name  string
+		after bool
+		fold  *splits.Fold
+		want  int
+	}{
+		{"seen", false, nil, 4}, {"seen, after", true, nil, 4},
+		// Cases 0 (women) and 1 of each functionality, less women: 1 each.
+		{"women", false, &women, 2},
+		// Cases 1 and 2 of those the fold keeps: 2 each, as the seen run.
+		{"women, after", true, &women, 4},
+		{"derog", false, &derog, 2}, {"derog, after", true, &derog, 2},
+	} {
+		if got := count(tc.after, tc.fold); got != tc.want {
+			t.Errorf("%s: %d cases trained, want %d", tc.name, got, tc.want)
+		}
 	}
 }

@@ -129,6 +129,10 @@ func (p *readRun) batches() (models.Classifier, Data, []Phase) { return p.model,
 // READ run checks none of its questions and contexts.
 func (p *readRun) inputChecks() *inputcheck.Report { return nil }
 
+// trainedOn records nothing for a span run: its rows are SQuAD questions,
+// not file lines (the limits that draw them are in its spec).
+func (p *readRun) trainedOn() *Trained { return nil }
+
 func (p *readRun) saveModel(dir string) error { return p.save(dir) }
 
 // evaluate scores the i.i.d. test half by SQuAD's exact match, BeLUGA's
@@ -198,7 +202,7 @@ func prepareRead(ctx context.Context, spec RunSpec) (*readRun, error) {
 		p.phase = vanillaFamily{name: "vanilla"}.Phases(spec.IIDHyper, Hyper{})
 		return p, nil
 	}
-	if p.data.Suite, err = BuildSpanSuiteData(ctx, trainingSuite(suite, spec.SuiteLimit), suites.SplitTrain, p.fold, p.tk, p.cfg); err != nil {
+	if p.data.Suite, err = BuildSpanSuiteData(ctx, spec.trainingSuite(suite, p.fold), suites.SplitTrain, p.fold, p.tk, p.cfg); err != nil {
 		return nil, err
 	}
 	method, err := NewMethod(spec.Method, spec.defaults())

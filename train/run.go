@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"math"
 	"os"
@@ -143,6 +144,13 @@ type RunSpec struct {
 	// SuiteLimit caps the T_train cases used per functionality (0: all),
 	// for quick runs; the cases kept are the first in suite order.
 	SuiteLimit int `json:"suite_limit,omitempty" yaml:"suite_limit,omitempty"`
+	// SuiteLimitAfterHoldOut applies SuiteLimit to the cases a fold keeps
+	// rather than before the fold removes its held-out cases: a metadata
+	// fold (IdentOut) then trains on as many cases per functionality as
+	// the seen run where the functionality has them, not on the seen
+	// run's capped cases less its group. False, BeLUGA's order, keeps
+	// every existing run's identity (trainingSuite).
+	SuiteLimitAfterHoldOut bool `json:"suite_limit_after_hold_out,omitempty" yaml:"suite_limit_after_hold_out,omitempty"`
 	// EvalLimit caps the T_test cases scored per functionality (0: all), for
 	// quick runs only: pass rates then come from a subsample.
 	EvalLimit     int       `json:"eval_limit,omitempty" yaml:"eval_limit,omitempty"`
@@ -425,6 +433,12 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := writeInputChecks(outDir, r.inputChecks()); err != nil {
 		return nil, err
 	}
+	if t := r.trainedOn(); t != nil {
+		slog.Info("run data", "figures", t.String())
+		if err := writeJSON(filepath.Join(outDir, TrainedFile), t); err != nil {
+			return nil, err
+		}
+	}
 	curve, err := trainRun(ctx, r, spec)
 	if werr := writeCurve(filepath.Join(outDir, "curve.jsonl"), curve); werr != nil && err == nil {
 		err = werr
@@ -505,6 +519,7 @@ type classRun struct {
 	iidTest  []datasets.Example // nil: no i.i.d. test set (T without one)
 	evalSets []evalSetData
 	checks   *inputcheck.Report
+	trained  *Trained
 }
 
 // prepare loads the suite (assigning BeLUGA's split if it has none), the
@@ -536,11 +551,21 @@ func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	train := trainPart(&spec, iid.train, func(x datasets.Example) int { return x.Label })
+	// The positions of the training rows kept, which trained.json lists
+	// by their file lines: the same draw as on the rows themselves
+	// (subsample reads only their labels).
+	kept := trainPart(&spec, indices(len(iid.train)), func(i int) int { return iid.train[i].Label })
+	train := datasets.Pick(iid.train, kept)
 	p.iidTest, p.evalSets = iid.test, iid.eval
 	if p.checks, err = checkInputs(spec, p.tk, suite, p.task.Pair, iid); err != nil {
 		return nil, err
 	}
+	if len(train) != len(iid.train) {
+		// A learning curve's point, or max_iid: the rows that train, not
+		// the pool they were drawn from.
+		iid.trainedSize(p.checks, kept)
+	}
+	p.trained = trainedRecord(spec, &iid, kept, suite, fold)
 	if p.tk, err = withTokenCache(p.tk, spec.Cache, suite, train, iid.dev); err != nil {
 		return nil, err
 	}
@@ -564,7 +589,7 @@ func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 		p.phases = vanillaFamily{name: "vanilla"}.Phases(iid, Hyper{})
 		return p, nil
 	}
-	if p.data.Suite, err = BuildSuiteData(trainingSuite(suite, spec.SuiteLimit), suites.SplitTrain, p.fold, p.tk, p.task); err != nil {
+	if p.data.Suite, err = BuildSuiteData(spec.trainingSuite(suite, p.fold), suites.SplitTrain, p.fold, p.tk, p.task); err != nil {
 		return nil, err
 	}
 	method, err := NewMethod(spec.Method, spec.defaults())
@@ -583,6 +608,8 @@ func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 func (p *classRun) batches() (models.Classifier, Data, []Phase) { return p.model, p.data, p.phases }
 
 func (p *classRun) inputChecks() *inputcheck.Report { return p.checks }
+
+func (p *classRun) trainedOn() *Trained { return p.trained }
 
 func (p *classRun) saveModel(dir string) error { return p.save(dir) }
 
@@ -675,7 +702,11 @@ type iidData struct {
 	train, dev, test []datasets.Example
 	parts            []inputcheck.Part
 	declared         []int
-	labels           []inputcheck.FileLabels
+	// lines and files are each part's file lines (negative: a built-in
+	// reader's row positions) and file, for the run's trained.json.
+	lines  [][]int
+	files  []string
+	labels []inputcheck.FileLabels
 	// labelNames are the task's labels, naming the parts' rows.
 	labelNames []string
 	// eval are the extra evaluation sets (RunSpec.IIDEval).
@@ -817,6 +848,8 @@ func (d *iidData) addPart(name string, f *datasets.FileSpec, xs []datasets.Examp
 	}
 	d.parts = append(d.parts, p)
 	d.declared = append(d.declared, declared)
+	d.lines = append(d.lines, lines)
+	d.files = append(d.files, f.Path)
 }
 
 // report is the input checks of the i.i.d. data: the texts its parts
@@ -1092,6 +1125,30 @@ func limitCases(s *suites.Suite, split suites.Split, n int) *suites.Suite {
 		kept := 0
 		for _, c := range f.Cases {
 			if c.Split == split {
+				if kept == n {
+					continue
+				}
+				kept++
+			}
+			g.Cases = append(g.Cases, c)
+		}
+		out.Functionalities = append(out.Functionalities, &g)
+	}
+	return &out
+}
+
+// limitCasesKept is limitCases counting only the cases fold keeps: the
+// cases it holds out stay (BuildSuiteData leaves them out) but take no
+// place under the cap.
+func limitCasesKept(s *suites.Suite, split suites.Split, n int, fold *splits.Fold) *suites.Suite {
+	out := *s
+	out.Functionalities = nil
+	for _, f := range s.Functionalities {
+		g := *f
+		g.Cases = nil
+		kept := 0
+		for _, c := range f.Cases {
+			if c.Split == split && !fold.HoldsOut(f, c) {
 				if kept == n {
 					continue
 				}

@@ -1,8 +1,15 @@
 package train
 
 import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/beluga-nlp/beluga/inputcheck"
 )
 
 // TestTrainSize: a count or a fraction of n, never more than n.
@@ -112,5 +119,111 @@ func TestPrepareTrainsOnTheSubsample(t *testing.T) {
 		if len(p.iidTest) != len(full.iidTest) || len(p.iidTest) == 0 {
 			t.Errorf("%+v: %d i.i.d. test examples, the full run %d", tc, len(p.iidTest), len(full.iidTest))
 		}
+	}
+}
+
+// For one seed, a learning curve's sizes are nested: a smaller size's rows
+// are among a larger one's (two labels: always; docs/experiment-spec.md
+// says when three may not be).
+func TestTrainSizesAreNested(t *testing.T) {
+	labels := make([]int, 500)
+	for i := range labels {
+		labels[i] = (i*7 + i/13) % 2
+	}
+	idx := indices(len(labels))
+	label := func(i int) int { return labels[i] }
+	for seed := uint64(1); seed <= 3; seed++ {
+		prev := map[int]bool{}
+		for _, k := range []int{10, 20, 50, 100, 101, 250, 499} {
+			kept := subsample(idx, label, k, seed)
+			if len(kept) != k {
+				t.Fatalf("seed %d size %d: %d rows", seed, k, len(kept))
+			}
+			now := map[int]bool{}
+			for _, i := range kept {
+				now[i] = true
+			}
+			for i := range prev {
+				if !now[i] {
+					t.Errorf("seed %d: row %d of a smaller size is not in size %d", seed, i, k)
+				}
+			}
+			prev = now
+		}
+	}
+}
+
+// A learning curve's point records what trained: input_checks.json gives
+// the subsample's real size and labels beside the pool, trained.json its
+// rows.
+func TestTrainSizeRecordsWhatTrained(t *testing.T) {
+	spec := tinySpec(ConfigIID)
+	spec.TrainSize = 3
+	out := filepath.Join(t.TempDir(), "run")
+	if _, err := Run(context.Background(), spec, out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, InputChecksFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checks inputcheck.Report
+	if err := json.Unmarshal(b, &checks); err != nil {
+		t.Fatal(err)
+	}
+	var pool, trained *inputcheck.PartSize
+	for i, p := range checks.Parts {
+		switch p.Name {
+		case "i.i.d. train":
+			pool = &checks.Parts[i]
+		case "i.i.d. train, trained on":
+			trained = &checks.Parts[i]
+		}
+	}
+	if pool == nil || trained == nil || pool.Rows != 8 || trained.Rows != 3 {
+		t.Fatalf("parts %+v: want the pool of 8 rows and the 3 that trained", checks.Parts)
+	}
+	n := 0
+	for _, l := range trained.Labels {
+		n += l.Rows
+	}
+	if n != 3 {
+		t.Errorf("trained labels %+v: %d rows, want 3", trained.Labels, n)
+	}
+	b, err = os.ReadFile(filepath.Join(out, TrainedFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec Trained
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if iid, cases := rec.TrainedCounts(); iid != 3 || cases != 0 || len(rec.IID) == 0 || len(strings.Split(rec.IID[0].Lines, ",")) > 3 {
+		t.Errorf("trained.json %+v: want 3 i.i.d. rows and no suite case (configuration IID)", rec)
+	}
+}
+
+// DataOf draws a run's data without its model or the runs it starts from:
+// an IID→T run before its baseline exists, a searched run before its
+// search chose.
+func TestDataOfBeforeTheRunsItNeeds(t *testing.T) {
+	spec := tinySpec(ConfigIIDThenT)
+	spec.Hyper = Hyper{}
+	spec.SuiteLimit = 1
+	rec, err := DataOf(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iid, cases := rec.TrainedCounts()
+	if iid != 0 || cases == 0 {
+		t.Errorf("IID→T draws %d i.i.d. rows and %d suite cases: want none of the first (its baseline's), some of the second", iid, cases)
+	}
+	spec = tinySpec(ConfigIIDPlusT)
+	spec.IIDLimit = 5
+	if rec, err = DataOf(spec); err != nil {
+		t.Fatal(err)
+	}
+	if iid, _ := rec.TrainedCounts(); iid != 5 {
+		t.Errorf("IID+T with iid_limit 5 draws %d i.i.d. rows", iid)
 	}
 }

@@ -24,7 +24,7 @@ type reportOptions struct {
 	trials, resamples                                        int
 	seed                                                     uint32
 	ci, swing                                                float64
-	groups, curve, gAccuracy, base                           string
+	groups, curve, gAccuracy, base, sizes                    string
 	baselines, partial, mixedInputs                          bool
 	swingSet, baseSet                                        bool
 }
@@ -77,7 +77,10 @@ baseline and the constant predictors on the held-out cases too, and says
 which under the table. --groups writes the per-group tables: per held-out
 fold (a functionality, class, type or metadata value) the baseline, the best
 constant predictor, the seen run and the held-out fold on that group's cases,
-the gap seen - held out with its p-value (and interval with --ci).
+the gap seen - held out with its p-value (and interval with --ci). --sizes
+writes what each run trained on: its i.i.d. rows and suite cases (its
+train/trained.json, or drawn from the data for a run without one), a
+held-out run's suite cases beside its seen run's.
 
 Cells of runs that failed a sanity check (a constant predictor, a suite
 never learnt) are marked and explained in a footnote, and never bold; nor is
@@ -124,6 +127,7 @@ suite score, mean +- SE over seeds.`,
 	cmd.Flags().Float64Var(&o.swing, "swing", 0, "with --spread, keep only functionalities whose pass rate ranges over more than this many points across seeds")
 	cmd.Flags().IntVar(&o.resamples, "resamples", metrics.DefaultResamples, "bootstrap resamples (B)")
 	cmd.Flags().BoolVar(&o.baselines, "baselines", false, "show the computed rows: the majority class and a constant predictor per label, on every cell's cases (values not above them are marked either way)")
+	cmd.Flags().StringVar(&o.sizes, "sizes", "", "per-run sizes (.md or .csv; - for Markdown on standard output): the i.i.d. rows and suite cases each run trained on, a held-out run's beside its seen run's")
 	cmd.Flags().StringVar(&o.groups, "groups", "", "per-group tables (.md or .csv; - for Markdown on standard output): per held-out fold, baseline, constant, seen, held out and gap on the group's cases")
 	cmd.Flags().StringVar(&o.curve, "learning-curve", "", "learning-curve table of a sweep over train_size (.md or .csv; -: Markdown on standard output)")
 	cmd.Flags().StringVar(&o.gAccuracy, "g-accuracy", report.GAccuracySeen, "i.i.d. score of a held-out G: seen (the seen run's, BeLUGA's) or fold (the fold runs' own)")
@@ -146,12 +150,12 @@ func (o *reportOptions) validate() error {
 	if o.spread == "" && o.swingSet {
 		return fmt.Errorf("--swing needs --spread FILE")
 	}
-	for flag, path := range map[string]string{"groups": o.groups, "learning-curve": o.curve} {
+	for flag, path := range map[string]string{"groups": o.groups, "learning-curve": o.curve, "sizes": o.sizes} {
 		if ext := strings.ToLower(filepath.Ext(path)); path != "" && path != "-" && ext != ".md" && ext != ".markdown" && ext != ".csv" {
 			return fmt.Errorf("--%s %s: want a .md or .csv file (or - for Markdown on standard output)", flag, path)
 		}
 	}
-	if err := atomicfile.Writable(o.out, o.pvalues, o.comparisons, o.passRates, o.spread, o.groups, o.curve); err != nil {
+	if err := atomicfile.Writable(o.out, o.pvalues, o.comparisons, o.passRates, o.spread, o.groups, o.curve, o.sizes); err != nil {
 		return err
 	}
 	return nil
@@ -218,7 +222,8 @@ func (o *reportOptions) run(ctx context.Context, stdout, stderr io.Writer) error
 	for _, f := range []struct {
 		path    string
 		md, csv func(io.Writer) error
-	}{{o.groups, tab.WriteGroupsMarkdown, tab.WriteGroupsCSV}, {o.curve, tab.WriteLearningCurveMarkdown, tab.WriteLearningCurveCSV}} {
+	}{{o.groups, tab.WriteGroupsMarkdown, tab.WriteGroupsCSV}, {o.curve, tab.WriteLearningCurveMarkdown, tab.WriteLearningCurveCSV},
+		{o.sizes, func(w io.Writer) error { return writeSizes(ctx, w, o.arg, o.store, false) }, func(w io.Writer) error { return writeSizes(ctx, w, o.arg, o.store, true) }}} {
 		if f.path == "" {
 			continue
 		}
@@ -281,4 +286,18 @@ func specBaseline(arg string) string {
 		return ""
 	}
 	return spec.Baseline
+}
+
+// writeSizes writes the sizes table of a spec's or store's runs
+// (experiments.SizeRows).
+func writeSizes(ctx context.Context, w io.Writer, arg, store string, csv bool) error {
+	sw, err := openSweep(ctx, arg, store)
+	if err != nil {
+		return err
+	}
+	rows, err := experiments.SizeRows(sw.Store, sw.Runs)
+	if err != nil {
+		return err
+	}
+	return experiments.WriteSizes(w, rows, csv)
 }

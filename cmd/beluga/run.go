@@ -25,7 +25,7 @@ import (
 // runOptions are beluga run's flags and argument.
 type runOptions struct {
 	spec, store, from    string
-	dryRun               bool
+	dryRun, explain      bool
 	jobs                 int
 	shard                string
 	staleAfter, waitDeps time.Duration
@@ -47,11 +47,15 @@ is not). It writes "done" last, recording the digests of its files:
 re-running skips finished runs and redoes interrupted and damaged ones from
 scratch. One failing run does not stop the others; the command exits non-zero
 when any failed. --dry-run lists the runs with their states, and which
-finished runs no longer match their inputs (stale).
+finished runs no longer match their inputs (stale). --explain prints the
+spec resolved, each value with its origin — the file, the spec's default, the
+profile, the grid, or the budget or model option that sets a run's setting —
+and runs nothing.
 
 --shard I/N executes only the I-th (0-based) of N disjoint slices, for Slurm
 job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 		Example: `  beluga run specs/quickstart.yaml --dry-run
+  beluga run specs/mhc-arabic.yaml --explain
   beluga run specs/sent-full.yaml --jobs 2
   beluga run specs/sent-full.yaml --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT`,
 		Args: cobra.ExactArgs(1),
@@ -68,6 +72,7 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "list the runs and their state without executing anything")
+	cmd.Flags().BoolVar(&o.explain, "explain", false, "print the resolved spec, each value with its origin (file, default, profile, grid), and run nothing")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", 1, "runs executed at once")
 	cmd.Flags().StringVar(&o.shard, "shard", "", "execute only slice I of N (0-based), e.g. 0/4")
 	cmd.Flags().StringVarP(&o.store, "store", "o", "", "run store directory (default: the spec's out)")
@@ -107,6 +112,18 @@ func (o *runOptions) validate() error {
 }
 
 func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	if o.explain {
+		values, err := experiments.ExplainFile(o.spec)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "KEY\tVALUE\tORIGIN\n")
+		for _, v := range values {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Key, v.Value, v.Origin)
+		}
+		return tw.Flush()
+	}
 	in, err := newInputs(o.from, false)
 	if err != nil {
 		return err

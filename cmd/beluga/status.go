@@ -12,12 +12,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/train"
 )
 
 // statusOptions are beluga status's flags and argument.
 type statusOptions struct {
 	arg, store string
-	all        bool
+	all, sizes bool
 }
 
 func init() {
@@ -34,9 +35,14 @@ changed since it ran: a suite re-imported, a tokenizer rewritten; the line
 says which and how) or missing (never launched). Failed, damaged and stale runs
 are listed with why, and done runs that failed a sanity check (a constant
 predictor, a suite loss that never fell; marked ` + flagMarker + `) with what
-was seen; --all lists every run. beluga verify checks every file's content.`,
+was seen; --all lists every run. beluga verify checks every file's content.
+--sizes lists every run with what it trains on: its i.i.d. training rows and
+suite training cases, as its train/trained.json records them, or, for a run
+not done, as its spec draws them from the data now ("planned": the suite and
+i.i.d. files are read, no model is loaded) — the seen run beside each fold.`,
 		Example: `  beluga status specs/sent-full.yaml
   beluga status specs/quickstart.yaml --all
+  beluga status specs/mhc-arabic.yaml --sizes
   beluga status quickstart-out`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,6 +51,7 @@ was seen; --all lists every run. beluga verify checks every file's content.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.all, "all", false, "list every run, not only the failed, damaged, stale and flagged ones")
+	cmd.Flags().BoolVar(&o.sizes, "sizes", false, "list every run with the i.i.d. rows and suite cases it trains on")
 	cmd.Flags().StringVarP(&o.store, "store", "o", "", "run store directory (default: the spec's out)")
 	// --store, as report, serve, plot and failures name the store; --out
 	// was its first name here.
@@ -75,14 +82,27 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 		fmt.Fprintf(w, "(no run store at %s yet: if the runs were written elsewhere, add --store DIR)\n", experiments.ShortPath(sw.Store.Dir))
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	memo := map[string]*train.Trained{} // --sizes: the data drawn once per draw
 	for _, r := range st.Runs {
 		listed := r.State == experiments.Failed || r.State == experiments.Damaged || r.State == experiments.Stale || len(r.Flags) > 0
-		if !o.all && !listed {
+		if !o.all && !o.sizes && !listed {
 			continue
 		}
 		marker, why := "", r.Reason
 		if len(r.Flags) > 0 {
 			marker, why = flagMarker, experiments.FlagSummary(r.Flags)
+		}
+		if o.sizes {
+			z, ok, err := experiments.SizesOf(sw.Store, r.Spec, memo)
+			switch {
+			case err != nil:
+				return fmt.Errorf("run %s: %w", r.ID, err)
+			case ok:
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, z, r.Spec.Label(), oneLine(why))
+			default:
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, "-", r.Spec.Label(), oneLine(why))
+			}
+			continue
 		}
 		// One row a run: a reason of several lines is joined.
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, r.Spec.Label(), oneLine(why))

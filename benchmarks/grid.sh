@@ -7,6 +7,10 @@
 # tree and in the tree before the work (BEFORE, default the main-line parent
 # of the perf merge 4de67bf, extracted with git archive into a temporary
 # directory and built with -tags before). One after the other, never at once.
+# After the after tree, the cluster projection: its total turned into
+# core-hours and into wall time on NODES × PER_NODE cores (default 32 × 64)
+# with as many cores per run (Slurm --cpus-per-task) as it was measured on,
+# under the assumptions it prints.
 # Usage: bash benchmarks/grid.sh [pure|openblas] [--shape base|mini|tiny] [--only after|before]
 # (needs ../shared/data, or DATA=dir). Takes about 5 minutes per tree at
 # bert-base on 2 cores. The last lines of each tree's output are its
@@ -25,6 +29,34 @@ while [ $# -gt 0 ]; do
 	shift
 done
 data=$(cd "${DATA:-../shared/data}" && pwd)
+# project reads gogrid's output and prints the per-core and cluster figures.
+project() {
+	awk -v measured="${GOMAXPROCS:-2}" -v nodes="${NODES:-32}" -v per="${PER_NODE:-64}" '
+	# The per-kind rows: config, method, runs, updates/run, s/update (phases
+	# joined by +: the largest is taken), h over all runs.
+	NF >= 6 && $3 ~ /^[0-9]+$/ && $4 ~ /^[0-9]+$/ {
+		n = split($5, c, "+"); s = 0
+		for (i = 1; i <= n; i++) if (c[i] + 0 > s) s = c[i] + 0
+		h = $4 * s / 3600
+		if ($1 == "iid") base = h
+		else if (h > longest) { longest = h; kind = $1 " " $2 }
+	}
+	/^projected, faithful:/ { total = $(NF - 3) + 0 }
+	END {
+		if (total == 0) { print "no projection in gogrid output"; exit 1 }
+		cores = nodes * per
+		coreh = total * measured
+		wall = coreh / cores
+		floor = base + longest
+		printf "\ncluster projection (faithful grid, %d-core measurements):\n", measured
+		printf "  per core: %.0f h x %d cores = %.0f core-hours (%.1f core-years)\n", total, measured, coreh, coreh / 8766
+		printf "  %d nodes x %d cores = %d cores, --cpus-per-task=%d: %d runs at once\n", nodes, per, cores, measured, cores / measured
+		printf "  every core busy: %.0f core-hours / %d cores = %.1f h\n", coreh, cores, wall
+		printf "  critical path: the IID baseline (%.1f h) then the longest run started from it (%s, %.1f h) = %.1f h\n", base, kind, longest, floor
+		printf "  projected wall time: about %.1f h (the larger of the two)\n", (wall > floor ? wall : floor)
+		printf "  assumptions: a run on %d cluster cores runs as fast as here; nodes share no memory bandwidth limit beyond this machine'"'"'s; the shared store and data cache keep up (the reads are small); 1,198 runs and 21 searches of 18 trials give more ready work than %d slots except in the tail\n", measured, cores / measured
+	}'
+}
 before=${BEFORE:-4de67bf^1}
 tags=""
 [ "$build" = openblas ] && tags="openblas"
@@ -33,7 +65,8 @@ trap 'rm -rf "$tmp"' EXIT
 export OPENBLAS_NUM_THREADS=2 GOMAXPROCS=2
 if [ "$only" != before ]; then
 	go build ${tags:+-tags $tags} -o "$tmp/after" ./benchmarks/gogrid
-	"$tmp/after" -data "$data" -shape "$shape" -label "after ($(git rev-parse --short HEAD), $build)"
+	"$tmp/after" -data "$data" -shape "$shape" -label "after ($(git rev-parse --short HEAD), $build)" | tee "$tmp/after.txt"
+	project <"$tmp/after.txt"
 fi
 if [ "$only" != after ]; then
 	echo

@@ -2,7 +2,8 @@
 AdamW) of a BERT-tiny-shaped classifier (2 layers, hidden 128, 2 heads,
 FFN 512, vocab 30,522; post-LayerNorm blocks with exact GELU and dropout 0.1,
 tanh pooler, linear classifier), batch 32, sequence 64, float32, 2 threads;
---model mini for BERT-mini (4 layers, hidden 256, 4 heads, FFN 1024).
+--model mini for BERT-mini (4 layers, hidden 256, 4 heads, FFN 1024), --model
+base for bert-base (12 layers, hidden 768, 12 heads, FFN 3072).
 --family picks the model family's variations on that graph (FAMILIES, one
 entry per family, as gostep's tinyFamily): RoBERTa's offset positions, one
 token type and dense-tanh head without pooler; ELECTRA's half-width
@@ -79,12 +80,13 @@ def main():
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--seq", type=int, default=64)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--model", choices=["tiny", "mini"], default="tiny")
+    ap.add_argument("--model", choices=["tiny", "mini", "base"], default="tiny")
     ap.add_argument("--family", choices=sorted(FAMILIES), default="bert")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
-    size = {} if a.model == "tiny" else dict(hidden=256, layers=4, heads=4, ffn=1024)
+    size = {"tiny": {}, "mini": dict(hidden=256, layers=4, heads=4, ffn=1024),
+            "base": dict(hidden=768, layers=12, heads=12, ffn=3072)}[a.model]
     if FAMILIES[a.family].get("graph") == "deberta":
         from torch_deberta_step import TinyDeberta
         model = TinyDeberta(**size)

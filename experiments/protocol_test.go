@@ -2,16 +2,19 @@ package experiments
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/beluga-nlp/beluga/internal/shareddata"
+	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/train"
 )
 
@@ -242,5 +245,27 @@ func TestHateCheckSpecExpands(t *testing.T) {
 	}
 	if count[ScoreSeen] != 1 || count[ScoreFunc] != 29 || count[ScoreClass] != 11 || len(runs) != 41 {
 		t.Errorf("runs per score %v, want seen 1, func 29, class 11", count)
+	}
+}
+
+// TestTimingRecordsKernels: a run's timing.json says which backend and
+// kernel path computed it, and on how many threads (execution details the
+// run's identity leaves out).
+func TestTimingRecordsKernels(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := RunOne(context.Background(), dir, map[string]string{"method": "vanilla"}, func(context.Context, string) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, TimingFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tm Timing
+	if err := json.Unmarshal(b, &tm); err != nil {
+		t.Fatal(err)
+	}
+	path, _ := models.KernelPath()
+	if want := models.Backend().Name() + "/" + path; tm.Kernels != want || tm.Threads != runtime.GOMAXPROCS(0) {
+		t.Errorf("timing.json records kernels %q on %d threads, want %q on %d", tm.Kernels, tm.Threads, want, runtime.GOMAXPROCS(0))
 	}
 }

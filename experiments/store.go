@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/models"
 )
 
 // Files of a run directory. A run writes its outputs (ResultFile and whatever
@@ -300,12 +301,22 @@ func resetDir(dir string) error {
 	return nil
 }
 
-// Timing records when a run ran.
+// Timing records when and how a run ran: the compute backend and vector
+// kernel path ("go/avx512": models.KernelPath) and GOMAXPROCS are
+// execution details, like the host, outside the run's identity.
 type Timing struct {
 	Start   time.Time `json:"start"`
 	End     time.Time `json:"end"`
 	Seconds float64   `json:"seconds"`
 	Host    string    `json:"host"`
+	Kernels string    `json:"kernels,omitempty"`
+	Threads int       `json:"threads,omitempty"`
+}
+
+// kernels names the backend and kernel path computations run on.
+func kernels() string {
+	p, _ := models.KernelPath()
+	return models.Backend().Name() + "/" + p
 }
 
 func writeJSON(path string, v any) error {

@@ -105,8 +105,8 @@ func ParseDebertaConfig(cfg *checkpoint.Config) (*DebertaConfig, error) {
 		if !ok || string(raw) == "null" {
 			continue
 		}
-		if err := json.Unmarshal(raw, f.dst); err != nil {
-			return nil, fmt.Errorf("field %q: %w", f.key, err)
+		if err := checkpoint.UnmarshalField(f.key, raw, f.dst); err != nil {
+			return nil, err
 		}
 	}
 	for _, s := range strings.Split(strings.ToLower(normRel), "|") {

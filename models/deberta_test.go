@@ -504,7 +504,16 @@ func TestDebertaConfig(t *testing.T) {
 	if !c.hasPos("c2p") || c.hasPos("p2c") || c.TypeVocabSize != 0 || c.LayerNormEps != 1e-7 || !c.PositionBiasedInput {
 		t.Errorf("defaults parsed as %+v", c)
 	}
+	// Whole numbers written with an exponent or a fraction are read as
+	// BERT's keys are (checkpoint.UnmarshalField).
+	c, err = ParseDebertaConfig(base(`, "position_buckets": 2.56e2, "max_relative_positions": 1e9`))
+	if err != nil {
+		t.Errorf("position_buckets 2.56e2, max_relative_positions 1e9: %v", err)
+	} else if c.PositionBuckets != 256 || c.MaxRelative != 1000000000 {
+		t.Errorf("position_buckets 2.56e2, max_relative_positions 1e9 parsed as %d, %d", c.PositionBuckets, c.MaxRelative)
+	}
 	for _, tc := range []struct{ extra, field string }{
+		{`, "position_buckets": 25.6`, `field "position_buckets": number 25.6, want a whole number`},
 		{`, "conv_kernel_size": 3`, "conv_kernel_size"},
 		{`, "relative_attention": true, "pos_att_type": "c2p", "share_att_key": false`, "share_att_key"},
 		{`, "pos_att_type": "p2p|c2p"`, "pos_att_type"},

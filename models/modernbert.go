@@ -97,7 +97,7 @@ func ParseModernBERTConfig(cfg *checkpoint.Config) (ModernBERTConfig, error) {
 		if err != nil {
 			return a, err
 		}
-		if err := json.Unmarshal(raw, &a); err != nil {
+		if err := checkpoint.UnmarshalFields(raw, &a); err != nil {
 			return a, fmt.Errorf("modernbert config: %w", err)
 		}
 	}

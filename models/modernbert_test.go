@@ -341,3 +341,29 @@ func TestModernBERTInitScales(t *testing.T) {
 		}
 	}
 }
+
+// TestModernBERTConfigNumbers: ModernBERT's own fields read whole numbers
+// written with an exponent or a fraction as BERT's keys are, and refuse a
+// value of the wrong type naming the field.
+func TestModernBERTConfigNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		extra  string
+		window int
+		err    string
+	}{
+		{`1.28e2`, 128, ""},
+		{`64.0`, 64, ""},
+		{`12.5`, 0, `modernbert config: field "local_attention": number 12.5, want a whole number`},
+		{`"wide"`, 0, `modernbert config: field "local_attention": string, want a whole number`},
+	} {
+		cfg := TinyModernBERTConfig(1000)
+		cfg.Extra["local_attention"] = json.RawMessage(tc.extra)
+		a, err := ParseModernBERTConfig(cfg)
+		switch {
+		case tc.err != "" && (err == nil || err.Error() != tc.err):
+			t.Errorf("local_attention %s: error %v, want %q", tc.extra, err, tc.err)
+		case tc.err == "" && (err != nil || a.LocalAttention != tc.window):
+			t.Errorf("local_attention %s: %d (%v), want %d", tc.extra, a.LocalAttention, err, tc.window)
+		}
+	}
+}

@@ -259,8 +259,31 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	for _, n := range t.Footnotes() {
 		b.WriteString("\n" + n + "\n")
 	}
+	if n := t.baselineNote(); n != "" {
+		b.WriteString("\n" + n + "\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// baselineNote names the row the arrows test against when it is not the
+// table's first (the IID row at the largest train_size of a learning
+// curve, or one the spec's baseline: or --baseline names): a reader takes
+// the first row for BeLUGA's baseline. Empty otherwise, or when a table
+// has no arrow.
+func (t *Table) baselineNote() string {
+	if t.base <= 0 || t.base >= len(t.Rows) {
+		return ""
+	}
+	cols := t.Columns()
+	for _, r := range t.Rows {
+		for _, c := range cols {
+			if t.mark(c, c.Cell(r)) != 0 {
+				return "↑ ↓ significantly (p < 0.05) above or below the baseline row, " + rowRefOf(t.Rows[t.base]) + ", not the first row."
+			}
+		}
+	}
+	return ""
 }
 
 func dash(s string) string {

@@ -459,7 +459,16 @@ func (l *heatmapLayout) panel(dc draw.Canvas, t *Table, part panelPart, score st
 	if !part.first {
 		title += " (cont.)"
 	}
-	dc.FillText(l.style(titleSize, color.Black, draw.XCenter), vg.Point{X: x0 + pw/2, Y: ptop - titleH/2}, ascii(title))
+	// Centred over the panel; one wider than its panel (few
+	// functionalities, a long group name) ends at the panel's right edge,
+	// not under the colour bar, and runs left into the free space above the
+	// row labels.
+	ts := l.style(titleSize, color.Black, draw.XCenter)
+	tx := x0 + pw/2
+	if tw := ts.Width(ascii(title)); tw > pw {
+		tx = max(x0+pw-tw/2, figureInset+tw/2)
+	}
+	dc.FillText(ts, vg.Point{X: tx, Y: ptop - titleH/2}, ascii(title))
 	// Column c of the panel: Avg first in a task's first part.
 	colX := x0
 	if part.first {

@@ -235,5 +235,16 @@ func TestNamedBaseline(t *testing.T) {
 				t.Errorf("%q: row %s p %v", tc.baseline, rowRefOf(r), p)
 			}
 		}
+		// Table 3 names the row its arrows test against when it is not
+		// its first (the reader's default): IID train_size=10 is the
+		// second row, the IID+T one the fourth.
+		var md bytes.Buffer
+		if err := tab.WriteMarkdown(&md); err != nil {
+			t.Fatal(err)
+		}
+		note := "below the baseline row, " + tc.want + ", not the first row."
+		if named := tab.Baseline() != nil && tab.Baseline() != tab.Rows[0]; named != strings.Contains(md.String(), note) || strings.Contains(md.String(), "not the first row") != named {
+			t.Errorf("%q: baseline %q not first: %v; Table 3:\n%s", tc.baseline, tc.want, named, md.String())
+		}
 	}
 }

@@ -420,6 +420,9 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	if _, err := models.KernelPath(); err != nil {
+		return nil, err // a forced kernel path is never silently replaced
+	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, err
 	}

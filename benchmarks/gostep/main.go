@@ -1,5 +1,5 @@
-// Command gostep times training steps of a BERT-tiny- or BERT-mini-shaped
-// classifier (forward, backward, AdamW) for benchmarks/compare.sh, and
+// Command gostep times training steps of a BERT-tiny-, BERT-mini- or
+// bert-base-shaped classifier (forward, backward, AdamW) for benchmarks/compare.sh, and
 // reports its peak resident memory. -family picks the model family: its
 // encoder and head at the same shape (tinyFamily). Build it with -tags
 // openblas for the OpenBLAS build.
@@ -14,28 +14,27 @@ import (
 	"strings"
 	"time"
 
-	"github.com/beluga-nlp/beluga/losses"
+	"github.com/beluga-nlp/beluga/benchmarks/internal/stepbench"
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/checkpoint"
-	"github.com/beluga-nlp/beluga/train"
 )
 
 func main() {
 	steps := flag.Int("steps", 10, "timed steps (after one warm-up step)")
 	batch := flag.Int("batch", 32, "batch size")
 	seq := flag.Int("seq", 64, "sequence length")
-	shape := flag.String("model", "tiny", "model shape: tiny (2 layers, hidden 128) or mini (4 layers, hidden 256)")
+	shape := flag.String("model", "tiny", "model shape: tiny (2 layers, hidden 128), mini (4 layers, hidden 256) or base (12 layers, hidden 768)")
 	family := flag.String("family", "bert", "model family (config.json model_type): "+strings.Join(familyNames(), ", "))
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed steps to this file")
 	flag.Parse()
-	var cfg *checkpoint.Config
-	switch *shape {
-	case "tiny":
-		cfg = models.TinyConfig(30522)
-	case "mini":
-		cfg = models.MiniConfig(30522)
-	default:
-		fmt.Fprintf(os.Stderr, "-model %q: want tiny or mini\n", *shape)
+	kernels, err := models.KernelPath()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	cfg, err := stepbench.Config(*shape)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "-model: %v\n", err)
 		os.Exit(2)
 	}
 	adapt, ok := tinyFamily[*family]
@@ -45,29 +44,11 @@ func main() {
 	}
 	cfg.ModelType = *family
 	adapt(cfg)
-	m, _, err := models.NewClassifier(cfg, 2, nil, 1)
+	step, err := stepbench.New(cfg, *batch, *seq)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	encs := make([]models.Encoding, *batch)
-	labels := make([]int, *batch)
-	for i := range encs {
-		ids, types := make([]int, *seq), make([]int, *seq)
-		for j := range ids {
-			ids[j] = 1000 + (i*131+j*17)%29000
-		}
-		if *seq+cfg.PadTokenID+1 > cfg.MaxPositionEmbeddings {
-			fmt.Fprintf(os.Stderr, "-seq %d: longer than the %s position table\n", *seq, *family)
-			os.Exit(2)
-		}
-		encs[i] = models.Encoding{IDs: ids, TypeIDs: types}
-		labels[i] = i % 2
-	}
-	b := models.NewBatch(encs)
-	ev := losses.NewEvaluator()
-	loss := func(z []float32) (float64, []float32, error) { return ev.CE(z, *batch, 2, labels) }
-	opt := train.NewAdamW(0)
 	var times []float64
 	for s := 0; s <= *steps; s++ {
 		if s == 1 && *cpuProfile != "" {
@@ -84,7 +65,7 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 		start := time.Now()
-		if _, err := train.Update(m, b, loss, opt, 1e-4, 1.0, false); err != nil {
+		if err := step.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -95,7 +76,7 @@ func main() {
 	sort.Float64s(times)
 	// fastest= is the least disturbed step on a shared machine; step_time=
 	// (the median) is what compare.sh compares.
-	fmt.Printf("go-%s step_time=%.4f peak_rss_mb=%.1f fastest=%.4f\n", models.BLAS, times[len(times)/2], peakRSSMB(), times[0])
+	fmt.Printf("go-%s step_time=%.4f peak_rss_mb=%.1f fastest=%.4f kernels=%s\n", models.BLAS, times[len(times)/2], stepbench.PeakRSSMB(), times[0], kernels)
 }
 
 // tinyFamily adapts the BERT-shaped config of -model to each family, as
@@ -131,20 +112,4 @@ func familyNames() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// peakRSSMB reads the process's peak resident set size (VmHWM) from /proc.
-func peakRSSMB() float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			var kb float64
-			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:")), "%f", &kb)
-			return kb / 1024
-		}
-	}
-	return 0
 }

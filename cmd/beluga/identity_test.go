@@ -333,3 +333,22 @@ func TestFlagsCheckedFirst(t *testing.T) {
 		t.Errorf("run --jobs 0: %v, want the jobs refused first", err)
 	}
 }
+
+// A store that is not there is said to be missing: verify refuses it
+// (before, "0 finished runs checked" and exit 0 read as a clean store), and
+// status, whose runs are all missing, says where it looked.
+func TestVerifyAndStatusOfAStoreThatIsNotThere(t *testing.T) {
+	spec := identityDir(t)
+	if _, err := execute(t, "verify", spec); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("verify of a spec whose store is not there: %v, want it refused", err)
+	}
+	if _, err := execute(t, "verify", filepath.Join(t.TempDir(), "nowhere")); err == nil {
+		t.Error("verify of a directory that is not there: no error")
+	}
+	if _, err := execute(t, "verify", spec, "--store", filepath.Join(t.TempDir(), "nowhere")); err == nil || !strings.Contains(err.Error(), "--store") {
+		t.Errorf("verify --store of a directory that is not there: %v, want it refused", err)
+	}
+	if out := mustRun(t, "status", spec); !strings.Contains(out, "no run store at") {
+		t.Errorf("status of a spec whose store is not there does not say so:\n%s", out)
+	}
+}

@@ -161,6 +161,26 @@ func TestTablesPinnedInREADME(t *testing.T) {
 			t.Errorf("%s: README.md does not show %s/table.md:\n%s", q.name, q.goldens, shown)
 		}
 	}
+	// The IdentOut section shows the per-group table's rows (--groups) and
+	// the learning-curve section the whole --learning-curve table with its
+	// footnotes: what the pinned stores give today, not an earlier render.
+	for _, q := range []struct{ golden, what string }{
+		{"testdata/hatecheck-identout/groups.md", "rows"},
+		{"testdata/learning-curve/learning-curve.md", "all"},
+	} {
+		shown := readFile(t, q.golden)
+		if q.what == "rows" {
+			at := bytes.Index(shown, []byte("| Row |"))
+			end := bytes.Index(shown[at:], []byte("\n\n"))
+			if at < 0 || end < 0 {
+				t.Fatalf("%s has no table", q.golden)
+			}
+			shown = shown[at : at+end+1]
+		}
+		if !bytes.Contains(readme, shown) {
+			t.Errorf("README.md does not show %s (%s):\n%s", q.golden, q.what, shown)
+		}
+	}
 	// docs/tasks.md shows mhc-arabic's table (--baselines) with its footnote
 	// cut short: its rows, verbatim.
 	tasks := readFile(t, "../../docs/tasks.md")

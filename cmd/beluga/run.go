@@ -199,7 +199,7 @@ func openSweep(ctx context.Context, arg, store string) (*experiments.Sweep, erro
 }
 
 // readSweep is openSweep for the commands that read a finished store
-// (report, serve, plot heatmap): a spec whose store is not there is most
+// (report, serve, plot heatmap, verify): a spec whose store is not there is most
 // often one whose runs went elsewhere (beluga quickstart writes
 // ./quickstart-out, the spec's out: is relative to the spec's directory),
 // so the error says how to name the store.
@@ -208,7 +208,10 @@ func readSweep(ctx context.Context, spec, store string) (*experiments.Sweep, err
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(sw.Store.Dir); store == "" && errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(sw.Store.Dir); errors.Is(err, os.ErrNotExist) {
+		if store != "" {
+			return nil, fmt.Errorf("run store %s (--store) does not exist", sw.Store.Dir)
+		}
 		return nil, fmt.Errorf("run store %s (the out: of %s, relative to its directory) does not exist: name the store instead of the spec, or add --store DIR (beluga quickstart's is quickstart-out)", sw.Store.Dir, spec)
 	}
 	return sw, nil

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -73,6 +75,12 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 	c := st.Counts
 	fmt.Fprintf(w, "%s: %s: %d done%s, %d running, %d failed, %d incomplete, %d stale, %d damaged, %d missing\n", experiments.ShortPath(sw.Store.Dir), plural(len(sw.Runs), "run"),
 		c[experiments.Done], flagged, c[experiments.Running], c[experiments.Failed], c[experiments.Incomplete], c[experiments.Stale], c[experiments.Damaged], c[experiments.Missing])
+	if _, err := os.Stat(sw.Store.Dir); errors.Is(err, os.ErrNotExist) && c[experiments.Missing] > 0 {
+		// Every run is missing because nothing was written there: most often
+		// the runs went to another store (beluga quickstart writes
+		// ./quickstart-out, a spec's out: is relative to the spec's folder).
+		fmt.Fprintf(w, "(no run store at %s yet: if the runs were written elsewhere, add --store DIR)\n", experiments.ShortPath(sw.Store.Dir))
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	memo := map[string]*train.Trained{} // --sizes: the data drawn once per draw
 	for _, r := range st.Runs {

@@ -2,8 +2,6 @@ package backend
 
 import (
 	"math"
-	"sort"
-	"sync"
 
 	"github.com/beluga-nlp/beluga/models/internal/vec32"
 )
@@ -33,14 +31,15 @@ func (cpu) LayerNormBackward(dx, dgamma, dbeta, dy, xhat, rstd, gamma []float32,
 	LayerNormBackward(dx, dgamma, dbeta, dy, xhat, rstd, gamma, h)
 }
 
+// AdamW runs vec32's update (the same bits on every kernel path), the
+// elements spread over the cores: each is updated on its own, so the split
+// changes nothing.
 func (cpu) AdamW(value, grad, m, v []float32, s AdamWStep) {
-	b1, b2 := s.Beta1, s.Beta2
-	for i, g := range grad {
-		m[i] = b1*m[i] + (1-b1)*g
-		v[i] = b2*v[i] + (1-b2)*g*g
-		denom := float32(math.Sqrt(float64(v[i])))*s.InvBC2 + s.Eps
-		value[i] = value[i]*s.Decay - s.StepSize*m[i]/denom
-	}
+	c := vec32.AdamWCoef{B1: s.Beta1, OneMinusB1: 1 - s.Beta1, B2: s.Beta2, OneMinusB2: 1 - s.Beta2,
+		InvBC2: s.InvBC2, Eps: s.Eps, Decay: s.Decay, StepSize: s.StepSize}
+	vec32.ParallelFor(len(value), 4*ElementGrain, func(lo, hi int) {
+		vec32.AdamW(value[lo:hi], grad[lo:hi], m[lo:hi], v[lo:hi], c)
+	})
 }
 
 func (cpu) AddSquares(acc float64, x []float32) float64 {
@@ -51,9 +50,11 @@ func (cpu) AddSquares(acc float64, x []float32) float64 {
 }
 
 func (cpu) Scale(x []float32, c float32) {
-	for i := range x {
-		x[i] *= c
-	}
+	vec32.ParallelFor(len(x), 4*ElementGrain, func(lo, hi int) {
+		for i := range x[lo:hi] {
+			x[lo+i] *= c
+		}
+	})
 }
 
 func (cpu) Zero(x []float32) { clear(x) }
@@ -98,62 +99,62 @@ func LayerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps flo
 }
 
 // LayerNormBackward is the CPU LayerNorm backward pass (see
-// Backend.LayerNormBackward), generic over the element type. Rows are
-// spread over the cores, each range summing dγ and dβ apart; the partial
-// sums are added in row order, so that the result does not depend on
-// scheduling.
+// Backend.LayerNormBackward), generic over the element type. dx is
+// computed row by row, the rows spread over the cores. dγ and dβ are
+// column sums over the rows: each is summed in two fixed halves of the
+// rows (one when there are few), each half in row order from zero, and the
+// halves added in order — columns, not rows, are spread over the cores,
+// so the bits are the same on any number of cores (they are those the
+// two-core row split gave before, which the pinned tables hold).
 func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h int) {
 	rows := len(dy) / h
-	type partial struct {
-		lo     int
-		dg, db []T
+	if dx != nil {
+		vec32.ParallelFor(rows, max(1, ElementGrain/h), func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				dyr, xr := dy[r*h:(r+1)*h], xhat[r*h:(r+1)*h]
+				var mg, mgx float64
+				for k := range dyr {
+					g := float64(dyr[k] * gamma[k])
+					mg += g
+					mgx += g * float64(xr[k])
+				}
+				mg /= float64(h)
+				mgx /= float64(h)
+				inv := rstd[r]
+				m, mx := T(mg), T(mgx)
+				dxr := dx[r*h : (r+1)*h]
+				for k := range dyr {
+					dxr[k] = inv * (dyr[k]*gamma[k] - m - xr[k]*mx)
+				}
+			}
+		})
 	}
-	var (
-		mu       sync.Mutex
-		partials []partial
-	)
-	vec32.ParallelFor(rows, max(1, ElementGrain/h), func(lo, hi int) {
-		var dg, db []T
-		if dgamma != nil {
-			dg, db = make([]T, h), make([]T, h)
-		}
-		for r := lo; r < hi; r++ {
-			dyr, xr := dy[r*h:(r+1)*h], xhat[r*h:(r+1)*h]
-			var mg, mgx float64
-			for k := range dyr {
-				if dg != nil {
+	if dgamma == nil {
+		return
+	}
+	halves := [][2]int{{0, rows}}
+	if rows/max(1, ElementGrain/h) >= 2 {
+		step := (rows + 1) / 2
+		halves = [][2]int{{0, step}, {step, rows}}
+	}
+	vec32.ParallelFor(h, max(1, ElementGrain/max(rows, 1)), func(k0, k1 int) {
+		dg, db := make([]T, k1-k0), make([]T, k1-k0)
+		for _, half := range halves {
+			clear(dg)
+			clear(db)
+			for r := half[0]; r < half[1]; r++ {
+				dyr, xr := dy[r*h+k0:r*h+k1], xhat[r*h+k0:r*h+k1]
+				for k := range dyr {
 					dg[k] += dyr[k] * xr[k]
 					db[k] += dyr[k]
 				}
-				g := float64(dyr[k] * gamma[k])
-				mg += g
-				mgx += g * float64(xr[k])
 			}
-			if dx == nil {
-				continue
+			for k := range dg {
+				dgamma[k0+k] += dg[k]
+				dbeta[k0+k] += db[k]
 			}
-			mg /= float64(h)
-			mgx /= float64(h)
-			inv := rstd[r]
-			m, mx := T(mg), T(mgx)
-			dxr := dx[r*h : (r+1)*h]
-			for k := range dyr {
-				dxr[k] = inv * (dyr[k]*gamma[k] - m - xr[k]*mx)
-			}
-		}
-		if dg != nil {
-			mu.Lock()
-			partials = append(partials, partial{lo, dg, db})
-			mu.Unlock()
 		}
 	})
-	sort.Slice(partials, func(i, j int) bool { return partials[i].lo < partials[j].lo })
-	for _, p := range partials {
-		for k := range p.dg {
-			dgamma[k] += p.dg[k]
-			dbeta[k] += p.db[k]
-		}
-	}
 }
 
 // GELUForward is the exact GELU ½x(1 + erf(x/√2)) on the CPU, generic over

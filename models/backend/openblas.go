@@ -17,6 +17,7 @@ void openblas_set_num_threads(int);
 import "C"
 
 import (
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/netlib/blas/netlib"
 
 	"github.com/beluga-nlp/beluga/models/internal/vec32"
@@ -49,4 +50,11 @@ func (openBLAS) Gemm(parallel, transA, transB bool, m, n, k int, alpha float32, 
 		return
 	}
 	netlib.Implementation{}.Sgemm(trans(transA), trans(transB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func trans(t bool) blas.Transpose {
+	if t {
+		return blas.Trans
+	}
+	return blas.NoTrans
 }

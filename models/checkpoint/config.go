@@ -1,9 +1,15 @@
 package checkpoint
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"os"
+	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 )
@@ -117,8 +123,8 @@ func ParseConfig(b []byte) (*Config, error) {
 	if fc.Defaults != nil {
 		fc.Defaults(c)
 	}
-	if err := json.Unmarshal(b, c); err != nil {
-		return nil, err
+	if err := json.Unmarshal(wholeNumbers(b), c); err != nil {
+		return nil, fieldError(err)
 	}
 	if err := json.Unmarshal(b, &c.Extra); err != nil {
 		return nil, err
@@ -133,8 +139,8 @@ func ParseConfig(b []byte) (*Config, error) {
 			return nil, fmt.Errorf("model_type %q spells %q otherwise, which beluga cannot read", head.ModelType, bert)
 		}
 		if raw, ok := c.Extra[theirs]; ok {
-			if err := json.Unmarshal(raw, dst); err != nil {
-				return nil, fmt.Errorf("field %q: %w", theirs, err)
+			if err := UnmarshalField(theirs, raw, dst); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -142,6 +148,111 @@ func ParseConfig(b []byte) (*Config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// wholeNumbers rewrites every number of a JSON document that is a whole
+// number written with a fraction or an exponent (768.0, 1e9) as the integer
+// it is, so that an integer field reads it: a size of 1e9 is then refused
+// by the model's size check with its estimate and the limit, not by the JSON
+// decoder. Numbers beyond 2^53, where a float64 no longer holds every whole
+// number, and a document that is not JSON are left as they are (the
+// decoder then says what is wrong).
+func wholeNumbers(b []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return b
+	}
+	changed := false
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				x[k] = walk(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = walk(e)
+			}
+		case json.Number:
+			if !strings.ContainsAny(string(x), ".eE") {
+				return x
+			}
+			f, err := x.Float64()
+			if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+				return x
+			}
+			changed = true
+			return json.Number(strconv.FormatInt(int64(f), 10))
+		}
+		return v
+	}
+	doc = walk(doc)
+	if !changed {
+		return b
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return b
+	}
+	return out
+}
+
+// UnmarshalField reads the value of config.json's field key (a family's
+// own field, kept in Config.Extra) into dst as ParseConfig reads BERT's: a
+// whole number written 1e9 or 768.0 is read into an integer, and a value
+// of the wrong type is refused naming the field.
+func UnmarshalField(key string, raw json.RawMessage, dst any) error {
+	if err := json.Unmarshal(wholeNumbers(raw), dst); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			if te.Field != "" {
+				key += "." + te.Field
+			}
+			return fmt.Errorf("field %q: %s, want %s", key, te.Value, kindName(te.Type.Kind()))
+		}
+		return fmt.Errorf("field %q: %w", key, err)
+	}
+	return nil
+}
+
+// UnmarshalFields reads a JSON object of config.json fields (a family's
+// own, kept in Config.Extra) into the struct dst as UnmarshalField reads one.
+func UnmarshalFields(b []byte, dst any) error {
+	if err := json.Unmarshal(wholeNumbers(b), dst); err != nil {
+		return fieldError(err)
+	}
+	return nil
+}
+
+// fieldError says which config.json field has a value of the wrong type,
+// in config.json's terms rather than the decoder's Go ones.
+func fieldError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Errorf("field %q: %s, want %s", te.Field, te.Value, kindName(te.Type.Kind()))
+	}
+	return err
+}
+
+func kindName(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "a whole number"
+	case reflect.Float64, reflect.Float32:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Map:
+		return "an object"
+	case reflect.Slice:
+		return "a list"
+	}
+	return "a " + k.String()
 }
 
 // Validate checks the sizes the model type needs: BERT's (each named as

@@ -115,7 +115,8 @@ type torchExpected struct {
 // plain dict, an OrderedDict with _metadata or Parameters; the pre-1.6
 // stream; the tar archive of torch ≤ 0.3) reads to exactly the tensors
 // torch.load reads — every element type, strided views, shared storages
-// at offsets, scalars and empty tensors.
+// at offsets, scalars and empty tensors — and so do the same tensors in
+// safetensors (every dtype it names: F64 … BOOL).
 func TestPyTorchFormats(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("testdata", "torch", "expected.json"))
 	if err != nil {
@@ -127,7 +128,11 @@ func TestPyTorchFormats(t *testing.T) {
 	}
 	for file, names := range exp.Files {
 		t.Run(file, func(t *testing.T) {
-			st, err := ReadPyTorch(filepath.Join("testdata", "torch", file))
+			read := ReadPyTorch
+			if strings.HasSuffix(file, ".safetensors") {
+				read = ReadSafetensors
+			}
+			st, err := read(filepath.Join("testdata", "torch", file))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -202,6 +202,11 @@ func TestHFSavedBufferChecked(t *testing.T) {
 	}
 	st.Buffers["bert.embeddings.position_ids"].Data[3] = 3
 	st.Buffers["bert.embeddings.attention_mask_cache"] = st.Buffers["bert.embeddings.position_ids"]
+	// token_type_ids, as transformers saved it with torch < 1.6 (no
+	// persistent=False): zeros, checked; anything else refused.
+	pos := st.Buffers["bert.embeddings.position_ids"]
+	types := &checkpoint.Buffer{Shape: pos.Shape, DType: "I64", Data: make([]int64, len(pos.Data))}
+	st.Buffers["bert.embeddings.token_type_ids"] = types
 	writeState(t, dir, st)
 	m, err := Load(context.Background(), dir, Options{})
 	if err != nil {
@@ -209,6 +214,15 @@ func TestHFSavedBufferChecked(t *testing.T) {
 	}
 	if !slices.Equal(m.Report.Ignored, []string{"bert.embeddings.attention_mask_cache"}) {
 		t.Errorf("ignored %v, want the unknown buffer", m.Report.Ignored)
+	}
+	if want := []string{"bert.embeddings.position_ids", "bert.embeddings.token_type_ids"}; !slices.Equal(m.Report.Checked, want) {
+		t.Errorf("checked %v, want %v", m.Report.Checked, want)
+	}
+	types.Data[5] = 1
+	writeState(t, dir, st)
+	_, err = Load(context.Background(), dir, Options{})
+	if err == nil || !strings.Contains(err.Error(), "bert.embeddings.token_type_ids holds 1 at index 5 where the model computes 0") {
+		t.Errorf("error %v, want the token_type_ids buffer and its first difference named", err)
 	}
 }
 

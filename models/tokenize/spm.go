@@ -287,7 +287,13 @@ func (m *spmModel) userPrefix(s string) int {
 // normalize is SentencePiece's Normalizer::Normalize: each prefix is
 // replaced by its longest charsmap rule (user-defined pieces are kept as
 // they are), leading, trailing and repeated spaces removed, ▁ prepended and
-// spaces escaped as ▁. Offsets are bytes of text from base.
+// spaces escaped as ▁. Offsets are bytes of text from base, aligned as
+// HuggingFace's converted tokenizer (Precompiled, then Metaspace) aligns
+// them, which is what transformers reports for such a model: a
+// replacement's characters replace the matched ones one for one (a
+// composed ئ is aligned with the ي it was composed on, not with ي and its
+// hamza), extra ones are inserted after them, and the ▁ prepended takes
+// the first character's range.
 func (m *spmModel) normalize(text string, base int) ntext {
 	const ws = "▁"
 	prefix := func(s string) (string, int) {
@@ -305,18 +311,40 @@ func (m *spmModel) normalize(text string, base int) ntext {
 		}
 		return s[:n], n
 	}
-	consumed := 0
-	in := text
-	if m.removeExtraSpace {
-		for in != "" {
-			p, n := prefix(in)
-			if p != " " {
-				break
+	// The replacements, in order, and the text they make, aligned by
+	// HuggingFace's NormalizedString::transform.
+	var parts []string
+	var dest []change
+	var whole builder // each part aligned with all it replaces, where transform cannot follow
+	for in := text; in != ""; {
+		p, n := prefix(in)
+		parts = append(parts, p)
+		whole.str(p, span{int32(base + len(text) - len(in)), int32(base + len(text) - len(in) + n)})
+		for _, r := range p {
+			dest = append(dest, change{r, 0})
+		}
+		if diff := utf8.RuneCountInString(p) - utf8.RuneCountInString(in[:n]); diff > 0 {
+			for k := len(dest) - diff; k < len(dest); k++ {
+				dest[k].n = 1
 			}
-			in, consumed = in[n:], consumed+n
+		} else if diff < 0 && len(dest) > 0 {
+			dest[len(dest)-1].n += diff
+		}
+		in = in[n:]
+	}
+	rep := newNText(text, base).transform(0, len(text), dest, 0)
+	if rep.s != string(whole.buf) {
+		// A rule's replacement that is not UTF-8 (a damaged model):
+		// its bytes are not characters to align one for one.
+		rep = ntext{string(whole.buf), whole.align, int32(base)}
+	}
+	k, pos := 0, 0 // the next part, and where it starts in rep.s
+	if m.removeExtraSpace {
+		for k < len(parts) && parts[k] == " " {
+			k, pos = k+1, pos+1
 		}
 	}
-	if in == "" {
+	if k == len(parts) {
 		return ntext{}
 	}
 	b := builder{base: int32(base)}
@@ -324,31 +352,41 @@ func (m *spmModel) normalize(text string, base int) ntext {
 	if m.escapeSpaces {
 		space = ws
 	}
-	at := func(n int) span { return span{int32(base + consumed), int32(base + consumed + n)} }
 	if m.addDummyPrefix {
-		_, n := prefix(in)
-		b.str(space, span{int32(base + consumed), int32(base + consumed + n)})
+		_, n := utf8.DecodeRuneInString(rep.s[pos:])
+		b.str(space, rep.origin(pos, pos+max(n, 1)))
 	}
 	prevSpace := m.removeExtraSpace
-	for in != "" {
-		p, n := prefix(in)
+	spaceAt := -1 // where the last space written starts in b, while it ends b
+	for ; k < len(parts); k++ {
+		p, at := parts[k], pos
+		pos += len(p)
 		if prevSpace {
 			for strings.HasPrefix(p, " ") {
-				p = p[1:]
+				// A run of spaces is one space, aligned with the run's last
+				// (HuggingFace's Replace(" {2,}", " ") inserts it after the
+				// run it removes).
+				if spaceAt >= 0 {
+					for i := spaceAt; i < len(b.align); i++ {
+						b.align[i] = rep.align[at]
+					}
+				}
+				p, at = p[1:], at+1
 			}
 		}
 		if p != "" {
 			for i := 0; i < len(p); i++ {
 				if p[i] == ' ' {
-					b.str(space, at(n))
+					spaceAt = len(b.buf)
+					b.str(space, rep.align[at+i])
 				} else {
+					spaceAt = -1
 					b.buf = append(b.buf, p[i])
-					b.align = append(b.align, at(n))
+					b.align = append(b.align, rep.align[at+i])
 				}
 			}
 			prevSpace = strings.HasSuffix(p, " ")
 		}
-		in, consumed = in[n:], consumed+n
 		if !m.removeExtraSpace {
 			prevSpace = false
 		}

@@ -50,19 +50,26 @@ var Fixtures = []string{
 // Run checks b against the reference backend; testdata is the path of
 // models/testdata from the calling test.
 func Run(t *testing.T, b backend.Backend, testdata string) {
-	t.Run("ops", func(t *testing.T) { CheckOps(b, t.Errorf) })
+	RunAgainst(t, b, backend.Reference(), testdata)
+}
+
+// RunAgainst is Run with another reference (a kernel path of the
+// reference backend: models/backend's tests check every path against the
+// portable one).
+func RunAgainst(t *testing.T, b, ref backend.Backend, testdata string) {
+	t.Run("ops", func(t *testing.T) { checkOps(b, ref, t.Errorf) })
 	for _, f := range Fixtures {
 		t.Run(f, func(t *testing.T) {
 			ck, err := checkpoint.LoadDir(filepath.Join(testdata, f))
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := CheckFamily(b, ck, t.Errorf)
+			w, err := checkFamily(b, ref, ck, t.Errorf)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("%s against %s, worst relative difference: logits %.2g, gradients %.2g, parameters after AdamW %.2g; batch invariance %.2g",
-				b.Name(), backend.Reference().Name(), w.Logits, w.Grad, w.Step, w.Invariance)
+				b.Name(), ref.Name(), w.Logits, w.Grad, w.Step, w.Invariance)
 		})
 	}
 }
@@ -77,8 +84,12 @@ type Worst struct{ Logits, Grad, Step, Invariance float64 }
 // difference beyond tolerance through errorf; the error is a failure to
 // run them at all.
 func CheckFamily(b backend.Backend, ck *checkpoint.Checkpoint, errorf func(format string, args ...any)) (Worst, error) {
+	return checkFamily(b, backend.Reference(), ck, errorf)
+}
+
+func checkFamily(b, refBackend backend.Backend, ck *checkpoint.Checkpoint, errorf func(format string, args ...any)) (Worst, error) {
 	var w Worst
-	ref, err := train1(backend.Reference(), ck)
+	ref, err := train1(refBackend, ck)
 	if err != nil {
 		return w, fmt.Errorf("reference backend: %w", err)
 	}

@@ -10,7 +10,10 @@ import (
 // CheckOps runs each operation of b on random buffers and compares it with
 // the reference backend's, reporting differences through errorf.
 func CheckOps(b backend.Backend, errorf func(format string, args ...any)) {
-	ref := backend.Reference()
+	checkOps(b, backend.Reference(), errorf)
+}
+
+func checkOps(b, ref backend.Backend, errorf func(format string, args ...any)) {
 	r := rand.New(rand.NewPCG(7, 7))
 	// fill returns a buffer of b's holding random values and the same
 	// values in one of the reference's.

@@ -49,11 +49,11 @@ func Exp(x float32) float32 {
 	return p * math.Float32frombits(uint32(int32(n)+127)<<23)
 }
 
-// GELU sets y = ½x(1 + erf(x/√2)), eight floats at a time where the CPU
-// has AVX2.
+// GELU sets y = ½x(1 + erf(x/√2)), eight or sixteen floats at a time on
+// the vector paths.
 func GELU(y, x []float32) {
 	y = y[:len(x)]
-	for i := geluForwardVec(y, x); i < len(x); i++ {
+	for i := active.Load().geluF(y, x); i < len(x); i++ {
 		v := x[i]
 		y[i] = 0.5 * v * (1 + Erf(v*math.Sqrt2/2))
 	}
@@ -64,7 +64,7 @@ func GELU(y, x []float32) {
 func GELUBackward(dx, dy, x []float32) {
 	const invSqrt2Pi = 0.3989422804014327
 	dx, dy = dx[:len(x)], dy[:len(x)]
-	for i := geluBackwardVec(dx, dy, x); i < len(x); i++ {
+	for i := active.Load().geluB(dx, dy, x); i < len(x); i++ {
 		v := x[i]
 		cdf := 0.5 * (1 + Erf(v*math.Sqrt2/2))
 		pdf := invSqrt2Pi * Exp(max(-0.5*v*v, -87.33654))
@@ -76,7 +76,12 @@ func GELUBackward(dx, dy, x []float32) {
 // the exponentials of a softmax, shift being the row's maximum (every x[i]
 // must be at most shift).
 func ExpShiftSum(x []float32, shift float32) float32 {
-	i, sum := expShiftVec(x, shift)
+	var sums [8]float32
+	i := active.Load().expShift(x, shift, &sums)
+	var sum float32
+	for _, v := range sums {
+		sum += v
+	}
 	for ; i < len(x); i++ {
 		e := Exp(x[i] - shift)
 		x[i] = e

@@ -32,8 +32,10 @@ func TestExp(t *testing.T) {
 // TestGELU checks the vector kernels and the portable tail (lengths that
 // are not multiples of 8) against float64, over the whole range erf and
 // exp are clamped in and beyond.
-func TestGELU(t *testing.T) {
-	for _, n := range []int{1, 7, 8, 13, 1000} {
+func TestGELU(t *testing.T) { forEachPath(t, testGELU) }
+
+func testGELU(t *testing.T) {
+	for _, n := range []int{1, 7, 8, 13, 16, 24, 31, 1000} {
 		x, dy := make([]float32, n), make([]float32, n)
 		for i := range x {
 			x[i] = float32(-30 + 60*float64(i)/float64(max(n-1, 1)))
@@ -57,8 +59,10 @@ func TestGELU(t *testing.T) {
 	}
 }
 
-func TestExpShiftSum(t *testing.T) {
-	for _, n := range []int{1, 8, 13, 100} {
+func TestExpShiftSum(t *testing.T) { forEachPath(t, testExpShiftSum) }
+
+func testExpShiftSum(t *testing.T) {
+	for _, n := range []int{1, 8, 13, 16, 24, 40, 100} {
 		x := make([]float32, n)
 		for i := range x {
 			x[i] = float32(-3 + 0.07*float64(i))

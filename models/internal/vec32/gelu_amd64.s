@@ -381,13 +381,13 @@ bdone:
 // func expShiftAVX(x *float32, n int, shift float32, sums *[8]float32)
 //
 // x[i] = e^(x[i]−shift) for n (a multiple of 8) floats with x[i] ≤ shift
-// (exactly 0 below e^−87.34, as Exp), and sums[j] = Σ of lane j.
+// (exactly 0 below e^−87.34, as Exp), and sums[j] += Σ of lane j.
 TEXT ·expShiftAVX(SB), NOSPLIT, $0-32
 	MOVQ         x+0(FP), SI
 	MOVQ         n+8(FP), CX
 	VBROADCASTSS shift+16(FP), Y12
 	MOVQ         sums+24(FP), DI
-	VXORPS       Y13, Y13, Y13
+	VMOVUPS      (DI), Y13
 	SHRQ         $3, CX
 	JZ           edone
 
@@ -421,6 +421,172 @@ eloop:
 	JNZ          eloop
 
 edone:
+	VMOVUPS    Y13, (DI)
+	VZEROUPPER
+	RET
+
+// func geluForwardAVX512(y, x *float32, n int)
+//
+// y = ½x(1 + erf(x/√2)) for n (a multiple of 16) floats.
+TEXT ·geluForwardAVX512(SB), NOSPLIT, $0-24
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $4, CX
+	JZ   fdone512
+floop512:
+	VMOVUPS     (SI), Z0
+	VMULPS.BCST      gelu<>+0(SB), Z0, Z1
+	VMAXPS.BCST      gelu<>+32(SB), Z1, Z1
+	VMINPS.BCST      gelu<>+64(SB), Z1, Z1
+	VMULPS      Z1, Z1, Z2
+	VBROADCASTSS     gelu<>+96(SB), Z3
+	VFMADD213PS.BCST gelu<>+128(SB), Z2, Z3
+	VFMADD213PS.BCST gelu<>+160(SB), Z2, Z3
+	VFMADD213PS.BCST gelu<>+192(SB), Z2, Z3
+	VFMADD213PS.BCST gelu<>+224(SB), Z2, Z3
+	VFMADD213PS.BCST gelu<>+256(SB), Z2, Z3
+	VFMADD213PS.BCST gelu<>+288(SB), Z2, Z3
+	VMULPS      Z1, Z3, Z3
+	VBROADCASTSS     gelu<>+320(SB), Z4
+	VFMADD213PS.BCST gelu<>+352(SB), Z2, Z4
+	VFMADD213PS.BCST gelu<>+384(SB), Z2, Z4
+	VFMADD213PS.BCST gelu<>+416(SB), Z2, Z4
+	VFMADD213PS.BCST gelu<>+448(SB), Z2, Z4
+	VDIVPS      Z4, Z3, Z3
+	VMULPS.BCST      gelu<>+480(SB), Z0, Z5
+	VFMADD213PS Z5, Z5, Z3
+	VMOVUPS     Z3, (DI)
+	ADDQ        $64, SI
+	ADDQ        $64, DI
+	DECQ        CX
+	JNZ         floop512
+fdone512:
+	VZEROUPPER
+	RET
+
+
+// func geluBackwardAVX512(dx, dy, x *float32, n int)
+//
+// dx = dy·(Φ(x) + x·φ(x)) for n (a multiple of 16) floats, with
+// Φ(x) = ½(1 + erf(x/√2)) and φ(x) = e^(−x²/2)/√(2π), e^t as Cephes' expf.
+TEXT ·geluBackwardAVX512(SB), NOSPLIT, $0-32
+	MOVQ dx+0(FP), DI
+	MOVQ dy+8(FP), DX
+	MOVQ x+16(FP), SI
+	MOVQ n+24(FP), CX
+	SHRQ $4, CX
+	JZ   bdone512
+bloop512:
+	VMOVUPS     (SI), Z0
+	VMULPS.BCST      gelu<>+0(SB), Z0, Z1
+	VMAXPS.BCST      gelu<>+32(SB), Z1, Z1
+	VMINPS.BCST      gelu<>+64(SB), Z1, Z1
+	VMULPS      Z1, Z1, Z2
+	VBROADCASTSS     gelu<>+96(SB), Z3
+	VFMADD213PS.BCST gelu<>+128(SB), Z2, Z3
+	VFMADD213PS.BCST gelu<>+160(SB), Z2, Z3
+	VFMADD213PS.BCST gelu<>+192(SB), Z2, Z3
+	VFMADD213PS.BCST gelu<>+224(SB), Z2, Z3
+	VFMADD213PS.BCST gelu<>+256(SB), Z2, Z3
+	VFMADD213PS.BCST gelu<>+288(SB), Z2, Z3
+	VMULPS      Z1, Z3, Z3
+	VBROADCASTSS     gelu<>+320(SB), Z4
+	VFMADD213PS.BCST gelu<>+352(SB), Z2, Z4
+	VFMADD213PS.BCST gelu<>+384(SB), Z2, Z4
+	VFMADD213PS.BCST gelu<>+416(SB), Z2, Z4
+	VFMADD213PS.BCST gelu<>+448(SB), Z2, Z4
+	VDIVPS      Z4, Z3, Z3
+	// Z3 = Φ(x) = ½ + ½·erf
+	VBROADCASTSS     gelu<>+480(SB), Z5
+	VFMADD213PS Z5, Z5, Z3
+	// Z6 = t = max(−x²/2, expmin)
+	VMULPS      Z0, Z0, Z6
+	VMULPS.BCST      gelu<>+896(SB), Z6, Z6
+	VMAXPS.BCST      gelu<>+832(SB), Z6, Z6
+	// n = round(t·log2e), r = t − n·c1 − n·c2
+	VMULPS.BCST      gelu<>+512(SB), Z6, Z7
+	VRNDSCALEPS $0, Z7, Z7
+	VMOVAPS     Z6, Z8
+	VFNMADD231PS.BCST gelu<>+544(SB), Z7, Z8
+	VFNMADD231PS.BCST gelu<>+576(SB), Z7, Z8
+	// p = ((((e5·r + e4)·r + e3)·r + e2)·r + e1)·r + e0; e^r = p·r² + r + 1
+	VBROADCASTSS     gelu<>+608(SB), Z9
+	VFMADD213PS.BCST gelu<>+640(SB), Z8, Z9
+	VFMADD213PS.BCST gelu<>+672(SB), Z8, Z9
+	VFMADD213PS.BCST gelu<>+704(SB), Z8, Z9
+	VFMADD213PS.BCST gelu<>+736(SB), Z8, Z9
+	VFMADD213PS.BCST gelu<>+768(SB), Z8, Z9
+	VMULPS      Z8, Z8, Z10
+	VADDPS.BCST      gelu<>+800(SB), Z8, Z11
+	VFMADD213PS Z11, Z10, Z9
+	// × 2ⁿ: add n to the exponent bits
+	VCVTPS2DQ   Z7, Z7
+	VPSLLD      $23, Z7, Z7
+	VPADDD      Z7, Z9, Z9
+	// Z9 = x·φ(x); dx = dy·(Φ + x·φ)
+	VMULPS.BCST      gelu<>+864(SB), Z9, Z9
+	VMULPS      Z0, Z9, Z9
+	VADDPS      Z9, Z3, Z3
+	VMULPS      (DX), Z3, Z3
+	VMOVUPS     Z3, (DI)
+	ADDQ        $64, SI
+	ADDQ        $64, DX
+	ADDQ        $64, DI
+	DECQ        CX
+	JNZ         bloop512
+bdone512:
+	VZEROUPPER
+	RET
+
+
+// func expShiftAVX512(x *float32, n int, shift float32, sums *[8]float32)
+//
+// x[i] = e^(x[i]−shift) for n (a multiple of 16) floats with x[i] ≤ shift
+// (exactly 0 below e^−87.34, as Exp), and sums[j] += Σ of lane j of
+// each 8 in turn (the low half of a 16, then the high half), as the AVX2
+// kernel adds them.
+TEXT ·expShiftAVX512(SB), NOSPLIT, $0-32
+	MOVQ         x+0(FP), SI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS shift+16(FP), Z12
+	MOVQ         sums+24(FP), DI
+	VMOVUPS      (DI), Y13
+	SHRQ         $4, CX
+	JZ           edone512
+
+eloop512:
+	VMOVUPS      (SI), Z6
+	VSUBPS       Z12, Z6, Z6
+	VCMPPS.BCST  $0x1d, gelu<>+832(SB), Z6, K1
+	VMAXPS.BCST       gelu<>+832(SB), Z6, Z6
+	VMULPS.BCST       gelu<>+512(SB), Z6, Z7
+	VRNDSCALEPS  $0, Z7, Z7
+	VMOVAPS      Z6, Z8
+	VFNMADD231PS.BCST gelu<>+544(SB), Z7, Z8
+	VFNMADD231PS.BCST gelu<>+576(SB), Z7, Z8
+	VBROADCASTSS      gelu<>+608(SB), Z9
+	VFMADD213PS.BCST  gelu<>+640(SB), Z8, Z9
+	VFMADD213PS.BCST  gelu<>+672(SB), Z8, Z9
+	VFMADD213PS.BCST  gelu<>+704(SB), Z8, Z9
+	VFMADD213PS.BCST  gelu<>+736(SB), Z8, Z9
+	VFMADD213PS.BCST  gelu<>+768(SB), Z8, Z9
+	VMULPS       Z8, Z8, Z10
+	VADDPS.BCST       gelu<>+800(SB), Z8, Z11
+	VFMADD213PS  Z11, Z10, Z9
+	VCVTPS2DQ    Z7, Z7
+	VPSLLD       $23, Z7, Z7
+	VPADDD       Z7, Z9, Z9
+	VMOVAPS.Z    Z9, K1, Z9
+	VMOVUPS      Z9, (SI)
+	VADDPS       Y9, Y13, Y13
+	VEXTRACTF64X4 $1, Z9, Y15
+	VADDPS       Y15, Y13, Y13
+	ADDQ         $64, SI
+	DECQ         CX
+	JNZ          eloop512
+
+edone512:
 	VMOVUPS    Y13, (DI)
 	VZEROUPPER
 	RET

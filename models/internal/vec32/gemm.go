@@ -1,20 +1,55 @@
 // Package vec32 holds the models' float32 kernels that Go cannot make fast
-// by itself: a matrix product on a register-blocked 4×16 kernel (AVX2 and
-// FMA on amd64, in assembly) with packed panels of A and B, ten times
-// gonum's float32 Gemm, which is built on SSE axpy and dot products; and
-// GELU with its gradient, eight floats at a time, on a single-precision erf
-// and exp. Off amd64, or without AVX2, they run portable Go code.
+// by itself: a matrix product on register-blocked micro-kernels with packed
+// panels of A and B (12×32 in AVX-512, 4×16 in AVX2 and FMA, in assembly;
+// ten times gonum's float32 Gemm, which is built on SSE axpy and dot
+// products); GELU with its gradient and softmax's exponentials, sixteen or
+// eight floats at a time, on a single-precision erf and exp. The kernel
+// path is chosen at run time from the CPU (paths.go); off amd64, or
+// without AVX2, they run portable Go code.
 package vec32
 
 import (
 	"runtime"
 	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
 )
 
 // Gemm sets C = alpha·op(A)·op(B) + beta·C for row-major A (m×k after op),
-// B (k×n after op) and C (m×n) with leading strides lda, ldb, ldc. With
-// parallel set, panels of rows of C are spread over GOMAXPROCS goroutines.
+// B (k×n after op) and C (m×n) with leading strides lda, ldb, ldc, on the
+// kernel path in use (Path). With parallel set, the packing of B and
+// blocks of C (row panels, by chunks of columns when rows are few) are
+// spread over GOMAXPROCS goroutines, with no lock: each goroutine writes
+// its own blocks.
+//
+// The go path runs gonum's Sgemm (SSE on amd64, no FMA). Every vector
+// path accumulates each element of C the same way: over blocks of
+// sgemmKC along k, in order, each block's products summed from zero in
+// order of k and then added to C. So the split across goroutines, the
+// micro-kernel's shape and the vector width leave the bits alone.
 func Gemm(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	kn := active.Load()
+	if kn.gemm == nil {
+		if m == 0 || n == 0 {
+			return
+		}
+		// gonum splits large products across goroutines itself, by
+		// blocks of C (each summed over k in order whatever the split).
+		gonum.Implementation{}.Sgemm(transpose(transA), transpose(transB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	gemm(kn, parallel, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func transpose(t bool) blas.Transpose {
+	if t {
+		return blas.Trans
+	}
+	return blas.NoTrans
+}
+
+func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -33,61 +68,83 @@ func Gemm(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32
 	if k == 0 || alpha == 0 {
 		return
 	}
-	panels := (m + 3) / 4
-	colPanels := (n + 15) / 16
+	mr, nr := kn.mr, kn.nr
+	panels := (m + mr - 1) / mr
+	colPanels := (n + nr - 1) / nr
+	// The work is split into tasks of one row panel by a chunk of column
+	// panels: a chunk is all of them unless there are too few row panels
+	// to keep every core busy (bert-base's 1,024 rows are 86 panels: on 64
+	// cores, rows alone would leave a third of them idle).
+	chunk := colPanels
+	if procs := runtime.GOMAXPROCS(0); parallel && panels < 4*procs {
+		chunk = max(1, colPanels*panels/(4*procs))
+	}
+	chunks := (colPanels + chunk - 1) / chunk
+	grain := max(1, (1<<18)/(mr*kb0(k)*chunk*nr+1))
 	for l0 := 0; l0 < k; l0 += sgemmKC {
 		kb := min(sgemmKC, k-l0)
-		bp := getPack(colPanels * kb * 16)
-		packB(bp, transB, b, ldb, l0, kb, n)
+		bp := getPack(colPanels * kb * nr)
+		if parallel {
+			ParallelFor(colPanels, max(1, (1<<14)/(kb*nr)), func(lo, hi int) { packB(bp, transB, b, ldb, l0, kb, n, nr, lo, hi) })
+		} else {
+			packB(bp, transB, b, ldb, l0, kb, n, nr, 0, colPanels)
+		}
 		run := func(lo, hi int) {
-			ap := getPack(4 * kb)
-			var tile [4 * 16]float32
-			for p := lo; p < hi; p++ {
-				i0 := 4 * p
-				rows := min(4, m-i0)
-				packA(ap, transA, a, lda, alpha, i0, rows, l0, kb)
-				for q := 0; q < colPanels; q++ {
-					j0 := 16 * q
-					cols := min(16, n-j0)
-					bq := &bp[q*kb*16]
-					if rows == 4 && cols == 16 {
-						sgemmKernel4x16(kb, &ap[0], bq, &c[i0*ldc+j0], ldc)
+			ap := getPack(mr * kb)
+			tile := getPack(mr * nr)
+			for t := lo; t < hi; t++ {
+				p, cc := t%panels, t/panels
+				i0 := mr * p
+				rows := min(mr, m-i0)
+				packA(ap, transA, a, lda, alpha, i0, rows, l0, kb, mr)
+				for q := cc * chunk; q < min(colPanels, (cc+1)*chunk); q++ {
+					j0 := nr * q
+					cols := min(nr, n-j0)
+					bq := &bp[q*kb*nr]
+					if rows == mr && cols == nr {
+						kn.gemm(kb, &ap[0], bq, &c[i0*ldc+j0], ldc)
 						continue
 					}
-					tile = [4 * 16]float32{}
-					sgemmKernel4x16(kb, &ap[0], bq, &tile[0], 16)
+					// An edge block: C's part in a zero-padded tile, so
+					// that each element is summed as in a whole block.
+					clear(tile)
 					for i := 0; i < rows; i++ {
-						row := c[(i0+i)*ldc+j0 : (i0+i)*ldc+j0+cols]
-						for j := range row {
-							row[j] += tile[i*16+j]
-						}
+						copy(tile[i*nr:i*nr+cols], c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols])
+					}
+					kn.gemm(kb, &ap[0], bq, &tile[0], nr)
+					for i := 0; i < rows; i++ {
+						copy(c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols], tile[i*nr:i*nr+cols])
 					}
 				}
 			}
+			putPack(tile)
 			putPack(ap)
 		}
 		if parallel {
-			ParallelFor(panels, max(1, (1<<16)/(kb*n+1)), run)
+			ParallelFor(panels*chunks, grain, run)
 		} else {
-			run(0, panels)
+			run(0, panels*chunks)
 		}
 		putPack(bp)
 	}
 }
 
-// sgemmKC is the depth of a packed block: a 4×KC panel of A and a KC×16
-// panel of B (16 KiB) stay in the L1 cache.
+// kb0 is the depth of the first packed block of a product of depth k.
+func kb0(k int) int { return min(sgemmKC, k) }
+
+// sgemmKC is the depth of a packed block: a 12×KC panel of A (12 KiB)
+// stays in the L1 cache while the packed KC×n block of B streams from L2.
 const sgemmKC = 256
 
-// packB copies rows [l0, l0+kb) of op(B) (k×n) into panels of 16 columns,
-// each kb×16 row-major, zero-padded.
-func packB(bp []float32, trans bool, b []float32, ldb, l0, kb, n int) {
-	for q := 0; q*16 < n; q++ {
-		j0 := 16 * q
-		cols := min(16, n-j0)
-		panel := bp[q*kb*16 : (q+1)*kb*16]
+// packB copies rows [l0, l0+kb) of op(B) (k×n) into panels of nr columns,
+// each kb×nr row-major, zero-padded: panels [qlo, qhi).
+func packB(bp []float32, trans bool, b []float32, ldb, l0, kb, n, nr, qlo, qhi int) {
+	for q := qlo; q < qhi; q++ {
+		j0 := nr * q
+		cols := min(nr, n-j0)
+		panel := bp[q*kb*nr : (q+1)*kb*nr]
 		for l := 0; l < kb; l++ {
-			dst := panel[l*16 : l*16+16]
+			dst := panel[l*nr : l*nr+nr]
 			if trans {
 				for j := 0; j < cols; j++ {
 					dst[j] = b[(j0+j)*ldb+l0+l]
@@ -101,21 +158,22 @@ func packB(bp []float32, trans bool, b []float32, ldb, l0, kb, n int) {
 }
 
 // packA copies alpha times rows [i0, i0+rows) and columns [l0, l0+kb) of
-// op(A) into ap[l*4+i], zero-padded to 4 rows.
-func packA(ap []float32, trans bool, a []float32, lda int, alpha float32, i0, rows, l0, kb int) {
-	if rows < 4 {
-		clear(ap[:4*kb])
+// op(A) into ap[l*mr+i], zero-padded to mr rows.
+func packA(ap []float32, trans bool, a []float32, lda int, alpha float32, i0, rows, l0, kb, mr int) {
+	if rows < mr {
+		clear(ap[:mr*kb])
 	}
 	if trans {
 		for l := 0; l < kb; l++ {
 			src := a[(l0+l)*lda+i0 : (l0+l)*lda+i0+rows]
+			dst := ap[l*mr : l*mr+rows]
 			for i, v := range src {
-				ap[l*4+i] = alpha * v
+				dst[i] = alpha * v
 			}
 		}
 		return
 	}
-	if rows == 4 {
+	if rows == 4 && mr == 4 {
 		// Four rows at once: sequential writes.
 		r0 := a[i0*lda+l0 : i0*lda+l0+kb]
 		r1 := a[(i0+1)*lda+l0 : (i0+1)*lda+l0+kb]
@@ -128,10 +186,24 @@ func packA(ap []float32, trans bool, a []float32, lda int, alpha float32, i0, ro
 		}
 		return
 	}
+	if rows == 12 && mr == 12 {
+		// Twelve rows at once: sequential writes, twelve read streams.
+		row := func(i int) []float32 { return a[(i0+i)*lda+l0 : (i0+i)*lda+l0+kb] }
+		r0, r1, r2, r3, r4, r5 := row(0), row(1), row(2), row(3), row(4), row(5)
+		r6, r7, r8, r9, r10, r11 := row(6), row(7), row(8), row(9), row(10), row(11)
+		dst := ap[:12*kb]
+		for l := range r0 {
+			d := (*[12]float32)(dst[12*l : 12*l+12])
+			d[0], d[1], d[2], d[3] = alpha*r0[l], alpha*r1[l], alpha*r2[l], alpha*r3[l]
+			d[4], d[5], d[6], d[7] = alpha*r4[l], alpha*r5[l], alpha*r6[l], alpha*r7[l]
+			d[8], d[9], d[10], d[11] = alpha*r8[l], alpha*r9[l], alpha*r10[l], alpha*r11[l]
+		}
+		return
+	}
 	for i := 0; i < rows; i++ {
 		row := a[(i0+i)*lda+l0 : (i0+i)*lda+l0+kb]
 		for l, v := range row {
-			ap[l*4+i] = alpha * v
+			ap[l*mr+i] = alpha * v
 		}
 	}
 }

@@ -3,6 +3,7 @@ package vec32
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
 )
 
@@ -10,12 +11,30 @@ import (
 // without edge panels, every transposition, strides wider than the
 // matrices, and alpha, beta in {0, 1, other}.
 func TestSgemm(t *testing.T) {
+	forEachPath(t, testSgemm)
+}
+
+// forEachPath runs test on every kernel path this machine has.
+func forEachPath(t *testing.T, test func(t *testing.T)) {
+	for _, p := range Paths() {
+		t.Run(p, func(t *testing.T) {
+			restore, err := Use(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer restore()
+			test(t)
+		})
+	}
+}
+
+func testSgemm(t *testing.T) {
 	seed := uint64(11)
 	rnd := func() float64 {
 		seed = seed*6364136223846793005 + 1442695040888963407
 		return float64(seed>>11)/(1<<53)*2 - 1
 	}
-	for _, sh := range [][3]int{{1, 1, 1}, {4, 16, 8}, {5, 17, 3}, {64, 64, 64}, {33, 130, 300}, {130, 7, 513}, {3, 40, 0}} {
+	for _, sh := range [][3]int{{1, 1, 1}, {4, 16, 8}, {5, 17, 3}, {64, 64, 64}, {33, 130, 300}, {130, 7, 513}, {3, 40, 0}, {12, 32, 5}, {25, 70, 257}} {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			for _, ab := range [][2]float32{{1, 0}, {1, 1}, {0.5, -2}, {0, 1}} {
 				for _, par := range []bool{false, true} {
@@ -76,8 +95,79 @@ func TestSgemm(t *testing.T) {
 func BenchmarkSgemmFFN(b *testing.B) {
 	m, n, k := 2048, 512, 128
 	x, w, y := make([]float32, m*k), make([]float32, n*k), make([]float32, m*n)
-	for i := 0; i < b.N; i++ {
-		Gemm(true, false, true, m, n, k, 1, x, k, w, k, 0, y, n)
+	for _, p := range Paths() {
+		b.Run(p, func(b *testing.B) {
+			restore, err := Use(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer restore()
+			for i := 0; i < b.N; i++ {
+				Gemm(true, false, true, m, n, k, 1, x, k, w, k, 0, y, n)
+			}
+			b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
 	}
-	b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+func BenchmarkPackA(b *testing.B) {
+	const m, k = 12, 256
+	a, ap := make([]float32, m*k), make([]float32, m*k)
+	for i := 0; i < b.N; i++ {
+		packA(ap, false, a, k, 1, 0, m, 0, k, 12)
+	}
+}
+
+// TestGemmSplitKeepsBits: a product split over many cores (2-D, by row
+// panels and chunks of columns, as on a 64-core node) gives the bits of
+// the same product on one goroutine.
+func TestGemmSplitKeepsBits(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		if Path() == PathGo {
+			t.Skip("the go path's products are gonum's")
+		}
+		seed := uint64(3)
+		fill := func(n int) []float32 {
+			x := make([]float32, n)
+			for i := range x {
+				seed = seed*6364136223846793005 + 1442695040888963407
+				x[i] = float32(float64(seed>>11)/(1<<53)*2 - 1)
+			}
+			return x
+		}
+		for _, procs := range []int{2, 7, 64} {
+			for _, sh := range [][3]int{{40, 300, 600}, {1024, 96, 64}, {13, 1000, 257}} {
+				m, n, k := sh[0], sh[1], sh[2]
+				a, b, c0 := fill(m*k), fill(k*n), fill(m*n)
+				serial, split := append([]float32(nil), c0...), append([]float32(nil), c0...)
+				Gemm(false, false, false, m, n, k, 1, a, k, b, n, 1, serial, n)
+				prev := runtime.GOMAXPROCS(procs)
+				Gemm(true, false, false, m, n, k, 1, a, k, b, n, 1, split, n)
+				runtime.GOMAXPROCS(prev)
+				for i := range serial {
+					if math.Float32bits(serial[i]) != math.Float32bits(split[i]) {
+						t.Fatalf("GOMAXPROCS=%d, %dx%dx%d: c[%d] = %g split, %g serial", procs, m, n, k, i, split[i], serial[i])
+					}
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkMicroKernel times each path's micro-kernel alone on panels in
+// the L1 cache (k = 256): its peak, without packing or memory.
+func BenchmarkMicroKernel(b *testing.B) {
+	for _, kn := range available() {
+		if kn.gemm == nil {
+			continue
+		}
+		b.Run(kn.name, func(b *testing.B) {
+			const k = 256
+			a, bp, c := make([]float32, kn.mr*k), make([]float32, kn.nr*k), make([]float32, kn.mr*kn.nr)
+			for i := 0; i < b.N; i++ {
+				kn.gemm(k, &a[0], &bp[0], &c[0], kn.nr)
+			}
+			b.ReportMetric(float64(2*kn.mr*kn.nr*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
 }

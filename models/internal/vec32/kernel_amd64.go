@@ -1,30 +1,12 @@
 package vec32
 
+import "golang.org/x/sys/cpu"
+
 //go:noescape
 func sgemmKernel4x16(k int, a, b, c *float32, ldc int)
 
-func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
-
-func xgetbv() (eax, edx uint32)
-
-// HasAVX2FMA says whether the CPU and the OS support AVX2 and FMA: whether
-// Gemm runs at its speed (elsewhere it runs a portable kernel, slowly).
-var HasAVX2FMA = func() bool {
-	maxLeaf, _, _, _ := cpuid(0, 0)
-	if maxLeaf < 7 {
-		return false
-	}
-	_, _, ecx1, _ := cpuid(1, 0)
-	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
-	if ecx1&fma == 0 || ecx1&osxsave == 0 || ecx1&avx == 0 {
-		return false
-	}
-	if xcr0, _ := xgetbv(); xcr0&6 != 6 { // the OS saves the YMM registers
-		return false
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	return ebx7&(1<<5) != 0
-}()
+//go:noescape
+func sgemmKernel12x32(k int, a, b, c *float32, ldc int)
 
 //go:noescape
 func geluForwardAVX(y, x *float32, n int)
@@ -32,42 +14,106 @@ func geluForwardAVX(y, x *float32, n int)
 //go:noescape
 func geluBackwardAVX(dx, dy, x *float32, n int)
 
-// geluForwardVec runs the AVX2 kernel over the longest prefix of x whose
-// length is a multiple of 8, and returns that length.
-func geluForwardVec(y, x []float32) int {
-	n := len(x) &^ 7
-	if !HasAVX2FMA || n == 0 {
-		return 0
-	}
-	geluForwardAVX(&y[0], &x[0], n)
-	return n
-}
-
-// geluBackwardVec is geluForwardVec for the gradient.
-func geluBackwardVec(dx, dy, x []float32) int {
-	n := len(x) &^ 7
-	if !HasAVX2FMA || n == 0 {
-		return 0
-	}
-	geluBackwardAVX(&dx[0], &dy[0], &x[0], n)
-	return n
-}
-
 //go:noescape
 func expShiftAVX(x *float32, n int, shift float32, sums *[8]float32)
 
-// expShiftVec runs the AVX2 kernel of ExpShiftSum over the longest prefix
-// of x whose length is a multiple of 8, returning that length and the sum.
-func expShiftVec(x []float32, shift float32) (int, float32) {
+//go:noescape
+func geluForwardAVX512(y, x *float32, n int)
+
+//go:noescape
+func geluBackwardAVX512(dx, dy, x *float32, n int)
+
+//go:noescape
+func expShiftAVX512(x *float32, n int, shift float32, sums *[8]float32)
+
+//go:noescape
+func adamWAVX(value, grad, m, v *float32, n int, c *AdamWCoef)
+
+//go:noescape
+func adamWAVX512(value, grad, m, v *float32, n int, c *AdamWCoef)
+
+// hasAVX2, hasAVX512: the CPU has the instructions and the OS saves their
+// registers (x/sys/cpu checks XCR0).
+var (
+	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512F
+)
+
+var avx2Kernels = &kernels{name: PathAVX2, mr: 4, nr: 16, gemm: sgemmKernel4x16,
+	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2}
+
+// The avx512 path runs 16 floats at a time, then one block of 8 on the
+// AVX2 kernel, so that every element gets the instructions it gets on the
+// avx2 path.
+var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel12x32,
+	geluF: func(y, x []float32) int {
+		n := len(x) &^ 15
+		if n > 0 {
+			geluForwardAVX512(&y[0], &x[0], n)
+		}
+		return n + geluAVX2(y[n:], x[n:])
+	},
+	geluB: func(dx, dy, x []float32) int {
+		n := len(x) &^ 15
+		if n > 0 {
+			geluBackwardAVX512(&dx[0], &dy[0], &x[0], n)
+		}
+		return n + geluBackAVX2(dx[n:], dy[n:], x[n:])
+	},
+	expShift: func(x []float32, shift float32, sums *[8]float32) int {
+		n := len(x) &^ 15
+		if n > 0 {
+			expShiftAVX512(&x[0], n, shift, sums)
+		}
+		return n + expShiftAVX2(x[n:], shift, sums)
+	},
+	adamW: func(value, grad, m, v []float32, c *AdamWCoef) int {
+		n := len(value) &^ 15
+		if n > 0 {
+			adamWAVX512(&value[0], &grad[0], &m[0], &v[0], n, c)
+		}
+		return n + adamWAVX2(value[n:], grad[n:], m[n:], v[n:], c)
+	}}
+
+func geluAVX2(y, x []float32) int {
 	n := len(x) &^ 7
-	if !HasAVX2FMA || n == 0 {
-		return 0, 0
+	if n > 0 {
+		geluForwardAVX(&y[0], &x[0], n)
 	}
-	var sums [8]float32
-	expShiftAVX(&x[0], n, shift, &sums)
-	var s float32
-	for _, v := range sums {
-		s += v
+	return n
+}
+
+func geluBackAVX2(dx, dy, x []float32) int {
+	n := len(x) &^ 7
+	if n > 0 {
+		geluBackwardAVX(&dx[0], &dy[0], &x[0], n)
 	}
-	return n, s
+	return n
+}
+
+func expShiftAVX2(x []float32, shift float32, sums *[8]float32) int {
+	n := len(x) &^ 7
+	if n > 0 {
+		expShiftAVX(&x[0], n, shift, sums)
+	}
+	return n
+}
+
+func adamWAVX2(value, grad, m, v []float32, c *AdamWCoef) int {
+	n := len(value) &^ 7
+	if n > 0 {
+		adamWAVX(&value[0], &grad[0], &m[0], &v[0], n, c)
+	}
+	return n
+}
+
+// available lists the paths this CPU can run, fastest first.
+func available() []*kernels {
+	switch {
+	case hasAVX512:
+		return []*kernels{avx512Kernels, avx2Kernels, goKernels}
+	case hasAVX2:
+		return []*kernels{avx2Kernels, goKernels}
+	}
+	return []*kernels{goKernels}
 }

@@ -8,6 +8,10 @@
 #   legacy.bin       torch.save(..., _use_new_zipfile_serialization=False): torch < 1.6's stream
 #   tar.bin          torch <= 0.3's tar format, written here by the layout torch.load's
 #                    legacy_load reads (torch/serialization.py), and read back by torch.load
+#   all-dtypes.safetensors
+#                    the same tensors in the safetensors format (contiguous, as
+#                    safetensors.torch.save_file requires): every dtype it names, its
+#                    header and data written here by its specification and read back
 #
 # The dict holds every element type torch stores (float32, float16,
 # bfloat16, float64, int64, int32, int16, int8, uint8, bool), a
@@ -148,6 +152,39 @@ def untyped_bytes(storage):
     return bytes(u.tolist())
 
 
+SAFETENSORS = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", torch.float64: "F64",
+               torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8",
+               torch.uint8: "U8", torch.bool: "BOOL"}
+
+
+def write_safetensors(path, sd):
+    """The safetensors format: an 8-byte little-endian header length, the JSON
+    header (tensors sorted by name, offsets into the data; padded with spaces
+    to 8 bytes) and the tensors' little-endian bytes."""
+    header, chunks, off = {}, [], 0
+    for k in sorted(sd):
+        t = sd[k].detach().contiguous().reshape(-1)
+        raw = t.view(torch.uint8).numpy().tobytes() if t.numel() else b""
+        header[k] = {"dtype": SAFETENSORS[t.dtype], "shape": list(sd[k].shape), "data_offsets": [off, off + len(raw)]}
+        chunks.append(raw)
+        off += len(raw)
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(chunks))
+    # Read back by the same specification.
+    with open(path, "rb") as f:
+        b = f.read()
+    n = struct.unpack("<Q", b[:8])[0]
+    inv = {v: k for k, v in SAFETENSORS.items()}
+    for k, e in json.loads(b[8:8 + n]).items():
+        s, end = e["data_offsets"]
+        raw = bytearray(b[8 + n + s:8 + n + end])
+        dt = inv[e["dtype"]]
+        back = torch.frombuffer(raw, dtype=torch.uint8).view(dt).reshape(e["shape"]) if raw else torch.zeros(e["shape"], dtype=dt)
+        assert back.dtype == sd[k].dtype and torch.equal(back, sd[k]), (path, k)
+
+
 def check(path, sd):
     back = torch.load(path)
     assert list(back.keys()) == list(sd.keys()), (path, list(back.keys()))
@@ -182,6 +219,9 @@ def main():
     write_tar(p, sd)
     check(p, sd)
     files["tar.bin"] = list(sd)
+    p = os.path.join(HERE, "all-dtypes.safetensors")
+    write_safetensors(p, sd)
+    files["all-dtypes.safetensors"] = list(sd)
     # The module's buffers are named b_ and the name with _ for .
     exp.update({"b_" + k.replace(".", "_"): v for k, v in list(exp.items())})
     with open(os.path.join(HERE, "expected.json"), "w") as f:

@@ -1,0 +1,342 @@
+// Command floor measures how far beluga's training step is from what this
+// CPU can do: the FMA units' peak per vector width (a loop of independent
+// FMAs in assembly), the best matrix product beluga has at each GEMM shape
+// of the step (recorded from a real step, then replayed on every backend
+// and kernel path), and the step itself (benchmarks/gostep's), printed as a
+// multiple of its GEMM floor: the time the step's products alone would take
+// at the best measured rate.
+//
+//	go run ./benchmarks/floor [-models tiny,mini,base] [-steps N]
+//	go run ./benchmarks/floor -paths    # the kernel paths this CPU has
+//
+// Shapes: BERT-tiny at batch 32 × 64, BERT-mini at 32 × 128, bert-base at
+// 8 × 128. Products that the models run one per goroutine (the attention's
+// per-head products) are timed with one copy per core running at once, as
+// in the step.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/cpu"
+
+	"github.com/beluga-nlp/beluga/benchmarks/internal/stepbench"
+	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/backend"
+)
+
+type fmaLoop struct {
+	name  string
+	lanes int
+	run   func(n int)
+}
+
+// shape is one benchmarked model shape and its batch.
+type shape struct {
+	name       string
+	batch, seq int
+}
+
+var shapes = map[string]shape{
+	"tiny": {"tiny", 32, 64},
+	"mini": {"mini", 32, 128},
+	"base": {"base", 8, 128},
+}
+
+func main() {
+	list := flag.String("models", "tiny,mini,base", "comma-separated model shapes: tiny (32×64), mini (32×128), base (8×128)")
+	steps := flag.Int("steps", 0, "timed steps per shape (0: 10 for tiny and mini, 3 for base)")
+	paths := flag.Bool("paths", false, "print the kernel paths this machine can run, fastest first, and exit (for CI's loop over BELUGA_KERNELS)")
+	flag.Parse()
+	if *paths {
+		fmt.Println(strings.Join(models.KernelPaths(), " "))
+		return
+	}
+	if err := run(strings.Split(*list, ","), *steps); err != nil {
+		fmt.Fprintln(os.Stderr, "floor:", err)
+		os.Exit(1)
+	}
+}
+
+func run(names []string, steps int) error {
+	if _, err := models.KernelPath(); err != nil {
+		return err
+	}
+	procs := runtime.GOMAXPROCS(0)
+	fmt.Printf("cpu: %s; flags: %s\n", cpuModel(), strings.Join(simdFlags(), " "))
+	fmt.Printf("GOMAXPROCS=%d; build BLAS %s; default backend %s; kernels %s; load %s\n",
+		procs, models.BLAS, models.Backend().Name(), kernelsLine(), loadavg())
+	for _, l := range fmaLoops() {
+		one := fmaPeak(l, 1)
+		all := fmaPeak(l, procs)
+		fmt.Printf("fma peak %-12s 1 core %6.1f GFLOP/s, %d cores %6.1f GFLOP/s\n", l.name, one, procs, all)
+	}
+	for _, n := range names {
+		sh, ok := shapes[n]
+		if !ok {
+			return fmt.Errorf("-models: unknown shape %q (want tiny, mini or base)", n)
+		}
+		if err := floorOf(sh, steps); err != nil {
+			return fmt.Errorf("%s: %w", n, err)
+		}
+	}
+	return nil
+}
+
+// fmaPeak runs the loop on procs goroutines at once and returns the
+// best GFLOP/s of five rounds.
+func fmaPeak(l fmaLoop, procs int) float64 {
+	const iters = 20_000_000
+	best := 0.0
+	for round := 0; round < 5; round++ {
+		var wg sync.WaitGroup
+		start := time.Now()
+		for p := 0; p < procs; p++ {
+			wg.Add(1)
+			go func() { defer wg.Done(); l.run(iters) }()
+		}
+		wg.Wait()
+		flops := float64(procs) * iters * 12 * float64(l.lanes) * 2
+		best = max(best, flops/time.Since(start).Seconds()/1e9)
+	}
+	return best
+}
+
+// gemmCall is one product of a step, as the models asked the backend.
+type gemmCall struct {
+	parallel, transA, transB bool
+	m, n, k                  int
+	alpha, beta              float32
+	lda, ldb, ldc            int
+}
+
+func (g gemmCall) flops() float64 { return 2 * float64(g.m) * float64(g.n) * float64(g.k) }
+
+// recorder is a backend that counts the products passing through it.
+type recorder struct {
+	backend.Backend
+	mu     sync.Mutex
+	counts map[gemmCall]int
+}
+
+func (r *recorder) Gemm(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	r.mu.Lock()
+	r.counts[gemmCall{parallel, transA, transB, m, n, k, alpha, beta, lda, ldb, ldc}]++
+	r.mu.Unlock()
+	r.Backend.Gemm(parallel, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func floorOf(sh shape, steps int) error {
+	if steps <= 0 {
+		steps = 10
+		if sh.name == "base" {
+			steps = 3
+		}
+	}
+	cfg, err := stepbench.Config(sh.name)
+	if err != nil {
+		return err
+	}
+	step, err := stepbench.New(cfg, sh.batch, sh.seq)
+	if err != nil {
+		return err
+	}
+	// One step records the products; it is also the warm-up.
+	rec := &recorder{Backend: models.Backend(), counts: map[gemmCall]int{}}
+	restore := models.UseBackend(rec)
+	err = step.Run()
+	restore()
+	if err != nil {
+		return err
+	}
+	times := make([]float64, 0, steps)
+	cpus := make([]float64, 0, steps)
+	procs := float64(runtime.GOMAXPROCS(0))
+	for s := 0; s < steps; s++ {
+		t, c := time.Now(), cpuSeconds()
+		if err := step.Run(); err != nil {
+			return err
+		}
+		times = append(times, time.Since(t).Seconds())
+		cpus = append(cpus, (cpuSeconds()-c)/procs)
+	}
+	sort.Float64s(times)
+	sort.Float64s(cpus)
+	median, fastest, cpuMedian := times[len(times)/2], times[0], cpus[len(cpus)/2]
+
+	calls := make([]gemmCall, 0, len(rec.counts))
+	for c := range rec.counts {
+		calls = append(calls, c)
+	}
+	sort.Slice(calls, func(i, j int) bool {
+		return calls[i].flops()*float64(rec.counts[calls[i]]) > calls[j].flops()*float64(rec.counts[calls[j]])
+	})
+	engines := gemmEngines()
+	var flops, floor, floorCPU float64
+	best := map[string]float64{}    // seconds each engine would take for every product
+	bestCPU := map[string]float64{} // the same from CPU time
+	for _, c := range calls {
+		n := float64(rec.counts[c])
+		flops += n * c.flops()
+		bestT, bestC := 0.0, 0.0
+		for _, e := range engines {
+			t, cpu := timeCall(e.gemm, c)
+			best[e.name] += n * t
+			bestCPU[e.name] += n * cpu
+			if bestT == 0 || t < bestT {
+				bestT = t
+			}
+			if bestC == 0 || cpu < bestC {
+				bestC = cpu
+			}
+		}
+		floor += n * bestT
+		floorCPU += n * bestC
+	}
+	fmt.Printf("\n%s (batch %d × %d): %d products, %d shapes, %.1f GFLOP a step\n", sh.name, sh.batch, sh.seq, total(rec.counts), len(calls), flops/1e9)
+	for _, e := range engines {
+		fmt.Printf("  gemm %-14s %6.1f GFLOP/s over the step's products (%.4f s); from CPU time %6.1f GFLOP/s\n",
+			e.name, flops/best[e.name]/1e9, best[e.name], flops/bestCPU[e.name]/1e9)
+	}
+	fmt.Printf("  floor (best engine per shape) %.4f s = %.1f GFLOP/s; from CPU time %.4f s = %.1f GFLOP/s\n",
+		floor, flops/floor/1e9, floorCPU, flops/floorCPU/1e9)
+	fmt.Printf("  step median %.4f s (fastest %.4f s) over %d steps = %.2f× floor (fastest %.2f×); CPU time per core %.4f s = %.2f× the CPU-time floor\n",
+		median, fastest, steps, median/floor, fastest/floor, cpuMedian, cpuMedian/floorCPU)
+	fmt.Printf("floor %s median_x=%.2f fastest_x=%.2f cpu_x=%.2f step_time=%.4f fastest=%.4f step_cpu=%.4f floor_s=%.4f floor_cpu_s=%.4f gemm_gflops=%.1f peak_rss_mb=%.0f\n",
+		sh.name, median/floor, fastest/floor, cpuMedian/floorCPU, median, fastest, cpuMedian, floor, floorCPU, flops/floor/1e9, stepbench.PeakRSSMB())
+	return nil
+}
+
+func total(m map[gemmCall]int) int {
+	t := 0
+	for _, n := range m {
+		t += n
+	}
+	return t
+}
+
+// engine is one way beluga can run a product.
+type engine struct {
+	name string
+	gemm func(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+}
+
+// timeCall returns the seconds one call of c takes in the step: the best of
+// several rounds; a product that runs on one goroutine (parallel false) is
+// timed with one copy per core at once, and its time divided by the cores.
+// The second result is the same from the CPU time used, divided by the
+// cores: what the call takes on cores of its own.
+func timeCall(gemm func(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int), c gemmCall) (float64, float64) {
+	copies := 1
+	if !c.parallel {
+		copies = runtime.GOMAXPROCS(0)
+	}
+	type bufs struct{ a, b, c []float32 }
+	bs := make([]bufs, copies)
+	for i := range bs {
+		ar, br := c.m, c.k
+		if c.transA {
+			ar = c.k
+		}
+		if c.transB {
+			br = c.n
+		}
+		bs[i] = bufs{fill(ar * c.lda), fill(br * c.ldb), fill(c.m * c.ldc)}
+	}
+	reps := max(1, int(2e7/c.flops()))
+	procs := float64(runtime.GOMAXPROCS(0))
+	once := func() (float64, float64) {
+		var wg sync.WaitGroup
+		start, cpu0 := time.Now(), cpuSeconds()
+		for i := range bs {
+			wg.Add(1)
+			go func(x bufs) {
+				defer wg.Done()
+				for r := 0; r < reps; r++ {
+					gemm(c.parallel, c.transA, c.transB, c.m, c.n, c.k, c.alpha, x.a, c.lda, x.b, c.ldb, c.beta, x.c, c.ldc)
+				}
+			}(bs[i])
+		}
+		wg.Wait()
+		n := float64(reps * copies)
+		return time.Since(start).Seconds() / n, (cpuSeconds() - cpu0) / n / procs
+	}
+	once()
+	best, bestCPU := once()
+	// The least disturbed of several rounds: on a shared machine the
+	// minimum is what the product costs.
+	for i, deadline := 0, time.Now().Add(400*time.Millisecond); i < 5 || time.Now().Before(deadline); i++ {
+		w, c := once()
+		best, bestCPU = min(best, w), min(bestCPU, c)
+	}
+	return best, bestCPU
+}
+
+// cpuSeconds is the CPU time the process has used (user and system): on a
+// machine shared with other work it counts the cycles this process got,
+// not the time it waited for them.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+func fill(n int) []float32 {
+	x := make([]float32, max(n, 1))
+	s := uint32(7)
+	for i := range x {
+		s = s*1664525 + 1013904223
+		x[i] = float32(s>>8)/(1<<24) - 0.5
+	}
+	return x
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "model name") {
+			if _, v, ok := strings.Cut(line, ":"); ok {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return runtime.GOARCH
+}
+
+// simdFlags are the vector extensions that matter to the kernels.
+func simdFlags() []string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		has  bool
+	}{{"avx2", cpu.X86.HasAVX2}, {"fma", cpu.X86.HasFMA}, {"avx512f", cpu.X86.HasAVX512F},
+		{"avx512bw", cpu.X86.HasAVX512BW}, {"avx512dq", cpu.X86.HasAVX512DQ}, {"avx512vl", cpu.X86.HasAVX512VL},
+		{"avx512_vnni", cpu.X86.HasAVX512VNNI}, {"avx512_bf16", cpu.X86.HasAVX512BF16},
+		{"asimd", cpu.ARM64.HasASIMD}} {
+		if f.has {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}

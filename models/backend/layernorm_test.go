@@ -1,0 +1,66 @@
+package backend
+
+import (
+	"math"
+	"runtime"
+	"testing"
+)
+
+// TestLayerNormBackwardAnyCores: LayerNorm's backward pass gives the same
+// bits on 1, 2, 3 or 64 cores, and the bits the two-core row split gave
+// before it summed dγ and dβ by columns (the pinned tables were trained
+// with those).
+func TestLayerNormBackwardAnyCores(t *testing.T) {
+	for _, rows := range []int{3, 100, 4096} {
+		const h = 256
+		seed := uint64(rows)
+		fill := func(n int) []float32 {
+			x := make([]float32, n)
+			for i := range x {
+				seed = seed*6364136223846793005 + 1442695040888963407
+				x[i] = float32(float64(seed>>11)/(1<<53)*2 - 1)
+			}
+			return x
+		}
+		dy, xhat, rstd, gamma := fill(rows*h), fill(rows*h), fill(rows), fill(h)
+		dg0, db0 := fill(h), fill(h)
+		// The two-core row split: each range's partial sums from zero in
+		// row order, added to dγ, dβ in order of the ranges.
+		wantG, wantB := append([]float32(nil), dg0...), append([]float32(nil), db0...)
+		parts := min(2, rows/(ElementGrain/h))
+		step := rows
+		if parts > 1 {
+			step = (rows + parts - 1) / parts
+		}
+		for lo := 0; lo < rows; lo += step {
+			pg, pb := make([]float32, h), make([]float32, h)
+			for r := lo; r < min(rows, lo+step); r++ {
+				for k := 0; k < h; k++ {
+					pg[k] += dy[r*h+k] * xhat[r*h+k]
+					pb[k] += dy[r*h+k]
+				}
+			}
+			for k := range pg {
+				wantG[k] += pg[k]
+				wantB[k] += pb[k]
+			}
+		}
+		var wantDx []float32
+		for _, procs := range []int{2, 1, 3, 64} {
+			prev := runtime.GOMAXPROCS(procs)
+			dx, dg, db := make([]float32, rows*h), append([]float32(nil), dg0...), append([]float32(nil), db0...)
+			LayerNormBackward(dx, dg, db, dy, xhat, rstd, gamma, h)
+			runtime.GOMAXPROCS(prev)
+			if wantDx == nil {
+				wantDx = dx
+			}
+			for name, pair := range map[string][2][]float32{"dγ": {dg, wantG}, "dβ": {db, wantB}, "dx": {dx, wantDx}} {
+				for i := range pair[0] {
+					if math.Float32bits(pair[0][i]) != math.Float32bits(pair[1][i]) {
+						t.Fatalf("%d rows, GOMAXPROCS=%d: %s[%d] = %g, want %g", rows, procs, name, i, pair[0][i], pair[1][i])
+					}
+				}
+			}
+		}
+	}
+}

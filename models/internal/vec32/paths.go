@@ -1,0 +1,113 @@
+package vec32
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+)
+
+// The kernel paths: the instruction sets the kernels run on, chosen at run
+// time from what the CPU has, fastest first, unless BELUGA_KERNELS forces
+// one. The avx512 and avx2 paths give the same bits (each C element is
+// accumulated over k in the same order with FMA; the element-wise kernels
+// run the same instructions on wider registers); the go path, without FMA,
+// differs from them in the last bits.
+const (
+	PathAVX512 = "avx512"
+	PathAVX2   = "avx2"
+	PathGo     = "go"
+)
+
+// EnvKernels is the environment variable that forces a kernel path.
+const EnvKernels = "BELUGA_KERNELS"
+
+// kernels is one path's micro-kernels. The vector element-wise kernels
+// return how many leading elements they did; the portable loops do the rest.
+type kernels struct {
+	name string
+	// gemm adds the mr×k packed panel a times the k×nr packed panel b to
+	// the mr×nr block of C at c (rows ldc floats apart); nil on the go
+	// path, whose products are gonum's.
+	mr, nr   int
+	gemm     func(k int, a, b, c *float32, ldc int)
+	geluF    func(y, x []float32) int
+	geluB    func(dx, dy, x []float32) int
+	expShift func(x []float32, shift float32, sums *[8]float32) int
+	adamW    func(value, grad, m, v []float32, c *AdamWCoef) int
+}
+
+var goKernels = &kernels{name: PathGo,
+	geluF:    func(y, x []float32) int { return 0 },
+	geluB:    func(dx, dy, x []float32) int { return 0 },
+	expShift: func(x []float32, shift float32, sums *[8]float32) int { return 0 },
+	adamW:    func(value, grad, m, v []float32, c *AdamWCoef) int { return 0 }}
+
+var (
+	active atomic.Pointer[kernels]
+	envErr error
+)
+
+func init() {
+	k, err := choose(os.Getenv(EnvKernels), available())
+	envErr = err
+	active.Store(k)
+}
+
+// choose returns the kernels named by env ("" for the fastest available),
+// or the fastest and an error when env names an unknown path or one the
+// CPU lacks.
+func choose(env string, avail []*kernels) (*kernels, error) {
+	if env == "" {
+		return avail[0], nil
+	}
+	for _, k := range avail {
+		if k.name == env {
+			return k, nil
+		}
+	}
+	names := make([]string, len(avail))
+	for i, k := range avail {
+		names[i] = k.name
+	}
+	if env == PathAVX512 || env == PathAVX2 || env == PathGo {
+		return avail[0], fmt.Errorf("%s=%s: this CPU cannot run the %s kernels (it can run: %s)", EnvKernels, env, env, strings.Join(names, ", "))
+	}
+	return avail[0], fmt.Errorf("%s=%q: unknown kernel path (want one of %s, %s, %s)", EnvKernels, env, PathAVX512, PathAVX2, PathGo)
+}
+
+// Paths returns the kernel paths this machine can run, fastest first.
+func Paths() []string {
+	avail := available()
+	out := make([]string, len(avail))
+	for i, k := range avail {
+		out[i] = k.name
+	}
+	return out
+}
+
+// Path returns the kernel path in use.
+func Path() string { return active.Load().name }
+
+// EnvError returns the error of a BELUGA_KERNELS the machine cannot
+// honour (the fastest path runs meanwhile), nil when it is unset or valid:
+// programs that train check it before they start, so that a forced path is
+// never silently replaced.
+func EnvError() error { return envErr }
+
+// Use makes the kernels run path p from now on and returns a function that
+// restores the previous path. Switch paths between computations, not
+// during one (tests loop over Paths with it).
+func Use(p string) (restore func(), err error) {
+	for _, k := range available() {
+		if k.name == p {
+			prev := active.Swap(k)
+			return func() { active.Store(prev) }, nil
+		}
+	}
+	_, err = choose(p, available())
+	if p == "" {
+		err = fmt.Errorf("empty kernel path")
+	}
+	return nil, err
+}

@@ -35,8 +35,8 @@ func (z Sizes) String() string {
 }
 
 // Trained reads a run's record of what it trained on (train.TrainedFile):
-// nil without error for a run that wrote none (a span run, or a store
-// written before runs recorded it).
+// nil without error for a run that wrote none (a store written before
+// runs recorded it).
 func (s *Store) Trained(id string) (*train.Trained, error) {
 	b, err := os.ReadFile(filepath.Join(s.RunDir(id), "train", train.TrainedFile))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -54,8 +54,7 @@ func (s *Store) Trained(id string) (*train.Trained, error) {
 
 // SizesOf is what run r trains on: its record when the store holds one
 // for it, else drawn from its data as the run will draw it (train.DataOf,
-// which reads the suite and i.i.d. files but loads no model). A span
-// run's sizes are unknown (ok false).
+// which reads the suite and i.i.d. files but loads no model).
 //
 // memo, when not nil, keeps what was drawn by what draws it (the data
 // fields of the run spec: not its method, hyper-parameters or model), so
@@ -97,8 +96,7 @@ type SizeRow struct {
 // SizeRows lists what every run of a sweep trains on (SizesOf), each
 // held-out run beside its seen run's suite cases: the seen-versus-held-out
 // gap is also a gap in suite data of this size (docs/experiment-spec.md,
-// budget.fold_cap). Searches and span runs, which record none, are left
-// out.
+// budget.fold_cap). Searches, which record none, are left out.
 func SizeRows(store *Store, runs []Run) ([]SizeRow, error) {
 	cellOf := func(r Run) string {
 		t := r.Train

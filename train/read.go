@@ -121,6 +121,8 @@ type readRun struct {
 	data  Data
 	phase []Phase
 	test  []datasets.QAExample // the i.i.d. test half
+	// trained is what the run reads, by question position and case id.
+	trained *Trained
 }
 
 func (p *readRun) batches() (models.Classifier, Data, []Phase) { return p.model, p.data, p.phase }
@@ -129,9 +131,7 @@ func (p *readRun) batches() (models.Classifier, Data, []Phase) { return p.model,
 // READ run checks none of its questions and contexts.
 func (p *readRun) inputChecks() *inputcheck.Report { return nil }
 
-// trainedOn records nothing for a span run: its rows are SQuAD questions,
-// not file lines (the limits that draw them are in its spec).
-func (p *readRun) trainedOn() *Trained { return nil }
+func (p *readRun) trainedOn() *Trained { return p.trained }
 
 func (p *readRun) saveModel(dir string) error { return p.save(dir) }
 
@@ -176,25 +176,16 @@ func prepareRead(ctx context.Context, spec RunSpec) (*readRun, error) {
 	p.cfg.MaxLength, p.cfg.Stride = spec.MaxLength, ReadStride(spec.MaxLength)
 	p.data.SpanLength = spec.MaxLength
 
-	dev, err := datasets.ReadSQuAD(spec.IIDDev)
+	dev, train, q, err := spec.spanIID()
 	if err != nil {
 		return nil, err
 	}
-	valIdx, testIdx := datasets.Halve(len(dev), datasets.BeLUGAHalvingSeed)
-	p.test = datasets.Pick(dev, testIdx)
+	p.test = datasets.Pick(dev, q.test)
+	p.trained = spanTrainedRecord(spec, q, suite, fold)
 	if spec.config().IID {
-		var train []datasets.QAExample
-		if sameFile(spec.IIDTrain, spec.IIDDev) {
-			// Training on dev (where SQuAD train is not at hand) takes its
-			// validation half only: never the i.i.d. test half.
-			train = datasets.Pick(dev, valIdx)
-		} else if train, err = datasets.ReadSQuAD(spec.IIDTrain); err != nil {
-			return nil, err
-		}
-		train = trainPart(&spec, train, func(datasets.QAExample) int { return 0 })
 		// The IID baseline is iid_finetuning.py's Trainer, with token types;
 		// the suite phases' SQuAD batches have none.
-		if p.data.IID, err = SpanRows(ctx, train, p.tk, p.cfg, spec.Configuration == ConfigIID); err != nil {
+		if p.data.IID, err = SpanRows(ctx, datasets.Pick(train, q.train), p.tk, p.cfg, spec.Configuration == ConfigIID); err != nil {
 			return nil, err
 		}
 	}
@@ -211,6 +202,31 @@ func prepareRead(ctx context.Context, spec RunSpec) (*readRun, error) {
 	}
 	p.phase = method.Phases(spec.Hyper, spec.ProbeHyper)
 	return p, nil
+}
+
+// spanIID reads a span run's SQuAD files: dev, the file its training
+// questions come from (nil where its configuration trains on none) and the
+// positions of the questions it trains on, validates on and is scored on.
+func (spec RunSpec) spanIID() (dev, train []datasets.QAExample, q spanQuestions, err error) {
+	if dev, err = datasets.ReadSQuAD(spec.IIDDev); err != nil {
+		return nil, nil, q, err
+	}
+	q.val, q.test = datasets.Halve(len(dev), datasets.BeLUGAHalvingSeed)
+	if !spec.config().IID {
+		return dev, nil, q, nil
+	}
+	noLabel := func(int) int { return 0 }
+	if sameFile(spec.IIDTrain, spec.IIDDev) {
+		// Training on dev (where SQuAD train is not at hand) takes its
+		// validation half only: never the i.i.d. test half.
+		q.trainFile, train, q.train = spec.IIDDev, dev, trainPart(&spec, q.val, noLabel)
+		return dev, train, q, nil
+	}
+	if train, err = datasets.ReadSQuAD(spec.IIDTrain); err != nil {
+		return nil, nil, q, err
+	}
+	q.trainFile, q.train = spec.IIDTrain, trainPart(&spec, indices(len(train)), noLabel)
+	return dev, train, q, nil
 }
 
 // sameFile says whether two paths name the same file.

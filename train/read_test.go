@@ -291,3 +291,75 @@ func TestReadRunsOnDevAlone(t *testing.T) {
 		t.Error("a classification task's one file named twice was accepted")
 	}
 }
+
+// A span run records what it read as a classification run does: its
+// training questions by position (dev's validation half when it trains on
+// dev, a train_size draw of them), the halves it validates and is scored
+// on, and the suite's parts; DataOf draws the same record without a model.
+func TestReadRecordsWhatTrained(t *testing.T) {
+	dev, err := datasets.ReadSQuAD("testdata/tiny_squad_dev.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, test := datasets.Halve(len(dev), datasets.BeLUGAHalvingSeed)
+	spec := tinyReadSpec(ConfigIID)
+	spec.IIDTrain, spec.TrainSize = spec.IIDDev, 5
+	out := t.TempDir()
+	if _, err := Run(context.Background(), spec, out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, TrainedFile))
+	if err != nil {
+		t.Fatalf("a span run wrote no %s: %v", TrainedFile, err)
+	}
+	var rec Trained
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	byRole := map[string]TrainedPart{}
+	for _, p := range rec.IID {
+		byRole[p.Role] = p
+	}
+	positions := func(idx []int) map[int]bool {
+		m := map[int]bool{}
+		for _, i := range idx {
+			m[i+1] = true
+		}
+		return m
+	}
+	inVal, inTest := positions(val), positions(test)
+	tr := byRole["trained"]
+	if tr.Rows != 5 || tr.File != spec.IIDDev {
+		t.Errorf("trained part %+v: want 5 questions of %s", tr, spec.IIDDev)
+	}
+	for _, q := range expandRanges(t, tr.Questions) {
+		if !inVal[q] || inTest[q] {
+			t.Errorf("trained on question %d, not of dev's validation half", q)
+		}
+	}
+	if got := expandRanges(t, byRole["scored"].Questions); len(got) != len(test) || !inTest[got[0]] {
+		t.Errorf("scored questions %v, want the test half's %d", got, len(test))
+	}
+	if byRole["validation"].Rows != len(val) {
+		t.Errorf("validation part %+v, want the validation half's %d", byRole["validation"], len(val))
+	}
+	if len(rec.Suite) != 2 || rec.Suite[1].Role != "scored" || rec.Suite[1].Cases == 0 {
+		t.Errorf("suite parts %+v: want T_val and the scored T_test (an IID run trains on no suite case)", rec.Suite)
+	}
+	drawn, err := DataOf(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := json.Marshal(rec); string(want) != string(mustJSON(t, drawn)) {
+		t.Errorf("DataOf differs from the run's record:\n%s\n%s", mustJSON(t, drawn), want)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -54,6 +54,10 @@ type TrainedPart struct {
 	// "row N" positions, written as negative numbers' absolute values
 	// under "rows"), as ranges.
 	Lines string `json:"lines,omitempty"`
+	// Questions are a SQuAD-format part's questions by their 1-based
+	// position in the file's reading order (articles, paragraphs,
+	// questions), as ranges.
+	Questions string `json:"questions,omitempty"`
 	// Functionalities list a suite part's case ids per functionality.
 	Functionalities []FunctionalityCases `json:"functionalities,omitempty"`
 	// Digest is the SHA-256 of the part's file name and list.
@@ -196,25 +200,67 @@ func trainedRecord(spec RunSpec, d *iidData, kept []int, suite *suites.Suite, fo
 				Lines: "all", Digest: digestOf(f, "all")})
 		}
 	}
+	t.Suite = trainedSuiteParts(spec, suite, fold)
+	return t
+}
+
+// trainedSuiteParts are the suite's parts a run trains on (when its
+// configuration trains on the suite), validates on and is scored on.
+func trainedSuiteParts(spec RunSpec, suite *suites.Suite, fold *splits.Fold) []TrainedPart {
+	var parts []TrainedPart
 	if spec.config().Suite {
 		capped := spec.trainingSuite(suite, fold)
-		t.Suite = append(t.Suite, trainedSuitePart("trained", "suite T_train", spec.Suite, capped, func(f *suites.Functionality, c *suites.Case) bool {
+		parts = append(parts, trainedSuitePart("trained", "suite T_train", spec.Suite, capped, func(f *suites.Functionality, c *suites.Case) bool {
 			// BuildSuiteData's rule: a fold leaves out what it holds out.
 			return c.Split == suites.SplitTrain && (fold == nil || !fold.HoldsOut(f, c))
 		}))
 	}
-	t.Suite = append(t.Suite, trainedSuitePart("validation", "suite T_val", spec.Suite, suite, func(_ *suites.Functionality, c *suites.Case) bool {
+	parts = append(parts, trainedSuitePart("validation", "suite T_val", spec.Suite, suite, func(_ *suites.Functionality, c *suites.Case) bool {
 		return c.Split == suites.SplitValidation
 	}))
 	scored := scoredSuite(suite, fold, spec.EvalLimit)
-	t.Suite = append(t.Suite, trainedSuitePart("scored", "suite T_test", spec.Suite, scored, func(f *suites.Functionality, c *suites.Case) bool {
+	return append(parts, trainedSuitePart("scored", "suite T_test", spec.Suite, scored, func(f *suites.Functionality, c *suites.Case) bool {
 		if c.Split != suites.SplitTest {
 			return false
 		}
 		return fold == nil || !fold.ByMeta() || fold.HoldsOut(f, c)
 	}))
+}
+
+// spanQuestions are a span run's i.i.d. questions by position: those it
+// trains on (in trainFile: the train file, or the dev file when it trains
+// on dev's validation half) and dev's validation and test halves.
+type spanQuestions struct {
+	trainFile        string
+	train, val, test []int
+}
+
+// spanTrainedRecord is what a span run reads: its SQuAD questions by
+// position and the suite's parts, as a classification run's record.
+func spanTrainedRecord(spec RunSpec, q spanQuestions, suite *suites.Suite, fold *splits.Fold) *Trained {
+	t := &Trained{Recipe: spanTrainedRecipe}
+	part := func(role, name, file string, pos []int) TrainedPart {
+		ones := make([]int, len(pos))
+		for i, p := range pos {
+			ones[i] = p + 1
+		}
+		p := TrainedPart{Role: role, Name: name, File: file, Rows: len(pos), Questions: rangesOf(ones)}
+		p.Digest = digestOf(file, p.Questions)
+		return p
+	}
+	if spec.config().IID {
+		t.IID = append(t.IID, part("trained", "i.i.d. train", q.trainFile, q.train))
+	}
+	t.IID = append(t.IID, part("validation", "i.i.d. validation half", spec.IIDDev, q.val),
+		part("scored", "i.i.d. test half", spec.IIDDev, q.test))
+	t.Suite = trainedSuiteParts(spec, suite, fold)
 	return t
 }
+
+// spanTrainedRecipe is Trained.Recipe for span runs (prepareRead's order).
+const spanTrainedRecipe = "i.i.d.: the dev file halved as BeLUGA does (datasets.Halve, seed 42: validation half, test half); trained: the train " +
+	"file's questions (dev's validation half where train and dev are one file), their first iid_limit, then train_size (or " +
+	"train_fraction) of them drawn with the run's seed (subsample). Suite: as a classification run's"
 
 // String says what a run trained on in one line, for logs.
 func (t *Trained) String() string {
@@ -250,8 +296,7 @@ func (d *iidData) trainedSize(r *inputcheck.Report, kept []int) {
 
 // DataOf is what a run would train, validate and be scored on, read from
 // its suite and i.i.d. files without a model: the record its trained.json
-// will hold (beluga status --sizes for runs not done). A span task's
-// runs record none (nil).
+// will hold (beluga status --sizes for runs not done).
 //
 // It checks only what it reads: a run whose starting model or searched
 // hyper-parameters another run provides (from_iid, a search's choice) is
@@ -260,12 +305,16 @@ func DataOf(spec RunSpec) (*Trained, error) {
 	if _, err := LookupConfiguration(spec.Configuration); err != nil {
 		return nil, err
 	}
-	if spec.ResolvedKind() == KindSpan {
-		return nil, nil
-	}
 	suite, fold, err := spec.openSuite()
 	if err != nil {
 		return nil, err
+	}
+	if spec.ResolvedKind() == KindSpan {
+		_, _, q, err := spec.spanIID()
+		if err != nil {
+			return nil, err
+		}
+		return spanTrainedRecord(spec, q, suite, fold), nil
 	}
 	task, err := spec.task()
 	if err != nil {

@@ -32,29 +32,20 @@ data=$(cd "${DATA:-../shared/data}" && pwd)
 # project reads gogrid's output and prints the per-core and cluster figures.
 project() {
 	awk -v measured="${GOMAXPROCS:-2}" -v nodes="${NODES:-32}" -v per="${PER_NODE:-64}" '
-	# The per-kind rows: config, method, runs, updates/run, s/update (phases
-	# joined by +: the largest is taken), h over all runs.
-	NF >= 6 && $3 ~ /^[0-9]+$/ && $4 ~ /^[0-9]+$/ {
-		n = split($5, c, "+"); s = 0
-		for (i = 1; i <= n; i++) if (c[i] + 0 > s) s = c[i] + 0
-		h = $4 * s / 3600
-		if ($1 == "iid") base = h
-		else if (h > longest) { longest = h; kind = $1 " " $2 }
-	}
 	/^projected, faithful:/ { total = $(NF - 3) + 0 }
+	/^critical path:/ { floor = $3 + 0; sub(/^critical path: [0-9.]+ h /, ""); what = $0 }
 	END {
 		if (total == 0) { print "no projection in gogrid output"; exit 1 }
 		cores = nodes * per
 		coreh = total * measured
 		wall = coreh / cores
-		floor = base + longest
 		printf "\ncluster projection (faithful grid, %d-core measurements):\n", measured
 		printf "  per core: %.0f h x %d cores = %.0f core-hours (%.1f core-years)\n", total, measured, coreh, coreh / 8766
 		printf "  %d nodes x %d cores = %d cores, --cpus-per-task=%d: %d runs at once\n", nodes, per, cores, measured, cores / measured
 		printf "  every core busy: %.0f core-hours / %d cores = %.1f h\n", coreh, cores, wall
-		printf "  critical path: the IID baseline (%.1f h) then the longest run started from it (%s, %.1f h) = %.1f h\n", base, kind, longest, floor
+		printf "  critical path: %.1f h %s\n", floor, what
 		printf "  projected wall time: about %.1f h (the larger of the two)\n", (wall > floor ? wall : floor)
-		printf "  assumptions: a run on %d cluster cores runs as fast as here; nodes share no memory bandwidth limit beyond this machine'"'"'s; the shared store and data cache keep up (the reads are small); 1,198 runs and 21 searches of 18 trials give more ready work than %d slots except in the tail\n", measured, cores / measured
+		printf "  assumptions: a run on %d cluster cores runs as fast as here; nodes share no memory bandwidth limit beyond this machine'"'"'s; the shared store and data cache keep up (the reads are small); a search runs its 18 trials one after another, the runs it sets wait for it; 1,198 runs give more ready work than %d slots except in the tail\n", measured, cores / measured
 	}'
 }
 before=${BEFORE:-4de67bf^1}

@@ -345,6 +345,10 @@ func run(dataDir, shape string, steps, evalN int, label string) error {
 	fmt.Printf("\n%-12s %-8s %9s %12s %14s %12s\n", "config", "method", "runs", "updates/run", "s/update", "h (all runs)")
 	fmt.Printf("%-12s %-8s %9d %12d %14s %12.1f\n", "iid", "vanilla", 1, iidSteps[0], fmt.Sprintf("%.3f", perUpdate[base][0]), b/3600)
 	runs := 1
+	// The critical path on a cluster with a slot for every run: per kind,
+	// the IID baseline (for the configurations that start from it), then
+	// the search (its 18 trials one after another), then its longest run.
+	critical, criticalWhat := b, "the IID baseline alone"
 	lpFeatureInputs := map[string]bool{} // distinct inputs whose features lp-frozen-eval computes, per encoder
 	for _, config := range configs {
 		for _, method := range methods {
@@ -364,7 +368,7 @@ func run(dataDir, shape string, steps, evalN int, label string) error {
 					return err
 				}
 			}
-			var kindSecs, kindTrain, kindTrainCached float64
+			var kindSecs, kindTrain, kindTrainCached, longestRun float64
 			var kindUpdates int
 			for _, f := range folds {
 				d := dataOf(config, f.data)
@@ -388,6 +392,7 @@ func run(dataDir, shape string, steps, evalN int, label string) error {
 				kindTrain += trainS
 				kindTrainCached += trainCachedS
 				kindSecs += trainS + scoreS + prep(config)
+				longestRun = max(longestRun, trainS+scoreS+prep(config))
 				runs++
 			}
 			if cachedCost != nil {
@@ -399,6 +404,7 @@ func run(dataDir, shape string, steps, evalN int, label string) error {
 			}
 			// The search: 18 trials on the seen data, each prepared,
 			// trained and scored on T_val (LP-FT is not searched).
+			var searchSecs float64
 			if method != "lp-ft" {
 				var trialSecs, trialCached float64
 				d := dataOf(config, folds[0].data)
@@ -430,6 +436,14 @@ func run(dataDir, shape string, steps, evalN int, label string) error {
 				add(&totCached, searchLRs*trialCached, 0, 0)
 				kindSecs += searchLRs * trialSecs
 				runs++
+				searchSecs = searchLRs * trialSecs
+			}
+			chain, what := searchSecs+longestRun, fmt.Sprintf("%s %s: search %.1f h, then its longest run %.1f h", config, method, searchSecs/3600, longestRun/3600)
+			if config == train.ConfigIIDThenT || config == train.ConfigIIDThenIT {
+				chain, what = chain+b, "the IID baseline, then "+what
+			}
+			if chain > critical {
+				critical, criticalWhat = chain, what
 			}
 			extra := ""
 			if cachedCost != nil {
@@ -444,6 +458,7 @@ func run(dataDir, shape string, steps, evalN int, label string) error {
 			name, t.train/3600, t.score/3600, t.prepare/3600, (t.train+t.score+t.prepare)/3600, (t.train+t.score+t.prepare)/86400)
 	}
 	report("projected, faithful", tot)
+	fmt.Printf("critical path: %.1f h (%s)\n", critical/3600, criticalWhat)
 	if len(lpFeatureInputs) > 0 {
 		feat := float64(len(lpFeatureInputs)) * perInput
 		totCached.train += feat

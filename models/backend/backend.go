@@ -59,8 +59,9 @@ type Backend interface {
 	// AdamW applies one AdamW update to a parameter from its gradient and
 	// its moments m and v (updated in place), as torch.optim.AdamW does.
 	AdamW(value, grad, m, v []float32, s AdamWStep)
-	// AddSquares returns acc + Σ x², summed in float64 in index order
-	// (clipping's global norm adds parameter after parameter).
+	// AddSquares returns acc + Σ x², summed in float64 in an order that
+	// depends on len(x) alone, never on scheduling (clipping's global norm
+	// adds parameter after parameter).
 	AddSquares(acc float64, x []float32) float64
 	// Scale multiplies x by c.
 	Scale(x []float32, c float32)

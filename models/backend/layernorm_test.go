@@ -64,3 +64,31 @@ func TestLayerNormBackwardAnyCores(t *testing.T) {
 		}
 	}
 }
+
+// TestAddSquaresAnyCores: the global norm's sum of squares has the same
+// bits on any number of cores, and is the exact sum to float64 rounding.
+func TestAddSquaresAnyCores(t *testing.T) {
+	for _, n := range []int{0, 5, 9, squaresBlock, 3*squaresBlock + 17} {
+		x := make([]float32, n)
+		exact := 0.0
+		for i := range x {
+			x[i] = float32(i%97)/50 - 1
+			exact += float64(x[i]) * float64(x[i])
+		}
+		var want float64
+		for i, procs := range []int{1, 2, 3, 64} {
+			prev := runtime.GOMAXPROCS(procs)
+			got := cpu{}.AddSquares(0.5, x)
+			runtime.GOMAXPROCS(prev)
+			if i == 0 {
+				want = got
+			}
+			if math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("n=%d, GOMAXPROCS=%d: %v, on one core %v", n, procs, got, want)
+			}
+			if math.Abs(got-0.5-exact) > 1e-12*math.Max(1, exact) {
+				t.Fatalf("n=%d: %v, want %v", n, got-0.5, exact)
+			}
+		}
+	}
+}

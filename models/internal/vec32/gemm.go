@@ -96,11 +96,29 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 				p, cc := t%panels, t/panels
 				i0 := mr * p
 				rows := min(mr, m-i0)
-				packA(ap, transA, a, lda, alpha, i0, rows, l0, kb, mr)
+				// A whole block with alpha 1 is read where it lies (alpha·a
+				// is a then: the same bits as packed).
+				direct := kn.strided != nil && alpha == 1 && rows == mr
+				if !direct {
+					packA(ap, transA, a, lda, alpha, i0, rows, l0, kb, mr)
+				}
 				for q := cc * chunk; q < min(colPanels, (cc+1)*chunk); q++ {
 					j0 := nr * q
 					cols := min(nr, n-j0)
 					bq := &bp[q*kb*nr]
+					if direct && cols == nr {
+						if transA {
+							kn.strided(kb, &a[l0*lda+i0], 4, 4*lda, bq, &c[i0*ldc+j0], ldc)
+						} else {
+							kn.strided(kb, &a[i0*lda+l0], 4*lda, 4, bq, &c[i0*ldc+j0], ldc)
+						}
+						continue
+					}
+					if direct {
+						// An edge panel of B: A packed after all.
+						packA(ap, transA, a, lda, alpha, i0, rows, l0, kb, mr)
+						direct = false
+					}
 					if rows == mr && cols == nr {
 						kn.gemm(kb, &ap[0], bq, &c[i0*ldc+j0], ldc)
 						continue

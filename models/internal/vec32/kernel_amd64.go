@@ -6,7 +6,7 @@ import "golang.org/x/sys/cpu"
 func sgemmKernel4x16(k int, a, b, c *float32, ldc int)
 
 //go:noescape
-func sgemmKernel12x32(k int, a, b, c *float32, ldc int)
+func sgemmKernel12x32(k int, a *float32, rs, ks int, b, c *float32, ldc int)
 
 //go:noescape
 func geluForwardAVX(y, x *float32, n int)
@@ -45,7 +45,8 @@ var avx2Kernels = &kernels{name: PathAVX2, mr: 4, nr: 16, gemm: sgemmKernel4x16,
 // The avx512 path runs 16 floats at a time, then one block of 8 on the
 // AVX2 kernel, so that every element gets the instructions it gets on the
 // avx2 path.
-var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel12x32,
+var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, strided: sgemmKernel12x32,
+	gemm: func(k int, a, b, c *float32, ldc int) { sgemmKernel12x32(k, a, 4, 48, b, c, ldc) },
 	geluF: func(y, x []float32) int {
 		n := len(x) &^ 15
 		if n > 0 {

@@ -67,20 +67,28 @@ store:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel12x32(k int, a, b, c *float32, ldc int)
+// func sgemmKernel12x32(k int, a *float32, rs, ks int, b, c *float32, ldc int)
 //
-// C[12×32] += A·B for a packed 12×k panel of A (a[l*12+i]) and a packed
-// k×32 panel of B (b[l*32+j]); C's rows are ldc floats apart. AVX-512:
-// 24 accumulators of 16 floats (Z0–Z23), two loads of B and twelve
-// broadcasts of A per step of k, 24 FMAs. Each element of C is summed over
-// k in the order the AVX2 kernel sums it, with the same FMAs: the same bits.
-TEXT ·sgemmKernel12x32(SB), NOSPLIT, $0-40
+// C[12×32] += A·B for a 12×k block of A whose element (i, l) is at
+// a + i·rs + l·ks bytes (a packed panel: rs = 4, ks = 48; A itself, without
+// packing: rs = lda·4, ks = 4, or, transposed, rs = 4, ks = lda·4) and a
+// packed k×32 panel of B (b[l*32+j]); C's rows are ldc floats apart.
+// AVX-512: 24 accumulators of 16 floats (Z0–Z23), two loads of B and
+// twelve broadcasts of A per step of k, 24 FMAs. Each element of C is
+// summed over k in the order the AVX2 kernel sums it, with the same FMAs:
+// the same bits.
+TEXT ·sgemmKernel12x32(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
+	MOVQ rs+16(FP), R9
+	MOVQ ks+24(FP), R12
+	MOVQ b+32(FP), DI
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R8
 	SHLQ $2, R8
+	LEAQ (R9)(R9*2), R10   // 3·rs
+	LEAQ (SI)(R9*4), R11   // row 4
+	LEAQ (R11)(R9*4), R13  // row 8
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -106,53 +114,55 @@ TEXT ·sgemmKernel12x32(SB), NOSPLIT, $0-40
 	VPXORD Z22, Z22, Z22
 	VPXORD Z23, Z23, Z23
 	TESTQ CX, CX
-	JZ    store
+	JZ    store12
 
-loop:
+loop12:
 	VMOVUPS (DI), Z24
 	VMOVUPS 64(DI), Z25
-	VBROADCASTSS 0(SI), Z26
+	VBROADCASTSS (SI), Z26
 	VFMADD231PS Z24, Z26, Z0
 	VFMADD231PS Z25, Z26, Z1
-	VBROADCASTSS 4(SI), Z27
+	VBROADCASTSS (SI)(R9*1), Z27
 	VFMADD231PS Z24, Z27, Z2
 	VFMADD231PS Z25, Z27, Z3
-	VBROADCASTSS 8(SI), Z28
+	VBROADCASTSS (SI)(R9*2), Z28
 	VFMADD231PS Z24, Z28, Z4
 	VFMADD231PS Z25, Z28, Z5
-	VBROADCASTSS 12(SI), Z29
+	VBROADCASTSS (SI)(R10*1), Z29
 	VFMADD231PS Z24, Z29, Z6
 	VFMADD231PS Z25, Z29, Z7
-	VBROADCASTSS 16(SI), Z30
+	VBROADCASTSS (R11), Z30
 	VFMADD231PS Z24, Z30, Z8
 	VFMADD231PS Z25, Z30, Z9
-	VBROADCASTSS 20(SI), Z31
+	VBROADCASTSS (R11)(R9*1), Z31
 	VFMADD231PS Z24, Z31, Z10
 	VFMADD231PS Z25, Z31, Z11
-	VBROADCASTSS 24(SI), Z26
+	VBROADCASTSS (R11)(R9*2), Z26
 	VFMADD231PS Z24, Z26, Z12
 	VFMADD231PS Z25, Z26, Z13
-	VBROADCASTSS 28(SI), Z27
+	VBROADCASTSS (R11)(R10*1), Z27
 	VFMADD231PS Z24, Z27, Z14
 	VFMADD231PS Z25, Z27, Z15
-	VBROADCASTSS 32(SI), Z28
+	VBROADCASTSS (R13), Z28
 	VFMADD231PS Z24, Z28, Z16
 	VFMADD231PS Z25, Z28, Z17
-	VBROADCASTSS 36(SI), Z29
+	VBROADCASTSS (R13)(R9*1), Z29
 	VFMADD231PS Z24, Z29, Z18
 	VFMADD231PS Z25, Z29, Z19
-	VBROADCASTSS 40(SI), Z30
+	VBROADCASTSS (R13)(R9*2), Z30
 	VFMADD231PS Z24, Z30, Z20
 	VFMADD231PS Z25, Z30, Z21
-	VBROADCASTSS 44(SI), Z31
+	VBROADCASTSS (R13)(R10*1), Z31
 	VFMADD231PS Z24, Z31, Z22
 	VFMADD231PS Z25, Z31, Z23
-	ADDQ $48, SI
+	ADDQ R12, SI
+	ADDQ R12, R11
+	ADDQ R12, R13
 	ADDQ $128, DI
 	DECQ CX
-	JNZ  loop
+	JNZ  loop12
 
-store:
+store12:
 	VADDPS (DX), Z0, Z0
 	VMOVUPS Z0, (DX)
 	VADDPS 64(DX), Z1, Z1
@@ -214,4 +224,3 @@ store:
 	VMOVUPS Z23, 64(DX)
 	VZEROUPPER
 	RET
-

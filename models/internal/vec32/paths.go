@@ -29,8 +29,12 @@ type kernels struct {
 	// gemm adds the mr×k packed panel a times the k×nr packed panel b to
 	// the mr×nr block of C at c (rows ldc floats apart); nil on the go
 	// path, whose products are gonum's.
-	mr, nr   int
-	gemm     func(k int, a, b, c *float32, ldc int)
+	mr, nr int
+	gemm   func(k int, a, b, c *float32, ldc int)
+	// strided, where the kernel has it, is gemm reading A where it lies:
+	// element (i, l) at a + i·rs + l·ks bytes, so that whole blocks of A
+	// need no packing.
+	strided  func(k int, a *float32, rs, ks int, b, c *float32, ldc int)
 	geluF    func(y, x []float32) int
 	geluB    func(dx, dy, x []float32) int
 	expShift func(x []float32, shift float32, sums *[8]float32) int

@@ -352,3 +352,22 @@ func TestVerifyAndStatusOfAStoreThatIsNotThere(t *testing.T) {
 		t.Errorf("status of a spec whose store is not there does not say so:\n%s", out)
 	}
 }
+
+// A BELUGA_KERNELS this machine cannot run stops a sweep before it starts,
+// with one message and no store: each run would otherwise refuse it on its
+// own, leaving a failed.json per run.
+func TestUnrunnableKernelPathStopsTheSweep(t *testing.T) {
+	spec := identityDir(t)
+	t.Setenv("BELUGA_KERNELS", "avx1024")
+	code, out := beluga(t, "run", spec)
+	if code != 1 || !strings.Contains(out, "BELUGA_KERNELS") {
+		t.Errorf("run under BELUGA_KERNELS=avx1024: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(spec), "store")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("run under an unrunnable kernel path left a store (%v)", err)
+	}
+	store := filepath.Join(t.TempDir(), "qs")
+	if code, out := beluga(t, "quickstart", "-o", store); code != 1 || !strings.Contains(out, "BELUGA_KERNELS") {
+		t.Errorf("quickstart under BELUGA_KERNELS=avx1024: exit %d\n%s", code, out)
+	}
+}

@@ -50,6 +50,9 @@ dev's other, i.i.d. test half.`,
 			if jobs < 1 {
 				return fmt.Errorf("--jobs %d: want at least 1", jobs)
 			}
+			if err := checkKernels(); err != nil {
+				return err
+			}
 			qs, ok := quickstartSpecs[strings.ToUpper(task)]
 			if !ok {
 				return fmt.Errorf("--task %q: want SENT or READ", task)

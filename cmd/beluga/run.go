@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/hub"
 )
 
@@ -108,7 +109,15 @@ func (o *runOptions) validate() error {
 	if st, err := os.Stat(o.spec); err == nil && st.IsDir() {
 		return fmt.Errorf("%s is a directory: beluga run takes an experiment spec (a store's runs are run from the spec that lists them)", o.spec)
 	}
-	return nil
+	return checkKernels()
+}
+
+// checkKernels refuses a BELUGA_KERNELS this machine cannot run before a
+// sweep starts: each run would refuse it (train.Run never runs another
+// path silently), one failed.json after another.
+func checkKernels() error {
+	_, err := models.KernelPath()
+	return err
 }
 
 func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {

@@ -122,10 +122,10 @@ func (spec *RunSpec) trainingSuite(s *suites.Suite, fold *splits.Fold) *suites.S
 	if spec.SuiteLimit <= 0 {
 		return s
 	}
-	if spec.SuiteLimitAfterHoldOut && fold != nil {
-		return limitCasesKept(s, suites.SplitTrain, spec.SuiteLimit, fold)
+	if spec.SuiteLimitAfterHoldOut {
+		return limitCases(s, suites.SplitTrain, spec.SuiteLimit, fold)
 	}
-	return limitCases(s, suites.SplitTrain, spec.SuiteLimit)
+	return limitCases(s, suites.SplitTrain, spec.SuiteLimit, nil)
 }
 
 // scoredSuite is the part of s a run is scored on: the functionalities fold
@@ -136,7 +136,7 @@ func scoredSuite(s *suites.Suite, fold *splits.Fold, evalLimit int) *suites.Suit
 		s = subsetSuite(s, fold.Scored)
 	}
 	if evalLimit > 0 {
-		s = dropOtherSplits(limitCases(s, suites.SplitTest, evalLimit), suites.SplitTest)
+		s = dropOtherSplits(limitCases(s, suites.SplitTest, evalLimit, nil), suites.SplitTest)
 	}
 	return s
 }

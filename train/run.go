@@ -1115,8 +1115,10 @@ func scoreSuite(s *suites.Suite, preds []metrics.Prediction, outDir string) (*me
 }
 
 // limitCases keeps, per functionality, the first n cases of split (and
-// every case of the other splits).
-func limitCases(s *suites.Suite, split suites.Split, n int) *suites.Suite {
+// every case of the other splits). With a fold, the cases it holds out
+// take no place under the cap: they stay (BuildSuiteData leaves them out)
+// and the cap counts only the cases the fold keeps.
+func limitCases(s *suites.Suite, split suites.Split, n int, fold *splits.Fold) *suites.Suite {
 	out := *s
 	out.Functionalities = nil
 	for _, f := range s.Functionalities {
@@ -1124,31 +1126,7 @@ func limitCases(s *suites.Suite, split suites.Split, n int) *suites.Suite {
 		g.Cases = nil
 		kept := 0
 		for _, c := range f.Cases {
-			if c.Split == split {
-				if kept == n {
-					continue
-				}
-				kept++
-			}
-			g.Cases = append(g.Cases, c)
-		}
-		out.Functionalities = append(out.Functionalities, &g)
-	}
-	return &out
-}
-
-// limitCasesKept is limitCases counting only the cases fold keeps: the
-// cases it holds out stay (BuildSuiteData leaves them out) but take no
-// place under the cap.
-func limitCasesKept(s *suites.Suite, split suites.Split, n int, fold *splits.Fold) *suites.Suite {
-	out := *s
-	out.Functionalities = nil
-	for _, f := range s.Functionalities {
-		g := *f
-		g.Cases = nil
-		kept := 0
-		for _, c := range f.Cases {
-			if c.Split == split && !fold.HoldsOut(f, c) {
+			if c.Split == split && (fold == nil || !fold.HoldsOut(f, c)) {
 				if kept == n {
 					continue
 				}

@@ -236,7 +236,7 @@ func TestFamiliesLossesAndGradients(t *testing.T) {
 			ck, exp := loadFamily(t, family)
 			// The reference runs without dropout: DistilBERT's head rates,
 			// which SetDropout leaves alone, too.
-			ck.Config.SeqClassifDropout, ck.Config.QADropout = 0, 0
+			ck.Config.Extra["seq_classif_dropout"], ck.Config.Extra["qa_dropout"] = json.RawMessage("0"), json.RawMessage("0")
 			m, _, err := models.NewClassifier(ck.Config, 2, ck.Weights, 1)
 			if err != nil {
 				t.Fatal(err)

@@ -2,6 +2,7 @@ package models
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -41,7 +42,8 @@ func TestFamiliesGradientDirectional(t *testing.T) {
 		t.Run(family, func(t *testing.T) {
 			ck := loadFamilyFixture(t, family)
 			cfg := *ck.Config
-			cfg.SeqClassifDropout = 0
+			cfg.Extra = maps.Clone(cfg.Extra)
+			cfg.Extra["seq_classif_dropout"] = json.RawMessage("0")
 			m, _, err := NewClassifier(&cfg, 2, ck.Weights, 5)
 			if err != nil {
 				t.Fatal(err)
@@ -53,7 +55,7 @@ func TestFamiliesGradientDirectional(t *testing.T) {
 				step = func(orig []float32) float64 { return rmsStep(orig) / 20 }
 			}
 			checkDirectional(t, m, familyTestBatch(), 21, step)
-			cfg.QADropout = 0
+			cfg.Extra["qa_dropout"] = json.RawMessage("0")
 			s, _, err := NewSpanModel(&cfg, ck.Weights, 5)
 			if err != nil {
 				t.Fatal(err)
@@ -126,7 +128,7 @@ func TestFamiliesLinearProbing(t *testing.T) {
 	for _, family := range familyFixtures {
 		t.Run(family, func(t *testing.T) {
 			ck := loadFamilyFixture(t, family)
-			ck.Config.SeqClassifDropout = 0
+			ck.Config.Extra["seq_classif_dropout"] = json.RawMessage("0")
 			m, _, err := NewClassifier(ck.Config, 2, ck.Weights, 5)
 			if err != nil {
 				t.Fatal(err)

@@ -91,7 +91,7 @@ var tinyFamily = map[string]func(c *checkpoint.Config){
 	"xlm-roberta": func(c *checkpoint.Config) {
 		c.TypeVocabSize, c.PadTokenID, c.MaxPositionEmbeddings, c.LayerNormEps = 1, 1, c.MaxPositionEmbeddings+2, 1e-5
 	},
-	"distilbert": func(c *checkpoint.Config) { c.TypeVocabSize, c.SeqClassifDropout = 0, 0.2 },
+	"distilbert": func(c *checkpoint.Config) { c.TypeVocabSize = 0 }, // seq_classif_dropout: HF's 0.2
 	// deberta-v3-base's relative attention and defaults at this size.
 	"deberta-v2": func(c *checkpoint.Config) {
 		d := models.DebertaTinyConfig(c.VocabSize)

@@ -42,10 +42,6 @@ type Config struct {
 	// dropout rate when set, else the hidden dropout rate (BERT, RoBERTa,
 	// ELECTRA).
 	ClassifierDropout *float64 `json:"classifier_dropout,omitempty"`
-	// QADropout and SeqClassifDropout are DistilBERT's qa_dropout and
-	// seq_classif_dropout.
-	QADropout         float64 `json:"qa_dropout,omitempty"`
-	SeqClassifDropout float64 `json:"seq_classif_dropout,omitempty"`
 	// EmbeddingSize is the word-vector dimension of a word-vector model,
 	// and ELECTRA's embedding width (embeddings_project maps it to
 	// hidden_size when they differ).

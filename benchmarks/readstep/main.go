@@ -11,9 +11,9 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strings"
 	"time"
 
+	"github.com/beluga-nlp/beluga/benchmarks/internal/stepbench"
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/train"
@@ -98,22 +98,6 @@ func run(steps, batch, seq int, kind string) error {
 		}
 	}
 	sort.Float64s(times)
-	fmt.Printf("go-%s read-%s step_time=%.4f peak_rss_mb=%.1f\n", models.BLAS, kind, times[len(times)/2], peakRSSMB())
+	fmt.Printf("go-%s read-%s step_time=%.4f peak_rss_mb=%.1f\n", models.BLAS, kind, times[len(times)/2], stepbench.PeakRSSMB())
 	return nil
-}
-
-// peakRSSMB reads the process's peak resident set size (VmHWM) from /proc.
-func peakRSSMB() float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			var kb float64
-			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:")), "%f", &kb)
-			return kb / 1024
-		}
-	}
-	return 0
 }

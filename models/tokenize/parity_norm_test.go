@@ -160,6 +160,32 @@ func normHash(t *testing.T, tk Tokenizer, in parityInput) uint32 {
 	return idsHash(vals)
 }
 
+// diffFromGolden counts the corpus inputs whose ids and character offsets
+// under tk differ from golden's (HuggingFace's), and those of them among the
+// first nfdMHC (the NFD Multilingual HateCheck texts), naming the first
+// three.
+func diffFromGolden(t *testing.T, tk Tokenizer, golden string, corpus []parityInput, nfdMHC int) (bad, badNFD int) {
+	t.Helper()
+	ch, want := readGolden(t, golden)
+	if ch != corpusHash(corpus) || len(want) != len(corpus) {
+		t.Fatalf("golden %s was made from another corpus: regenerate it", golden)
+	}
+	for i, in := range corpus {
+		if normHash(t, tk, in) == want[i] {
+			continue
+		}
+		bad++
+		if i < nfdMHC {
+			badNFD++
+		}
+		if bad <= 3 {
+			e, _ := tk.EncodeOffsets(in.Text, in.Pair, in.Is)
+			t.Errorf("input %d %+q: ids %v offsets %v differ from HuggingFace's", i, in.Text, e.IDs, RuneOffsets(in.Text, e.Offsets))
+		}
+	}
+	return bad, badNFD
+}
+
 // TestNormalizerOffsetsParity: ids and character offsets equal
 // HuggingFace's for every tokenizer kind under every normaliser, on the
 // NFD and NFC forms of real texts — ModernBERT's own NFC on the 300 NFD
@@ -181,24 +207,7 @@ func TestNormalizerOffsetsParity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ch, want := readGolden(t, "norm-"+name)
-			if ch != corpusHash(corpus) || len(want) != len(corpus) {
-				t.Fatalf("golden norm-%s was made from another corpus: regenerate it", name)
-			}
-			bad, badNFD := 0, 0
-			for i, in := range corpus {
-				if normHash(t, tk, in) == want[i] {
-					continue
-				}
-				bad++
-				if i < nfdMHC {
-					badNFD++
-				}
-				if bad <= 3 {
-					e, _ := tk.EncodeOffsets(in.Text, "", false)
-					t.Errorf("input %d %+q: ids %v offsets %v differ from HuggingFace's", i, in.Text, e.IDs, RuneOffsets(in.Text, e.Offsets))
-				}
-			}
+			bad, badNFD := diffFromGolden(t, tk, "norm-"+name, corpus, nfdMHC)
 			if name == "modernbert" {
 				t.Logf("ModernBERT (NFC): %d of %d NFD Multilingual HateCheck texts differ from HuggingFace's offsets, %d of all %d inputs", badNFD, nfdMHC, bad, len(corpus))
 			}
@@ -251,24 +260,7 @@ func TestSentencePieceOffsetsParity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, want := readGolden(t, "norm-deberta-v3-fast")
-	if ch != corpusHash(corpus) || len(want) != len(corpus) {
-		t.Fatal("golden norm-deberta-v3-fast was made from another corpus: regenerate it")
-	}
-	bad, badNFD := 0, 0
-	for i, in := range corpus {
-		if normHash(t, tk, in) == want[i] {
-			continue
-		}
-		bad++
-		if i < nfdMHC {
-			badNFD++
-		}
-		if bad <= 3 {
-			e, _ := tk.EncodeOffsets(in.Text, in.Pair, in.Is)
-			t.Errorf("input %d %+q: ids %v offsets %v differ from HuggingFace's", i, in.Text, e.IDs, RuneOffsets(in.Text, e.Offsets))
-		}
-	}
+	bad, badNFD := diffFromGolden(t, tk, "norm-deberta-v3-fast", corpus, nfdMHC)
 	if bad > 0 {
 		t.Errorf("%d of %d inputs differ (%d of the %d NFD Multilingual HateCheck texts)", bad, len(corpus), badNFD, nfdMHC)
 	}

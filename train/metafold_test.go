@@ -18,19 +18,7 @@ import (
 // every functionality, and keeps the rest (a functionality fold drops its
 // functionality whole).
 func TestMetaFoldWithholdsItsCases(t *testing.T) {
-	s := &suites.Suite{Name: "s", Task: "hatecheck", Labels: []string{"non-hateful", "hateful"}}
-	idents := []string{"women", "Muslims", "", "women"}
-	for _, fn := range []string{"derog", "threat"} {
-		f := &suites.Functionality{Name: fn, Class: "C", Type: suites.MFT, Expect: suites.DefaultExpectation(suites.MFT)}
-		for i, id := range idents {
-			c := &suites.Case{ID: i, Inputs: []suites.Input{{Text: fmt.Sprint(fn, " ", i)}}, Labels: []suites.Label{suites.ClassLabel(1)}, Split: suites.SplitTrain}
-			if id != "" {
-				c.Meta = json.RawMessage(`{"target_ident": "` + id + `"}`)
-			}
-			f.Cases = append(f.Cases, c)
-		}
-		s.Functionalities = append(s.Functionalities, f)
-	}
+	s := identSuite("women", "Muslims", "", "women")
 	tk, err := tokenize.NewWordLevel([]string{"[PAD]", "[UNK]", "derog", "threat"}, 8)
 	if err != nil {
 		t.Fatal(err)
@@ -188,19 +176,7 @@ func expandRanges(t *testing.T, s string) []int {
 // before it with suite_limit_after_hold_out (up to the cap of the cases it
 // keeps); a functionality fold trains on the same cases either way.
 func TestFoldCapBeforeOrAfterHoldOut(t *testing.T) {
-	s := &suites.Suite{Name: "s", Task: "hatecheck", Labels: []string{"non-hateful", "hateful"}}
-	idents := []string{"women", "Muslims", "", "women", "Muslims"}
-	for _, fn := range []string{"derog", "threat"} {
-		f := &suites.Functionality{Name: fn, Class: "C", Type: suites.MFT, Expect: suites.DefaultExpectation(suites.MFT)}
-		for i, id := range idents {
-			c := &suites.Case{ID: i, Inputs: []suites.Input{{Text: fmt.Sprint(fn, " ", i)}}, Labels: []suites.Label{suites.ClassLabel(1)}, Split: suites.SplitTrain}
-			if id != "" {
-				c.Meta = json.RawMessage(`{"target_ident": "` + id + `"}`)
-			}
-			f.Cases = append(f.Cases, c)
-		}
-		s.Functionalities = append(s.Functionalities, f)
-	}
+	s := identSuite("women", "Muslims", "", "women", "Muslims")
 	women := splits.Folds(s, splits.ByMeta("target_ident"), splits.DefaultFoldOptions)[0]
 	derog := splits.Folds(s, splits.ByFunctionality, splits.DefaultFoldOptions)[0]
 	count := func(after bool, fold *splits.Fold) int {
@@ -227,4 +203,22 @@ func TestFoldCapBeforeOrAfterHoldOut(t *testing.T) {
 			t.Errorf("%s: %d cases trained, want %d", tc.name, got, tc.want)
 		}
 	}
+}
+
+// identSuite is a two-functionality HateCheck-like suite (derog, threat)
+// whose training cases, one per ident, carry that target_ident ("" none).
+func identSuite(idents ...string) *suites.Suite {
+	s := &suites.Suite{Name: "s", Task: "hatecheck", Labels: []string{"non-hateful", "hateful"}}
+	for _, fn := range []string{"derog", "threat"} {
+		f := &suites.Functionality{Name: fn, Class: "C", Type: suites.MFT, Expect: suites.DefaultExpectation(suites.MFT)}
+		for i, id := range idents {
+			c := &suites.Case{ID: i, Inputs: []suites.Input{{Text: fmt.Sprint(fn, " ", i)}}, Labels: []suites.Label{suites.ClassLabel(1)}, Split: suites.SplitTrain}
+			if id != "" {
+				c.Meta = json.RawMessage(`{"target_ident": "` + id + `"}`)
+			}
+			f.Cases = append(f.Cases, c)
+		}
+		s.Functionalities = append(s.Functionalities, f)
+	}
+	return s
 }

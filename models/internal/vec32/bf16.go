@@ -1,0 +1,292 @@
+package vec32
+
+import (
+	"math"
+	"runtime"
+	"sync"
+)
+
+// The bf16 product: C = alpha·op(A)·op(B) + beta·C with float32 operands
+// and result, the operands rounded to bfloat16 (the upper half of a
+// float32: 8 exponent bits, 8 significand bits) and their products summed
+// in float32. On a CPU with AVX512_BF16 a micro-kernel of VDPBF16PS does
+// twice the multiply-adds per instruction of the float32 FMA kernel;
+// elsewhere (or with BELUGA_KERNELS forcing a path other than avx512) a
+// portable Go kernel computes the very same sums, bit for bit, slowly.
+//
+// Each element of C is accumulated the same way on both: over blocks of
+// bf16KC along k, in order; each block from zero, pair of k after pair
+// (2l, 2l+1), adding the product at 2l+1 and then the one at 2l, each
+// rounded to nearest even — VDPBF16PS's order (Intel SDM) — and the
+// block's sum then added to C. Products of two bf16 are exact in float32,
+// so only the additions round. VDPBF16PS flushes denormal results to zero
+// (its inputs cannot be denormal: toBF16 flushes them); the Go kernel does
+// too, so the two agree wherever no product underflows float32's normal
+// range (|product| ≥ 2⁻¹²⁶); below it the rounding of one addition may
+// differ in the last bit.
+
+// PathBF16 names the AVX512_BF16 kernel of the bf16 product (BF16Path).
+const PathBF16 = "avx512_bf16"
+
+// bf16KC is the depth of a packed block of the bf16 product, in elements
+// of k (even): a 12×KC panel of A in bf16 takes the 12 KiB that sgemmKC's
+// float32 panel takes.
+const bf16KC = 512
+
+// bf16MR, bf16NR: the micro-kernel's block of C.
+const bf16MR, bf16NR = 12, 32
+
+// bf16Micro adds the 12×32 product of a packed panel of A (kp pairs) and a
+// packed panel of B to the block of C at c[0] (rows ldc apart).
+type bf16Micro func(kp int, a, b []uint32, c []float32, ldc int)
+
+// GemmBF16 sets C = alpha·op(A)·op(B) + beta·C, as Gemm does, with op(A)
+// scaled by alpha and then both operands rounded to bf16, the products
+// summed in float32 (see above). With parallel set, the packing of B and
+// the blocks of C are spread over GOMAXPROCS goroutines as Gemm spreads
+// them; the bits do not depend on the split.
+func GemmBF16(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	gemmBF16(bf16Kernel(), parallel, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// BF16Path returns the kernel the bf16 product runs on now: PathBF16 on a
+// CPU with AVX512_BF16 while the avx512 path is in use, else PathGo (the
+// portable kernel: the same bits, many times slower).
+func BF16Path() string {
+	if bf16Fast() {
+		return PathBF16
+	}
+	return PathGo
+}
+
+func bf16Kernel() bf16Micro {
+	if bf16Fast() {
+		return bf16KernelAsm
+	}
+	return bf16KernelGo
+}
+
+func gemmBF16(kern bf16Micro, parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if beta != 1 {
+		for i := 0; i < m; i++ {
+			row := c[i*ldc : i*ldc+n]
+			if beta == 0 {
+				clear(row)
+				continue
+			}
+			for j := range row {
+				row[j] *= beta
+			}
+		}
+	}
+	if k == 0 || alpha == 0 {
+		return
+	}
+	const mr, nr = bf16MR, bf16NR
+	panels := (m + mr - 1) / mr
+	colPanels := (n + nr - 1) / nr
+	// Tasks are one row panel by a chunk of column panels, as in gemm.
+	chunk := colPanels
+	if procs := runtime.GOMAXPROCS(0); parallel && panels < 4*procs {
+		chunk = max(1, colPanels*panels/(4*procs))
+	}
+	chunks := (colPanels + chunk - 1) / chunk
+	grain := max(1, (1<<18)/(mr*min(bf16KC, k)*chunk*nr+1))
+	for l0 := 0; l0 < k; l0 += bf16KC {
+		kb := min(bf16KC, k-l0)
+		kp := (kb + 1) / 2
+		bp := getPack16(colPanels * kp * nr)
+		if parallel {
+			ParallelFor(colPanels, max(1, (1<<13)/(kp*nr)), func(lo, hi int) { packBF16B(bp, transB, b, ldb, l0, kb, n, lo, hi) })
+		} else {
+			packBF16B(bp, transB, b, ldb, l0, kb, n, 0, colPanels)
+		}
+		run := func(lo, hi int) {
+			ap := getPack16(mr * kp)
+			tile := getPack(mr * nr)
+			lastPanel := -1
+			for t := lo; t < hi; t++ {
+				p, cc := t%panels, t/panels
+				i0 := mr * p
+				rows := min(mr, m-i0)
+				if p != lastPanel {
+					packBF16A(ap, transA, a, lda, alpha, i0, rows, l0, kb)
+					lastPanel = p
+				}
+				for q := cc * chunk; q < min(colPanels, (cc+1)*chunk); q++ {
+					j0 := nr * q
+					cols := min(nr, n-j0)
+					bq := bp[q*kp*nr : (q+1)*kp*nr]
+					if rows == mr && cols == nr {
+						kern(kp, ap, bq, c[i0*ldc+j0:], ldc)
+						continue
+					}
+					// An edge block: C's part in a zero-padded tile, so
+					// that each element is summed as in a whole block.
+					clear(tile)
+					for i := 0; i < rows; i++ {
+						copy(tile[i*nr:i*nr+cols], c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols])
+					}
+					kern(kp, ap, bq, tile, nr)
+					for i := 0; i < rows; i++ {
+						copy(c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols], tile[i*nr:i*nr+cols])
+					}
+				}
+			}
+			putPack(tile)
+			putPack16(ap)
+		}
+		if parallel {
+			ParallelFor(panels*chunks, grain, run)
+		} else {
+			run(0, panels*chunks)
+		}
+		putPack16(bp)
+	}
+}
+
+// toBF16 rounds f to bfloat16 as VCVTNEPS2BF16 does: to nearest, ties to
+// even; a NaN stays a NaN (made quiet); zeros and denormals become a zero
+// of their sign; too large a value becomes an infinity.
+func toBF16(f float32) uint32 {
+	u := math.Float32bits(f)
+	switch {
+	case u&0x7f800000 == 0:
+		return (u >> 16) & 0x8000
+	case u&0x7fffffff > 0x7f800000:
+		return (u >> 16) | 0x40
+	}
+	return (u + 0x7fff + (u>>16)&1) >> 16
+}
+
+// pairBF16 packs two floats, rounded to bf16, into one word: lo in the
+// low half, as VDPBF16PS reads element 2l of a pair.
+func pairBF16(lo, hi float32) uint32 { return toBF16(lo) | toBF16(hi)<<16 }
+
+// packBF16B packs rows [l0, l0+kb) of op(B) (k×n) into panels of 32
+// columns, each kp = ⌈kb/2⌉ rows of pairs (b[l*32+j] holding rows 2l and
+// 2l+1 of column j), zero-padded to 32 columns and to an even depth:
+// panels [qlo, qhi).
+func packBF16B(bp []uint32, trans bool, b []float32, ldb, l0, kb, n, qlo, qhi int) {
+	const nr = bf16NR
+	kp := (kb + 1) / 2
+	for q := qlo; q < qhi; q++ {
+		j0 := nr * q
+		cols := min(nr, n-j0)
+		panel := bp[q*kp*nr : (q+1)*kp*nr]
+		for l := 0; l < kp; l++ {
+			dst := panel[l*nr : l*nr+nr]
+			r0, r1 := l0+2*l, l0+2*l+1
+			odd := 2*l+1 < kb
+			switch {
+			case trans && odd:
+				for j := 0; j < cols; j++ {
+					row := b[(j0+j)*ldb+r0 : (j0+j)*ldb+r0+2]
+					dst[j] = pairBF16(row[0], row[1])
+				}
+			case trans:
+				for j := 0; j < cols; j++ {
+					dst[j] = toBF16(b[(j0+j)*ldb+r0])
+				}
+			case odd:
+				lo := b[r0*ldb+j0 : r0*ldb+j0+cols]
+				hi := b[r1*ldb+j0 : r1*ldb+j0+cols]
+				for j, v := range lo {
+					dst[j] = pairBF16(v, hi[j])
+				}
+			default:
+				for j, v := range b[r0*ldb+j0 : r0*ldb+j0+cols] {
+					dst[j] = toBF16(v)
+				}
+			}
+			clear(dst[cols:])
+		}
+	}
+}
+
+// packBF16A packs alpha times rows [i0, i0+rows) and columns [l0, l0+kb)
+// of op(A), rounded to bf16, into ap[l*12+i] (columns 2l and 2l+1 of row
+// i), zero-padded to 12 rows and an even depth.
+func packBF16A(ap []uint32, trans bool, a []float32, lda int, alpha float32, i0, rows, l0, kb int) {
+	const mr = bf16MR
+	kp := (kb + 1) / 2
+	ap = ap[:mr*kp]
+	if rows < mr {
+		clear(ap)
+	}
+	for l := 0; l < kp; l++ {
+		r0 := l0 + 2*l
+		odd := 2*l+1 < kb
+		dst := ap[l*mr : l*mr+rows]
+		if trans {
+			lo := a[r0*lda+i0 : r0*lda+i0+rows]
+			if !odd {
+				for i, v := range lo {
+					dst[i] = toBF16(alpha * v)
+				}
+				continue
+			}
+			hi := a[(r0+1)*lda+i0 : (r0+1)*lda+i0+rows]
+			for i, v := range lo {
+				dst[i] = pairBF16(alpha*v, alpha*hi[i])
+			}
+			continue
+		}
+		for i := range dst {
+			at := (i0+i)*lda + r0
+			if odd {
+				dst[i] = pairBF16(alpha*a[at], alpha*a[at+1])
+			} else {
+				dst[i] = toBF16(alpha * a[at])
+			}
+		}
+	}
+}
+
+// bf16KernelGo is the portable micro-kernel: per element of the 12×32
+// block, from zero, the high pair's product and then the low pair's, each
+// added in float32 with denormal sums flushed to zero, as VDPBF16PS does.
+func bf16KernelGo(kp int, a, b []uint32, c []float32, ldc int) {
+	const mr, nr = bf16MR, bf16NR
+	var acc [mr * nr]float32
+	for l := 0; l < kp; l++ {
+		ar := a[l*mr : l*mr+mr]
+		br := b[l*nr : l*nr+nr]
+		for i, ap := range ar {
+			a0, a1 := math.Float32frombits(ap<<16), math.Float32frombits(ap&0xffff0000)
+			row := acc[i*nr : i*nr+nr]
+			for j, bp := range br {
+				s := ftz(row[j] + float32(a1*math.Float32frombits(bp&0xffff0000)))
+				row[j] = ftz(s + float32(a0*math.Float32frombits(bp<<16)))
+			}
+		}
+	}
+	for i := 0; i < mr; i++ {
+		row := c[i*ldc : i*ldc+nr]
+		for j := range row {
+			row[j] += acc[i*nr+j]
+		}
+	}
+}
+
+// ftz flushes a denormal to a zero of its sign.
+func ftz(x float32) float32 {
+	if math.Float32bits(x)&0x7f800000 == 0 {
+		return math.Float32frombits(math.Float32bits(x) & 0x80000000)
+	}
+	return x
+}
+
+var packs16 sync.Pool
+
+func getPack16(n int) []uint32 {
+	if p, ok := packs16.Get().(*[]uint32); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]uint32, n)
+}
+
+func putPack16(b []uint32) { packs16.Put(&b) }

@@ -1,0 +1,28 @@
+package vec32
+
+import "golang.org/x/sys/cpu"
+
+//go:noescape
+func bf16Kernel12x32(kp int, a, b *uint32, c *float32, ldc int)
+
+//go:noescape
+func cvtNEPS2BF16x16(dst *uint16, src *float32)
+
+// hasBF16: the CPU has AVX512_BF16 (x/sys/cpu checks that the OS saves
+// the AVX-512 registers).
+var hasBF16 = hasAVX512 && cpu.X86.HasAVX512BF16
+
+// bf16Fast says whether the bf16 product runs on VDPBF16PS: the CPU has
+// it and the avx512 path is in use (BELUGA_KERNELS=avx2 or go forces the
+// portable kernel, so that it is exercised where the fast one exists).
+func bf16Fast() bool { return hasBF16 && Path() == PathAVX512 }
+
+func bf16KernelAsm(kp int, a, b []uint32, c []float32, ldc int) {
+	if kp == 0 {
+		return
+	}
+	// The kernel reads kp pairs of 12 rows of A and 32 columns of B, and
+	// 12 rows of 32 floats of C from c[0], ldc apart.
+	_, _, _ = a[12*kp-1], b[32*kp-1], c[11*ldc+31]
+	bf16Kernel12x32(kp, &a[0], &b[0], &c[0], ldc)
+}

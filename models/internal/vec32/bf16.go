@@ -18,12 +18,11 @@ import (
 // bf16KC along k, in order; each block from zero, pair of k after pair
 // (2l, 2l+1), adding the product at 2l+1 and then the one at 2l, each
 // rounded to nearest even — VDPBF16PS's order (Intel SDM) — and the
-// block's sum then added to C. Products of two bf16 are exact in float32,
-// so only the additions round. VDPBF16PS flushes denormal results to zero
-// (its inputs cannot be denormal: toBF16 flushes them); the Go kernel does
-// too, so the two agree wherever no product underflows float32's normal
-// range (|product| ≥ 2⁻¹²⁶); below it the rounding of one addition may
-// differ in the last bit.
+// block's sum then added to C. Products of two bf16 are exact (in float32
+// within its normal range), so only the additions round. VDPBF16PS
+// flushes denormal results to zero (its inputs cannot be denormal: toBF16
+// flushes them); the Go kernel does too. TestGemmBF16 finds them equal bit
+// for bit on Zen 4, products below float32's normal range included.
 
 // PathBF16 names the AVX512_BF16 kernel of the bf16 product (BF16Path).
 const PathBF16 = "avx512_bf16"
@@ -248,7 +247,11 @@ func packBF16A(ap []uint32, trans bool, a []float32, lda int, alpha float32, i0,
 
 // bf16KernelGo is the portable micro-kernel: per element of the 12×32
 // block, from zero, the high pair's product and then the low pair's, each
-// added in float32 with denormal sums flushed to zero, as VDPBF16PS does.
+// added with one rounding to float32 and denormal sums flushed to zero, as
+// VDPBF16PS does. The sum is taken in float64, where the product of two
+// bf16 is exact whatever its size, and float64's 53 bits make its rounding
+// to float32 the correct rounding of the exact sum (53 ≥ 2·24 + 2): so a
+// product below float32's normal range is added as the instruction adds it.
 func bf16KernelGo(kp int, a, b []uint32, c []float32, ldc int) {
 	const mr, nr = bf16MR, bf16NR
 	var acc [mr * nr]float32
@@ -256,11 +259,11 @@ func bf16KernelGo(kp int, a, b []uint32, c []float32, ldc int) {
 		ar := a[l*mr : l*mr+mr]
 		br := b[l*nr : l*nr+nr]
 		for i, ap := range ar {
-			a0, a1 := math.Float32frombits(ap<<16), math.Float32frombits(ap&0xffff0000)
+			a0, a1 := float64(math.Float32frombits(ap<<16)), float64(math.Float32frombits(ap&0xffff0000))
 			row := acc[i*nr : i*nr+nr]
 			for j, bp := range br {
-				s := ftz(row[j] + float32(a1*math.Float32frombits(bp&0xffff0000)))
-				row[j] = ftz(s + float32(a0*math.Float32frombits(bp<<16)))
+				s := ftz(float32(float64(row[j]) + a1*float64(math.Float32frombits(bp&0xffff0000))))
+				row[j] = ftz(float32(float64(s) + a0*float64(math.Float32frombits(bp<<16))))
 			}
 		}
 	}

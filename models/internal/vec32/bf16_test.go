@@ -20,8 +20,10 @@ func bf16Kernels() map[string]bf16Micro {
 // bf16Want computes the bf16 product element by element from its
 // definition, without packing: op(A) scaled by alpha and both rounded to
 // bf16; per block of bf16KC along k, from zero, pair after pair, the odd
-// element's product and then the even one's added with denormals
-// flushed; each block's sum added to beta·C.
+// element's product and then the even one's, each added with one rounding
+// (in float64, exact for the product, then rounded to float32: the correct
+// rounding of the exact sum) and denormals flushed; each block's sum
+// added to beta·C.
 func bf16Want(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) []float32 {
 	want := append([]float32(nil), c...)
 	at := func(i, l int) float32 {
@@ -56,8 +58,8 @@ func bf16Want(transA, transB bool, m, n, k int, alpha float32, a []float32, lda 
 				for l0 := 0; l0 < k; l0 += bf16KC {
 					var acc float32
 					for l := l0; l < min(k, l0+bf16KC); l += 2 {
-						acc = ftz(acc + at(i, l+1)*bt(l+1, j))
-						acc = ftz(acc + at(i, l)*bt(l, j))
+						acc = flushed(float32(float64(acc) + float64(at(i, l+1))*float64(bt(l+1, j))))
+						acc = flushed(float32(float64(acc) + float64(at(i, l))*float64(bt(l, j))))
 					}
 					v += acc
 				}
@@ -70,28 +72,40 @@ func bf16Want(transA, transB bool, m, n, k int, alpha float32, a []float32, lda 
 
 func bf16Value(h uint32) float32 { return math.Float32frombits(h << 16) }
 
+// flushed is x, or a zero of its sign when x is denormal (VDPBF16PS's FTZ),
+// written apart from the kernel's ftz so that the test checks it.
+func flushed(x float32) float32 {
+	if x != 0 && math.Abs(float64(x)) < 0x1p-126 {
+		return float32(math.Copysign(0, float64(x)))
+	}
+	return x
+}
+
 // TestGemmBF16 checks every bf16 kernel bit for bit against bf16Want and
 // within bf16's rounding of the float64 product, over shapes with edge
 // blocks, odd depths and depths past one block, every transposition,
 // strides wider than the matrices, alpha and beta in {0, 1, other}, serial
-// and parallel. The inputs span many binades (±2⁻¹⁰…2¹⁰) so that the
-// roundings of the sums are exercised, but no product leaves float32's
-// normal range.
+// and parallel. The inputs span many binades (±2⁻¹⁰…2¹⁰, so that the
+// roundings of the sums are exercised), on some shapes 2⁻⁹⁰…2⁴⁰, and on
+// others 2⁻⁷⁰…2⁻⁵⁶, where products and sums fall below float32's normal
+// range (and sums flush to zero).
 func TestGemmBF16(t *testing.T) {
 	seed := uint64(5)
+	lo, hi := -10, 10 // binades of the inputs
 	rnd := func() float32 {
 		seed = seed*6364136223846793005 + 1442695040888963407
 		mant := float64(seed>>11)/(1<<53)*2 - 1
 		seed = seed*6364136223846793005 + 1442695040888963407
-		return float32(math.Ldexp(mant, int(seed>>59)%21-10))
+		return float32(math.Ldexp(mant, lo+int(seed>>40)%(hi-lo+1)))
 	}
 	for name, kern := range bf16Kernels() {
-		for _, sh := range [][3]int{{1, 1, 1}, {12, 32, 2}, {5, 17, 3}, {13, 33, 7}, {64, 64, 64}, {33, 130, 301}, {25, 70, 1025}, {3, 40, 0}, {130, 7, 513}} {
+		for _, sh := range [][4]int{{1, 1, 1, 10}, {12, 32, 2, 10}, {5, 17, 3, 10}, {13, 33, 7, 10}, {64, 64, 64, 10}, {33, 130, 301, 10}, {25, 70, 1025, 10}, {3, 40, 0, 10}, {130, 7, 513, 10}, {13, 33, 40, 90}, {40, 64, 300, 90}, {13, 33, 40, 70}, {40, 64, 300, 70}} {
+			lo, hi = -sh[3], map[int]int{10: 10, 90: 40, 70: -56}[sh[3]]
 			for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 				for _, ab := range [][2]float32{{1, 0}, {1, 1}, {0.5, -2}, {0, 1}, {0.125, 0}} {
 					for _, par := range []bool{false, true} {
 						m, n, k := sh[0], sh[1], sh[2]
-						what := fmt.Sprintf("%s %dx%dx%d trans=%v alpha,beta=%v parallel=%v", name, m, n, k, tr, ab, par)
+						what := fmt.Sprintf("%s %dx%dx%d 2^%d…2^%d trans=%v alpha,beta=%v parallel=%v", name, m, n, k, lo, hi, tr, ab, par)
 						ar, ac := m, k
 						if tr[0] {
 							ar, ac = k, m
@@ -132,8 +146,9 @@ func TestGemmBF16(t *testing.T) {
 								exact[i*ldc+j] = float64(ab[0])*s + float64(ab[1])*cv
 								// Two roundings to bf16 (half an ulp, 2⁻⁸, each, relative) and
 								// k float32 additions; then beta·C and the sum's
-								// addition to it, in float32.
-								bound[i*ldc+j] = math.Abs(float64(ab[0]))*abs*(0x1p-7+0x1p-16+float64(k+2)*0x1p-24) + 0x1p-23*(math.Abs(float64(ab[1])*cv)+math.Abs(exact[i*ldc+j]))
+								// addition to it, in float32; a flushed sum or
+								// product loses less than 2⁻¹²⁶ each time.
+								bound[i*ldc+j] = math.Abs(float64(ab[0]))*abs*(0x1p-7+0x1p-16+float64(k+2)*0x1p-24) + 0x1p-23*(math.Abs(float64(ab[1])*cv)+math.Abs(exact[i*ldc+j])) + float64(k+2)*0x1p-125
 							}
 						}
 						prev := runtime.GOMAXPROCS(0)

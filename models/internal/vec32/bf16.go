@@ -45,7 +45,8 @@ type bf16Micro func(kp int, a, b []uint32, c []float32, ldc int)
 // the blocks of C are spread over GOMAXPROCS goroutines as Gemm spreads
 // them; the bits do not depend on the split.
 func GemmBF16(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	gemmBF16(bf16Kernel(), parallel, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	kern, pk := bf16Kernel()
+	gemmBF16(kern, pk, parallel, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // BF16Path returns the kernel the bf16 product runs on now: PathBF16 on a
@@ -58,14 +59,14 @@ func BF16Path() string {
 	return PathGo
 }
 
-func bf16Kernel() bf16Micro {
+func bf16Kernel() (bf16Micro, bf16Packer) {
 	if bf16Fast() {
-		return bf16KernelAsm
+		return bf16KernelAsm, asmPacker
 	}
-	return bf16KernelGo
+	return bf16KernelGo, goPacker
 }
 
-func gemmBF16(kern bf16Micro, parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+func gemmBF16(kern bf16Micro, pk bf16Packer, parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -99,20 +100,20 @@ func gemmBF16(kern bf16Micro, parallel, transA, transB bool, m, n, k int, alpha 
 		kp := (kb + 1) / 2
 		bp := getPack16(colPanels * kp * nr)
 		if parallel {
-			ParallelFor(colPanels, max(1, (1<<13)/(kp*nr)), func(lo, hi int) { packBF16B(bp, transB, b, ldb, l0, kb, n, lo, hi) })
+			ParallelFor(colPanels, max(1, (1<<13)/(kp*nr)), func(lo, hi int) { packBF16B(pk, bp, transB, b, ldb, l0, kb, n, lo, hi) })
 		} else {
-			packBF16B(bp, transB, b, ldb, l0, kb, n, 0, colPanels)
+			packBF16B(pk, bp, transB, b, ldb, l0, kb, n, 0, colPanels)
 		}
 		run := func(lo, hi int) {
-			ap := getPack16(mr * kp)
-			tile := getPack(mr * nr)
+			ap, row := getPack16(mr*kp), getPack16(kp)
+			tile, scaled := getPack(mr*nr), getPack(max(kb, 2*mr))
 			lastPanel := -1
 			for t := lo; t < hi; t++ {
 				p, cc := t%panels, t/panels
 				i0 := mr * p
 				rows := min(mr, m-i0)
 				if p != lastPanel {
-					packBF16A(ap, transA, a, lda, alpha, i0, rows, l0, kb)
+					packBF16A(pk, ap, transA, a, lda, alpha, i0, rows, l0, kb, scaled, row)
 					lastPanel = p
 				}
 				for q := cc * chunk; q < min(colPanels, (cc+1)*chunk); q++ {
@@ -136,7 +137,9 @@ func gemmBF16(kern bf16Micro, parallel, transA, transB bool, m, n, k int, alpha 
 				}
 			}
 			putPack(tile)
+			putPack(scaled)
 			putPack16(ap)
+			putPack16(row)
 		}
 		if parallel {
 			ParallelFor(panels*chunks, grain, run)
@@ -165,39 +168,72 @@ func toBF16(f float32) uint32 {
 // low half, as VDPBF16PS reads element 2l of a pair.
 func pairBF16(lo, hi float32) uint32 { return toBF16(lo) | toBF16(hi)<<16 }
 
+// bf16Packer rounds rows of floats to the kernel's pairs of bf16: pairs
+// sets dst[l] = pair(src[2l], src[2l+1]) (len(src) = 2·len(dst)), a row
+// whose consecutive elements are consecutive in k; interleave sets dst[j] =
+// pair(lo[j], hi[j]), two rows k = 2l and 2l+1. The AVX512_BF16 packer
+// rounds with VCVTNEPS2BF16, the portable one with toBF16: the same bits.
+type bf16Packer struct {
+	pairs      func(dst []uint32, src []float32)
+	interleave func(dst []uint32, lo, hi []float32)
+}
+
+var goPacker = bf16Packer{
+	pairs: func(dst []uint32, src []float32) {
+		for l := range dst {
+			dst[l] = pairBF16(src[2*l], src[2*l+1])
+		}
+	},
+	interleave: func(dst []uint32, lo, hi []float32) {
+		for j := range dst {
+			dst[j] = pairBF16(lo[j], hi[j])
+		}
+	},
+}
+
 // packBF16B packs rows [l0, l0+kb) of op(B) (k×n) into panels of 32
 // columns, each kp = ⌈kb/2⌉ rows of pairs (b[l*32+j] holding rows 2l and
 // 2l+1 of column j), zero-padded to 32 columns and to an even depth:
 // panels [qlo, qhi).
-func packBF16B(bp []uint32, trans bool, b []float32, ldb, l0, kb, n, qlo, qhi int) {
+func packBF16B(pk bf16Packer, bp []uint32, trans bool, b []float32, ldb, l0, kb, n, qlo, qhi int) {
 	const nr = bf16NR
-	kp := (kb + 1) / 2
+	kp, even := (kb+1)/2, kb&^1
+	var col []uint32
+	if trans {
+		col = getPack16(kp)
+		defer putPack16(col)
+	}
 	for q := qlo; q < qhi; q++ {
 		j0 := nr * q
 		cols := min(nr, n-j0)
 		panel := bp[q*kp*nr : (q+1)*kp*nr]
+		if trans {
+			// Column j of op(B) is row j of B: its pairs, then spread.
+			for j := 0; j < cols; j++ {
+				row := b[(j0+j)*ldb+l0 : (j0+j)*ldb+l0+kb]
+				pk.pairs(col[:even/2], row[:even])
+				if kb > even {
+					col[kp-1] = toBF16(row[even])
+				}
+				for l, v := range col[:kp] {
+					panel[l*nr+j] = v
+				}
+			}
+			if cols < nr {
+				for l := 0; l < kp; l++ {
+					clear(panel[l*nr+cols : l*nr+nr])
+				}
+			}
+			continue
+		}
 		for l := 0; l < kp; l++ {
 			dst := panel[l*nr : l*nr+nr]
-			r0, r1 := l0+2*l, l0+2*l+1
-			odd := 2*l+1 < kb
-			switch {
-			case trans && odd:
-				for j := 0; j < cols; j++ {
-					row := b[(j0+j)*ldb+r0 : (j0+j)*ldb+r0+2]
-					dst[j] = pairBF16(row[0], row[1])
-				}
-			case trans:
-				for j := 0; j < cols; j++ {
-					dst[j] = toBF16(b[(j0+j)*ldb+r0])
-				}
-			case odd:
-				lo := b[r0*ldb+j0 : r0*ldb+j0+cols]
-				hi := b[r1*ldb+j0 : r1*ldb+j0+cols]
+			r0 := l0 + 2*l
+			lo := b[r0*ldb+j0 : r0*ldb+j0+cols]
+			if 2*l+1 < kb {
+				pk.interleave(dst[:cols], lo, b[(r0+1)*ldb+j0:(r0+1)*ldb+j0+cols])
+			} else {
 				for j, v := range lo {
-					dst[j] = pairBF16(v, hi[j])
-				}
-			default:
-				for j, v := range b[r0*ldb+j0 : r0*ldb+j0+cols] {
 					dst[j] = toBF16(v)
 				}
 			}
@@ -208,39 +244,49 @@ func packBF16B(bp []uint32, trans bool, b []float32, ldb, l0, kb, n, qlo, qhi in
 
 // packBF16A packs alpha times rows [i0, i0+rows) and columns [l0, l0+kb)
 // of op(A), rounded to bf16, into ap[l*12+i] (columns 2l and 2l+1 of row
-// i), zero-padded to 12 rows and an even depth.
-func packBF16A(ap []uint32, trans bool, a []float32, lda int, alpha float32, i0, rows, l0, kb int) {
+// i), zero-padded to 12 rows and an even depth. scaled is scratch of at
+// least max(kb, 24) floats for alpha ≠ 1, row a scratch of kp words.
+func packBF16A(pk bf16Packer, ap []uint32, trans bool, a []float32, lda int, alpha float32, i0, rows, l0, kb int, scaled []float32, row []uint32) {
 	const mr = bf16MR
-	kp := (kb + 1) / 2
+	kp, even := (kb+1)/2, kb&^1
 	ap = ap[:mr*kp]
 	if rows < mr {
 		clear(ap)
 	}
-	for l := 0; l < kp; l++ {
-		r0 := l0 + 2*l
-		odd := 2*l+1 < kb
-		dst := ap[l*mr : l*mr+rows]
-		if trans {
-			lo := a[r0*lda+i0 : r0*lda+i0+rows]
-			if !odd {
-				for i, v := range lo {
-					dst[i] = toBF16(alpha * v)
-				}
+	scale := func(dst, src []float32) []float32 {
+		if alpha == 1 {
+			return src
+		}
+		dst = dst[:len(src)]
+		for i, v := range src {
+			dst[i] = alpha * v
+		}
+		return dst
+	}
+	if trans {
+		// Row k of A holds column k of op(A): two rows make a pair.
+		for l := 0; l < kp; l++ {
+			r0 := l0 + 2*l
+			lo := scale(scaled[:mr], a[r0*lda+i0:r0*lda+i0+rows])
+			dst := ap[l*mr : l*mr+rows]
+			if 2*l+1 < kb {
+				pk.interleave(dst, lo, scale(scaled[mr:2*mr], a[(r0+1)*lda+i0:(r0+1)*lda+i0+rows]))
 				continue
 			}
-			hi := a[(r0+1)*lda+i0 : (r0+1)*lda+i0+rows]
 			for i, v := range lo {
-				dst[i] = pairBF16(alpha*v, alpha*hi[i])
+				dst[i] = toBF16(v)
 			}
-			continue
 		}
-		for i := range dst {
-			at := (i0+i)*lda + r0
-			if odd {
-				dst[i] = pairBF16(alpha*a[at], alpha*a[at+1])
-			} else {
-				dst[i] = toBF16(alpha * a[at])
-			}
+		return
+	}
+	for i := 0; i < rows; i++ {
+		src := scale(scaled, a[(i0+i)*lda+l0:(i0+i)*lda+l0+kb])
+		pk.pairs(row[:even/2], src[:even])
+		if kb > even {
+			row[kp-1] = toBF16(src[even])
+		}
+		for l, v := range row[:kp] {
+			ap[l*mr+i] = v
 		}
 	}
 }

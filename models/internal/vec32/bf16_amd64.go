@@ -8,6 +8,12 @@ func bf16Kernel12x32(kp int, a, b *uint32, c *float32, ldc int)
 //go:noescape
 func cvtNEPS2BF16x16(dst *uint16, src *float32)
 
+//go:noescape
+func bf16CvtPairs(dst *uint32, src *float32, n int)
+
+//go:noescape
+func bf16Interleave(dst *uint32, lo, hi *float32, n int)
+
 // hasBF16: the CPU has AVX512_BF16 (x/sys/cpu checks that the OS saves
 // the AVX-512 registers).
 var hasBF16 = hasAVX512 && cpu.X86.HasAVX512BF16
@@ -25,4 +31,22 @@ func bf16KernelAsm(kp int, a, b []uint32, c []float32, ldc int) {
 	// 12 rows of 32 floats of C from c[0], ldc apart.
 	_, _, _ = a[12*kp-1], b[32*kp-1], c[11*ldc+31]
 	bf16Kernel12x32(kp, &a[0], &b[0], &c[0], ldc)
+}
+
+// asmPacker rounds with VCVTNEPS2BF16 (bf16CvtPairs, bf16Interleave).
+var asmPacker = bf16Packer{
+	pairs: func(dst []uint32, src []float32) {
+		if len(dst) == 0 {
+			return
+		}
+		_ = src[2*len(dst)-1]
+		bf16CvtPairs(&dst[0], &src[0], 2*len(dst))
+	},
+	interleave: func(dst []uint32, lo, hi []float32) {
+		if len(dst) == 0 {
+			return
+		}
+		_, _ = lo[len(dst)-1], hi[len(dst)-1]
+		bf16Interleave(&dst[0], &lo[0], &hi[0], len(dst))
+	},
 }

@@ -171,3 +171,95 @@ TEXT ·cvtNEPS2BF16x16(SB), NOSPLIT, $0-16
 	VMOVDQU Y1, (DI)
 	VZEROUPPER
 	RET
+
+// func bf16CvtPairs(dst *uint32, src *float32, n int)
+//
+// dst[0:n/2] = the n floats at src (n even) rounded to bf16 by
+// VCVTNEPS2BF16, two to a word: element 2l in the low half of dst[l],
+// 2l+1 in the high half — a row of A (or of Bᵀ) as the kernel's pairs. 16
+// floats at a time, the rest under a mask.
+TEXT ·bf16CvtPairs(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+cvtloop:
+	CMPQ CX, $16
+	JLT  cvttail
+	VMOVUPS (SI), Z0
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // vcvtneps2bf16 %zmm0,%ymm1
+	VMOVDQU Y1, (DI)
+	ADDQ $64, SI
+	ADDQ $32, DI
+	SUBQ $16, CX
+	JMP  cvtloop
+
+cvttail:
+	TESTQ CX, CX
+	JZ    cvtdone
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1      // the n%16 floats left
+	SHRQ $1, CX
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K2      // their pairs
+	VMOVUPS.Z (SI), K1, Z0
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // vcvtneps2bf16 %zmm0,%ymm1
+	VMOVDQU32 Y1, K2, (DI)
+
+cvtdone:
+	VZEROUPPER
+	RET
+
+// func bf16Interleave(dst *uint32, lo, hi *float32, n int)
+//
+// dst[j] = bf16(lo[j]) | bf16(hi[j])<<16 for j < n, rounded by
+// VCVTNEPS2BF16: two rows of B (or of Aᵀ), k = 2l and 2l+1, as the
+// kernel's pairs. 16 at a time, the rest under a mask.
+TEXT ·bf16Interleave(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ lo+8(FP), SI
+	MOVQ hi+16(FP), DX
+	MOVQ n+24(FP), CX
+
+ilvloop:
+	CMPQ CX, $16
+	JLT  ilvtail
+	VMOVUPS (SI), Z0
+	VMOVUPS (DX), Z2
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // vcvtneps2bf16 %zmm0,%ymm1
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xda // vcvtneps2bf16 %zmm2,%ymm3
+	VPMOVZXWD Y1, Z4
+	VPMOVZXWD Y3, Z5
+	VPSLLD $16, Z5, Z5
+	VPORD Z4, Z5, Z5
+	VMOVDQU32 Z5, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP  ilvloop
+
+ilvtail:
+	TESTQ CX, CX
+	JZ    ilvdone
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z (SI), K1, Z0
+	VMOVUPS.Z (DX), K1, Z2
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // vcvtneps2bf16 %zmm0,%ymm1
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xda // vcvtneps2bf16 %zmm2,%ymm3
+	VPMOVZXWD Y1, Z4
+	VPMOVZXWD Y3, Z5
+	VPSLLD $16, Z5, Z5
+	VPORD Z4, Z5, Z5
+	VMOVDQU32 Z5, K1, (DI)
+
+ilvdone:
+	VZEROUPPER
+	RET

@@ -6,3 +6,5 @@ package vec32
 func bf16Fast() bool { return false }
 
 func bf16KernelAsm(kp int, a, b []uint32, c []float32, ldc int) { bf16KernelGo(kp, a, b, c, ldc) }
+
+var asmPacker = goPacker

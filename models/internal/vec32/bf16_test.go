@@ -7,12 +7,21 @@ import (
 	"testing"
 )
 
-// bf16Kernels are the bf16 micro-kernels this machine runs: the portable
-// one always, VDPBF16PS's where the CPU has AVX512_BF16.
-func bf16Kernels() map[string]bf16Micro {
-	ks := map[string]bf16Micro{PathGo: bf16KernelGo}
+// bf16Impl is a bf16 micro-kernel with a packer.
+type bf16Impl struct {
+	kern bf16Micro
+	pk   bf16Packer
+}
+
+// bf16Kernels are the bf16 micro-kernels and packers this machine runs:
+// the portable ones always, VDPBF16PS's and VCVTNEPS2BF16's where the CPU
+// has AVX512_BF16, each kernel with each packer.
+func bf16Kernels() map[string]bf16Impl {
+	ks := map[string]bf16Impl{PathGo: {bf16KernelGo, goPacker}}
 	if hasBF16 {
-		ks[PathBF16] = bf16KernelAsm
+		ks[PathBF16] = bf16Impl{bf16KernelAsm, asmPacker}
+		ks[PathBF16+" kernel, go packing"] = bf16Impl{bf16KernelAsm, goPacker}
+		ks["go kernel, "+PathBF16+" packing"] = bf16Impl{bf16KernelGo, asmPacker}
 	}
 	return ks
 }
@@ -98,7 +107,7 @@ func TestGemmBF16(t *testing.T) {
 		seed = seed*6364136223846793005 + 1442695040888963407
 		return float32(math.Ldexp(mant, lo+int(seed>>40)%(hi-lo+1)))
 	}
-	for name, kern := range bf16Kernels() {
+	for name, impl := range bf16Kernels() {
 		for _, sh := range [][4]int{{1, 1, 1, 10}, {12, 32, 2, 10}, {5, 17, 3, 10}, {13, 33, 7, 10}, {64, 64, 64, 10}, {33, 130, 301, 10}, {25, 70, 1025, 10}, {3, 40, 0, 10}, {130, 7, 513, 10}, {13, 33, 40, 90}, {40, 64, 300, 90}, {13, 33, 40, 70}, {40, 64, 300, 70}} {
 			lo, hi = -sh[3], map[int]int{10: 10, 90: 40, 70: -56}[sh[3]]
 			for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
@@ -157,7 +166,7 @@ func TestGemmBF16(t *testing.T) {
 							// columns, as on a big node.
 							runtime.GOMAXPROCS(16)
 						}
-						gemmBF16(kern, par, tr[0], tr[1], m, n, k, ab[0], a, lda, b, ldb, ab[1], c, ldc)
+						gemmBF16(impl.kern, impl.pk, par, tr[0], tr[1], m, n, k, ab[0], a, lda, b, ldb, ab[1], c, ldc)
 						runtime.GOMAXPROCS(prev)
 						for i := 0; i < m; i++ {
 							for j := 0; j < n; j++ {
@@ -249,7 +258,11 @@ func BenchmarkGemmBF16(b *testing.B) {
 // BenchmarkMicroKernelBF16 times the bf16 micro-kernels alone on panels in
 // the L1 cache (k = 512): their peak, without packing or memory.
 func BenchmarkMicroKernelBF16(b *testing.B) {
-	for name, kern := range bf16Kernels() {
+	for name, impl := range bf16Kernels() {
+		if impl.pk.pairs == nil || name != PathGo && name != PathBF16 {
+			continue
+		}
+		kern := impl.kern
 		b.Run(name, func(b *testing.B) {
 			const kp = bf16KC / 2
 			a, bp, c := make([]uint32, bf16MR*kp), make([]uint32, bf16NR*kp), make([]float32, bf16MR*bf16NR)

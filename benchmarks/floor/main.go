@@ -186,6 +186,7 @@ func floorOf(sh shape, steps int) error {
 		return calls[i].flops()*float64(rec.counts[calls[i]]) > calls[j].flops()*float64(rec.counts[calls[j]])
 	})
 	engines := gemmEngines()
+	path, _ := models.KernelPath()
 	var flops, floor, floorCPU float64
 	best := map[string]float64{}    // seconds each engine would take for every product
 	bestCPU := map[string]float64{} // the same from CPU time
@@ -206,6 +207,10 @@ func floorOf(sh shape, steps int) error {
 		}
 		floor += n * bestT
 		floorCPU += n * bestC
+	}
+	// The engines leave the last one's path in force: back to the step's.
+	if _, err := models.UseKernelPath(path); err != nil {
+		return err
 	}
 	fmt.Printf("\n%s (batch %d × %d): %d products, %d shapes, %.1f GFLOP a step\n", sh.name, sh.batch, sh.seq, total(rec.counts), len(calls), flops/1e9)
 	for _, e := range engines {

@@ -35,9 +35,10 @@ const bf16KC = 512
 // bf16MR, bf16NR: the micro-kernel's block of C.
 const bf16MR, bf16NR = 12, 32
 
-// bf16Micro adds the 12×32 product of a packed panel of A (kp pairs) and a
-// packed panel of B to the block of C at c[0] (rows ldc apart).
-type bf16Micro func(kp int, a, b []uint32, c []float32, ldc int)
+// bf16Micro adds the 12×32 product of kp pairs of A — row i's pair l at
+// a[i*rs+l*ks] — and a packed panel of B to the block of C at c[0] (rows
+// ldc apart).
+type bf16Micro func(kp int, a []uint32, rs, ks int, b []uint32, c []float32, ldc int)
 
 // GemmBF16 sets C = alpha·op(A)·op(B) + beta·C, as Gemm does, with op(A)
 // scaled by alpha and then both operands rounded to bf16, the products
@@ -105,15 +106,16 @@ func gemmBF16(kern bf16Micro, pk bf16Packer, parallel, transA, transB bool, m, n
 			packBF16B(pk, bp, transB, b, ldb, l0, kb, n, 0, colPanels)
 		}
 		run := func(lo, hi int) {
-			ap, row := getPack16(mr*kp), getPack16(kp)
+			ap := getPack16(mr * kp)
 			tile, scaled := getPack(mr*nr), getPack(max(kb, 2*mr))
+			var rs, ks int
 			lastPanel := -1
 			for t := lo; t < hi; t++ {
 				p, cc := t%panels, t/panels
 				i0 := mr * p
 				rows := min(mr, m-i0)
 				if p != lastPanel {
-					packBF16A(pk, ap, transA, a, lda, alpha, i0, rows, l0, kb, scaled, row)
+					rs, ks = packBF16A(pk, ap, transA, a, lda, alpha, i0, rows, l0, kb, scaled)
 					lastPanel = p
 				}
 				for q := cc * chunk; q < min(colPanels, (cc+1)*chunk); q++ {
@@ -121,7 +123,7 @@ func gemmBF16(kern bf16Micro, pk bf16Packer, parallel, transA, transB bool, m, n
 					cols := min(nr, n-j0)
 					bq := bp[q*kp*nr : (q+1)*kp*nr]
 					if rows == mr && cols == nr {
-						kern(kp, ap, bq, c[i0*ldc+j0:], ldc)
+						kern(kp, ap, rs, ks, bq, c[i0*ldc+j0:], ldc)
 						continue
 					}
 					// An edge block: C's part in a zero-padded tile, so
@@ -130,7 +132,7 @@ func gemmBF16(kern bf16Micro, pk bf16Packer, parallel, transA, transB bool, m, n
 					for i := 0; i < rows; i++ {
 						copy(tile[i*nr:i*nr+cols], c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols])
 					}
-					kern(kp, ap, bq, tile, nr)
+					kern(kp, ap, rs, ks, bq, tile, nr)
 					for i := 0; i < rows; i++ {
 						copy(c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols], tile[i*nr:i*nr+cols])
 					}
@@ -139,7 +141,6 @@ func gemmBF16(kern bf16Micro, pk bf16Packer, parallel, transA, transB bool, m, n
 			putPack(tile)
 			putPack(scaled)
 			putPack16(ap)
-			putPack16(row)
 		}
 		if parallel {
 			ParallelFor(panels*chunks, grain, run)
@@ -176,6 +177,10 @@ func pairBF16(lo, hi float32) uint32 { return toBF16(lo) | toBF16(hi)<<16 }
 type bf16Packer struct {
 	pairs      func(dst []uint32, src []float32)
 	interleave func(dst []uint32, lo, hi []float32)
+	// rows interleaves pairs pairs of rows at once: pair l from the rows
+	// at src[2l·srcStride:] and src[(2l+1)·srcStride:], n elements, into
+	// dst[l·dstStride:].
+	rows func(dst []uint32, dstStride int, src []float32, srcStride, n, pairs int)
 }
 
 var goPacker = bf16Packer{
@@ -187,6 +192,15 @@ var goPacker = bf16Packer{
 	interleave: func(dst []uint32, lo, hi []float32) {
 		for j := range dst {
 			dst[j] = pairBF16(lo[j], hi[j])
+		}
+	},
+	rows: func(dst []uint32, dstStride int, src []float32, srcStride, n, pairs int) {
+		for l := 0; l < pairs; l++ {
+			lo, hi := src[2*l*srcStride:2*l*srcStride+n], src[(2*l+1)*srcStride:(2*l+1)*srcStride+n]
+			d := dst[l*dstStride : l*dstStride+n]
+			for j := range d {
+				d[j] = pairBF16(lo[j], hi[j])
+			}
 		}
 	},
 }
@@ -226,27 +240,29 @@ func packBF16B(pk bf16Packer, bp []uint32, trans bool, b []float32, ldb, l0, kb,
 			}
 			continue
 		}
-		for l := 0; l < kp; l++ {
-			dst := panel[l*nr : l*nr+nr]
-			r0 := l0 + 2*l
-			lo := b[r0*ldb+j0 : r0*ldb+j0+cols]
-			if 2*l+1 < kb {
-				pk.interleave(dst[:cols], lo, b[(r0+1)*ldb+j0:(r0+1)*ldb+j0+cols])
-			} else {
-				for j, v := range lo {
-					dst[j] = toBF16(v)
-				}
+		pk.rows(panel, nr, b[l0*ldb+j0:], ldb, cols, kb/2)
+		if kb > even {
+			dst := panel[(kp-1)*nr : (kp-1)*nr+cols]
+			for j, v := range b[(l0+even)*ldb+j0 : (l0+even)*ldb+j0+cols] {
+				dst[j] = toBF16(v)
 			}
-			clear(dst[cols:])
+		}
+		if cols < nr {
+			for l := 0; l < kp; l++ {
+				clear(panel[l*nr+cols : l*nr+nr])
+			}
 		}
 	}
 }
 
 // packBF16A packs alpha times rows [i0, i0+rows) and columns [l0, l0+kb)
-// of op(A), rounded to bf16, into ap[l*12+i] (columns 2l and 2l+1 of row
-// i), zero-padded to 12 rows and an even depth. scaled is scratch of at
-// least max(kb, 24) floats for alpha ≠ 1, row a scratch of kp words.
-func packBF16A(pk bf16Packer, ap []uint32, trans bool, a []float32, lda int, alpha float32, i0, rows, l0, kb int, scaled []float32, row []uint32) {
+// of op(A), rounded to bf16, into ap (12·kp words), zero-padded to 12 rows
+// and an even depth, and returns where the kernel finds row i's pair l:
+// ap[i*rs+l*ks]. A row-major A is converted row by row where its pairs lie
+// (rs = kp, ks = 1: no transposition); a transposed one, two rows of A (two
+// values of k) at a time, into a panel (rs = 1, ks = 12). scaled is scratch
+// of at least max(kb, 24) floats for alpha ≠ 1.
+func packBF16A(pk bf16Packer, ap []uint32, trans bool, a []float32, lda int, alpha float32, i0, rows, l0, kb int, scaled []float32) (rs, ks int) {
 	const mr = bf16MR
 	kp, even := (kb+1)/2, kb&^1
 	ap = ap[:mr*kp]
@@ -263,32 +279,41 @@ func packBF16A(pk bf16Packer, ap []uint32, trans bool, a []float32, lda int, alp
 		}
 		return dst
 	}
-	if trans {
-		// Row k of A holds column k of op(A): two rows make a pair.
-		for l := 0; l < kp; l++ {
-			r0 := l0 + 2*l
-			lo := scale(scaled[:mr], a[r0*lda+i0:r0*lda+i0+rows])
-			dst := ap[l*mr : l*mr+rows]
-			if 2*l+1 < kb {
-				pk.interleave(dst, lo, scale(scaled[mr:2*mr], a[(r0+1)*lda+i0:(r0+1)*lda+i0+rows]))
-				continue
+	if !trans {
+		for i := 0; i < rows; i++ {
+			src := scale(scaled, a[(i0+i)*lda+l0:(i0+i)*lda+l0+kb])
+			row := ap[i*kp : (i+1)*kp]
+			pk.pairs(row[:even/2], src[:even])
+			if kb > even {
+				row[kp-1] = toBF16(src[even])
 			}
-			for i, v := range lo {
+		}
+		return kp, 1
+	}
+	// Row k of A holds column k of op(A): two rows make a pair.
+	if alpha == 1 {
+		pk.rows(ap, mr, a[l0*lda+i0:], lda, rows, kb/2)
+		if kb > even {
+			dst := ap[(kp-1)*mr : (kp-1)*mr+rows]
+			for i, v := range a[(l0+even)*lda+i0 : (l0+even)*lda+i0+rows] {
 				dst[i] = toBF16(v)
 			}
 		}
-		return
+		return 1, mr
 	}
-	for i := 0; i < rows; i++ {
-		src := scale(scaled, a[(i0+i)*lda+l0:(i0+i)*lda+l0+kb])
-		pk.pairs(row[:even/2], src[:even])
-		if kb > even {
-			row[kp-1] = toBF16(src[even])
+	for l := 0; l < kp; l++ {
+		r0 := l0 + 2*l
+		lo := scale(scaled[:mr], a[r0*lda+i0:r0*lda+i0+rows])
+		dst := ap[l*mr : l*mr+rows]
+		if 2*l+1 < kb {
+			pk.interleave(dst, lo, scale(scaled[mr:2*mr], a[(r0+1)*lda+i0:(r0+1)*lda+i0+rows]))
+			continue
 		}
-		for l, v := range row[:kp] {
-			ap[l*mr+i] = v
+		for i, v := range lo {
+			dst[i] = toBF16(v)
 		}
 	}
+	return 1, mr
 }
 
 // bf16KernelGo is the portable micro-kernel: per element of the 12×32
@@ -298,13 +323,13 @@ func packBF16A(pk bf16Packer, ap []uint32, trans bool, a []float32, lda int, alp
 // bf16 is exact whatever its size, and float64's 53 bits make its rounding
 // to float32 the correct rounding of the exact sum (53 ≥ 2·24 + 2): so a
 // product below float32's normal range is added as the instruction adds it.
-func bf16KernelGo(kp int, a, b []uint32, c []float32, ldc int) {
+func bf16KernelGo(kp int, a []uint32, rs, ks int, b []uint32, c []float32, ldc int) {
 	const mr, nr = bf16MR, bf16NR
 	var acc [mr * nr]float32
 	for l := 0; l < kp; l++ {
-		ar := a[l*mr : l*mr+mr]
 		br := b[l*nr : l*nr+nr]
-		for i, ap := range ar {
+		for i := 0; i < mr; i++ {
+			ap := a[i*rs+l*ks]
 			a0, a1 := float64(math.Float32frombits(ap<<16)), float64(math.Float32frombits(ap&0xffff0000))
 			row := acc[i*nr : i*nr+nr]
 			for j, bp := range br {

@@ -8,23 +8,29 @@
 // `as --64` and read back with `objdump -d`), and TestGemmBF16 checks the
 // kernel bit for bit against the Go reference of the same sums.
 
-// func bf16Kernel12x32(kp int, a, b *uint32, c *float32, ldc int)
+// func bf16Kernel12x32(kp int, a *uint32, rs, ks int, b *uint32, c *float32, ldc int)
 //
-// C[12×32] += A·B for a packed panel of A holding kp pairs of bf16 per row
-// (a[l*12+i]: row i's elements 2l, low half, and 2l+1, high half) and a
-// packed panel of B holding kp pairs per column (b[l*32+j]: column j's rows
-// 2l and 2l+1); C's rows are ldc floats apart. 24 accumulators of 16 floats
-// (Z0–Z23) start from zero; per pair, two loads of B, twelve broadcasts of
-// A's pairs and 24 VDPBF16PS, each adding, per float lane, the high pair's
-// product and then the low pair's to the accumulator (fp32, RNE); the
-// accumulators are then added to C.
-TEXT ·bf16Kernel12x32(SB), NOSPLIT, $0-40
+// C[12×32] += A·B for kp pairs of k: A's pair l of row i (element 2l in the
+// low half of the word, 2l+1 in the high half) at a + i·rs + l·ks bytes (a
+// packed panel: rs = 4, ks = 48; rows of pairs converted where they lie in
+// A: rs = 4·stride, ks = 4), and a packed panel of B holding kp pairs per
+// column (b[l*32+j]: column j's rows 2l and 2l+1); C's rows are ldc floats
+// apart. 24 accumulators of 16 floats (Z0–Z23) start from zero; per pair,
+// two loads of B, twelve broadcasts of A's pairs and 24 VDPBF16PS, each
+// adding, per float lane, the high pair's product and then the low pair's
+// to the accumulator (fp32, RNE); the accumulators are then added to C.
+TEXT ·bf16Kernel12x32(SB), NOSPLIT, $0-56
 	MOVQ kp+0(FP), CX
 	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
+	MOVQ rs+16(FP), R9
+	MOVQ ks+24(FP), R12
+	MOVQ b+32(FP), DI
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R8
 	SHLQ $2, R8
+	LEAQ (R9)(R9*2), R10   // 3·rs
+	LEAQ (SI)(R9*4), R11   // row 4
+	LEAQ (R11)(R9*4), R13  // row 8
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -58,40 +64,42 @@ loopbf16:
 	VBROADCASTSS (SI), Z26
 	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xc2	// vdpbf16ps %zmm26,%zmm24,%zmm0
 	BYTE $0x62; BYTE $0x92; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xca	// vdpbf16ps %zmm26,%zmm25,%zmm1
-	VBROADCASTSS 4(SI), Z27
+	VBROADCASTSS (SI)(R9*1), Z27
 	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xd3	// vdpbf16ps %zmm27,%zmm24,%zmm2
 	BYTE $0x62; BYTE $0x92; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xdb	// vdpbf16ps %zmm27,%zmm25,%zmm3
-	VBROADCASTSS 8(SI), Z28
+	VBROADCASTSS (SI)(R9*2), Z28
 	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xe4	// vdpbf16ps %zmm28,%zmm24,%zmm4
 	BYTE $0x62; BYTE $0x92; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xec	// vdpbf16ps %zmm28,%zmm25,%zmm5
-	VBROADCASTSS 12(SI), Z29
+	VBROADCASTSS (SI)(R10*1), Z29
 	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xf5	// vdpbf16ps %zmm29,%zmm24,%zmm6
 	BYTE $0x62; BYTE $0x92; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xfd	// vdpbf16ps %zmm29,%zmm25,%zmm7
-	VBROADCASTSS 16(SI), Z30
+	VBROADCASTSS (R11), Z30
 	BYTE $0x62; BYTE $0x12; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xc6	// vdpbf16ps %zmm30,%zmm24,%zmm8
 	BYTE $0x62; BYTE $0x12; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xce	// vdpbf16ps %zmm30,%zmm25,%zmm9
-	VBROADCASTSS 20(SI), Z31
+	VBROADCASTSS (R11)(R9*1), Z31
 	BYTE $0x62; BYTE $0x12; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xd7	// vdpbf16ps %zmm31,%zmm24,%zmm10
 	BYTE $0x62; BYTE $0x12; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xdf	// vdpbf16ps %zmm31,%zmm25,%zmm11
-	VBROADCASTSS 24(SI), Z26
+	VBROADCASTSS (R11)(R9*2), Z26
 	BYTE $0x62; BYTE $0x12; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xe2	// vdpbf16ps %zmm26,%zmm24,%zmm12
 	BYTE $0x62; BYTE $0x12; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xea	// vdpbf16ps %zmm26,%zmm25,%zmm13
-	VBROADCASTSS 28(SI), Z27
+	VBROADCASTSS (R11)(R10*1), Z27
 	BYTE $0x62; BYTE $0x12; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xf3	// vdpbf16ps %zmm27,%zmm24,%zmm14
 	BYTE $0x62; BYTE $0x12; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xfb	// vdpbf16ps %zmm27,%zmm25,%zmm15
-	VBROADCASTSS 32(SI), Z28
+	VBROADCASTSS (R13), Z28
 	BYTE $0x62; BYTE $0x82; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xc4	// vdpbf16ps %zmm28,%zmm24,%zmm16
 	BYTE $0x62; BYTE $0x82; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xcc	// vdpbf16ps %zmm28,%zmm25,%zmm17
-	VBROADCASTSS 36(SI), Z29
+	VBROADCASTSS (R13)(R9*1), Z29
 	BYTE $0x62; BYTE $0x82; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xd5	// vdpbf16ps %zmm29,%zmm24,%zmm18
 	BYTE $0x62; BYTE $0x82; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xdd	// vdpbf16ps %zmm29,%zmm25,%zmm19
-	VBROADCASTSS 40(SI), Z30
+	VBROADCASTSS (R13)(R9*2), Z30
 	BYTE $0x62; BYTE $0x82; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xe6	// vdpbf16ps %zmm30,%zmm24,%zmm20
 	BYTE $0x62; BYTE $0x82; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xee	// vdpbf16ps %zmm30,%zmm25,%zmm21
-	VBROADCASTSS 44(SI), Z31
+	VBROADCASTSS (R13)(R10*1), Z31
 	BYTE $0x62; BYTE $0x82; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xf7	// vdpbf16ps %zmm31,%zmm24,%zmm22
 	BYTE $0x62; BYTE $0x82; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xff	// vdpbf16ps %zmm31,%zmm25,%zmm23
-	ADDQ $48, SI
+	ADDQ R12, SI
+	ADDQ R12, R11
+	ADDQ R12, R13
 	ADDQ $128, DI
 	DECQ CX
 	JNZ  loopbf16
@@ -261,5 +269,77 @@ ilvtail:
 	VMOVDQU32 Z5, K1, (DI)
 
 ilvdone:
+	VZEROUPPER
+	RET
+
+// func bf16InterleaveRows(dst *uint32, dstStride int, src *float32, srcStride, n, pairs int)
+//
+// bf16Interleave for pairs pairs of rows at once: pair l's dst at dst +
+// l·dstStride words, its rows at src + 2l·srcStride and src +
+// (2l+1)·srcStride floats, n elements each — B's (or Aᵀ's) rows into a
+// packed panel without a call per pair.
+TEXT ·bf16InterleaveRows(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), R8
+	SHLQ $2, R8
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), R9
+	SHLQ $2, R9
+	MOVQ n+32(FP), DX
+	MOVQ pairs+40(FP), BX
+	// K1: the n%16 elements of each row's last, partial block.
+	MOVQ DX, CX
+	ANDQ $15, CX
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	TESTQ BX, BX
+	JZ    rowsdone
+
+rowsloop:
+	MOVQ DI, R11         // this pair's dst
+	MOVQ SI, R12         // its low row
+	LEAQ (SI)(R9*1), R13 // its high row
+	MOVQ DX, R10
+
+rowsblock:
+	CMPQ R10, $16
+	JLT  rowstail
+	VMOVUPS (R12), Z0
+	VMOVUPS (R13), Z2
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // vcvtneps2bf16 %zmm0,%ymm1
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xda // vcvtneps2bf16 %zmm2,%ymm3
+	VPMOVZXWD Y1, Z4
+	VPMOVZXWD Y3, Z5
+	VPSLLD $16, Z5, Z5
+	VPORD Z4, Z5, Z5
+	VMOVDQU32 Z5, (R11)
+	ADDQ $64, R12
+	ADDQ $64, R13
+	ADDQ $64, R11
+	SUBQ $16, R10
+	JMP  rowsblock
+
+rowstail:
+	TESTQ R10, R10
+	JZ    rowsnext
+	VMOVUPS.Z (R12), K1, Z0
+	VMOVUPS.Z (R13), K1, Z2
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // vcvtneps2bf16 %zmm0,%ymm1
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xda // vcvtneps2bf16 %zmm2,%ymm3
+	VPMOVZXWD Y1, Z4
+	VPMOVZXWD Y3, Z5
+	VPSLLD $16, Z5, Z5
+	VPORD Z4, Z5, Z5
+	VMOVDQU32 Z5, K1, (R11)
+
+rowsnext:
+	ADDQ R8, DI
+	LEAQ (SI)(R9*2), SI
+	DECQ BX
+	JNZ  rowsloop
+
+rowsdone:
 	VZEROUPPER
 	RET

@@ -267,7 +267,7 @@ func BenchmarkMicroKernelBF16(b *testing.B) {
 			const kp = bf16KC / 2
 			a, bp, c := make([]uint32, bf16MR*kp), make([]uint32, bf16NR*kp), make([]float32, bf16MR*bf16NR)
 			for i := 0; i < b.N; i++ {
-				kern(kp, a, bp, c, bf16NR)
+				kern(kp, a, 1, bf16MR, bp, c, bf16NR)
 			}
 			b.ReportMetric(float64(2*bf16MR*bf16NR*2*kp)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})

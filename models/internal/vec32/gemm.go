@@ -53,19 +53,8 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 	if m == 0 || n == 0 {
 		return
 	}
-	if beta != 1 {
-		for i := 0; i < m; i++ {
-			row := c[i*ldc : i*ldc+n]
-			if beta == 0 {
-				clear(row)
-				continue
-			}
-			for j := range row {
-				row[j] *= beta
-			}
-		}
-	}
 	if k == 0 || alpha == 0 {
+		scaleBlock(c, ldc, beta, 0, m, 0, n)
 		return
 	}
 	mr, nr := kn.mr, kn.nr
@@ -81,13 +70,20 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 	}
 	chunks := (colPanels + chunk - 1) / chunk
 	grain := max(1, (1<<18)/(mr*kb0(k)*chunk*nr+1))
+	// A kernel that reads B where it lies needs only the edge panel of an
+	// untransposed B packed (zero-padded to nr columns).
+	inPlaceB := kn.strided != nil && !transB
 	for l0 := 0; l0 < k; l0 += sgemmKC {
 		kb := min(sgemmKC, k-l0)
 		bp := getPack(colPanels * kb * nr)
+		first := 0
+		if inPlaceB {
+			first = n / nr
+		}
 		if parallel {
-			ParallelFor(colPanels, max(1, (1<<14)/(kb*nr)), func(lo, hi int) { packB(bp, transB, b, ldb, l0, kb, n, nr, lo, hi) })
+			ParallelFor(colPanels-first, max(1, (1<<14)/(kb*nr)), func(lo, hi int) { packB(bp, transB, b, ldb, l0, kb, n, nr, first+lo, first+hi) })
 		} else {
-			packB(bp, transB, b, ldb, l0, kb, n, nr, 0, colPanels)
+			packB(bp, transB, b, ldb, l0, kb, n, nr, first, colPanels)
 		}
 		run := func(lo, hi int) {
 			ap := getPack(mr * kb)
@@ -105,12 +101,20 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 				for q := cc * chunk; q < min(colPanels, (cc+1)*chunk); q++ {
 					j0 := nr * q
 					cols := min(nr, n-j0)
-					bq := &bp[q*kb*nr]
+					if l0 == 0 {
+						// beta·C by the task that owns the block, just
+						// before its first products are added.
+						scaleBlock(c, ldc, beta, i0, rows, j0, cols)
+					}
+					bq, bs := &bp[q*kb*nr], 4*nr
+					if inPlaceB && cols == nr {
+						bq, bs = &b[l0*ldb+j0], 4*ldb
+					}
 					if direct && cols == nr {
 						if transA {
-							kn.strided(kb, &a[l0*lda+i0], 4, 4*lda, bq, &c[i0*ldc+j0], ldc)
+							kn.strided(kb, &a[l0*lda+i0], 4, 4*lda, bq, bs, &c[i0*ldc+j0], ldc)
 						} else {
-							kn.strided(kb, &a[i0*lda+l0], 4*lda, 4, bq, &c[i0*ldc+j0], ldc)
+							kn.strided(kb, &a[i0*lda+l0], 4*lda, 4, bq, bs, &c[i0*ldc+j0], ldc)
 						}
 						continue
 					}
@@ -120,7 +124,11 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 						direct = false
 					}
 					if rows == mr && cols == nr {
-						kn.gemm(kb, &ap[0], bq, &c[i0*ldc+j0], ldc)
+						if kn.strided != nil {
+							kn.strided(kb, &ap[0], 4, 4*mr, bq, bs, &c[i0*ldc+j0], ldc)
+						} else {
+							kn.gemm(kb, &ap[0], bq, &c[i0*ldc+j0], ldc)
+						}
 						continue
 					}
 					// An edge block: C's part in a zero-padded tile, so
@@ -129,7 +137,11 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 					for i := 0; i < rows; i++ {
 						copy(tile[i*nr:i*nr+cols], c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols])
 					}
-					kn.gemm(kb, &ap[0], bq, &tile[0], nr)
+					if kn.strided != nil {
+						kn.strided(kb, &ap[0], 4, 4*mr, bq, bs, &tile[0], nr)
+					} else {
+						kn.gemm(kb, &ap[0], bq, &tile[0], nr)
+					}
 					for i := 0; i < rows; i++ {
 						copy(c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols], tile[i*nr:i*nr+cols])
 					}
@@ -144,6 +156,24 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 			run(0, panels*chunks)
 		}
 		putPack(bp)
+	}
+}
+
+// scaleBlock sets C's rows [i0, i0+rows) × columns [j0, j0+cols) to beta
+// times themselves (zero for beta 0, whatever they held).
+func scaleBlock(c []float32, ldc int, beta float32, i0, rows, j0, cols int) {
+	if beta == 1 {
+		return
+	}
+	for i := i0; i < i0+rows; i++ {
+		row := c[i*ldc+j0 : i*ldc+j0+cols]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
 	}
 }
 

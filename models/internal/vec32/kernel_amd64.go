@@ -6,7 +6,7 @@ import "golang.org/x/sys/cpu"
 func sgemmKernel4x16(k int, a, b, c *float32, ldc int)
 
 //go:noescape
-func sgemmKernel12x32(k int, a *float32, rs, ks int, b, c *float32, ldc int)
+func sgemmKernel12x32(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int)
 
 //go:noescape
 func geluForwardAVX(y, x *float32, n int)
@@ -30,6 +30,9 @@ func expShiftAVX512(x *float32, n int, shift float32, sums *[8]float32)
 func adamWAVX(value, grad, m, v *float32, n int, c *AdamWCoef)
 
 //go:noescape
+func dropoutMaskAVX512(k *float32, n int, state, least uint64, scale float32)
+
+//go:noescape
 func adamWAVX512(value, grad, m, v *float32, n int, c *AdamWCoef)
 
 // hasAVX2, hasAVX512: the CPU has the instructions and the OS saves their
@@ -40,13 +43,14 @@ var (
 )
 
 var avx2Kernels = &kernels{name: PathAVX2, mr: 4, nr: 16, gemm: sgemmKernel4x16,
-	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2}
+	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2,
+	dropout: noDropoutKernel}
 
 // The avx512 path runs 16 floats at a time, then one block of 8 on the
 // AVX2 kernel, so that every element gets the instructions it gets on the
 // avx2 path.
 var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, strided: sgemmKernel12x32,
-	gemm: func(k int, a, b, c *float32, ldc int) { sgemmKernel12x32(k, a, 4, 48, b, c, ldc) },
+	gemm: func(k int, a, b, c *float32, ldc int) { sgemmKernel12x32(k, a, 4, 48, b, 128, c, ldc) },
 	geluF: func(y, x []float32) int {
 		n := len(x) &^ 15
 		if n > 0 {
@@ -74,6 +78,13 @@ var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, strided: sgemmKer
 			adamWAVX512(&value[0], &grad[0], &m[0], &v[0], n, c)
 		}
 		return n + adamWAVX2(value[n:], grad[n:], m[n:], v[n:], c)
+	},
+	dropout: func(k []float32, state, least uint64, scale float32) int {
+		n := len(k) &^ 7
+		if n > 0 {
+			dropoutMaskAVX512(&k[0], n, state, least, scale)
+		}
+		return n
 	}}
 
 func geluAVX2(y, x []float32) int {

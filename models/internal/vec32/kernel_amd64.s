@@ -67,24 +67,27 @@ store:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel12x32(k int, a *float32, rs, ks int, b, c *float32, ldc int)
+// func sgemmKernel12x32(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int)
 //
 // C[12×32] += A·B for a 12×k block of A whose element (i, l) is at
 // a + i·rs + l·ks bytes (a packed panel: rs = 4, ks = 48; A itself, without
 // packing: rs = lda·4, ks = 4, or, transposed, rs = 4, ks = lda·4) and a
-// packed k×32 panel of B (b[l*32+j]); C's rows are ldc floats apart.
+// k×32 block of B whose row l is the 32 floats at b + l·bs bytes (a packed
+// panel: bs = 128; B itself, without packing: bs = ldb·4); C's rows are ldc
+// floats apart.
 // AVX-512: 24 accumulators of 16 floats (Z0–Z23), two loads of B and
 // twelve broadcasts of A per step of k, 24 FMAs. Each element of C is
 // summed over k in the order the AVX2 kernel sums it, with the same FMAs:
 // the same bits.
-TEXT ·sgemmKernel12x32(SB), NOSPLIT, $0-56
+TEXT ·sgemmKernel12x32(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ rs+16(FP), R9
 	MOVQ ks+24(FP), R12
 	MOVQ b+32(FP), DI
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), R8
+	MOVQ bs+40(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R8
 	SHLQ $2, R8
 	LEAQ (R9)(R9*2), R10   // 3·rs
 	LEAQ (SI)(R9*4), R11   // row 4
@@ -158,7 +161,7 @@ loop12:
 	ADDQ R12, SI
 	ADDQ R12, R11
 	ADDQ R12, R13
-	ADDQ $128, DI
+	ADDQ BX, DI
 	DECQ CX
 	JNZ  loop12
 

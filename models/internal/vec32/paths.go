@@ -31,21 +31,26 @@ type kernels struct {
 	// path, whose products are gonum's.
 	mr, nr int
 	gemm   func(k int, a, b, c *float32, ldc int)
-	// strided, where the kernel has it, is gemm reading A where it lies:
-	// element (i, l) at a + i·rs + l·ks bytes, so that whole blocks of A
-	// need no packing.
-	strided  func(k int, a *float32, rs, ks int, b, c *float32, ldc int)
+	// strided, where the kernel has it, is gemm reading A and B where
+	// they lie: A's element (i, l) at a + i·rs + l·ks bytes and B's row l
+	// at b + l·bs bytes, so that whole blocks of A, and B when it is not
+	// transposed, need no packing.
+	strided  func(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int)
 	geluF    func(y, x []float32) int
 	geluB    func(dx, dy, x []float32) int
 	expShift func(x []float32, shift float32, sums *[8]float32) int
 	adamW    func(value, grad, m, v []float32, c *AdamWCoef) int
+	dropout  func(k []float32, state, least uint64, scale float32) int
 }
 
 var goKernels = &kernels{name: PathGo,
 	geluF:    func(y, x []float32) int { return 0 },
 	geluB:    func(dx, dy, x []float32) int { return 0 },
 	expShift: func(x []float32, shift float32, sums *[8]float32) int { return 0 },
-	adamW:    func(value, grad, m, v []float32, c *AdamWCoef) int { return 0 }}
+	adamW:    func(value, grad, m, v []float32, c *AdamWCoef) int { return 0 },
+	dropout:  noDropoutKernel}
+
+func noDropoutKernel(k []float32, state, least uint64, scale float32) int { return 0 }
 
 var (
 	active atomic.Pointer[kernels]

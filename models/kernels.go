@@ -67,9 +67,11 @@ func gemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda i
 
 // linearForward sets y (n×out) = x (n×in) · wᵀ + b, w being [out, in].
 func linearForward[T Float](y, x, w, b []T, n, in, out int) {
-	for r := 0; r < n; r++ {
-		copy(y[r*out:(r+1)*out], b)
-	}
+	vec32.ParallelFor(n, max(1, 4*elementGrain/out), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			copy(y[r*out:(r+1)*out], b)
+		}
+	})
 	gemm(false, true, n, out, in, 1, x, in, w, in, 1, y, out)
 }
 
@@ -78,16 +80,39 @@ func linearForward[T Float](y, x, w, b []T, n, in, out int) {
 func linearBackward[T Float](dx, dw, db, dy, x, w []T, n, in, out int) {
 	if dw != nil {
 		gemm(true, false, out, in, n, 1, dy, out, x, in, 1, dw, in)
-		for r := 0; r < n; r++ {
-			row := dy[r*out : (r+1)*out]
-			for j, v := range row {
-				db[j] += v
-			}
-		}
+		biasGrad(db, dy, n, out)
 	}
 	if dx != nil {
 		gemm(false, false, n, in, out, 1, dy, out, w, in, 0, dx, in)
 	}
+}
+
+// biasGrad accumulates db += Σ_r dy[r] over the n rows of dy (n×out). Each
+// element is summed over the rows in order whatever the split: the cores
+// take ranges of columns.
+func biasGrad[T Float](db, dy []T, n, out int) {
+	vec32.ParallelFor(out, max(16, elementGrain/max(1, n)), func(lo, hi int) {
+		d := db[lo:hi]
+		r := 0
+		// Four rows a pass: each element still takes them in order, with
+		// a quarter of the loads and stores of d.
+		for ; r+4 <= n; r += 4 {
+			r0 := dy[r*out+lo : r*out+hi]
+			r1 := dy[(r+1)*out+lo : (r+1)*out+hi][:len(r0)]
+			r2 := dy[(r+2)*out+lo : (r+2)*out+hi][:len(r0)]
+			r3 := dy[(r+3)*out+lo : (r+3)*out+hi][:len(r0)]
+			d := d[:len(r0)]
+			for j := range r0 {
+				d[j] = d[j] + r0[j] + r1[j] + r2[j] + r3[j]
+			}
+		}
+		for ; r < n; r++ {
+			row := dy[r*out+lo : r*out+hi]
+			for j, v := range row {
+				d[j] += v
+			}
+		}
+	})
 }
 
 // linearBackwardAdd is linearBackward adding dy·w into dx instead of
@@ -223,21 +248,39 @@ func attentionBackward[T Float](dq, dk, dv, dctx, probs, keep, q, k, v []T, batc
 // ds = scale · p ⊙ (dp − Σ p·dp). A zeroed (fully masked) row has p = 0 and
 // so no gradient.
 func softmaxBackwardRows[T Float](dp, p, keep []T, base, seq int, scale T) {
-	for i := 0; i < seq; i++ {
-		dr, pr := dp[i*seq:(i+1)*seq], p[i*seq:(i+1)*seq]
-		if keep != nil {
-			kr := keep[base+i*seq:]
-			for j := range dr {
-				dr[j] *= kr[j]
-			}
+	if keep != nil {
+		kp := keep[base : base+seq*seq]
+		for j := range kp {
+			dp[j] *= kp[j]
 		}
+	}
+	i := 0
+	// Two rows side by side: two independent chains of sums.
+	for ; i+2 <= seq; i += 2 {
+		d0, p0 := dp[i*seq:(i+1)*seq], p[i*seq:(i+1)*seq]
+		d1, p1 := dp[(i+1)*seq : (i+2)*seq][:len(d0)], p[(i+1)*seq : (i+2)*seq][:len(d0)]
+		p0 = p0[:len(d0)]
+		var dot0, dot1 T
+		for j := range d0 {
+			dot0 += d0[j] * p0[j]
+			dot1 += d1[j] * p1[j]
+		}
+		softmaxBackwardRow(d0, p0, dot0, scale)
+		softmaxBackwardRow(d1, p1, dot1, scale)
+	}
+	for ; i < seq; i++ {
+		dr, pr := dp[i*seq:(i+1)*seq], p[i*seq:(i+1)*seq]
 		var dot T
 		for j := range dr {
 			dot += dr[j] * pr[j]
 		}
-		for j := range dr {
-			dr[j] = pr[j] * (dr[j] - dot) * scale
-		}
+		softmaxBackwardRow(dr, pr, dot, scale)
+	}
+}
+
+func softmaxBackwardRow[T Float](dr, pr []T, dot, scale T) {
+	for j := range dr {
+		dr[j] = pr[j] * (dr[j] - dot) * scale
 	}
 }
 

@@ -107,11 +107,38 @@ func (cpu) Lerp(dst, from []float32, a float32) {
 }
 
 // LayerNormForward is the CPU LayerNorm (see Backend.LayerNorm), generic
-// over the element type. Rows are spread over the cores.
+// over the element type. Rows are spread over the cores. Each row's mean
+// and variance are float64 sums in order of the columns; four rows are
+// summed side by side, so that four independent chains of additions
+// overlap (a row's bits are those of summing it alone).
 func LayerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps float64) {
 	rows := len(x) / h
 	vec32.ParallelFor(rows, max(1, ElementGrain/h), func(lo, hi int) {
-		for r := lo; r < hi; r++ {
+		r := lo
+		for ; r+4 <= hi; r += 4 {
+			x0, x1, x2, x3 := x[r*h:(r+1)*h], x[(r+1)*h:(r+2)*h], x[(r+2)*h:(r+3)*h], x[(r+3)*h:(r+4)*h]
+			var m0, m1, m2, m3 float64
+			for k := range x0 {
+				m0 += float64(x0[k])
+				m1 += float64(x1[k])
+				m2 += float64(x2[k])
+				m3 += float64(x3[k])
+			}
+			m0, m1, m2, m3 = m0/float64(h), m1/float64(h), m2/float64(h), m3/float64(h)
+			var v0, v1, v2, v3 float64
+			for k := range x0 {
+				d0, d1, d2, d3 := float64(x0[k])-m0, float64(x1[k])-m1, float64(x2[k])-m2, float64(x3[k])-m3
+				v0 += d0 * d0
+				v1 += d1 * d1
+				v2 += d2 * d2
+				v3 += d3 * d3
+			}
+			layerNormRow(y, xhat, rstd, x0, gamma, beta, h, r, m0, v0, eps)
+			layerNormRow(y, xhat, rstd, x1, gamma, beta, h, r+1, m1, v1, eps)
+			layerNormRow(y, xhat, rstd, x2, gamma, beta, h, r+2, m2, v2, eps)
+			layerNormRow(y, xhat, rstd, x3, gamma, beta, h, r+3, m3, v3, eps)
+		}
+		for ; r < hi; r++ {
 			row := x[r*h : (r+1)*h]
 			var mean float64
 			for _, v := range row {
@@ -123,18 +150,24 @@ func LayerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps flo
 				d := float64(v) - mean
 				variance += d * d
 			}
-			variance /= float64(h)
-			inv := 1 / math.Sqrt(variance+eps)
-			rstd[r] = T(inv)
-			m, in := T(mean), T(inv)
-			xh, yr := xhat[r*h:(r+1)*h], y[r*h:(r+1)*h]
-			for k, v := range row {
-				xv := (v - m) * in
-				xh[k] = xv
-				yr[k] = xv*gamma[k] + beta[k]
-			}
+			layerNormRow(y, xhat, rstd, row, gamma, beta, h, r, mean, variance, eps)
 		}
 	})
+}
+
+// layerNormRow finishes row r of LayerNormForward from its mean and its sum
+// of squared deviations.
+func layerNormRow[T Float](y, xhat, rstd, row, gamma, beta []T, h, r int, mean, squares, eps float64) {
+	variance := squares / float64(h)
+	inv := 1 / math.Sqrt(variance+eps)
+	rstd[r] = T(inv)
+	m, in := T(mean), T(inv)
+	xh, yr := xhat[r*h:(r+1)*h], y[r*h:(r+1)*h]
+	for k, v := range row {
+		xv := (v - m) * in
+		xh[k] = xv
+		yr[k] = xv*gamma[k] + beta[k]
+	}
 }
 
 // LayerNormBackward is the CPU LayerNorm backward pass (see
@@ -149,7 +182,24 @@ func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 	rows := len(dy) / h
 	if dx != nil {
 		vec32.ParallelFor(rows, max(1, ElementGrain/h), func(lo, hi int) {
-			for r := lo; r < hi; r++ {
+			r := lo
+			// Two rows side by side: four independent chains of sums.
+			for ; r+2 <= hi; r += 2 {
+				dy0, x0 := dy[r*h:(r+1)*h], xhat[r*h:(r+1)*h]
+				dy1, x1 := dy[(r+1)*h : (r+2)*h][:len(dy0)], xhat[(r+1)*h : (r+2)*h][:len(dy0)]
+				x0, g := x0[:len(dy0)], gamma[:len(dy0)]
+				var mg0, mgx0, mg1, mgx1 float64
+				for k := range dy0 {
+					g0, g1 := float64(dy0[k]*g[k]), float64(dy1[k]*g[k])
+					mg0 += g0
+					mgx0 += g0 * float64(x0[k])
+					mg1 += g1
+					mgx1 += g1 * float64(x1[k])
+				}
+				layerNormBackwardRow(dx, dy0, x0, gamma, rstd, h, r, mg0, mgx0)
+				layerNormBackwardRow(dx, dy1, x1, gamma, rstd, h, r+1, mg1, mgx1)
+			}
+			for ; r < hi; r++ {
 				dyr, xr := dy[r*h:(r+1)*h], xhat[r*h:(r+1)*h]
 				var mg, mgx float64
 				for k := range dyr {
@@ -157,14 +207,7 @@ func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 					mg += g
 					mgx += g * float64(xr[k])
 				}
-				mg /= float64(h)
-				mgx /= float64(h)
-				inv := rstd[r]
-				m, mx := T(mg), T(mgx)
-				dxr := dx[r*h : (r+1)*h]
-				for k := range dyr {
-					dxr[k] = inv * (dyr[k]*gamma[k] - m - xr[k]*mx)
-				}
+				layerNormBackwardRow(dx, dyr, xr, gamma, rstd, h, r, mg, mgx)
 			}
 		})
 	}
@@ -194,6 +237,17 @@ func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 			}
 		}
 	})
+}
+
+// layerNormBackwardRow sets row r of LayerNormBackward's dx from the row's
+// sums of g = dy·γ and of g·x̂.
+func layerNormBackwardRow[T Float](dx, dyr, xr, gamma, rstd []T, h, r int, sumG, sumGX float64) {
+	m, mx := T(sumG/float64(h)), T(sumGX/float64(h))
+	inv := rstd[r]
+	dxr := dx[r*h : (r+1)*h]
+	for k := range dyr {
+		dxr[k] = inv * (dyr[k]*gamma[k] - m - xr[k]*mx)
+	}
 }
 
 // GELUForward is the exact GELU ½x(1 + erf(x/√2)) on the CPU, generic over

@@ -101,9 +101,12 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 				for q := cc * chunk; q < min(colPanels, (cc+1)*chunk); q++ {
 					j0 := nr * q
 					cols := min(nr, n-j0)
-					if l0 == 0 {
-						// beta·C by the task that owns the block, just
-						// before its first products are added.
+					// A whole block with beta 0 is set by the kernel (fresh)
+					// without reading C; otherwise beta·C is applied by the
+					// task that owns the block, just before its first
+					// products are added.
+					fresh := l0 == 0 && beta == 0 && kn.strided != nil && rows == mr && cols == nr
+					if l0 == 0 && !fresh {
 						scaleBlock(c, ldc, beta, i0, rows, j0, cols)
 					}
 					bq, bs := &bp[q*kb*nr], 4*nr
@@ -112,9 +115,9 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 					}
 					if direct && cols == nr {
 						if transA {
-							kn.strided(kb, &a[l0*lda+i0], 4, 4*lda, bq, bs, &c[i0*ldc+j0], ldc)
+							kn.strided(kb, &a[l0*lda+i0], 4, 4*lda, bq, bs, &c[i0*ldc+j0], ldc, fresh)
 						} else {
-							kn.strided(kb, &a[i0*lda+l0], 4*lda, 4, bq, bs, &c[i0*ldc+j0], ldc)
+							kn.strided(kb, &a[i0*lda+l0], 4*lda, 4, bq, bs, &c[i0*ldc+j0], ldc, fresh)
 						}
 						continue
 					}
@@ -125,7 +128,7 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 					}
 					if rows == mr && cols == nr {
 						if kn.strided != nil {
-							kn.strided(kb, &ap[0], 4, 4*mr, bq, bs, &c[i0*ldc+j0], ldc)
+							kn.strided(kb, &ap[0], 4, 4*mr, bq, bs, &c[i0*ldc+j0], ldc, fresh)
 						} else {
 							kn.gemm(kb, &ap[0], bq, &c[i0*ldc+j0], ldc)
 						}
@@ -138,7 +141,7 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 						copy(tile[i*nr:i*nr+cols], c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols])
 					}
 					if kn.strided != nil {
-						kn.strided(kb, &ap[0], 4, 4*mr, bq, bs, &tile[0], nr)
+						kn.strided(kb, &ap[0], 4, 4*mr, bq, bs, &tile[0], nr, false)
 					} else {
 						kn.gemm(kb, &ap[0], bq, &tile[0], nr)
 					}

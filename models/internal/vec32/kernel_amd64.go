@@ -6,7 +6,7 @@ import "golang.org/x/sys/cpu"
 func sgemmKernel4x16(k int, a, b, c *float32, ldc int)
 
 //go:noescape
-func sgemmKernel12x32(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int)
+func sgemmKernel12x32(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
 
 //go:noescape
 func geluForwardAVX(y, x *float32, n int)
@@ -50,7 +50,7 @@ var avx2Kernels = &kernels{name: PathAVX2, mr: 4, nr: 16, gemm: sgemmKernel4x16,
 // AVX2 kernel, so that every element gets the instructions it gets on the
 // avx2 path.
 var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, strided: sgemmKernel12x32,
-	gemm: func(k int, a, b, c *float32, ldc int) { sgemmKernel12x32(k, a, 4, 48, b, 128, c, ldc) },
+	gemm: func(k int, a, b, c *float32, ldc int) { sgemmKernel12x32(k, a, 4, 48, b, 128, c, ldc, false) },
 	geluF: func(y, x []float32) int {
 		n := len(x) &^ 15
 		if n > 0 {

@@ -67,19 +67,20 @@ store:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel12x32(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int)
+// func sgemmKernel12x32(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
 //
 // C[12×32] += A·B for a 12×k block of A whose element (i, l) is at
 // a + i·rs + l·ks bytes (a packed panel: rs = 4, ks = 48; A itself, without
 // packing: rs = lda·4, ks = 4, or, transposed, rs = 4, ks = lda·4) and a
 // k×32 block of B whose row l is the 32 floats at b + l·bs bytes (a packed
 // panel: bs = 128; B itself, without packing: bs = ldb·4); C's rows are ldc
-// floats apart.
+// floats apart. With fresh set, C's old values are not read: each element
+// is set to its sum plus +0, the bits C = 0 then C += sum gives.
 // AVX-512: 24 accumulators of 16 floats (Z0–Z23), two loads of B and
 // twelve broadcasts of A per step of k, 24 FMAs. Each element of C is
 // summed over k in the order the AVX2 kernel sums it, with the same FMAs:
 // the same bits.
-TEXT ·sgemmKernel12x32(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel12x32(SB), NOSPLIT, $0-65
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ rs+16(FP), R9
@@ -166,6 +167,9 @@ loop12:
 	JNZ  loop12
 
 store12:
+	MOVBQZX fresh+64(FP), AX
+	TESTQ AX, AX
+	JNZ   fresh12
 	VADDPS (DX), Z0, Z0
 	VMOVUPS Z0, (DX)
 	VADDPS 64(DX), Z1, Z1
@@ -224,6 +228,70 @@ store12:
 	VADDPS (DX), Z22, Z22
 	VMOVUPS Z22, (DX)
 	VADDPS 64(DX), Z23, Z23
+	VMOVUPS Z23, 64(DX)
+	VZEROUPPER
+	RET
+
+fresh12:
+	VPXORD Z24, Z24, Z24
+	VADDPS Z24, Z0, Z0
+	VMOVUPS Z0, (DX)
+	VADDPS Z24, Z1, Z1
+	VMOVUPS Z1, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z2, Z2
+	VMOVUPS Z2, (DX)
+	VADDPS Z24, Z3, Z3
+	VMOVUPS Z3, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z4, Z4
+	VMOVUPS Z4, (DX)
+	VADDPS Z24, Z5, Z5
+	VMOVUPS Z5, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z6, Z6
+	VMOVUPS Z6, (DX)
+	VADDPS Z24, Z7, Z7
+	VMOVUPS Z7, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z8, Z8
+	VMOVUPS Z8, (DX)
+	VADDPS Z24, Z9, Z9
+	VMOVUPS Z9, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z10, Z10
+	VMOVUPS Z10, (DX)
+	VADDPS Z24, Z11, Z11
+	VMOVUPS Z11, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z12, Z12
+	VMOVUPS Z12, (DX)
+	VADDPS Z24, Z13, Z13
+	VMOVUPS Z13, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z14, Z14
+	VMOVUPS Z14, (DX)
+	VADDPS Z24, Z15, Z15
+	VMOVUPS Z15, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z16, Z16
+	VMOVUPS Z16, (DX)
+	VADDPS Z24, Z17, Z17
+	VMOVUPS Z17, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z18, Z18
+	VMOVUPS Z18, (DX)
+	VADDPS Z24, Z19, Z19
+	VMOVUPS Z19, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z20, Z20
+	VMOVUPS Z20, (DX)
+	VADDPS Z24, Z21, Z21
+	VMOVUPS Z21, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z22, Z22
+	VMOVUPS Z22, (DX)
+	VADDPS Z24, Z23, Z23
 	VMOVUPS Z23, 64(DX)
 	VZEROUPPER
 	RET

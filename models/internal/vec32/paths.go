@@ -34,8 +34,9 @@ type kernels struct {
 	// strided, where the kernel has it, is gemm reading A and B where
 	// they lie: A's element (i, l) at a + i·rs + l·ks bytes and B's row l
 	// at b + l·bs bytes, so that whole blocks of A, and B when it is not
-	// transposed, need no packing.
-	strided  func(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int)
+	// transposed, need no packing. With fresh set it sets C to the sum
+	// plus +0 instead of adding (the bits of zeroing C first).
+	strided  func(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
 	geluF    func(y, x []float32) int
 	geluB    func(dx, dy, x []float32) int
 	expShift func(x []float32, shift float32, sums *[8]float32) int

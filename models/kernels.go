@@ -89,24 +89,15 @@ func linearBackward[T Float](dx, dw, db, dy, x, w []T, n, in, out int) {
 
 // biasGrad accumulates db += Σ_r dy[r] over the n rows of dy (n×out). Each
 // element is summed over the rows in order whatever the split: the cores
-// take ranges of columns.
+// take ranges of columns (float32 on vec32.AddRows).
 func biasGrad[T Float](db, dy []T, n, out int) {
 	vec32.ParallelFor(out, max(16, elementGrain/max(1, n)), func(lo, hi int) {
-		d := db[lo:hi]
-		r := 0
-		// Four rows a pass: each element still takes them in order, with
-		// a quarter of the loads and stores of d.
-		for ; r+4 <= n; r += 4 {
-			r0 := dy[r*out+lo : r*out+hi]
-			r1 := dy[(r+1)*out+lo : (r+1)*out+hi][:len(r0)]
-			r2 := dy[(r+2)*out+lo : (r+2)*out+hi][:len(r0)]
-			r3 := dy[(r+3)*out+lo : (r+3)*out+hi][:len(r0)]
-			d := d[:len(r0)]
-			for j := range r0 {
-				d[j] = d[j] + r0[j] + r1[j] + r2[j] + r3[j]
-			}
+		if d32, ok := any(db).([]float32); ok {
+			vec32.AddRows(d32[lo:hi], any(dy).([]float32)[lo:], n, out)
+			return
 		}
-		for ; r < n; r++ {
+		d := db[lo:hi]
+		for r := 0; r < n; r++ {
 			row := dy[r*out+lo : r*out+hi]
 			for j, v := range row {
 				d[j] += v

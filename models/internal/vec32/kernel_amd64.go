@@ -30,6 +30,9 @@ func expShiftAVX512(x *float32, n int, shift float32, sums *[8]float32)
 func adamWAVX(value, grad, m, v *float32, n int, c *AdamWCoef)
 
 //go:noescape
+func addRowsAVX512(d, src *float32, rows, stride, w int)
+
+//go:noescape
 func dropoutMaskAVX512(k *float32, n int, state, least uint64, scale float32)
 
 //go:noescape
@@ -44,7 +47,7 @@ var (
 
 var avx2Kernels = &kernels{name: PathAVX2, mr: 4, nr: 16, gemm: sgemmKernel4x16,
 	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2,
-	dropout: noDropoutKernel}
+	dropout: noDropoutKernel, addRows: noAddRowsKernel}
 
 // The avx512 path runs 16 floats at a time, then one block of 8 on the
 // AVX2 kernel, so that every element gets the instructions it gets on the
@@ -85,6 +88,13 @@ var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, strided: sgemmKer
 			dropoutMaskAVX512(&k[0], n, state, least, scale)
 		}
 		return n
+	},
+	addRows: func(d, src []float32, rows, stride int) int {
+		w := len(d) &^ 15
+		if w > 0 {
+			addRowsAVX512(&d[0], &src[0], rows, stride, w)
+		}
+		return w
 	}}
 
 func geluAVX2(y, x []float32) int {

@@ -42,6 +42,7 @@ type kernels struct {
 	expShift func(x []float32, shift float32, sums *[8]float32) int
 	adamW    func(value, grad, m, v []float32, c *AdamWCoef) int
 	dropout  func(k []float32, state, least uint64, scale float32) int
+	addRows  func(d, src []float32, rows, stride int) int
 }
 
 var goKernels = &kernels{name: PathGo,
@@ -49,9 +50,12 @@ var goKernels = &kernels{name: PathGo,
 	geluB:    func(dx, dy, x []float32) int { return 0 },
 	expShift: func(x []float32, shift float32, sums *[8]float32) int { return 0 },
 	adamW:    func(value, grad, m, v []float32, c *AdamWCoef) int { return 0 },
-	dropout:  noDropoutKernel}
+	dropout:  noDropoutKernel,
+	addRows:  noAddRowsKernel}
 
 func noDropoutKernel(k []float32, state, least uint64, scale float32) int { return 0 }
+
+func noAddRowsKernel(d, src []float32, rows, stride int) int { return 0 }
 
 var (
 	active atomic.Pointer[kernels]

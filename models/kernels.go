@@ -182,6 +182,7 @@ func windowAttentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, ke
 		if keep != nil {
 			dropped = make([]T, seq*seq)
 		}
+		pad := make([]int, 0, seq)
 		for bh := lo; bh < hi; bh++ {
 			b, hd := bh/heads, bh%heads
 			off := b*seq*h + hd*d
@@ -189,11 +190,25 @@ func windowAttentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, ke
 			p := probs[base : base+seq*seq]
 			gemmSerial(false, true, seq, seq, d, scale, q[off:], h, k[off:], h, 0, p, seq)
 			m := mask[b*seq : (b+1)*seq]
+			// Without a window every query masks the same keys: the
+			// padding, listed once.
+			pad = pad[:0]
+			for j, v := range m {
+				if v == 0 {
+					pad = append(pad, j)
+				}
+			}
 			for i := 0; i < seq; i++ {
 				row := p[i*seq : (i+1)*seq]
-				for j := range row {
-					if m[j] == 0 || (window >= 0 && (i-j > window || j-i > window)) {
+				if window < 0 {
+					for _, j := range pad {
 						row[j] += -math.MaxFloat32
+					}
+				} else {
+					for j := range row {
+						if m[j] == 0 || i-j > window || j-i > window {
+							row[j] += -math.MaxFloat32
+						}
 					}
 				}
 				softmaxRow(row)
@@ -240,10 +255,7 @@ func attentionBackward[T Float](dq, dk, dv, dctx, probs, keep, q, k, v []T, batc
 // so no gradient.
 func softmaxBackwardRows[T Float](dp, p, keep []T, base, seq int, scale T) {
 	if keep != nil {
-		kp := keep[base : base+seq*seq]
-		for j := range kp {
-			dp[j] *= kp[j]
-		}
+		mulTo(dp[:seq*seq], dp, keep[base:])
 	}
 	i := 0
 	// Two rows side by side: two independent chains of sums.
@@ -286,10 +298,20 @@ func withDropout[T Float](p, keep []T, base int, dst []T) []T {
 	if keep == nil {
 		return p
 	}
-	for i := range dst {
-		dst[i] = p[i] * keep[base+i]
-	}
+	mulTo(dst, p, keep[base:])
 	return dst
+}
+
+// mulTo sets dst[i] = a[i]·b[i] (dst may be a).
+func mulTo[T Float](dst, a, b []T) {
+	if d32, ok := any(dst).([]float32); ok {
+		vec32.MulTo(d32, any(a).([]float32), any(b).([]float32))
+		return
+	}
+	a, b = a[:len(dst)], b[:len(dst)]
+	for i := range dst {
+		dst[i] = a[i] * b[i]
+	}
 }
 
 func softmaxRow[T Float](row []T) {

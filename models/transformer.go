@@ -254,22 +254,12 @@ func (c *core) keepMask(alloc func(int) []float32, n int, rate float64) []float3
 
 // applyKeep multiplies x by the dropout multipliers keep, on all cores.
 func applyKeep(x, keep []float32) {
-	vec32.ParallelFor(len(keep), 4*elementGrain, func(lo, hi int) {
-		x, keep := x[lo:hi], keep[lo:hi]
-		for i := range keep {
-			x[i] *= keep[i]
-		}
-	})
+	vec32.ParallelFor(len(keep), 4*elementGrain, func(lo, hi int) { vec32.MulTo(x[lo:hi], x[lo:hi], keep[lo:hi]) })
 }
 
 // keptCopy sets dst = src·keep (a copy with dropout applied), on all cores.
 func keptCopy(dst, src, keep []float32) {
-	vec32.ParallelFor(len(keep), 4*elementGrain, func(lo, hi int) {
-		dst, src, keep := dst[lo:hi], src[lo:hi], keep[lo:hi]
-		for i := range keep {
-			dst[i] = src[i] * keep[i]
-		}
-	})
+	vec32.ParallelFor(len(keep), 4*elementGrain, func(lo, hi int) { vec32.MulTo(dst[lo:hi], src[lo:hi], keep[lo:hi]) })
 }
 
 // addTo adds x into y element-wise (a residual connection), on all cores.

@@ -294,16 +294,13 @@ func GELUBackward[T Float](dx, dy, x []T) {
 // SoftmaxRow replaces row by its softmax on the CPU: max-subtracted, the
 // exponentials summed in float64.
 func SoftmaxRow[T Float](row []T) {
+	if r32, ok := any(row).([]float32); ok {
+		vec32.Scale(r32, 1/vec32.ExpShiftSum(r32, vec32.Max(r32)))
+		return
+	}
 	mx := row[0]
 	for _, v := range row {
 		mx = max(mx, v)
-	}
-	if r32, ok := any(row).([]float32); ok {
-		inv := 1 / vec32.ExpShiftSum(r32, float32(mx))
-		for i := range r32 {
-			r32[i] *= inv
-		}
-		return
 	}
 	var sum float64
 	for i, v := range row {

@@ -30,6 +30,15 @@ func expShiftAVX512(x *float32, n int, shift float32, sums *[8]float32)
 func adamWAVX(value, grad, m, v *float32, n int, c *AdamWCoef)
 
 //go:noescape
+func scaleAVX512(x *float32, n int, s float32)
+
+//go:noescape
+func mulToAVX512(dst, a, b *float32, n int)
+
+//go:noescape
+func maxAVX512(x *float32, n int) (m float32, nan bool)
+
+//go:noescape
 func addRowsAVX512(d, src *float32, rows, stride, w int)
 
 //go:noescape
@@ -47,7 +56,7 @@ var (
 
 var avx2Kernels = &kernels{name: PathAVX2, mr: 4, nr: 16, gemm: sgemmKernel4x16,
 	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2,
-	dropout: noDropoutKernel, addRows: noAddRowsKernel}
+	dropout: noDropoutKernel, addRows: noAddRowsKernel, scale: goKernels.scale, mulTo: goKernels.mulTo, max: goKernels.max}
 
 // The avx512 path runs 16 floats at a time, then one block of 8 on the
 // AVX2 kernel, so that every element gets the instructions it gets on the
@@ -95,6 +104,28 @@ var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, strided: sgemmKer
 			addRowsAVX512(&d[0], &src[0], rows, stride, w)
 		}
 		return w
+	},
+	scale: func(x []float32, s float32) int {
+		n := len(x) &^ 15
+		if n > 0 {
+			scaleAVX512(&x[0], n, s)
+		}
+		return n
+	},
+	mulTo: func(dst, a, b []float32) int {
+		n := len(dst) &^ 15
+		if n > 0 {
+			mulToAVX512(&dst[0], &a[0], &b[0], n)
+		}
+		return n
+	},
+	max: func(x []float32) (float32, bool, int) {
+		n := len(x) &^ 15
+		if n == 0 {
+			return 0, false, 0
+		}
+		m, nan := maxAVX512(&x[0], n)
+		return m, nan, n
 	}}
 
 func geluAVX2(y, x []float32) int {

@@ -43,6 +43,11 @@ type kernels struct {
 	adamW    func(value, grad, m, v []float32, c *AdamWCoef) int
 	dropout  func(k []float32, state, least uint64, scale float32) int
 	addRows  func(d, src []float32, rows, stride int) int
+	scale    func(x []float32, s float32) int
+	mulTo    func(dst, a, b []float32) int
+	// max returns the largest of x's leading elements it did, whether
+	// any was NaN, and how many it did (0: none).
+	max func(x []float32) (m float32, nan bool, done int)
 }
 
 var goKernels = &kernels{name: PathGo,
@@ -51,7 +56,10 @@ var goKernels = &kernels{name: PathGo,
 	expShift: func(x []float32, shift float32, sums *[8]float32) int { return 0 },
 	adamW:    func(value, grad, m, v []float32, c *AdamWCoef) int { return 0 },
 	dropout:  noDropoutKernel,
-	addRows:  noAddRowsKernel}
+	addRows:  noAddRowsKernel,
+	scale:    func(x []float32, s float32) int { return 0 },
+	mulTo:    func(dst, a, b []float32) int { return 0 },
+	max:      func(x []float32) (float32, bool, int) { return 0, false, 0 }}
 
 func noDropoutKernel(k []float32, state, least uint64, scale float32) int { return 0 }
 

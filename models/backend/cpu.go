@@ -51,12 +51,12 @@ func (cpu) AdamW(value, grad, m, v []float32, s AdamWStep) {
 func (cpu) AddSquares(acc float64, x []float32) float64 {
 	blocks := (len(x) + squaresBlock - 1) / squaresBlock
 	if blocks <= 1 {
-		return acc + sumSquares(x)
+		return acc + vec32.SumSquares(x)
 	}
 	sums := make([]float64, blocks)
 	vec32.ParallelFor(blocks, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			sums[b] = sumSquares(x[b*squaresBlock : min(len(x), (b+1)*squaresBlock)])
+			sums[b] = vec32.SumSquares(x[b*squaresBlock : min(len(x), (b+1)*squaresBlock)])
 		}
 	})
 	for _, v := range sums {
@@ -68,30 +68,8 @@ func (cpu) AddSquares(acc float64, x []float32) float64 {
 // squaresBlock is AddSquares' block: 256 KiB of float32.
 const squaresBlock = 1 << 16
 
-// sumSquares is Σ x² in float64, in eight partial sums (element i in sum
-// i mod 8) added pairwise: squares of float32 are exact in float64, so only
-// the additions round.
-func sumSquares(x []float32) float64 {
-	var s [8]float64
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
-		v := (*[8]float32)(x[i : i+8])
-		for j := range s {
-			s[j] += float64(v[j]) * float64(v[j])
-		}
-	}
-	for j := 0; i < len(x); i, j = i+1, j+1 {
-		s[j] += float64(x[i]) * float64(x[i])
-	}
-	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
-}
-
 func (cpu) Scale(x []float32, c float32) {
-	vec32.ParallelFor(len(x), 4*ElementGrain, func(lo, hi int) {
-		for i := range x[lo:hi] {
-			x[lo+i] *= c
-		}
-	})
+	vec32.ParallelFor(len(x), 4*ElementGrain, func(lo, hi int) { vec32.Scale(x[lo:hi], c) })
 }
 
 func (cpu) Zero(x []float32) {

@@ -37,3 +37,21 @@ func Max(x []float32) float32 {
 	}
 	return m
 }
+
+// SumSquares returns Σ x² in float64, in eight partial sums (element i in
+// sum i mod 8) added pairwise: squares of float32 are exact in float64, so
+// only the additions round, in an order fixed by len(x) on every path.
+func SumSquares(x []float32) float64 {
+	var s [8]float64
+	i := active.Load().sumSquares(x, &s)
+	for ; i+8 <= len(x); i += 8 {
+		v := (*[8]float32)(x[i : i+8])
+		for j := range s {
+			s[j] += float64(v[j]) * float64(v[j])
+		}
+	}
+	for j := 0; i < len(x); i, j = i+1, j+1 {
+		s[j] += float64(x[i]) * float64(x[i])
+	}
+	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+}

@@ -78,3 +78,27 @@ xreduce:
 	SETNE   nan+20(FP)
 	VZEROUPPER
 	RET
+
+// func sumSquaresAVX512(x *float32, n int, s *[8]float64)
+//
+// s[j] += float64(x[i])² for i ≡ j (mod 8), i < n (a multiple of 8), in
+// order of i: one float64 lane per partial sum, as the Go loop keeps them
+// (a float32's square is exact in float64, so only the additions round).
+TEXT ·sumSquaresAVX512(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ s+16(FP), DI
+	VMOVUPD (DI), Z0
+	SHRQ $3, CX
+	JZ   qdone
+qloop:
+	VCVTPS2PD (SI), Z1
+	VMULPD  Z1, Z1, Z1
+	VADDPD  Z1, Z0, Z0
+	ADDQ    $32, SI
+	DECQ    CX
+	JNZ     qloop
+qdone:
+	VMOVUPD Z0, (DI)
+	VZEROUPPER
+	RET

@@ -49,3 +49,26 @@ func TestElementwise(t *testing.T) {
 		}
 	})
 }
+
+// TestSumSquares checks every path's sum of squares against the eight
+// partial sums of the scalar loop, bit for bit.
+func TestSumSquares(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		seed := uint64(13)
+		for _, n := range []int{0, 1, 7, 8, 9, 63, 64, 65, 1000} {
+			x := make([]float32, n)
+			for i := range x {
+				seed = seed*6364136223846793005 + 1442695040888963407
+				x[i] = float32(float64(seed>>11)/(1<<53)*2-1) * 1e4
+			}
+			var s [8]float64
+			for i, v := range x {
+				s[i%8] += float64(v) * float64(v)
+			}
+			want := ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+			if got := SumSquares(x); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("n=%d: %v, want %v", n, got, want)
+			}
+		}
+	})
+}

@@ -39,6 +39,9 @@ func mulToAVX512(dst, a, b *float32, n int)
 func maxAVX512(x *float32, n int) (m float32, nan bool)
 
 //go:noescape
+func sumSquaresAVX512(x *float32, n int, s *[8]float64)
+
+//go:noescape
 func addRowsAVX512(d, src *float32, rows, stride, w int)
 
 //go:noescape
@@ -56,7 +59,8 @@ var (
 
 var avx2Kernels = &kernels{name: PathAVX2, mr: 4, nr: 16, gemm: sgemmKernel4x16,
 	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2,
-	dropout: noDropoutKernel, addRows: noAddRowsKernel, scale: goKernels.scale, mulTo: goKernels.mulTo, max: goKernels.max}
+	dropout: noDropoutKernel, addRows: noAddRowsKernel, scale: goKernels.scale, mulTo: goKernels.mulTo, max: goKernels.max,
+	sumSquares: goKernels.sumSquares}
 
 // The avx512 path runs 16 floats at a time, then one block of 8 on the
 // AVX2 kernel, so that every element gets the instructions it gets on the
@@ -126,6 +130,13 @@ var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, strided: sgemmKer
 		}
 		m, nan := maxAVX512(&x[0], n)
 		return m, nan, n
+	},
+	sumSquares: func(x []float32, s *[8]float64) int {
+		n := len(x) &^ 7
+		if n > 0 {
+			sumSquaresAVX512(&x[0], n, s)
+		}
+		return n
 	}}
 
 func geluAVX2(y, x []float32) int {

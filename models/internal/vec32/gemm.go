@@ -11,6 +11,7 @@ package vec32
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -270,23 +271,39 @@ func getPack(n int) []float32 {
 
 func putPack(b []float32) { packs.Put(&b) }
 
-// ParallelFor calls fn over [0, n) split into at most GOMAXPROCS contiguous
-// ranges of at least grain elements, the caller's goroutine taking the first.
+// ParallelFor calls fn over [0, n) split into contiguous ranges of at
+// least grain elements, run by at most GOMAXPROCS goroutines (the caller's
+// among them). The ranges are handed out as the goroutines ask for them,
+// about four per goroutine, so that a core slowed by other work (another
+// run, another process) is not waited for: callers' results must not
+// depend on the split, and none here do.
 func ParallelFor(n, grain int, fn func(lo, hi int)) {
-	parts := min(runtime.GOMAXPROCS(0), n/max(grain, 1))
-	if parts <= 1 {
+	grain = max(grain, 1)
+	workers := min(runtime.GOMAXPROCS(0), n/grain)
+	if workers <= 1 {
 		fn(0, n)
 		return
 	}
-	step := (n + parts - 1) / parts
-	var wg sync.WaitGroup
-	for lo := step; lo < n; lo += step {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			fn(lo, hi)
-		}(lo, min(n, lo+step))
+	step := max(grain, (n+4*workers-1)/(4*workers))
+	ranges := (n + step - 1) / step
+	var next atomic.Int64
+	work := func() {
+		for {
+			r := int(next.Add(1)) - 1
+			if r >= ranges {
+				return
+			}
+			fn(r*step, min(n, (r+1)*step))
+		}
 	}
-	fn(0, step)
+	var wg sync.WaitGroup
+	for w := 1; w < min(workers, ranges); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
 	wg.Wait()
 }

@@ -195,7 +195,12 @@ func packB(bp []float32, trans bool, b []float32, ldb, l0, kb, n, nr, qlo, qhi i
 		j0 := nr * q
 		cols := min(nr, n-j0)
 		panel := bp[q*kb*nr : (q+1)*kb*nr]
-		for l := 0; l < kb; l++ {
+		l := 0
+		if trans && cols == nr {
+			// 8×8 blocks transposed in registers, where the CPU can.
+			l = packBTrans(panel, b[j0*ldb+l0:], ldb, kb, nr)
+		}
+		for ; l < kb; l++ {
 			dst := panel[l*nr : l*nr+nr]
 			if trans {
 				for j := 0; j < cols; j++ {

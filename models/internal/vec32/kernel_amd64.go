@@ -181,3 +181,20 @@ func available() []*kernels {
 	}
 	return []*kernels{goKernels}
 }
+
+//go:noescape
+func packBTransAVX(panel, b *float32, ldb, kb, nr int)
+
+// packBTrans packs the leading rows of a full panel of a transposed B,
+// panel[l·nr + j] = b[j·ldb + l], by 8×8 blocks in AVX registers, and
+// returns how many rows l it did.
+func packBTrans(panel, b []float32, ldb, kb, nr int) int {
+	kb8 := kb &^ 7
+	if !hasAVX2 || kb8 == 0 || nr%8 != 0 {
+		return 0
+	}
+	_ = b[(nr-1)*ldb+kb8-1]
+	_ = panel[kb8*nr-1]
+	packBTransAVX(&panel[0], &b[0], ldb, kb8, nr)
+	return kb8
+}

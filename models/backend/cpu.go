@@ -141,6 +141,10 @@ func layerNormRow[T Float](y, xhat, rstd, row, gamma, beta []T, h, r int, mean, 
 	rstd[r] = T(inv)
 	m, in := T(mean), T(inv)
 	xh, yr := xhat[r*h:(r+1)*h], y[r*h:(r+1)*h]
+	if y32, ok := any(yr).([]float32); ok {
+		vec32.NormRow(y32, any(xh).([]float32), any(row).([]float32), any(gamma).([]float32), any(beta).([]float32), float32(m), float32(in))
+		return
+	}
 	for k, v := range row {
 		xv := (v - m) * in
 		xh[k] = xv
@@ -202,6 +206,15 @@ func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 		for _, half := range halves {
 			clear(dg)
 			clear(db)
+			if dg32, ok := any(dg).([]float32); ok {
+				off := half[0]*h + k0
+				vec32.AddRowProducts(dg32, any(db).([]float32), any(dy).([]float32)[off:], any(xhat).([]float32)[off:], half[1]-half[0], h)
+				for k := range dg {
+					dgamma[k0+k] += dg[k]
+					dbeta[k0+k] += db[k]
+				}
+				continue
+			}
 			r := half[0]
 			// Two rows a pass: each element still takes them in order,
 			// with half the loads and stores of the partial sums.
@@ -235,6 +248,10 @@ func layerNormBackwardRow[T Float](dx, dyr, xr, gamma, rstd []T, h, r int, sumG,
 	m, mx := T(sumG/float64(h)), T(sumGX/float64(h))
 	inv := rstd[r]
 	dxr := dx[r*h : (r+1)*h]
+	if d32, ok := any(dxr).([]float32); ok {
+		vec32.NormBackRow(d32, any(dyr).([]float32), any(xr).([]float32), any(gamma).([]float32), float32(m), float32(mx), float32(inv))
+		return
+	}
 	for k := range dyr {
 		dxr[k] = inv * (dyr[k]*gamma[k] - m - xr[k]*mx)
 	}

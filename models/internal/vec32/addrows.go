@@ -30,3 +30,27 @@ func AddRows(d, src []float32, rows, stride int) {
 		}
 	}
 }
+
+// AddRowProducts adds, for the rows of dy and x (rows of len(dg) floats,
+// stride floats apart) in order, dy·x into dg and dy into db: dg[j] +=
+// dy[r·stride+j]·x[r·stride+j], db[j] += dy[r·stride+j] (LayerNorm's dγ and
+// dβ). Each column is summed as this scalar order sums it, the product
+// rounded before the sum, on every path.
+func AddRowProducts(dg, db, dy, x []float32, rows, stride int) {
+	if rows == 0 || len(dg) == 0 {
+		return
+	}
+	db = db[:len(dg)]
+	_ = dy[(rows-1)*stride+len(dg)-1]
+	_ = x[(rows-1)*stride+len(dg)-1]
+	j := active.Load().addRowProducts(dg, db, dy, x, rows, stride)
+	dg, db = dg[j:], db[j:]
+	for r := 0; r < rows; r++ {
+		dyr := dy[r*stride+j : r*stride+j+len(dg)]
+		xr := x[r*stride+j : r*stride+j+len(dg)]
+		for k, v := range dyr {
+			dg[k] += float32(v * xr[k])
+			db[k] += v
+		}
+	}
+}

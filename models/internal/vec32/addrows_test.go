@@ -57,3 +57,36 @@ func BenchmarkAddRows(b *testing.B) {
 		})
 	}
 }
+
+// TestAddRowProducts checks every path's LayerNorm column sums against the
+// scalar loop, bit for bit.
+func TestAddRowProducts(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		seed := uint64(21)
+		for _, w := range []int{1, 15, 16, 17, 32, 33, 48, 130} {
+			for _, rows := range []int{0, 1, 2, 5, 64} {
+				stride := w + 5
+				dy, x, dg, db := make([]float32, rows*stride), make([]float32, rows*stride), make([]float32, w), make([]float32, w)
+				for _, v := range [][]float32{dy, x, dg, db} {
+					for i := range v {
+						seed = seed*6364136223846793005 + 1442695040888963407
+						v[i] = float32(float64(seed>>11)/(1<<53)*2 - 1)
+					}
+				}
+				wantG, wantB := append([]float32(nil), dg...), append([]float32(nil), db...)
+				for r := 0; r < rows; r++ {
+					for j := range wantG {
+						wantG[j] += float32(dy[r*stride+j] * x[r*stride+j])
+						wantB[j] += dy[r*stride+j]
+					}
+				}
+				AddRowProducts(dg, db, dy, x, rows, stride)
+				for j := range wantG {
+					if math.Float32bits(dg[j]) != math.Float32bits(wantG[j]) || math.Float32bits(db[j]) != math.Float32bits(wantB[j]) {
+						t.Fatalf("w=%d rows=%d: [%d] = %g, %g; want %g, %g", w, rows, j, dg[j], db[j], wantG[j], wantB[j])
+					}
+				}
+			}
+		}
+	})
+}

@@ -72,3 +72,41 @@ func TestSumSquares(t *testing.T) {
 		}
 	})
 }
+
+// TestNormRows checks every path's LayerNorm row kernels against the
+// scalar loops, each operation rounded apart, bit for bit.
+func TestNormRows(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		seed := uint64(17)
+		rnd := func() float32 {
+			seed = seed*6364136223846793005 + 1442695040888963407
+			return float32(float64(seed>>11)/(1<<53)*2-1) * 3
+		}
+		for _, n := range []int{1, 15, 16, 17, 128, 131} {
+			x, g, b, dy := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+			for i := range x {
+				x[i], g[i], b[i], dy[i] = rnd(), rnd(), rnd(), rnd()
+			}
+			mean, inv, mg, mgx := rnd(), rnd(), rnd(), rnd()
+			y, xhat, dx := make([]float32, n), make([]float32, n), make([]float32, n)
+			NormRow(y, xhat, x, g, b, mean, inv)
+			NormBackRow(dx, dy, x, g, mg, mgx, inv)
+			for k := range x {
+				xv := (x[k] - mean) * inv
+				wantY := float32(xv*g[k]) + b[k]
+				wantDx := inv * (float32(dy[k]*g[k]) - mg - float32(x[k]*mgx))
+				if xhat[k] != xv || y[k] != wantY || dx[k] != wantDx {
+					t.Fatalf("n=%d [%d]: x̂ %g y %g dx %g, want %g %g %g", n, k, xhat[k], y[k], dx[k], xv, wantY, wantDx)
+				}
+			}
+			// y may be x.
+			in := append([]float32(nil), x...)
+			NormRow(in, xhat, in, g, b, mean, inv)
+			for k := range in {
+				if in[k] != y[k] {
+					t.Fatalf("n=%d: in place y[%d] = %g, want %g", n, k, in[k], y[k])
+				}
+			}
+		}
+	})
+}

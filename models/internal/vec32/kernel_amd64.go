@@ -42,6 +42,15 @@ func maxAVX512(x *float32, n int) (m float32, nan bool)
 func sumSquaresAVX512(x *float32, n int, s *[8]float64)
 
 //go:noescape
+func normRowAVX512(y, xhat, x, gamma, beta *float32, n int, mean, inv float32)
+
+//go:noescape
+func normBackRowAVX512(dx, dy, xhat, gamma *float32, n int, mg, mgx, inv float32)
+
+//go:noescape
+func addRowProductsAVX512(dg, db, dy, x *float32, rows, stride, w int)
+
+//go:noescape
 func addRowsAVX512(d, src *float32, rows, stride, w int)
 
 //go:noescape
@@ -60,7 +69,8 @@ var (
 var avx2Kernels = &kernels{name: PathAVX2, mr: 4, nr: 16, gemm: sgemmKernel4x16,
 	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2,
 	dropout: noDropoutKernel, addRows: noAddRowsKernel, scale: goKernels.scale, mulTo: goKernels.mulTo, max: goKernels.max,
-	sumSquares: goKernels.sumSquares}
+	sumSquares: goKernels.sumSquares, normRow: goKernels.normRow, normBackRow: goKernels.normBackRow,
+	addRowProducts: goKernels.addRowProducts}
 
 // The avx512 path runs 16 floats at a time, then one block of 8 on the
 // AVX2 kernel, so that every element gets the instructions it gets on the
@@ -137,6 +147,27 @@ var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, strided: sgemmKer
 			sumSquaresAVX512(&x[0], n, s)
 		}
 		return n
+	},
+	normRow: func(y, xhat, x, gamma, beta []float32, mean, inv float32) int {
+		n := len(x) &^ 15
+		if n > 0 {
+			normRowAVX512(&y[0], &xhat[0], &x[0], &gamma[0], &beta[0], n, mean, inv)
+		}
+		return n
+	},
+	normBackRow: func(dx, dy, xhat, gamma []float32, mg, mgx, inv float32) int {
+		n := len(dy) &^ 15
+		if n > 0 {
+			normBackRowAVX512(&dx[0], &dy[0], &xhat[0], &gamma[0], n, mg, mgx, inv)
+		}
+		return n
+	},
+	addRowProducts: func(dg, db, dy, x []float32, rows, stride int) int {
+		w := len(dg) &^ 15
+		if w > 0 {
+			addRowProductsAVX512(&dg[0], &db[0], &dy[0], &x[0], rows, stride, w)
+		}
+		return w
 	}}
 
 func geluAVX2(y, x []float32) int {

@@ -47,21 +47,28 @@ type kernels struct {
 	mulTo    func(dst, a, b []float32) int
 	// max returns the largest of x's leading elements it did, whether
 	// any was NaN, and how many it did (0: none).
-	max        func(x []float32) (m float32, nan bool, done int)
-	sumSquares func(x []float32, s *[8]float64) int
+	max         func(x []float32) (m float32, nan bool, done int)
+	sumSquares  func(x []float32, s *[8]float64) int
+	normRow     func(y, xhat, x, gamma, beta []float32, mean, inv float32) int
+	normBackRow func(dx, dy, xhat, gamma []float32, mg, mgx, inv float32) int
+	// addRowProducts does AddRowProducts' leading columns and says how many.
+	addRowProducts func(dg, db, dy, x []float32, rows, stride int) int
 }
 
 var goKernels = &kernels{name: PathGo,
-	geluF:      func(y, x []float32) int { return 0 },
-	geluB:      func(dx, dy, x []float32) int { return 0 },
-	expShift:   func(x []float32, shift float32, sums *[8]float32) int { return 0 },
-	adamW:      func(value, grad, m, v []float32, c *AdamWCoef) int { return 0 },
-	dropout:    noDropoutKernel,
-	addRows:    noAddRowsKernel,
-	scale:      func(x []float32, s float32) int { return 0 },
-	mulTo:      func(dst, a, b []float32) int { return 0 },
-	max:        func(x []float32) (float32, bool, int) { return 0, false, 0 },
-	sumSquares: func(x []float32, s *[8]float64) int { return 0 }}
+	geluF:          func(y, x []float32) int { return 0 },
+	geluB:          func(dx, dy, x []float32) int { return 0 },
+	expShift:       func(x []float32, shift float32, sums *[8]float32) int { return 0 },
+	adamW:          func(value, grad, m, v []float32, c *AdamWCoef) int { return 0 },
+	dropout:        noDropoutKernel,
+	addRows:        noAddRowsKernel,
+	scale:          func(x []float32, s float32) int { return 0 },
+	mulTo:          func(dst, a, b []float32) int { return 0 },
+	max:            func(x []float32) (float32, bool, int) { return 0, false, 0 },
+	sumSquares:     func(x []float32, s *[8]float64) int { return 0 },
+	normRow:        func(y, xhat, x, gamma, beta []float32, mean, inv float32) int { return 0 },
+	normBackRow:    func(dx, dy, xhat, gamma []float32, mg, mgx, inv float32) int { return 0 },
+	addRowProducts: func(dg, db, dy, x []float32, rows, stride int) int { return 0 }}
 
 func noDropoutKernel(k []float32, state, least uint64, scale float32) int { return 0 }
 

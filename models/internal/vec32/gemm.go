@@ -1,6 +1,6 @@
 // Package vec32 holds the models' float32 kernels that Go cannot make fast
 // by itself: a matrix product on register-blocked micro-kernels with packed
-// panels of A and B (12×32 in AVX-512, 4×16 in AVX2 and FMA, in assembly;
+// panels of A and B (12×32 in AVX-512, 6×16 in AVX2 and FMA, in assembly;
 // ten times gonum's float32 Gemm, which is built on SSE axpy and dot
 // products); GELU with its gradient and softmax's exponentials, sixteen or
 // eight floats at a time, on a single-precision erf and exp. The kernel

@@ -3,7 +3,7 @@ package vec32
 import "golang.org/x/sys/cpu"
 
 //go:noescape
-func sgemmKernel4x16(k int, a, b, c *float32, ldc int)
+func sgemmKernel6x16(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
 
 //go:noescape
 func sgemmKernel12x32(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
@@ -66,7 +66,8 @@ var (
 	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512F
 )
 
-var avx2Kernels = &kernels{name: PathAVX2, mr: 4, nr: 16, gemm: sgemmKernel4x16,
+var avx2Kernels = &kernels{name: PathAVX2, mr: 6, nr: 16, strided: sgemmKernel6x16,
+	gemm:  func(k int, a, b, c *float32, ldc int) { sgemmKernel6x16(k, a, 4, 24, b, 64, c, ldc, false) },
 	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2,
 	dropout: noDropoutKernel, addRows: noAddRowsKernel, scale: goKernels.scale, mulTo: goKernels.mulTo, max: goKernels.max,
 	sumSquares: goKernels.sumSquares, normRow: goKernels.normRow, normBackRow: goKernels.normBackRow,

@@ -51,6 +51,30 @@ func normBackRowAVX512(dx, dy, xhat, gamma *float32, n int, mg, mgx, inv float32
 func addRowProductsAVX512(dg, db, dy, x *float32, rows, stride, w int)
 
 //go:noescape
+func scaleAVX2(x *float32, n int, s float32)
+
+//go:noescape
+func mulToAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func maxAVX2(x *float32, n int) (m float32, nan bool)
+
+//go:noescape
+func sumSquaresAVX2(x *float32, n int, s *[8]float64)
+
+//go:noescape
+func normRowAVX2(y, xhat, x, gamma, beta *float32, n int, mean, inv float32)
+
+//go:noescape
+func normBackRowAVX2(dx, dy, xhat, gamma *float32, n int, mg, mgx, inv float32)
+
+//go:noescape
+func addRowsAVX2(d, src *float32, rows, stride, w int)
+
+//go:noescape
+func addRowProductsAVX2(dg, db, dy, x *float32, rows, stride, w int)
+
+//go:noescape
 func addRowsAVX512(d, src *float32, rows, stride, w int)
 
 //go:noescape
@@ -69,9 +93,64 @@ var (
 var avx2Kernels = &kernels{name: PathAVX2, mr: 6, nr: 16, strided: sgemmKernel6x16,
 	gemm:  func(k int, a, b, c *float32, ldc int) { sgemmKernel6x16(k, a, 4, 24, b, 64, c, ldc, false) },
 	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2,
-	dropout: noDropoutKernel, addRows: noAddRowsKernel, scale: goKernels.scale, mulTo: goKernels.mulTo, max: goKernels.max,
-	sumSquares: goKernels.sumSquares, normRow: goKernels.normRow, normBackRow: goKernels.normBackRow,
-	addRowProducts: goKernels.addRowProducts}
+	dropout: noDropoutKernel,
+	addRows: func(d, src []float32, rows, stride int) int {
+		w := len(d) &^ 7
+		if w > 0 {
+			addRowsAVX2(&d[0], &src[0], rows, stride, w)
+		}
+		return w
+	},
+	scale: func(x []float32, s float32) int {
+		n := len(x) &^ 7
+		if n > 0 {
+			scaleAVX2(&x[0], n, s)
+		}
+		return n
+	},
+	mulTo: func(dst, a, b []float32) int {
+		n := len(dst) &^ 7
+		if n > 0 {
+			mulToAVX2(&dst[0], &a[0], &b[0], n)
+		}
+		return n
+	},
+	max: func(x []float32) (float32, bool, int) {
+		n := len(x) &^ 7
+		if n == 0 {
+			return 0, false, 0
+		}
+		m, nan := maxAVX2(&x[0], n)
+		return m, nan, n
+	},
+	sumSquares: func(x []float32, s *[8]float64) int {
+		n := len(x) &^ 7
+		if n > 0 {
+			sumSquaresAVX2(&x[0], n, s)
+		}
+		return n
+	},
+	normRow: func(y, xhat, x, gamma, beta []float32, mean, inv float32) int {
+		n := len(x) &^ 7
+		if n > 0 {
+			normRowAVX2(&y[0], &xhat[0], &x[0], &gamma[0], &beta[0], n, mean, inv)
+		}
+		return n
+	},
+	normBackRow: func(dx, dy, xhat, gamma []float32, mg, mgx, inv float32) int {
+		n := len(dy) &^ 7
+		if n > 0 {
+			normBackRowAVX2(&dx[0], &dy[0], &xhat[0], &gamma[0], n, mg, mgx, inv)
+		}
+		return n
+	},
+	addRowProducts: func(dg, db, dy, x []float32, rows, stride int) int {
+		w := len(dg) &^ 7
+		if w > 0 {
+			addRowProductsAVX2(&dg[0], &db[0], &dy[0], &x[0], rows, stride, w)
+		}
+		return w
+	}}
 
 // The avx512 path runs 16 floats at a time, then one block of 8 on the
 // AVX2 kernel, so that every element gets the instructions it gets on the

@@ -61,3 +61,121 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// SplitMix64's multipliers as 32-bit halves, for AVX2's 32×32→64-bit
+// products: low halves, then high halves.
+DATA splitmixH<>+0(SB)/4, $0x1ce4e5b9
+DATA splitmixH<>+4(SB)/4, $0x133111eb
+DATA splitmixH<>+8(SB)/4, $0xbf58476d
+DATA splitmixH<>+12(SB)/4, $0x94d049bb
+GLOBL splitmixH<>(SB), RODATA|NOPTR, $16
+
+// func dropoutMaskAVX2(k *float32, n int, state, least uint64, scale float32)
+//
+// dropoutMaskAVX512's draws four 64-bit lanes at a time: AVX2 has no 64-bit
+// vector multiply, so z·c (mod 2⁶⁴) is z_lo·c_lo + ((z_hi·c_lo + z_lo·c_hi)
+// << 32) from VPMULUDQ's 32×32→64-bit products; least ≤ 2⁵³ and the
+// shifted draw < 2⁵³, so the signed VPCMPGTQ against least − 1 is the
+// unsigned test. n a multiple of 8; the same bits as the Go loop.
+TEXT ·dropoutMaskAVX2(SB), NOSPLIT, $0-36
+	MOVQ k+0(FP), DI
+	MOVQ n+8(FP), CX
+	// Y0, Y1: the states of draws 1–4 and 5–8; Y15: 8·γ.
+	MOVQ $0x9e3779b97f4a7c15, AX
+	MOVQ state+16(FP), BX
+	ADDQ AX, BX
+	MOVQ BX, X0
+	ADDQ AX, BX
+	MOVQ BX, X2
+	VPUNPCKLQDQ X2, X0, X0
+	ADDQ AX, BX
+	MOVQ BX, X2
+	ADDQ AX, BX
+	MOVQ BX, X3
+	VPUNPCKLQDQ X3, X2, X2
+	VINSERTI128 $1, X2, Y0, Y0
+	ADDQ AX, BX
+	MOVQ BX, X1
+	ADDQ AX, BX
+	MOVQ BX, X2
+	VPUNPCKLQDQ X2, X1, X1
+	ADDQ AX, BX
+	MOVQ BX, X2
+	ADDQ AX, BX
+	MOVQ BX, X3
+	VPUNPCKLQDQ X3, X2, X2
+	VINSERTI128 $1, X2, Y1, Y1
+	SHLQ $3, AX
+	MOVQ AX, X15
+	VPBROADCASTQ X15, Y15
+	VPBROADCASTD splitmixH<>+0(SB), Y11  // c1 low
+	VPBROADCASTD splitmixH<>+8(SB), Y12  // c1 high
+	VPBROADCASTD splitmixH<>+4(SB), Y13  // c2 low
+	VPBROADCASTD splitmixH<>+12(SB), Y14 // c2 high
+	MOVQ least+24(FP), AX
+	DECQ AX
+	MOVQ AX, X10
+	VPBROADCASTQ X10, Y10                // least − 1
+	VBROADCASTSS scale+32(FP), Y9
+	SHRQ $3, CX
+	JZ   done2
+loop2:
+	VPSRLQ  $30, Y0, Y2
+	VPXOR   Y0, Y2, Y2
+	VPSRLQ  $30, Y1, Y3
+	VPXOR   Y1, Y3, Y3
+	// × c1
+	VPMULUDQ Y11, Y2, Y4
+	VPSRLQ   $32, Y2, Y5
+	VPMULUDQ Y11, Y5, Y5
+	VPMULUDQ Y12, Y2, Y6
+	VPADDQ   Y6, Y5, Y5
+	VPSLLQ   $32, Y5, Y5
+	VPADDQ   Y5, Y4, Y2
+	VPMULUDQ Y11, Y3, Y4
+	VPSRLQ   $32, Y3, Y5
+	VPMULUDQ Y11, Y5, Y5
+	VPMULUDQ Y12, Y3, Y6
+	VPADDQ   Y6, Y5, Y5
+	VPSLLQ   $32, Y5, Y5
+	VPADDQ   Y5, Y4, Y3
+	VPSRLQ  $27, Y2, Y4
+	VPXOR   Y4, Y2, Y2
+	VPSRLQ  $27, Y3, Y4
+	VPXOR   Y4, Y3, Y3
+	// × c2
+	VPMULUDQ Y13, Y2, Y4
+	VPSRLQ   $32, Y2, Y5
+	VPMULUDQ Y13, Y5, Y5
+	VPMULUDQ Y14, Y2, Y6
+	VPADDQ   Y6, Y5, Y5
+	VPSLLQ   $32, Y5, Y5
+	VPADDQ   Y5, Y4, Y2
+	VPMULUDQ Y13, Y3, Y4
+	VPSRLQ   $32, Y3, Y5
+	VPMULUDQ Y13, Y5, Y5
+	VPMULUDQ Y14, Y3, Y6
+	VPADDQ   Y6, Y5, Y5
+	VPSLLQ   $32, Y5, Y5
+	VPADDQ   Y5, Y4, Y3
+	VPSRLQ  $31, Y2, Y4
+	VPXOR   Y4, Y2, Y2
+	VPSRLQ  $31, Y3, Y4
+	VPXOR   Y4, Y3, Y3
+	VPSRLQ  $11, Y2, Y2
+	VPSRLQ  $11, Y3, Y3
+	VPCMPGTQ Y10, Y2, Y2                 // draw > least − 1
+	VPCMPGTQ Y10, Y3, Y3
+	// Each 64-bit mask to 32 bits: the low dwords of Y2 then of Y3.
+	VSHUFPS  $0x88, Y3, Y2, Y4           // per 128-bit lane: Y2 lo dwords, Y3 lo dwords
+	VPERMQ   $0xd8, Y4, Y4               // lanes in draw order
+	VANDPS   Y9, Y4, Y4
+	VMOVUPS  Y4, (DI)
+	VPADDQ   Y15, Y0, Y0
+	VPADDQ   Y15, Y1, Y1
+	ADDQ     $32, DI
+	DECQ     CX
+	JNZ      loop2
+done2:
+	VZEROUPPER
+	RET

@@ -78,6 +78,9 @@ func addRowProductsAVX2(dg, db, dy, x *float32, rows, stride, w int)
 func addRowsAVX512(d, src *float32, rows, stride, w int)
 
 //go:noescape
+func dropoutMaskAVX2(k *float32, n int, state, least uint64, scale float32)
+
+//go:noescape
 func dropoutMaskAVX512(k *float32, n int, state, least uint64, scale float32)
 
 //go:noescape
@@ -93,7 +96,13 @@ var (
 var avx2Kernels = &kernels{name: PathAVX2, mr: 6, nr: 16, strided: sgemmKernel6x16,
 	gemm:  func(k int, a, b, c *float32, ldc int) { sgemmKernel6x16(k, a, 4, 24, b, 64, c, ldc, false) },
 	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2,
-	dropout: noDropoutKernel,
+	dropout: func(k []float32, state, least uint64, scale float32) int {
+		n := len(k) &^ 7
+		if n > 0 {
+			dropoutMaskAVX2(&k[0], n, state, least, scale)
+		}
+		return n
+	},
 	addRows: func(d, src []float32, rows, stride int) int {
 		w := len(d) &^ 7
 		if w > 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/beluga-nlp/beluga/models/checkpoint"
+	"github.com/beluga-nlp/beluga/models/internal/vec32"
 )
 
 // This file is the BERT-shaped encoder — embeddings, then post-LayerNorm
@@ -291,30 +292,36 @@ func (m *bertEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 		typ = m.typ.Value
 	}
 	for row := 0; row < n; row++ {
-		id, j := b.IDs[row], positions[row]
-		if id < 0 || id >= c.VocabSize {
+		if id := b.IDs[row]; id < 0 || id >= c.VocabSize {
 			return nil, fmt.Errorf("token id %d outside the vocabulary of %d", id, c.VocabSize)
 		}
-		dst := x[row*e : (row+1)*e]
-		switch {
-		case p.types != nil:
-			t := p.types[row]
-			if t < 0 || t >= c.TypeVocabSize {
+		if p.types != nil {
+			if t := p.types[row]; t < 0 || t >= c.TypeVocabSize {
 				return nil, fmt.Errorf("token type %d outside the %d types", t, c.TypeVocabSize)
-			}
-			for k := range dst {
-				dst[k] = word[id*e+k] + pos[j*e+k] + typ[t*e+k]
-			}
-		case typ != nil: // token types not in use: every token is of type 0
-			for k := range dst {
-				dst[k] = word[id*e+k] + pos[j*e+k] + typ[k]
-			}
-		default:
-			for k := range dst {
-				dst[k] = word[id*e+k] + pos[j*e+k]
 			}
 		}
 	}
+	vec32.ParallelFor(n, max(1, elementGrain/e), func(lo, hi int) {
+		for row := lo; row < hi; row++ {
+			id, j := b.IDs[row], positions[row]
+			dst := x[row*e : (row+1)*e]
+			switch {
+			case p.types != nil:
+				t := p.types[row]
+				for k := range dst {
+					dst[k] = word[id*e+k] + pos[j*e+k] + typ[t*e+k]
+				}
+			case typ != nil: // token types not in use: every token is of type 0
+				for k := range dst {
+					dst[k] = word[id*e+k] + pos[j*e+k] + typ[k]
+				}
+			default:
+				for k := range dst {
+					dst[k] = word[id*e+k] + pos[j*e+k]
+				}
+			}
+		}
+	})
 	p.embXhat, p.embRstd = r.Alloc(n*e), r.Alloc(n)
 	layerNormForward(x, p.embXhat, p.embRstd, x, m.lnW.Value, m.lnB.Value, e, c.LayerNormEps)
 	p.embKeep = r.Keep(n*e, r.HiddenRate)
@@ -372,9 +379,7 @@ func (m *bertEncoder) layerForward(l int, x []float32, b Batch, hidRate, attnRat
 		a.hidKeep1 = r.m.keepMask(alloc, n*h, hidRate)
 		applyKeep(res, a.hidKeep1)
 	}
-	for i := range res {
-		res[i] += x[i]
-	}
+	addTo(res, x)
 	a.y1, a.xhat1, a.rstd1 = alloc(n*h), alloc(n*h), alloc(n)
 	layerNormForward(a.y1, a.xhat1, a.rstd1, res, P.ln1W.Value, P.ln1B.Value, h, c.LayerNormEps)
 	a.u, a.g = alloc(n*f), alloc(n*f)
@@ -384,9 +389,7 @@ func (m *bertEncoder) layerForward(l int, x []float32, b Batch, hidRate, attnRat
 	linearForward(pr, out, a.g, P.fW.Value, P.fB.Value, n, f, h)
 	a.hidKeep2 = r.m.keepMask(alloc, n*h, hidRate)
 	applyKeep(out, a.hidKeep2)
-	for i := range out {
-		out[i] += a.y1[i]
-	}
+	addTo(out, a.y1)
 	a.xhat2, a.rstd2 = alloc(n*h), alloc(n)
 	layerNormForward(out, a.xhat2, a.rstd2, out, P.ln2W.Value, P.ln2B.Value, h, c.LayerNormEps)
 	return out
@@ -421,21 +424,29 @@ func (p *bertPass) Backward(r *Run, dx []float32) {
 	if m.typ != nil {
 		tg = m.typ.Grad
 	}
-	for row := 0; row < n; row++ {
-		id, j := b.IDs[row], p.positions[row]
-		t := 0
-		if p.types != nil {
-			t = p.types[row]
-		}
-		d := dsum[row*e : (row+1)*e]
-		for k, v := range d {
-			wg[id*e+k] += v
-			pg[j*e+k] += v
+	// Rows may share a token: the cores take ranges of columns, each
+	// element summed over the rows in order.
+	vec32.ParallelFor(e, max(16, elementGrain/max(1, n)), func(lo, hi int) {
+		for row := 0; row < n; row++ {
+			id, j := b.IDs[row], p.positions[row]
+			t := 0
+			if p.types != nil {
+				t = p.types[row]
+			}
+			d := dsum[row*e+lo : row*e+hi]
+			w, ps := wg[id*e+lo:id*e+hi], pg[j*e+lo:j*e+hi]
+			for k, v := range d {
+				w[k] += v
+				ps[k] += v
+			}
 			if tg != nil {
-				tg[t*e+k] += v
+				ts := tg[t*e+lo : t*e+hi]
+				for k, v := range d {
+					ts[k] += v
+				}
 			}
 		}
-	}
+	})
 }
 
 // layerBackward back-propagates dout through layer l and returns the
@@ -475,8 +486,7 @@ func (P *bertLayer) outputBackward(dout []float32, a *layerActs, n, h, f int, po
 	if a.hidKeep2 != nil {
 		dres2 = pool.get(n * h)
 		defer pool.put(dres2)
-		copy(dres2, dy1)
-		applyKeep(dres2, a.hidKeep2)
+		keptCopy(dres2, dy1, a.hidKeep2)
 	}
 	dg := pool.get(n * f)
 	defer pool.put(dg)
@@ -490,8 +500,7 @@ func (P *bertLayer) outputBackward(dout []float32, a *layerActs, n, h, f int, po
 	if a.hidKeep1 != nil {
 		dres1 = pool.get(n * h)
 		defer pool.put(dres1)
-		copy(dres1, dx)
-		applyKeep(dres1, a.hidKeep1)
+		keptCopy(dres1, dx, a.hidKeep1)
 	}
 	dctx = pool.get(n * h)
 	linearBackward(pr, dctx, P.oW.Grad, P.oB.Grad, dres1, a.ctx, P.oW.Value, n, h, h)
@@ -533,12 +542,13 @@ type initStream struct {
 
 func newInitStream(seed uint64) *initStream { return &initStream{state: seed} }
 
+// skip moves the stream n draws ahead: SplitMix64's state after n draws is
+// its state plus n times its increment, so a draw far ahead costs nothing.
+func (s *initStream) skip(n int) { s.state += uint64(n) * vec32.Gamma }
+
 func (s *initStream) uint64() uint64 {
-	s.state += 0x9e3779b97f4a7c15
-	z := s.state
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
+	s.state += vec32.Gamma
+	return vec32.SplitMix64(s.state)
 }
 
 // float returns a uniform number in [0, 1).

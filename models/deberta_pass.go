@@ -247,9 +247,7 @@ func (m *debertaEncoder) layerForward(l int, x []float32, p *debertaPass, a *deb
 	linearForward(pr, y1, a.ctx, w.oW.Value, w.oB.Value, n, h, h)
 	a.hidKeep1 = r.Keep(n*h, r.HiddenRate)
 	applyKeep(y1, a.hidKeep1)
-	for i := range y1 {
-		y1[i] += x[i]
-	}
+	addTo(y1, x)
 	a.xhat1, a.rstd1 = r.Alloc(n*h), r.Alloc(n)
 	layerNormForward(y1, a.xhat1, a.rstd1, y1, w.ln1W.Value, w.ln1B.Value, h, c.LayerNormEps)
 	a.y1 = y1
@@ -260,9 +258,7 @@ func (m *debertaEncoder) layerForward(l int, x []float32, p *debertaPass, a *deb
 	linearForward(pr, out, a.g, w.fW.Value, w.fB.Value, n, f, h)
 	a.hidKeep2 = r.Keep(n*h, r.HiddenRate)
 	applyKeep(out, a.hidKeep2)
-	for i := range out {
-		out[i] += y1[i]
-	}
+	addTo(out, y1)
 	a.xhat2, a.rstd2 = r.Alloc(n*h), r.Alloc(n)
 	layerNormForward(out, a.xhat2, a.rstd2, out, w.ln2W.Value, w.ln2B.Value, h, c.LayerNormEps)
 	return out

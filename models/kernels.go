@@ -68,9 +68,11 @@ func gemmSerial[T Float](pr Precision, transA, transB bool, m, n, k int, alpha T
 
 // linearForward sets y (n×out) = x (n×in) · wᵀ + b, w being [out, in].
 func linearForward[T Float](pr Precision, y, x, w, b []T, n, in, out int) {
-	for r := 0; r < n; r++ {
-		copy(y[r*out:(r+1)*out], b)
-	}
+	vec32.ParallelFor(n, max(1, 4*elementGrain/out), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			copy(y[r*out:(r+1)*out], b)
+		}
+	})
 	gemm(pr, false, true, n, out, in, 1, x, in, w, in, 1, y, out)
 }
 
@@ -79,16 +81,30 @@ func linearForward[T Float](pr Precision, y, x, w, b []T, n, in, out int) {
 func linearBackward[T Float](pr Precision, dx, dw, db, dy, x, w []T, n, in, out int) {
 	if dw != nil {
 		gemm(pr, true, false, out, in, n, 1, dy, out, x, in, 1, dw, in)
-		for r := 0; r < n; r++ {
-			row := dy[r*out : (r+1)*out]
-			for j, v := range row {
-				db[j] += v
-			}
-		}
+		biasGrad(db, dy, n, out)
 	}
 	if dx != nil {
 		gemm(pr, false, false, n, in, out, 1, dy, out, w, in, 0, dx, in)
 	}
+}
+
+// biasGrad accumulates db += Σ_r dy[r] over the n rows of dy (n×out). Each
+// element is summed over the rows in order whatever the split: the cores
+// take ranges of columns (float32 on vec32.AddRows).
+func biasGrad[T Float](db, dy []T, n, out int) {
+	vec32.ParallelFor(out, max(16, elementGrain/max(1, n)), func(lo, hi int) {
+		if d32, ok := any(db).([]float32); ok {
+			vec32.AddRows(d32[lo:hi], any(dy).([]float32)[lo:], n, out)
+			return
+		}
+		d := db[lo:hi]
+		for r := 0; r < n; r++ {
+			row := dy[r*out+lo : r*out+hi]
+			for j, v := range row {
+				d[j] += v
+			}
+		}
+	})
 }
 
 // linearBackwardAdd is linearBackward adding dy·w into dx instead of
@@ -167,6 +183,7 @@ func windowAttentionForward[T Float](pr Precision, ctx, probs, q, k, v []T, mask
 		if keep != nil {
 			dropped = make([]T, seq*seq)
 		}
+		pad := make([]int, 0, seq)
 		for bh := lo; bh < hi; bh++ {
 			b, hd := bh/heads, bh%heads
 			off := b*seq*h + hd*d
@@ -174,11 +191,25 @@ func windowAttentionForward[T Float](pr Precision, ctx, probs, q, k, v []T, mask
 			p := probs[base : base+seq*seq]
 			gemmSerial(pr, false, true, seq, seq, d, scale, q[off:], h, k[off:], h, 0, p, seq)
 			m := mask[b*seq : (b+1)*seq]
+			// Without a window every query masks the same keys: the
+			// padding, listed once.
+			pad = pad[:0]
+			for j, v := range m {
+				if v == 0 {
+					pad = append(pad, j)
+				}
+			}
 			for i := 0; i < seq; i++ {
 				row := p[i*seq : (i+1)*seq]
-				for j := range row {
-					if m[j] == 0 || (window >= 0 && (i-j > window || j-i > window)) {
+				if window < 0 {
+					for _, j := range pad {
 						row[j] += -math.MaxFloat32
+					}
+				} else {
+					for j := range row {
+						if m[j] == 0 || i-j > window || j-i > window {
+							row[j] += -math.MaxFloat32
+						}
 					}
 				}
 				softmaxRow(row)
@@ -224,21 +255,36 @@ func attentionBackward[T Float](pr Precision, dq, dk, dv, dctx, probs, keep, q, 
 // ds = scale · p ⊙ (dp − Σ p·dp). A zeroed (fully masked) row has p = 0 and
 // so no gradient.
 func softmaxBackwardRows[T Float](dp, p, keep []T, base, seq int, scale T) {
-	for i := 0; i < seq; i++ {
-		dr, pr := dp[i*seq:(i+1)*seq], p[i*seq:(i+1)*seq]
-		if keep != nil {
-			kr := keep[base+i*seq:]
-			for j := range dr {
-				dr[j] *= kr[j]
-			}
+	if keep != nil {
+		mulTo(dp[:seq*seq], dp, keep[base:])
+	}
+	i := 0
+	// Two rows side by side: two independent chains of sums.
+	for ; i+2 <= seq; i += 2 {
+		d0, p0 := dp[i*seq:(i+1)*seq], p[i*seq:(i+1)*seq]
+		d1, p1 := dp[(i+1)*seq : (i+2)*seq][:len(d0)], p[(i+1)*seq : (i+2)*seq][:len(d0)]
+		p0 = p0[:len(d0)]
+		var dot0, dot1 T
+		for j := range d0 {
+			dot0 += d0[j] * p0[j]
+			dot1 += d1[j] * p1[j]
 		}
+		softmaxBackwardRow(d0, p0, dot0, scale)
+		softmaxBackwardRow(d1, p1, dot1, scale)
+	}
+	for ; i < seq; i++ {
+		dr, pr := dp[i*seq:(i+1)*seq], p[i*seq:(i+1)*seq]
 		var dot T
 		for j := range dr {
 			dot += dr[j] * pr[j]
 		}
-		for j := range dr {
-			dr[j] = pr[j] * (dr[j] - dot) * scale
-		}
+		softmaxBackwardRow(dr, pr, dot, scale)
+	}
+}
+
+func softmaxBackwardRow[T Float](dr, pr []T, dot, scale T) {
+	for j := range dr {
+		dr[j] = pr[j] * (dr[j] - dot) * scale
 	}
 }
 
@@ -253,10 +299,20 @@ func withDropout[T Float](p, keep []T, base int, dst []T) []T {
 	if keep == nil {
 		return p
 	}
-	for i := range dst {
-		dst[i] = p[i] * keep[base+i]
-	}
+	mulTo(dst, p, keep[base:])
 	return dst
+}
+
+// mulTo sets dst[i] = a[i]·b[i] (dst may be a).
+func mulTo[T Float](dst, a, b []T) {
+	if d32, ok := any(dst).([]float32); ok {
+		vec32.MulTo(d32, any(a).([]float32), any(b).([]float32))
+		return
+	}
+	a, b = a[:len(dst)], b[:len(dst)]
+	for i := range dst {
+		dst[i] = a[i] * b[i]
+	}
 }
 
 func softmaxRow[T Float](row []T) {

@@ -591,9 +591,7 @@ func (m *modernEncoder) layerBackward(l int, dx []float32, p *modernEncPass, poo
 	P.wqkv.backward(pr, m.z, da, dqkv, s.a, n, false)
 	dn := dctx // reuse
 	P.attnNorm.backward(m.z, dn, da, s.xhatA, s.rstdA)
-	for i := range dx {
-		dx[i] += dn[i]
-	}
+	addTo(dx, dn)
 }
 
 // modernPredictionHead is ModernBertPredictionHead: norm(GELU(dense(x))).

@@ -2,9 +2,11 @@ package models
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/beluga-nlp/beluga/models/checkpoint"
+	"github.com/beluga-nlp/beluga/models/internal/vec32"
 )
 
 // LoadReport says how a checkpoint's tensors met the model's parameters, as
@@ -232,24 +234,43 @@ func (r *Run) release() {
 }
 
 // keepMask draws dropout multipliers into a buffer from alloc: 0 with
-// probability rate, else 1/(1−rate); nil when rate is 0.
+// probability rate, else 1/(1−rate); nil when rate is 0. Element i takes the
+// stream's i-th draw, as a serial loop would; the stream jumps ahead
+// (initStream.skip), so the draws are spread over all cores; the avx512
+// path draws eight at a time (vec32.DropoutMask).
 func (c *core) keepMask(alloc func(int) []float32, n int, rate float64) []float32 {
 	if rate <= 0 {
 		return nil
 	}
 	k := alloc(n)
 	scale := float32(1 / (1 - rate))
-	for i := range k {
-		k[i] = 0
-		if c.dropout.float() >= rate {
-			k[i] = scale
-		}
-	}
+	// A draw u = float() = (x>>11)/2⁵³ is exact, so u ≥ rate is the
+	// integer test x>>11 ≥ ⌈rate·2⁵³⌉.
+	least := uint64(math.Ceil(rate * (1 << 53)))
+	state := c.dropout.state
+	vec32.ParallelFor(n, elementGrain, func(lo, hi int) {
+		vec32.DropoutMask(k[lo:hi], state+uint64(lo)*vec32.Gamma, least, scale)
+	})
+	c.dropout.skip(n)
 	return k
 }
 
+// applyKeep multiplies x by the dropout multipliers keep, on all cores.
 func applyKeep(x, keep []float32) {
-	for i := range keep {
-		x[i] *= keep[i]
-	}
+	vec32.ParallelFor(len(keep), 4*elementGrain, func(lo, hi int) { vec32.MulTo(x[lo:hi], x[lo:hi], keep[lo:hi]) })
+}
+
+// keptCopy sets dst = src·keep (a copy with dropout applied), on all cores.
+func keptCopy(dst, src, keep []float32) {
+	vec32.ParallelFor(len(keep), 4*elementGrain, func(lo, hi int) { vec32.MulTo(dst[lo:hi], src[lo:hi], keep[lo:hi]) })
+}
+
+// addTo adds x into y element-wise (a residual connection), on all cores.
+func addTo[T Float](y, x []T) {
+	vec32.ParallelFor(len(y), 4*elementGrain, func(lo, hi int) {
+		y, x := y[lo:hi], x[lo:hi]
+		for i := range y {
+			y[i] += x[i]
+		}
+	})
 }

@@ -51,12 +51,12 @@ func (cpu) AdamW(value, grad, m, v []float32, s AdamWStep) {
 func (cpu) AddSquares(acc float64, x []float32) float64 {
 	blocks := (len(x) + squaresBlock - 1) / squaresBlock
 	if blocks <= 1 {
-		return acc + sumSquares(x)
+		return acc + vec32.SumSquares(x)
 	}
 	sums := make([]float64, blocks)
 	vec32.ParallelFor(blocks, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			sums[b] = sumSquares(x[b*squaresBlock : min(len(x), (b+1)*squaresBlock)])
+			sums[b] = vec32.SumSquares(x[b*squaresBlock : min(len(x), (b+1)*squaresBlock)])
 		}
 	})
 	for _, v := range sums {
@@ -68,30 +68,8 @@ func (cpu) AddSquares(acc float64, x []float32) float64 {
 // squaresBlock is AddSquares' block: 256 KiB of float32.
 const squaresBlock = 1 << 16
 
-// sumSquares is Σ x² in float64, in eight partial sums (element i in sum
-// i mod 8) added pairwise: squares of float32 are exact in float64, so only
-// the additions round.
-func sumSquares(x []float32) float64 {
-	var s [8]float64
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
-		v := (*[8]float32)(x[i : i+8])
-		for j := range s {
-			s[j] += float64(v[j]) * float64(v[j])
-		}
-	}
-	for j := 0; i < len(x); i, j = i+1, j+1 {
-		s[j] += float64(x[i]) * float64(x[i])
-	}
-	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
-}
-
 func (cpu) Scale(x []float32, c float32) {
-	vec32.ParallelFor(len(x), 4*ElementGrain, func(lo, hi int) {
-		for i := range x[lo:hi] {
-			x[lo+i] *= c
-		}
-	})
+	vec32.ParallelFor(len(x), 4*ElementGrain, func(lo, hi int) { vec32.Scale(x[lo:hi], c) })
 }
 
 func (cpu) Zero(x []float32) {
@@ -107,11 +85,38 @@ func (cpu) Lerp(dst, from []float32, a float32) {
 }
 
 // LayerNormForward is the CPU LayerNorm (see Backend.LayerNorm), generic
-// over the element type. Rows are spread over the cores.
+// over the element type. Rows are spread over the cores. Each row's mean
+// and variance are float64 sums in order of the columns; four rows are
+// summed side by side, so that four independent chains of additions
+// overlap (a row's bits are those of summing it alone).
 func LayerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps float64) {
 	rows := len(x) / h
 	vec32.ParallelFor(rows, max(1, ElementGrain/h), func(lo, hi int) {
-		for r := lo; r < hi; r++ {
+		r := lo
+		for ; r+4 <= hi; r += 4 {
+			x0, x1, x2, x3 := x[r*h:(r+1)*h], x[(r+1)*h:(r+2)*h], x[(r+2)*h:(r+3)*h], x[(r+3)*h:(r+4)*h]
+			var m0, m1, m2, m3 float64
+			for k := range x0 {
+				m0 += float64(x0[k])
+				m1 += float64(x1[k])
+				m2 += float64(x2[k])
+				m3 += float64(x3[k])
+			}
+			m0, m1, m2, m3 = m0/float64(h), m1/float64(h), m2/float64(h), m3/float64(h)
+			var v0, v1, v2, v3 float64
+			for k := range x0 {
+				d0, d1, d2, d3 := float64(x0[k])-m0, float64(x1[k])-m1, float64(x2[k])-m2, float64(x3[k])-m3
+				v0 += d0 * d0
+				v1 += d1 * d1
+				v2 += d2 * d2
+				v3 += d3 * d3
+			}
+			layerNormRow(y, xhat, rstd, x0, gamma, beta, h, r, m0, v0, eps)
+			layerNormRow(y, xhat, rstd, x1, gamma, beta, h, r+1, m1, v1, eps)
+			layerNormRow(y, xhat, rstd, x2, gamma, beta, h, r+2, m2, v2, eps)
+			layerNormRow(y, xhat, rstd, x3, gamma, beta, h, r+3, m3, v3, eps)
+		}
+		for ; r < hi; r++ {
 			row := x[r*h : (r+1)*h]
 			var mean float64
 			for _, v := range row {
@@ -123,18 +128,28 @@ func LayerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps flo
 				d := float64(v) - mean
 				variance += d * d
 			}
-			variance /= float64(h)
-			inv := 1 / math.Sqrt(variance+eps)
-			rstd[r] = T(inv)
-			m, in := T(mean), T(inv)
-			xh, yr := xhat[r*h:(r+1)*h], y[r*h:(r+1)*h]
-			for k, v := range row {
-				xv := (v - m) * in
-				xh[k] = xv
-				yr[k] = xv*gamma[k] + beta[k]
-			}
+			layerNormRow(y, xhat, rstd, row, gamma, beta, h, r, mean, variance, eps)
 		}
 	})
+}
+
+// layerNormRow finishes row r of LayerNormForward from its mean and its sum
+// of squared deviations.
+func layerNormRow[T Float](y, xhat, rstd, row, gamma, beta []T, h, r int, mean, squares, eps float64) {
+	variance := squares / float64(h)
+	inv := 1 / math.Sqrt(variance+eps)
+	rstd[r] = T(inv)
+	m, in := T(mean), T(inv)
+	xh, yr := xhat[r*h:(r+1)*h], y[r*h:(r+1)*h]
+	if y32, ok := any(yr).([]float32); ok {
+		vec32.NormRow(y32, any(xh).([]float32), any(row).([]float32), any(gamma).([]float32), any(beta).([]float32), float32(m), float32(in))
+		return
+	}
+	for k, v := range row {
+		xv := (v - m) * in
+		xh[k] = xv
+		yr[k] = xv*gamma[k] + beta[k]
+	}
 }
 
 // LayerNormBackward is the CPU LayerNorm backward pass (see
@@ -149,7 +164,24 @@ func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 	rows := len(dy) / h
 	if dx != nil {
 		vec32.ParallelFor(rows, max(1, ElementGrain/h), func(lo, hi int) {
-			for r := lo; r < hi; r++ {
+			r := lo
+			// Two rows side by side: four independent chains of sums.
+			for ; r+2 <= hi; r += 2 {
+				dy0, x0 := dy[r*h:(r+1)*h], xhat[r*h:(r+1)*h]
+				dy1, x1 := dy[(r+1)*h : (r+2)*h][:len(dy0)], xhat[(r+1)*h : (r+2)*h][:len(dy0)]
+				x0, g := x0[:len(dy0)], gamma[:len(dy0)]
+				var mg0, mgx0, mg1, mgx1 float64
+				for k := range dy0 {
+					g0, g1 := float64(dy0[k]*g[k]), float64(dy1[k]*g[k])
+					mg0 += g0
+					mgx0 += g0 * float64(x0[k])
+					mg1 += g1
+					mgx1 += g1 * float64(x1[k])
+				}
+				layerNormBackwardRow(dx, dy0, x0, gamma, rstd, h, r, mg0, mgx0)
+				layerNormBackwardRow(dx, dy1, x1, gamma, rstd, h, r+1, mg1, mgx1)
+			}
+			for ; r < hi; r++ {
 				dyr, xr := dy[r*h:(r+1)*h], xhat[r*h:(r+1)*h]
 				var mg, mgx float64
 				for k := range dyr {
@@ -157,14 +189,7 @@ func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 					mg += g
 					mgx += g * float64(xr[k])
 				}
-				mg /= float64(h)
-				mgx /= float64(h)
-				inv := rstd[r]
-				m, mx := T(mg), T(mgx)
-				dxr := dx[r*h : (r+1)*h]
-				for k := range dyr {
-					dxr[k] = inv * (dyr[k]*gamma[k] - m - xr[k]*mx)
-				}
+				layerNormBackwardRow(dx, dyr, xr, gamma, rstd, h, r, mg, mgx)
 			}
 		})
 	}
@@ -181,7 +206,28 @@ func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 		for _, half := range halves {
 			clear(dg)
 			clear(db)
-			for r := half[0]; r < half[1]; r++ {
+			if dg32, ok := any(dg).([]float32); ok {
+				off := half[0]*h + k0
+				vec32.AddRowProducts(dg32, any(db).([]float32), any(dy).([]float32)[off:], any(xhat).([]float32)[off:], half[1]-half[0], h)
+				for k := range dg {
+					dgamma[k0+k] += dg[k]
+					dbeta[k0+k] += db[k]
+				}
+				continue
+			}
+			r := half[0]
+			// Two rows a pass: each element still takes them in order,
+			// with half the loads and stores of the partial sums.
+			for ; r+2 <= half[1]; r += 2 {
+				dy0, x0 := dy[r*h+k0:r*h+k1], xhat[r*h+k0:r*h+k1]
+				dy1, x1 := dy[(r+1)*h+k0 : (r+1)*h+k1][:len(dy0)], xhat[(r+1)*h+k0 : (r+1)*h+k1][:len(dy0)]
+				x0, dg, db := x0[:len(dy0)], dg[:len(dy0)], db[:len(dy0)]
+				for k := range dy0 {
+					dg[k] = dg[k] + dy0[k]*x0[k] + dy1[k]*x1[k]
+					db[k] = db[k] + dy0[k] + dy1[k]
+				}
+			}
+			for ; r < half[1]; r++ {
 				dyr, xr := dy[r*h+k0:r*h+k1], xhat[r*h+k0:r*h+k1]
 				for k := range dyr {
 					dg[k] += dyr[k] * xr[k]
@@ -194,6 +240,21 @@ func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 			}
 		}
 	})
+}
+
+// layerNormBackwardRow sets row r of LayerNormBackward's dx from the row's
+// sums of g = dy·γ and of g·x̂.
+func layerNormBackwardRow[T Float](dx, dyr, xr, gamma, rstd []T, h, r int, sumG, sumGX float64) {
+	m, mx := T(sumG/float64(h)), T(sumGX/float64(h))
+	inv := rstd[r]
+	dxr := dx[r*h : (r+1)*h]
+	if d32, ok := any(dxr).([]float32); ok {
+		vec32.NormBackRow(d32, any(dyr).([]float32), any(xr).([]float32), any(gamma).([]float32), float32(m), float32(mx), float32(inv))
+		return
+	}
+	for k := range dyr {
+		dxr[k] = inv * (dyr[k]*gamma[k] - m - xr[k]*mx)
+	}
 }
 
 // GELUForward is the exact GELU ½x(1 + erf(x/√2)) on the CPU, generic over
@@ -228,16 +289,13 @@ func GELUBackward[T Float](dx, dy, x []T) {
 // SoftmaxRow replaces row by its softmax on the CPU: max-subtracted, the
 // exponentials summed in float64.
 func SoftmaxRow[T Float](row []T) {
+	if r32, ok := any(row).([]float32); ok {
+		vec32.Scale(r32, 1/vec32.ExpShiftSum(r32, vec32.Max(r32)))
+		return
+	}
 	mx := row[0]
 	for _, v := range row {
 		mx = max(mx, v)
-	}
-	if r32, ok := any(row).([]float32); ok {
-		inv := 1 / vec32.ExpShiftSum(r32, float32(mx))
-		for i := range r32 {
-			r32[i] *= inv
-		}
-		return
 	}
 	var sum float64
 	for i, v := range row {

@@ -92,3 +92,37 @@ func TestAddSquaresAnyCores(t *testing.T) {
 		}
 	}
 }
+
+// TestLayerNormRowsSideBySide checks that rows normalised side by side (four
+// at a time forward, two backward) have the bits of each row done alone.
+func TestLayerNormRowsSideBySide(t *testing.T) {
+	const h = 96
+	for _, rows := range []int{1, 2, 3, 4, 5, 7, 9, 300} {
+		seed := uint64(rows)
+		fill := func(n int) []float32 {
+			x := make([]float32, n)
+			for i := range x {
+				seed = seed*6364136223846793005 + 1442695040888963407
+				x[i] = float32(float64(seed>>11)/(1<<53)*4 - 1)
+			}
+			return x
+		}
+		x, gamma, beta, dy := fill(rows*h), fill(h), fill(h), fill(rows*h)
+		y, xhat, rstd, dx := make([]float32, rows*h), make([]float32, rows*h), make([]float32, rows), make([]float32, rows*h)
+		LayerNormForward(y, xhat, rstd, x, gamma, beta, h, 1e-12)
+		LayerNormBackward(dx, nil, nil, dy, xhat, rstd, gamma, h)
+		for r := 0; r < rows; r++ {
+			row := func(v []float32) []float32 { return v[r*h : (r+1)*h] }
+			y1, xhat1, rstd1, dx1 := make([]float32, h), make([]float32, h), make([]float32, 1), make([]float32, h)
+			LayerNormForward(y1, xhat1, rstd1, row(x), gamma, beta, h, 1e-12)
+			LayerNormBackward(dx1, nil, nil, row(dy), row(xhat), rstd[r:r+1], gamma, h)
+			for name, pair := range map[string][2][]float32{"y": {row(y), y1}, "x̂": {row(xhat), xhat1}, "rstd": {rstd[r : r+1], rstd1}, "dx": {row(dx), dx1}} {
+				for i := range pair[0] {
+					if math.Float32bits(pair[0][i]) != math.Float32bits(pair[1][i]) {
+						t.Fatalf("%d rows: row %d %s[%d] = %g side by side, %g alone", rows, r, name, i, pair[0][i], pair[1][i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,6 +1,6 @@
 // Package vec32 holds the models' float32 kernels that Go cannot make fast
 // by itself: a matrix product on register-blocked micro-kernels with packed
-// panels of A and B (12×32 in AVX-512, 4×16 in AVX2 and FMA, in assembly;
+// panels of A and B (12×32 in AVX-512, 6×16 in AVX2 and FMA, in assembly;
 // ten times gonum's float32 Gemm, which is built on SSE axpy and dot
 // products); GELU with its gradient and softmax's exponentials, sixteen or
 // eight floats at a time, on a single-precision erf and exp. The kernel
@@ -11,6 +11,7 @@ package vec32
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -53,19 +54,8 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 	if m == 0 || n == 0 {
 		return
 	}
-	if beta != 1 {
-		for i := 0; i < m; i++ {
-			row := c[i*ldc : i*ldc+n]
-			if beta == 0 {
-				clear(row)
-				continue
-			}
-			for j := range row {
-				row[j] *= beta
-			}
-		}
-	}
 	if k == 0 || alpha == 0 {
+		scaleBlock(c, ldc, beta, 0, m, 0, n)
 		return
 	}
 	mr, nr := kn.mr, kn.nr
@@ -81,13 +71,20 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 	}
 	chunks := (colPanels + chunk - 1) / chunk
 	grain := max(1, (1<<18)/(mr*kb0(k)*chunk*nr+1))
+	// A kernel that reads B where it lies needs only the edge panel of an
+	// untransposed B packed (zero-padded to nr columns).
+	inPlaceB := kn.strided != nil && !transB
 	for l0 := 0; l0 < k; l0 += sgemmKC {
 		kb := min(sgemmKC, k-l0)
 		bp := getPack(colPanels * kb * nr)
+		first := 0
+		if inPlaceB {
+			first = n / nr
+		}
 		if parallel {
-			ParallelFor(colPanels, max(1, (1<<14)/(kb*nr)), func(lo, hi int) { packB(bp, transB, b, ldb, l0, kb, n, nr, lo, hi) })
+			ParallelFor(colPanels-first, max(1, (1<<14)/(kb*nr)), func(lo, hi int) { packB(bp, transB, b, ldb, l0, kb, n, nr, first+lo, first+hi) })
 		} else {
-			packB(bp, transB, b, ldb, l0, kb, n, nr, 0, colPanels)
+			packB(bp, transB, b, ldb, l0, kb, n, nr, first, colPanels)
 		}
 		run := func(lo, hi int) {
 			ap := getPack(mr * kb)
@@ -105,12 +102,23 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 				for q := cc * chunk; q < min(colPanels, (cc+1)*chunk); q++ {
 					j0 := nr * q
 					cols := min(nr, n-j0)
-					bq := &bp[q*kb*nr]
+					// A whole block with beta 0 is set by the kernel (fresh)
+					// without reading C; otherwise beta·C is applied by the
+					// task that owns the block, just before its first
+					// products are added.
+					fresh := l0 == 0 && beta == 0 && kn.strided != nil && rows == mr && cols == nr
+					if l0 == 0 && !fresh {
+						scaleBlock(c, ldc, beta, i0, rows, j0, cols)
+					}
+					bq, bs := &bp[q*kb*nr], 4*nr
+					if inPlaceB && cols == nr {
+						bq, bs = &b[l0*ldb+j0], 4*ldb
+					}
 					if direct && cols == nr {
 						if transA {
-							kn.strided(kb, &a[l0*lda+i0], 4, 4*lda, bq, &c[i0*ldc+j0], ldc)
+							kn.strided(kb, &a[l0*lda+i0], 4, 4*lda, bq, bs, &c[i0*ldc+j0], ldc, fresh)
 						} else {
-							kn.strided(kb, &a[i0*lda+l0], 4*lda, 4, bq, &c[i0*ldc+j0], ldc)
+							kn.strided(kb, &a[i0*lda+l0], 4*lda, 4, bq, bs, &c[i0*ldc+j0], ldc, fresh)
 						}
 						continue
 					}
@@ -120,7 +128,11 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 						direct = false
 					}
 					if rows == mr && cols == nr {
-						kn.gemm(kb, &ap[0], bq, &c[i0*ldc+j0], ldc)
+						if kn.strided != nil {
+							kn.strided(kb, &ap[0], 4, 4*mr, bq, bs, &c[i0*ldc+j0], ldc, fresh)
+						} else {
+							kn.gemm(kb, &ap[0], bq, &c[i0*ldc+j0], ldc)
+						}
 						continue
 					}
 					// An edge block: C's part in a zero-padded tile, so
@@ -129,7 +141,11 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 					for i := 0; i < rows; i++ {
 						copy(tile[i*nr:i*nr+cols], c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols])
 					}
-					kn.gemm(kb, &ap[0], bq, &tile[0], nr)
+					if kn.strided != nil {
+						kn.strided(kb, &ap[0], 4, 4*mr, bq, bs, &tile[0], nr, false)
+					} else {
+						kn.gemm(kb, &ap[0], bq, &tile[0], nr)
+					}
 					for i := 0; i < rows; i++ {
 						copy(c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols], tile[i*nr:i*nr+cols])
 					}
@@ -147,6 +163,24 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 	}
 }
 
+// scaleBlock sets C's rows [i0, i0+rows) × columns [j0, j0+cols) to beta
+// times themselves (zero for beta 0, whatever they held).
+func scaleBlock(c []float32, ldc int, beta float32, i0, rows, j0, cols int) {
+	if beta == 1 {
+		return
+	}
+	for i := i0; i < i0+rows; i++ {
+		row := c[i*ldc+j0 : i*ldc+j0+cols]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}
+
 // kb0 is the depth of the first packed block of a product of depth k.
 func kb0(k int) int { return min(sgemmKC, k) }
 
@@ -161,7 +195,12 @@ func packB(bp []float32, trans bool, b []float32, ldb, l0, kb, n, nr, qlo, qhi i
 		j0 := nr * q
 		cols := min(nr, n-j0)
 		panel := bp[q*kb*nr : (q+1)*kb*nr]
-		for l := 0; l < kb; l++ {
+		l := 0
+		if trans && cols == nr {
+			// 8×8 blocks transposed in registers, where the CPU can.
+			l = packBTrans(panel, b[j0*ldb+l0:], ldb, kb, nr)
+		}
+		for ; l < kb; l++ {
 			dst := panel[l*nr : l*nr+nr]
 			if trans {
 				for j := 0; j < cols; j++ {
@@ -237,23 +276,39 @@ func getPack(n int) []float32 {
 
 func putPack(b []float32) { packs.Put(&b) }
 
-// ParallelFor calls fn over [0, n) split into at most GOMAXPROCS contiguous
-// ranges of at least grain elements, the caller's goroutine taking the first.
+// ParallelFor calls fn over [0, n) split into contiguous ranges of at
+// least grain elements, run by at most GOMAXPROCS goroutines (the caller's
+// among them). The ranges are handed out as the goroutines ask for them,
+// about four per goroutine, so that a core slowed by other work (another
+// run, another process) is not waited for: callers' results must not
+// depend on the split, and none here do.
 func ParallelFor(n, grain int, fn func(lo, hi int)) {
-	parts := min(runtime.GOMAXPROCS(0), n/max(grain, 1))
-	if parts <= 1 {
+	grain = max(grain, 1)
+	workers := min(runtime.GOMAXPROCS(0), n/grain)
+	if workers <= 1 {
 		fn(0, n)
 		return
 	}
-	step := (n + parts - 1) / parts
-	var wg sync.WaitGroup
-	for lo := step; lo < n; lo += step {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			fn(lo, hi)
-		}(lo, min(n, lo+step))
+	step := max(grain, (n+4*workers-1)/(4*workers))
+	ranges := (n + step - 1) / step
+	var next atomic.Int64
+	work := func() {
+		for {
+			r := int(next.Add(1)) - 1
+			if r >= ranges {
+				return
+			}
+			fn(r*step, min(n, (r+1)*step))
+		}
 	}
-	fn(0, step)
+	var wg sync.WaitGroup
+	for w := 1; w < min(workers, ranges); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
 	wg.Wait()
 }

@@ -171,3 +171,26 @@ func BenchmarkMicroKernel(b *testing.B) {
 		})
 	}
 }
+
+// TestBetaZeroSetsPlusZero checks that a product with beta 0 gives the
+// bits of zeroing C and then adding the sums: where every product is −0
+// (zeros times negatives) C holds +0, whatever it held before, on every
+// path and in whole blocks as in edge blocks.
+func TestBetaZeroSetsPlusZero(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		const m, n, k = 25, 70, 300
+		a, b, c := make([]float32, m*k), make([]float32, k*n), make([]float32, m*n)
+		for i := range b {
+			b[i] = -1
+		}
+		for i := range c {
+			c[i] = float32(math.NaN())
+		}
+		Gemm(true, false, false, m, n, k, 1, a, k, b, n, 0, c, n)
+		for i, v := range c {
+			if math.Float32bits(v) != 0 {
+				t.Fatalf("c[%d] = %g (bits %#x), want +0", i, v, math.Float32bits(v))
+			}
+		}
+	})
+}

@@ -1,18 +1,26 @@
 #include "textflag.h"
 
-// func sgemmKernel4x16(k int, a, b, c *float32, ldc int)
+// func sgemmKernel6x16(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
 //
-// C[4×16] += A·B for a packed 4×k panel of A (a[l*4+i]) and a packed k×16
-// panel of B (b[l*16+j]); C's rows are ldc floats apart. AVX2 with FMA:
-// eight accumulators of 8 floats, two loads of B and four broadcasts of A
-// per step of k.
-TEXT ·sgemmKernel4x16(SB), NOSPLIT, $0-40
+// C[6×16] += A·B, AVX2 with FMA, for A's element (i, l) at a + i·rs + l·ks
+// bytes (packed: rs = 4, ks = 24) and B's row l the 16 floats at b + l·bs
+// bytes (packed: bs = 64); C's rows are ldc floats apart; with fresh set C
+// is not read: each element is set to its sum plus +0. Twelve accumulators
+// of 8 floats (the 16 ymm registers: 12, two rows of B, two broadcasts):
+// each element of C is summed over k in the order, and with the FMAs, of the
+// AVX-512 kernel, so the two paths give the same bits.
+TEXT ·sgemmKernel6x16(SB), NOSPLIT, $0-65
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
+	MOVQ rs+16(FP), R9
+	MOVQ ks+24(FP), R12
+	MOVQ b+32(FP), DI
+	MOVQ bs+40(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R8
 	SHLQ $2, R8
+	LEAQ (SI)(R9*2), R11
+	ADDQ R9, R11           // row 3
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -21,70 +29,132 @@ TEXT ·sgemmKernel4x16(SB), NOSPLIT, $0-40
 	VXORPS Y5, Y5, Y5
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
 	TESTQ CX, CX
-	JZ    store
+	JZ    store6
 
-loop:
-	VMOVUPS      (DI), Y8
-	VMOVUPS      32(DI), Y9
-	VBROADCASTSS (SI), Y10
-	VFMADD231PS  Y8, Y10, Y0
-	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS 4(SI), Y11
-	VFMADD231PS  Y8, Y11, Y2
-	VFMADD231PS  Y9, Y11, Y3
-	VBROADCASTSS 8(SI), Y12
-	VFMADD231PS  Y8, Y12, Y4
-	VFMADD231PS  Y9, Y12, Y5
-	VBROADCASTSS 12(SI), Y13
-	VFMADD231PS  Y8, Y13, Y6
-	VFMADD231PS  Y9, Y13, Y7
-	ADDQ         $16, SI
-	ADDQ         $64, DI
+loop6:
+	VMOVUPS      (DI), Y12
+	VMOVUPS      32(DI), Y13
+	VBROADCASTSS (SI), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS (SI)(R9*1), Y15
+	VFMADD231PS  Y12, Y15, Y2
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS (SI)(R9*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS (R11), Y15
+	VFMADD231PS  Y12, Y15, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS (R11)(R9*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS (R11)(R9*2), Y15
+	VFMADD231PS  Y12, Y15, Y10
+	VFMADD231PS  Y13, Y15, Y11
+	ADDQ         R12, SI
+	ADDQ         R12, R11
+	ADDQ         BX, DI
 	DECQ         CX
-	JNZ          loop
+	JNZ          loop6
 
-store:
+store6:
+	MOVBQZX fresh+64(FP), AX
+	TESTQ AX, AX
+	JNZ   fresh6
 	VADDPS  (DX), Y0, Y0
 	VMOVUPS Y0, (DX)
 	VADDPS  32(DX), Y1, Y1
 	VMOVUPS Y1, 32(DX)
-	ADDQ    R8, DX
+	ADDQ R8, DX
 	VADDPS  (DX), Y2, Y2
 	VMOVUPS Y2, (DX)
 	VADDPS  32(DX), Y3, Y3
 	VMOVUPS Y3, 32(DX)
-	ADDQ    R8, DX
+	ADDQ R8, DX
 	VADDPS  (DX), Y4, Y4
 	VMOVUPS Y4, (DX)
 	VADDPS  32(DX), Y5, Y5
 	VMOVUPS Y5, 32(DX)
-	ADDQ    R8, DX
+	ADDQ R8, DX
 	VADDPS  (DX), Y6, Y6
 	VMOVUPS Y6, (DX)
 	VADDPS  32(DX), Y7, Y7
 	VMOVUPS Y7, 32(DX)
+	ADDQ R8, DX
+	VADDPS  (DX), Y8, Y8
+	VMOVUPS Y8, (DX)
+	VADDPS  32(DX), Y9, Y9
+	VMOVUPS Y9, 32(DX)
+	ADDQ R8, DX
+	VADDPS  (DX), Y10, Y10
+	VMOVUPS Y10, (DX)
+	VADDPS  32(DX), Y11, Y11
+	VMOVUPS Y11, 32(DX)
 	VZEROUPPER
 	RET
 
-// func sgemmKernel12x32(k int, a *float32, rs, ks int, b, c *float32, ldc int)
+fresh6:
+	VXORPS Y12, Y12, Y12
+	VADDPS  Y12, Y0, Y0
+	VMOVUPS Y0, (DX)
+	VADDPS  Y12, Y1, Y1
+	VMOVUPS Y1, 32(DX)
+	ADDQ R8, DX
+	VADDPS  Y12, Y2, Y2
+	VMOVUPS Y2, (DX)
+	VADDPS  Y12, Y3, Y3
+	VMOVUPS Y3, 32(DX)
+	ADDQ R8, DX
+	VADDPS  Y12, Y4, Y4
+	VMOVUPS Y4, (DX)
+	VADDPS  Y12, Y5, Y5
+	VMOVUPS Y5, 32(DX)
+	ADDQ R8, DX
+	VADDPS  Y12, Y6, Y6
+	VMOVUPS Y6, (DX)
+	VADDPS  Y12, Y7, Y7
+	VMOVUPS Y7, 32(DX)
+	ADDQ R8, DX
+	VADDPS  Y12, Y8, Y8
+	VMOVUPS Y8, (DX)
+	VADDPS  Y12, Y9, Y9
+	VMOVUPS Y9, 32(DX)
+	ADDQ R8, DX
+	VADDPS  Y12, Y10, Y10
+	VMOVUPS Y10, (DX)
+	VADDPS  Y12, Y11, Y11
+	VMOVUPS Y11, 32(DX)
+	VZEROUPPER
+	RET
+
+// func sgemmKernel12x32(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
 //
 // C[12×32] += A·B for a 12×k block of A whose element (i, l) is at
 // a + i·rs + l·ks bytes (a packed panel: rs = 4, ks = 48; A itself, without
 // packing: rs = lda·4, ks = 4, or, transposed, rs = 4, ks = lda·4) and a
-// packed k×32 panel of B (b[l*32+j]); C's rows are ldc floats apart.
+// k×32 block of B whose row l is the 32 floats at b + l·bs bytes (a packed
+// panel: bs = 128; B itself, without packing: bs = ldb·4); C's rows are ldc
+// floats apart. With fresh set, C's old values are not read: each element
+// is set to its sum plus +0, the bits C = 0 then C += sum gives.
 // AVX-512: 24 accumulators of 16 floats (Z0–Z23), two loads of B and
 // twelve broadcasts of A per step of k, 24 FMAs. Each element of C is
 // summed over k in the order the AVX2 kernel sums it, with the same FMAs:
 // the same bits.
-TEXT ·sgemmKernel12x32(SB), NOSPLIT, $0-56
+TEXT ·sgemmKernel12x32(SB), NOSPLIT, $0-65
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ rs+16(FP), R9
 	MOVQ ks+24(FP), R12
 	MOVQ b+32(FP), DI
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), R8
+	MOVQ bs+40(FP), BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R8
 	SHLQ $2, R8
 	LEAQ (R9)(R9*2), R10   // 3·rs
 	LEAQ (SI)(R9*4), R11   // row 4
@@ -158,11 +228,14 @@ loop12:
 	ADDQ R12, SI
 	ADDQ R12, R11
 	ADDQ R12, R13
-	ADDQ $128, DI
+	ADDQ BX, DI
 	DECQ CX
 	JNZ  loop12
 
 store12:
+	MOVBQZX fresh+64(FP), AX
+	TESTQ AX, AX
+	JNZ   fresh12
 	VADDPS (DX), Z0, Z0
 	VMOVUPS Z0, (DX)
 	VADDPS 64(DX), Z1, Z1
@@ -221,6 +294,70 @@ store12:
 	VADDPS (DX), Z22, Z22
 	VMOVUPS Z22, (DX)
 	VADDPS 64(DX), Z23, Z23
+	VMOVUPS Z23, 64(DX)
+	VZEROUPPER
+	RET
+
+fresh12:
+	VPXORD Z24, Z24, Z24
+	VADDPS Z24, Z0, Z0
+	VMOVUPS Z0, (DX)
+	VADDPS Z24, Z1, Z1
+	VMOVUPS Z1, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z2, Z2
+	VMOVUPS Z2, (DX)
+	VADDPS Z24, Z3, Z3
+	VMOVUPS Z3, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z4, Z4
+	VMOVUPS Z4, (DX)
+	VADDPS Z24, Z5, Z5
+	VMOVUPS Z5, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z6, Z6
+	VMOVUPS Z6, (DX)
+	VADDPS Z24, Z7, Z7
+	VMOVUPS Z7, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z8, Z8
+	VMOVUPS Z8, (DX)
+	VADDPS Z24, Z9, Z9
+	VMOVUPS Z9, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z10, Z10
+	VMOVUPS Z10, (DX)
+	VADDPS Z24, Z11, Z11
+	VMOVUPS Z11, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z12, Z12
+	VMOVUPS Z12, (DX)
+	VADDPS Z24, Z13, Z13
+	VMOVUPS Z13, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z14, Z14
+	VMOVUPS Z14, (DX)
+	VADDPS Z24, Z15, Z15
+	VMOVUPS Z15, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z16, Z16
+	VMOVUPS Z16, (DX)
+	VADDPS Z24, Z17, Z17
+	VMOVUPS Z17, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z18, Z18
+	VMOVUPS Z18, (DX)
+	VADDPS Z24, Z19, Z19
+	VMOVUPS Z19, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z20, Z20
+	VMOVUPS Z20, (DX)
+	VADDPS Z24, Z21, Z21
+	VMOVUPS Z21, 64(DX)
+	ADDQ R8, DX
+	VADDPS Z24, Z22, Z22
+	VMOVUPS Z22, (DX)
+	VADDPS Z24, Z23, Z23
 	VMOVUPS Z23, 64(DX)
 	VZEROUPPER
 	RET

@@ -31,21 +31,48 @@ type kernels struct {
 	// path, whose products are gonum's.
 	mr, nr int
 	gemm   func(k int, a, b, c *float32, ldc int)
-	// strided, where the kernel has it, is gemm reading A where it lies:
-	// element (i, l) at a + i·rs + l·ks bytes, so that whole blocks of A
-	// need no packing.
-	strided  func(k int, a *float32, rs, ks int, b, c *float32, ldc int)
+	// strided, where the kernel has it, is gemm reading A and B where
+	// they lie: A's element (i, l) at a + i·rs + l·ks bytes and B's row l
+	// at b + l·bs bytes, so that whole blocks of A, and B when it is not
+	// transposed, need no packing. With fresh set it sets C to the sum
+	// plus +0 instead of adding (the bits of zeroing C first).
+	strided  func(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
 	geluF    func(y, x []float32) int
 	geluB    func(dx, dy, x []float32) int
 	expShift func(x []float32, shift float32, sums *[8]float32) int
 	adamW    func(value, grad, m, v []float32, c *AdamWCoef) int
+	dropout  func(k []float32, state, least uint64, scale float32) int
+	addRows  func(d, src []float32, rows, stride int) int
+	scale    func(x []float32, s float32) int
+	mulTo    func(dst, a, b []float32) int
+	// max returns the largest of x's leading elements it did, whether
+	// any was NaN, and how many it did (0: none).
+	max         func(x []float32) (m float32, nan bool, done int)
+	sumSquares  func(x []float32, s *[8]float64) int
+	normRow     func(y, xhat, x, gamma, beta []float32, mean, inv float32) int
+	normBackRow func(dx, dy, xhat, gamma []float32, mg, mgx, inv float32) int
+	// addRowProducts does AddRowProducts' leading columns and says how many.
+	addRowProducts func(dg, db, dy, x []float32, rows, stride int) int
 }
 
 var goKernels = &kernels{name: PathGo,
-	geluF:    func(y, x []float32) int { return 0 },
-	geluB:    func(dx, dy, x []float32) int { return 0 },
-	expShift: func(x []float32, shift float32, sums *[8]float32) int { return 0 },
-	adamW:    func(value, grad, m, v []float32, c *AdamWCoef) int { return 0 }}
+	geluF:          func(y, x []float32) int { return 0 },
+	geluB:          func(dx, dy, x []float32) int { return 0 },
+	expShift:       func(x []float32, shift float32, sums *[8]float32) int { return 0 },
+	adamW:          func(value, grad, m, v []float32, c *AdamWCoef) int { return 0 },
+	dropout:        noDropoutKernel,
+	addRows:        noAddRowsKernel,
+	scale:          func(x []float32, s float32) int { return 0 },
+	mulTo:          func(dst, a, b []float32) int { return 0 },
+	max:            func(x []float32) (float32, bool, int) { return 0, false, 0 },
+	sumSquares:     func(x []float32, s *[8]float64) int { return 0 },
+	normRow:        func(y, xhat, x, gamma, beta []float32, mean, inv float32) int { return 0 },
+	normBackRow:    func(dx, dy, xhat, gamma []float32, mg, mgx, inv float32) int { return 0 },
+	addRowProducts: func(dg, db, dy, x []float32, rows, stride int) int { return 0 }}
+
+func noDropoutKernel(k []float32, state, least uint64, scale float32) int { return 0 }
+
+func noAddRowsKernel(d, src []float32, rows, stride int) int { return 0 }
 
 var (
 	active atomic.Pointer[kernels]

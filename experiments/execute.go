@@ -443,7 +443,7 @@ func (s *Store) runInDir(ctx context.Context, dir string, spec any, fn func(ctx 
 	}
 	host, _ := os.Hostname()
 	end := time.Now()
-	if err := writeJSON(filepath.Join(dir, TimingFile), Timing{Start: start.UTC(), End: end.UTC(), Seconds: end.Sub(start).Seconds(), Host: host, Kernels: kernels(), Threads: runtime.GOMAXPROCS(0)}); err != nil {
+	if err := writeJSON(filepath.Join(dir, TimingFile), Timing{Start: start.UTC(), End: end.UTC(), Seconds: end.Sub(start).Seconds(), Host: host, Kernels: kernels(), Precision: precision(spec), Threads: runtime.GOMAXPROCS(0)}); err != nil {
 		return false, err
 	}
 	if err := writeDone(dir); err != nil {

@@ -20,7 +20,7 @@ import (
 var modelAliases = map[string]string{"name": "kind", "checkpoint": "path"}
 
 // modelOptionKeys are train's model keys an experiment passes as options.
-var modelOptionKeys = []string{"vocab", "tokenizer", "glove", "hidden"}
+var modelOptionKeys = []string{"vocab", "tokenizer", "glove", "hidden", "precision"}
 
 // modelKeys are the model block's keys, aliases included.
 func modelKeys() []string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/train"
 )
 
 // Files of a run directory. A run writes its outputs (ResultFile and whatever
@@ -310,7 +311,29 @@ type Timing struct {
 	Seconds float64   `json:"seconds"`
 	Host    string    `json:"host"`
 	Kernels string    `json:"kernels,omitempty"`
-	Threads int       `json:"threads,omitempty"`
+	// Precision is the model's, with the kernel its products ran on, for
+	// a run not in fp32 ("bf16/avx512_bf16", "bf16/go"): the precision is
+	// part of the run's identity, the kernel an execution detail.
+	Precision string `json:"precision,omitempty"`
+	Threads   int    `json:"threads,omitempty"`
+}
+
+// precision names a run spec's precision and the kernel of its products,
+// "" for fp32.
+func precision(spec any) string {
+	var p models.Precision
+	switch s := spec.(type) {
+	case Run:
+		p = s.Train.Model.Precision
+	case train.RunSpec:
+		p = s.Model.Precision
+	case *train.RunSpec:
+		p = s.Model.Precision
+	}
+	if p == models.PrecisionBF16 {
+		return string(p) + "/" + models.BF16Kernel()
+	}
+	return ""
 }
 
 // kernels names the backend and kernel path computations run on.

@@ -271,7 +271,7 @@ func (m *bertEncoder) positionIDs(b Batch) ([]int, error) {
 }
 
 func (m *bertEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
-	c := &m.cfg
+	c, pr := &m.cfg, r.m.precision
 	h, e, L := c.HiddenSize, m.e, b.SeqLen
 	if len(b.IDs) != b.Size*L || len(b.Types) != b.Size*L || len(b.Mask) != b.Size*L {
 		return nil, fmt.Errorf("batch of %d×%d has %d ids, %d types, %d mask values", b.Size, L, len(b.IDs), len(b.Types), len(b.Mask))
@@ -329,7 +329,7 @@ func (m *bertEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 	if m.projW != nil {
 		p.embOut = x
 		x = r.Alloc(n * h)
-		linearForward(x, p.embOut, m.projW.Value, m.projB.Value, n, e, h)
+		linearForward(pr, x, p.embOut, m.projW.Value, m.projB.Value, n, e, h)
 	}
 	pool := &r.m.pool
 	for l := range m.layers {
@@ -359,22 +359,22 @@ func (m *bertEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 // layerForward runs layer l on x, keeping its activations in a; its buffers
 // come from r.
 func (m *bertEncoder) layerForward(l int, x []float32, b Batch, hidRate, attnRate float64, a *layerActs, r *Run) []float32 {
-	c := &m.cfg
+	c, pr := &m.cfg, r.m.precision
 	h, f, heads := c.HiddenSize, c.IntermediateSize, c.NumAttentionHeads
 	n, L := b.Size*b.SeqLen, b.SeqLen
 	P := &m.layers[l]
 	alloc := r.Alloc
 	a.x = x
 	a.q, a.k, a.v = alloc(n*h), alloc(n*h), alloc(n*h)
-	linearForward(a.q, x, P.qW.Value, P.qB.Value, n, h, h)
-	linearForward(a.k, x, P.kW.Value, P.kB.Value, n, h, h)
-	linearForward(a.v, x, P.vW.Value, P.vB.Value, n, h, h)
+	linearForward(pr, a.q, x, P.qW.Value, P.qB.Value, n, h, h)
+	linearForward(pr, a.k, x, P.kW.Value, P.kB.Value, n, h, h)
+	linearForward(pr, a.v, x, P.vW.Value, P.vB.Value, n, h, h)
 	a.probs = alloc(b.Size * heads * L * L)
 	a.attnKeep = r.m.keepMask(alloc, len(a.probs), attnRate)
 	a.ctx = alloc(n * h)
-	attentionForward(a.ctx, a.probs, a.q, a.k, a.v, b.Mask, a.attnKeep, b.Size, L, heads, h/heads)
+	attentionForward(pr, a.ctx, a.probs, a.q, a.k, a.v, b.Mask, a.attnKeep, b.Size, L, heads, h/heads)
 	res := alloc(n * h)
-	linearForward(res, a.ctx, P.oW.Value, P.oB.Value, n, h, h)
+	linearForward(pr, res, a.ctx, P.oW.Value, P.oB.Value, n, h, h)
 	if m.lay.attnOutDropout {
 		a.hidKeep1 = r.m.keepMask(alloc, n*h, hidRate)
 		applyKeep(res, a.hidKeep1)
@@ -383,10 +383,10 @@ func (m *bertEncoder) layerForward(l int, x []float32, b Batch, hidRate, attnRat
 	a.y1, a.xhat1, a.rstd1 = alloc(n*h), alloc(n*h), alloc(n)
 	layerNormForward(a.y1, a.xhat1, a.rstd1, res, P.ln1W.Value, P.ln1B.Value, h, c.LayerNormEps)
 	a.u, a.g = alloc(n*f), alloc(n*f)
-	linearForward(a.u, a.y1, P.iW.Value, P.iB.Value, n, h, f)
+	linearForward(pr, a.u, a.y1, P.iW.Value, P.iB.Value, n, h, f)
 	geluForward(a.g, a.u)
 	out := alloc(n * h)
-	linearForward(out, a.g, P.fW.Value, P.fB.Value, n, f, h)
+	linearForward(pr, out, a.g, P.fW.Value, P.fB.Value, n, f, h)
 	a.hidKeep2 = r.m.keepMask(alloc, n*h, hidRate)
 	applyKeep(out, a.hidKeep2)
 	addTo(out, a.y1)
@@ -400,17 +400,17 @@ func (m *bertEncoder) layerForward(l int, x []float32, b Batch, hidRate, attnRat
 // embeddings into the parameters' gradients.
 func (p *bertPass) Backward(r *Run, dx []float32) {
 	m, b := p.m, p.b
-	pool := &r.m.pool
+	pool, pr := &r.m.pool, r.m.precision
 	c := &m.cfg
 	h, e, n := c.HiddenSize, m.e, b.Size*b.SeqLen
 	for l := len(m.layers) - 1; l >= 0; l-- {
-		dIn := m.layerBackward(l, dx, b, &p.layers[l], pool)
+		dIn := m.layerBackward(l, dx, b, &p.layers[l], pool, pr)
 		pool.put(dx)
 		dx = dIn
 	}
 	if m.projW != nil {
 		de := pool.get(n * e)
-		linearBackward(de, m.projW.Grad, m.projB.Grad, dx, p.embOut, m.projW.Value, n, e, h)
+		linearBackward(pr, de, m.projW.Grad, m.projB.Grad, dx, p.embOut, m.projW.Value, n, e, h)
 		pool.put(dx)
 		dx = de
 	}
@@ -451,21 +451,21 @@ func (p *bertPass) Backward(r *Run, dx []float32) {
 
 // layerBackward back-propagates dout through layer l and returns the
 // gradient of its input, in a buffer from the pool.
-func (m *bertEncoder) layerBackward(l int, dout []float32, b Batch, a *layerActs, pool *bufPool) []float32 {
+func (m *bertEncoder) layerBackward(l int, dout []float32, b Batch, a *layerActs, pool *bufPool, pr Precision) []float32 {
 	c := &m.cfg
 	h, f, heads := c.HiddenSize, c.IntermediateSize, c.NumAttentionHeads
 	n, L := b.Size*b.SeqLen, b.SeqLen
 	P := &m.layers[l]
-	dx, dctx := P.outputBackward(dout, a, n, h, f, pool)
+	dx, dctx := P.outputBackward(dout, a, n, h, f, pool, pr)
 	defer pool.put(dctx)
 	dq, dk, dv := pool.get(n*h), pool.get(n*h), pool.get(n*h)
 	defer pool.put(dq, dk, dv)
-	attentionBackward(dq, dk, dv, dctx, a.probs, a.attnKeep, a.q, a.k, a.v, b.Size, L, heads, h/heads)
+	attentionBackward(pr, dq, dk, dv, dctx, a.probs, a.attnKeep, a.q, a.k, a.v, b.Size, L, heads, h/heads)
 	for _, s := range []struct {
 		w, b *Param
 		d    []float32
 	}{{P.qW, P.qB, dq}, {P.kW, P.kB, dk}, {P.vW, P.vB, dv}} {
-		linearBackwardAdd(dx, s.w.Grad, s.b.Grad, s.d, a.x, s.w.Value, n, h, h)
+		linearBackwardAdd(pr, dx, s.w.Grad, s.b.Grad, s.d, a.x, s.w.Value, n, h, h)
 	}
 	return dx
 }
@@ -477,7 +477,7 @@ func (m *bertEncoder) layerBackward(l int, dout []float32, b Batch, a *layerActs
 // buffer the caller returns up, to which the attention's input gradients
 // are then added), and dctx, the gradient of the attention context (a pool
 // buffer the caller puts back).
-func (P *bertLayer) outputBackward(dout []float32, a *layerActs, n, h, f int, pool *bufPool) (dx, dctx []float32) {
+func (P *bertLayer) outputBackward(dout []float32, a *layerActs, n, h, f int, pool *bufPool, pr Precision) (dx, dctx []float32) {
 	// second LayerNorm: out = LN(dropout(FFN(y1)) + y1)
 	dy1 := pool.get(n * h)
 	defer pool.put(dy1)
@@ -490,9 +490,9 @@ func (P *bertLayer) outputBackward(dout []float32, a *layerActs, n, h, f int, po
 	}
 	dg := pool.get(n * f)
 	defer pool.put(dg)
-	linearBackward(dg, P.fW.Grad, P.fB.Grad, dres2, a.g, P.fW.Value, n, f, h)
+	linearBackward(pr, dg, P.fW.Grad, P.fB.Grad, dres2, a.g, P.fW.Value, n, f, h)
 	geluBackward(dg, dg, a.u)
-	linearBackwardAdd(dy1, P.iW.Grad, P.iB.Grad, dg, a.y1, P.iW.Value, n, h, f)
+	linearBackwardAdd(pr, dy1, P.iW.Grad, P.iB.Grad, dg, a.y1, P.iW.Value, n, h, f)
 	// first LayerNorm: y1 = LN(dropout(attention(x)) + x)
 	dx = pool.get(n * h)
 	layerNormBackward(dx, P.ln1W.Grad, P.ln1B.Grad, dy1, a.xhat1, a.rstd1, P.ln1W.Value, h)
@@ -503,7 +503,7 @@ func (P *bertLayer) outputBackward(dout []float32, a *layerActs, n, h, f int, po
 		keptCopy(dres1, dx, a.hidKeep1)
 	}
 	dctx = pool.get(n * h)
-	linearBackward(dctx, P.oW.Grad, P.oB.Grad, dres1, a.ctx, P.oW.Value, n, h, h)
+	linearBackward(pr, dctx, P.oW.Grad, P.oB.Grad, dres1, a.ctx, P.oW.Value, n, h, h)
 	return dx, dctx
 }
 

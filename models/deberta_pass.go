@@ -97,7 +97,7 @@ func (p *debertaPass) Hidden() []float32 { return p.out }
 
 // Forward runs the embeddings and the layers on b.
 func (m *debertaEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
-	c := &m.cfg
+	c, pr := &m.cfg, r.m.precision
 	h, e, L := c.HiddenSize, c.EmbeddingSize, b.SeqLen
 	if len(b.IDs) != b.Size*L || len(b.Mask) != b.Size*L || (c.TypeVocabSize > 0 && len(b.Types) != b.Size*L) {
 		return nil, fmt.Errorf("batch of %d×%d has %d ids, %d types, %d mask values", b.Size, L, len(b.IDs), len(b.Types), len(b.Mask))
@@ -144,7 +144,7 @@ func (m *debertaEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 		proj = r.Alloc(n * h)
 		zero := r.Alloc(h)
 		clear(zero)
-		linearForward(proj, p.emb, m.proj.Value, zero, n, e, h)
+		linearForward(pr, proj, p.emb, m.proj.Value, zero, n, e, h)
 	}
 	p.embXhat, p.embRstd = r.Alloc(n*h), r.Alloc(n)
 	layerNormForward(x, p.embXhat, p.embRstd, proj, m.lnW.Value, m.lnB.Value, h, c.LayerNormEps)
@@ -156,7 +156,7 @@ func (m *debertaEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 	p.embKeep = r.Keep(n*h, r.HiddenRate)
 	applyKeep(x, p.embKeep)
 
-	p.att = relAttention{batch: b.Size, seq: L, heads: c.NumAttentionHeads, d: h / c.NumAttentionHeads,
+	p.att = relAttention{batch: b.Size, seq: L, heads: c.NumAttentionHeads, d: h / c.NumAttentionHeads, pr: r.m.precision,
 		scale: 1 / float64(float32(math.Sqrt(float64(h/c.NumAttentionHeads*c.scaleFactor()))))}
 	if c.RelativeAttention {
 		c2p, p2c, lo, rows := relativeIndices(L, c.span(), c.PositionBuckets, c.maxRelative())
@@ -202,15 +202,15 @@ func (m *debertaEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 // layerForward runs layer l on x, keeping its activations in a; its
 // buffers and dropout come from r.
 func (m *debertaEncoder) layerForward(l int, x []float32, p *debertaPass, a *debertaLayer, r *Run) []float32 {
-	c := &m.cfg
+	c, pr := &m.cfg, r.m.precision
 	h, f, heads := c.HiddenSize, c.IntermediateSize, c.NumAttentionHeads
 	b, w := p.b, &m.layers[l]
 	n, L := b.Size*b.SeqLen, b.SeqLen
 	a.x = x
 	a.q, a.k, a.v = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n*h)
-	linearForward(a.q, x, w.qW.Value, w.qB.Value, n, h, h)
-	linearForward(a.k, x, w.kW.Value, w.kB.Value, n, h, h)
-	linearForward(a.v, x, w.vW.Value, w.vB.Value, n, h, h)
+	linearForward(pr, a.q, x, w.qW.Value, w.qB.Value, n, h, h)
+	linearForward(pr, a.k, x, w.kW.Value, w.kB.Value, n, h, h)
+	linearForward(pr, a.v, x, w.vW.Value, w.vB.Value, n, h, h)
 	if c.RelativeAttention {
 		// Each layer drops out its own copy of the relative embeddings
 		// (DisentangledSelfAttention.pos_dropout, the hidden rate), and
@@ -225,11 +225,11 @@ func (m *debertaEncoder) layerForward(l int, x []float32, p *debertaPass, a *deb
 		}
 		if p.att.p2c != nil {
 			a.posQ = r.Alloc(s2 * h)
-			linearForward(a.posQ, a.relIn, w.qW.Value, w.qB.Value, s2, h, h)
+			linearForward(pr, a.posQ, a.relIn, w.qW.Value, w.qB.Value, s2, h, h)
 		}
 		if p.att.c2p != nil {
 			a.posK = r.Alloc(s2 * h)
-			linearForward(a.posK, a.relIn, w.kW.Value, w.kB.Value, s2, h, h)
+			linearForward(pr, a.posK, a.relIn, w.kW.Value, w.kB.Value, s2, h, h)
 		}
 	}
 	a.probs = r.Alloc(b.Size * heads * L * L)
@@ -244,7 +244,7 @@ func (m *debertaEncoder) layerForward(l int, x []float32, p *debertaPass, a *deb
 	}
 	relAttentionForward(p.att, a.ctx, a.probs, a.q, a.k, a.v, a.posQ, a.posK, b.Mask, a.attnKeep, cAll, pAll)
 	y1 := r.Alloc(n * h)
-	linearForward(y1, a.ctx, w.oW.Value, w.oB.Value, n, h, h)
+	linearForward(pr, y1, a.ctx, w.oW.Value, w.oB.Value, n, h, h)
 	a.hidKeep1 = r.Keep(n*h, r.HiddenRate)
 	applyKeep(y1, a.hidKeep1)
 	addTo(y1, x)
@@ -252,10 +252,10 @@ func (m *debertaEncoder) layerForward(l int, x []float32, p *debertaPass, a *deb
 	layerNormForward(y1, a.xhat1, a.rstd1, y1, w.ln1W.Value, w.ln1B.Value, h, c.LayerNormEps)
 	a.y1 = y1
 	a.u, a.g = r.Alloc(n*f), r.Alloc(n*f)
-	linearForward(a.u, y1, w.iW.Value, w.iB.Value, n, h, f)
+	linearForward(pr, a.u, y1, w.iW.Value, w.iB.Value, n, h, f)
 	geluForward(a.g, a.u)
 	out := r.Alloc(n * h)
-	linearForward(out, a.g, w.fW.Value, w.fB.Value, n, f, h)
+	linearForward(pr, out, a.g, w.fW.Value, w.fB.Value, n, f, h)
 	a.hidKeep2 = r.Keep(n*h, r.HiddenRate)
 	applyKeep(out, a.hidKeep2)
 	addTo(out, y1)
@@ -268,7 +268,7 @@ func (m *debertaEncoder) layerForward(l int, x []float32, p *debertaPass, a *deb
 // buffer it takes over) through the layers and the embeddings.
 func (p *debertaPass) Backward(r *Run, dHidden []float32) {
 	m, b := p.m, p.b
-	pool := &r.m.pool
+	pool, pr := &r.m.pool, r.m.precision
 	c := &m.cfg
 	dx := dHidden
 	h, e, L, n := c.HiddenSize, c.EmbeddingSize, b.SeqLen, b.Size*b.SeqLen
@@ -298,7 +298,7 @@ func (p *debertaPass) Backward(r *Run, dHidden []float32) {
 		defer pool.put(dEmb)
 		scratch := pool.get(h) // embed_proj has no bias
 		defer pool.put(scratch)
-		linearBackward(dEmb, m.proj.Grad, scratch, dsum, p.emb, m.proj.Value, n, e, h)
+		linearBackward(pr, dEmb, m.proj.Grad, scratch, dsum, p.emb, m.proj.Value, n, e, h)
 	}
 	wg := m.word.Grad
 	var pg, tg []float32
@@ -351,11 +351,11 @@ func (p *debertaPass) Backward(r *Run, dHidden []float32) {
 // the relative embeddings it saw into dRel, and returns the gradient of its
 // input in a pool buffer.
 func (m *debertaEncoder) layerBackward(l int, dout []float32, p *debertaPass, a *debertaLayer, dRel []float32, pool *bufPool) []float32 {
-	c := &m.cfg
+	c, pr := &m.cfg, p.att.pr
 	h, f := c.HiddenSize, c.IntermediateSize
 	n := p.b.Size * p.b.SeqLen
 	w := &m.layers[l]
-	dx, dctx := w.outputBackward(dout, &a.layerActs, n, h, f, pool)
+	dx, dctx := w.outputBackward(dout, &a.layerActs, n, h, f, pool, pr)
 	defer pool.put(dctx)
 	dq, dk, dv := pool.get(n*h), pool.get(n*h), pool.get(n*h)
 	defer pool.put(dq, dk, dv)
@@ -370,9 +370,9 @@ func (m *debertaEncoder) layerBackward(l int, dout []float32, p *debertaPass, a 
 		defer pool.put(dPosK, dC)
 	}
 	relAttentionBackward(p.att, dq, dk, dv, dPosQ, dPosK, dctx, a.probs, a.attnKeep, a.q, a.k, a.v, a.posQ, a.posK, dC, dP)
-	linearBackwardAdd(dx, w.qW.Grad, w.qB.Grad, dq, a.x, w.qW.Value, n, h, h)
-	linearBackwardAdd(dx, w.kW.Grad, w.kB.Grad, dk, a.x, w.kW.Value, n, h, h)
-	linearBackwardAdd(dx, w.vW.Grad, w.vB.Grad, dv, a.x, w.vW.Value, n, h, h)
+	linearBackwardAdd(pr, dx, w.qW.Grad, w.qB.Grad, dq, a.x, w.qW.Value, n, h, h)
+	linearBackwardAdd(pr, dx, w.kW.Grad, w.kB.Grad, dk, a.x, w.kW.Value, n, h, h)
+	linearBackwardAdd(pr, dx, w.vW.Grad, w.vB.Grad, dv, a.x, w.vW.Value, n, h, h)
 	if dRel == nil || (dPosQ == nil && dPosK == nil) {
 		return dx
 	}
@@ -381,10 +381,10 @@ func (m *debertaEncoder) layerBackward(l int, dout []float32, p *debertaPass, a 
 	dIn := pool.zeroed(s2 * h)
 	defer pool.put(dIn)
 	if dPosQ != nil {
-		linearBackwardAdd(dIn, w.qW.Grad, w.qB.Grad, dPosQ, a.relIn, w.qW.Value, s2, h, h)
+		linearBackwardAdd(pr, dIn, w.qW.Grad, w.qB.Grad, dPosQ, a.relIn, w.qW.Value, s2, h, h)
 	}
 	if dPosK != nil {
-		linearBackwardAdd(dIn, w.kW.Grad, w.kB.Grad, dPosK, a.relIn, w.kW.Value, s2, h, h)
+		linearBackwardAdd(pr, dIn, w.kW.Grad, w.kB.Grad, dPosK, a.relIn, w.kW.Value, s2, h, h)
 	}
 	applyKeep(dIn, a.relKeep)
 	win := dRel[p.relLo*h:]

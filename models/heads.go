@@ -48,13 +48,13 @@ func (l *linear) bind(param func(string) *Param) {
 	l.w, l.b = param(l.name+".weight"), param(l.name+".bias")
 }
 
-func (l *linear) forward(y, x []float32, rows int) {
-	linearForward(y, x, l.w.Value, l.b.Value, rows, l.in, l.out)
+func (l *linear) forward(pr Precision, y, x []float32, rows int) {
+	linearForward(pr, y, x, l.w.Value, l.b.Value, rows, l.in, l.out)
 }
 
 // backward adds the weight and bias gradients and sets dx (when not nil).
-func (l *linear) backward(dx, dy, x []float32, rows int) {
-	linearBackward(dx, l.w.Grad, l.b.Grad, dy, x, l.w.Value, rows, l.in, l.out)
+func (l *linear) backward(pr Precision, dx, dy, x []float32, rows int) {
+	linearBackward(pr, dx, l.w.Grad, l.b.Grad, dy, x, l.w.Value, rows, l.in, l.out)
 }
 
 // dropoutCopy returns x after dropout (a copy owned by the run when a
@@ -88,7 +88,7 @@ func (p *bertPooler) Forward(r *Run, hidden []float32, b Batch) PoolPass {
 	h := p.h
 	pp := &bertPoolPass{p: p, b: b, cls: firstTokens(r, hidden, b, h)}
 	pp.pooled = r.Alloc(b.Size * h)
-	p.dense.forward(pp.pooled, pp.cls, b.Size)
+	p.dense.forward(r.m.precision, pp.pooled, pp.cls, b.Size)
 	for i, v := range pp.pooled {
 		pp.pooled[i] = float32(math.Tanh(float64(v)))
 	}
@@ -110,7 +110,7 @@ func (pp *bertPoolPass) Backward(r *Run, dFeatures, dHidden []float32) {
 	pool := &r.m.pool
 	dCLS := pool.get(len(pp.cls))
 	defer pool.put(dCLS)
-	pp.p.dense.backward(dCLS, dFeatures, pp.cls, pp.b.Size)
+	pp.p.dense.backward(r.m.precision, dCLS, dFeatures, pp.cls, pp.b.Size)
 	scatterFirstTokens(dHidden, dCLS, pp.b, pp.p.h)
 }
 
@@ -178,7 +178,7 @@ func (h *linearHead) Forward(r *Run, x []float32, rows int) HeadPass {
 		p.in, p.keep = dropoutCopy(r, x, h.dropout(r))
 	}
 	p.y = r.Alloc(rows * h.out.out)
-	h.out.forward(p.y, p.in, rows)
+	h.out.forward(r.m.precision, p.y, p.in, rows)
 	return p
 }
 
@@ -191,8 +191,8 @@ type linearHeadPass struct {
 
 func (p *linearHeadPass) Out() []float32 { return p.y }
 
-func (p *linearHeadPass) Backward(_ *Run, dOut, dx []float32) {
-	p.h.out.backward(dx, dOut, p.in, p.rows)
+func (p *linearHeadPass) Backward(r *Run, dOut, dx []float32) {
+	p.h.out.backward(r.m.precision, dx, dOut, p.in, p.rows)
 	if dx != nil {
 		applyKeep(dx, p.keep)
 	}
@@ -280,11 +280,11 @@ func (h *denseHead) Forward(r *Run, x []float32, rows int) HeadPass {
 	}
 	w := h.dense.out
 	p.u, p.g = r.Alloc(rows*w), r.Alloc(rows*w)
-	h.dense.forward(p.u, p.a, rows)
+	h.dense.forward(r.m.precision, p.u, p.a, rows)
 	h.act.forward(p.g, p.u)
 	p.gd, p.keep2 = dropoutCopy(r, p.g, h.drop2(r))
 	p.y = r.Alloc(rows * h.out.out)
-	h.out.forward(p.y, p.gd, rows)
+	h.out.forward(r.m.precision, p.y, p.gd, rows)
 	return p
 }
 
@@ -303,10 +303,10 @@ func (p *denseHeadPass) Backward(r *Run, dOut, dx []float32) {
 	pool := &r.m.pool
 	dg := pool.get(len(p.g))
 	defer pool.put(dg)
-	p.h.out.backward(dg, dOut, p.gd, p.rows)
+	p.h.out.backward(r.m.precision, dg, dOut, p.gd, p.rows)
 	applyKeep(dg, p.keep2)
 	p.h.act.backward(dg, dg, p.u, p.g)
-	p.h.dense.backward(dx, dg, p.a, p.rows)
+	p.h.dense.backward(r.m.precision, dx, dg, p.a, p.rows)
 	if dx != nil {
 		applyKeep(dx, p.keep1)
 	}

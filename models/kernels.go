@@ -19,12 +19,13 @@ type Float = backend.Float
 
 // gemm computes C = alpha·op(A)·op(B) + beta·C for row-major A (m×k after
 // op), B (k×n after op) and C (m×n) with the given leading strides, on all
-// cores: float32 products run on the compute backend; float64 ones (the
+// cores: float32 products run on the compute backend in the model's
+// precision pr (Precision: bf16 products for a bf16 model); float64 ones (the
 // gradient checks) on the BLAS, where it is single-threaded (splitGemm) a
 // large product split by rows of C across goroutines.
-func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+func gemm[T Float](pr Precision, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if a32, ok := any(a).([]float32); ok {
-		compute().Gemm(true, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		pr.gemm32(true, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 		return
 	}
 	if splitGemm && m >= 64 && m*n*k >= gemmSplitWork {
@@ -33,11 +34,11 @@ func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 			if transA {
 				aOff = lo // columns of A
 			}
-			gemmSerial(transA, transB, hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc)
+			gemmSerial(pr, transA, transB, hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc)
 		})
 		return
 	}
-	gemmSerial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemmSerial(pr, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // gemmSplitWork is the least m·n·k worth splitting across goroutines.
@@ -45,9 +46,9 @@ const gemmSplitWork = 1 << 19
 
 // gemmSerial is gemm in the calling goroutine (for products that run in
 // parallel with others).
-func gemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+func gemmSerial[T Float](pr Precision, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if a32, ok := any(a).([]float32); ok {
-		compute().Gemm(false, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		pr.gemm32(false, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 		return
 	}
 	ta, tb := blas.NoTrans, blas.NoTrans
@@ -66,24 +67,24 @@ func gemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda i
 }
 
 // linearForward sets y (n×out) = x (n×in) · wᵀ + b, w being [out, in].
-func linearForward[T Float](y, x, w, b []T, n, in, out int) {
+func linearForward[T Float](pr Precision, y, x, w, b []T, n, in, out int) {
 	vec32.ParallelFor(n, max(1, 4*elementGrain/out), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			copy(y[r*out:(r+1)*out], b)
 		}
 	})
-	gemm(false, true, n, out, in, 1, x, in, w, in, 1, y, out)
+	gemm(pr, false, true, n, out, in, 1, x, in, w, in, 1, y, out)
 }
 
 // linearBackward accumulates dw += dyᵀ·x and db += Σ dy, and sets
 // dx = dy·w when dx is not nil.
-func linearBackward[T Float](dx, dw, db, dy, x, w []T, n, in, out int) {
+func linearBackward[T Float](pr Precision, dx, dw, db, dy, x, w []T, n, in, out int) {
 	if dw != nil {
-		gemm(true, false, out, in, n, 1, dy, out, x, in, 1, dw, in)
+		gemm(pr, true, false, out, in, n, 1, dy, out, x, in, 1, dw, in)
 		biasGrad(db, dy, n, out)
 	}
 	if dx != nil {
-		gemm(false, false, n, in, out, 1, dy, out, w, in, 0, dx, in)
+		gemm(pr, false, false, n, in, out, 1, dy, out, w, in, 0, dx, in)
 	}
 }
 
@@ -108,9 +109,9 @@ func biasGrad[T Float](db, dy []T, n, out int) {
 
 // linearBackwardAdd is linearBackward adding dy·w into dx instead of
 // setting it (the backward passes of inputs that feed several layers).
-func linearBackwardAdd[T Float](dx, dw, db, dy, x, w []T, n, in, out int) {
-	linearBackward(nil, dw, db, dy, x, w, n, in, out)
-	gemm(false, false, n, in, out, 1, dy, out, w, in, 1, dx, in)
+func linearBackwardAdd[T Float](pr Precision, dx, dw, db, dy, x, w []T, n, in, out int) {
+	linearBackward(pr, nil, dw, db, dy, x, w, n, in, out)
+	gemm(pr, false, false, n, in, out, 1, dy, out, w, in, 1, dx, in)
 }
 
 // layerNormForward normalises each row of width h: y = x̂·γ + β with
@@ -160,8 +161,8 @@ const elementGrain = backend.ElementGrain
 // to the scores of padding keys as HuggingFace does. probs (batch·heads·seq·seq)
 // receives the softmax probabilities; keep (same size, or nil for no
 // dropout) holds each probability's dropout multiplier (0 or 1/(1−rate)).
-func attentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, keep []T, batch, seq, heads, d int) {
-	windowAttentionForward(ctx, probs, q, k, v, mask, keep, batch, seq, heads, d, -1)
+func attentionForward[T Float](pr Precision, ctx, probs, q, k, v []T, mask []float32, keep []T, batch, seq, heads, d int) {
+	windowAttentionForward(pr, ctx, probs, q, k, v, mask, keep, batch, seq, heads, d, -1)
 }
 
 // windowAttentionForward is attentionForward (multi-head scaled dot-product
@@ -173,7 +174,7 @@ func attentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, keep []T
 // every token) gets equal weights on all keys, as in HuggingFace, where every
 // score has rounded to the same minimum. attentionBackward is its backward
 // pass: the masks live in probs.
-func windowAttentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, keep []T, batch, seq, heads, d, window int) {
+func windowAttentionForward[T Float](pr Precision, ctx, probs, q, k, v []T, mask []float32, keep []T, batch, seq, heads, d, window int) {
 	h := heads * d
 	scale := T(1 / math.Sqrt(float64(d)))
 	// The (row, head) pairs are independent: they run in parallel.
@@ -188,7 +189,7 @@ func windowAttentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, ke
 			off := b*seq*h + hd*d
 			base := bh * seq * seq
 			p := probs[base : base+seq*seq]
-			gemmSerial(false, true, seq, seq, d, scale, q[off:], h, k[off:], h, 0, p, seq)
+			gemmSerial(pr, false, true, seq, seq, d, scale, q[off:], h, k[off:], h, 0, p, seq)
 			m := mask[b*seq : (b+1)*seq]
 			// Without a window every query masks the same keys: the
 			// padding, listed once.
@@ -214,14 +215,14 @@ func windowAttentionForward[T Float](ctx, probs, q, k, v []T, mask []float32, ke
 				softmaxRow(row)
 			}
 			use := withDropout(p, keep, base, dropped)
-			gemmSerial(false, false, seq, d, seq, 1, use, seq, v[off:], h, 0, ctx[off:], h)
+			gemmSerial(pr, false, false, seq, d, seq, 1, use, seq, v[off:], h, 0, ctx[off:], h)
 		}
 	})
 }
 
 // attentionBackward sets dq, dk, dv from dctx, given the forward pass's
 // softmax probabilities and dropout multipliers.
-func attentionBackward[T Float](dq, dk, dv, dctx, probs, keep, q, k, v []T, batch, seq, heads, d int) {
+func attentionBackward[T Float](pr Precision, dq, dk, dv, dctx, probs, keep, q, k, v []T, batch, seq, heads, d int) {
 	h := heads * d
 	scale := T(1 / math.Sqrt(float64(d)))
 	vec32.ParallelFor(batch*heads, 1, func(lo, hi int) {
@@ -237,12 +238,12 @@ func attentionBackward[T Float](dq, dk, dv, dctx, probs, keep, q, k, v []T, batc
 			p := probs[base : base+seq*seq]
 			use := withDropout(p, keep, base, dropped)
 			// ctx = use·v ⇒ dv = useᵀ·dctx, d(use) = dctx·vᵀ
-			gemmSerial(true, false, seq, d, seq, 1, use, seq, dctx[off:], h, 0, dv[off:], h)
-			gemmSerial(false, true, seq, seq, d, 1, dctx[off:], h, v[off:], h, 0, dp, seq)
+			gemmSerial(pr, true, false, seq, d, seq, 1, use, seq, dctx[off:], h, 0, dv[off:], h)
+			gemmSerial(pr, false, true, seq, seq, d, 1, dctx[off:], h, v[off:], h, 0, dp, seq)
 			softmaxBackwardRows(dp, p, keep, base, seq, scale)
 			// scores = scale·q·kᵀ ⇒ dq = ds·k, dk = dsᵀ·q
-			gemmSerial(false, false, seq, d, seq, 1, dp, seq, k[off:], h, 0, dq[off:], h)
-			gemmSerial(true, false, seq, d, seq, 1, dp, seq, q[off:], h, 0, dk[off:], h)
+			gemmSerial(pr, false, false, seq, d, seq, 1, dp, seq, k[off:], h, 0, dq[off:], h)
+			gemmSerial(pr, true, false, seq, d, seq, 1, dp, seq, q[off:], h, 0, dk[off:], h)
 		}
 	})
 }

@@ -60,11 +60,11 @@ func TestLinearGrad(t *testing.T) {
 	rw := randVec(r, n*out)
 	loss := func() float64 {
 		y := make([]float64, n*out)
-		linearForward(y, x, w, b, n, in, out)
+		linearForward(PrecisionFP32, y, x, w, b, n, in, out)
 		return dot(y, rw)
 	}
 	dx, dw, db := make([]float64, n*in), make([]float64, out*in), make([]float64, out)
-	linearBackward(dx, dw, db, rw, x, w, n, in, out)
+	linearBackward(PrecisionFP32, dx, dw, db, rw, x, w, n, in, out)
 	checkGrad(t, "linear dx", x, dx, loss)
 	checkGrad(t, "linear dw", w, dw, loss)
 	checkGrad(t, "linear db", b, db, loss)
@@ -121,13 +121,13 @@ func TestAttentionGrad(t *testing.T) {
 	}{{"attention", nil}, {"attention with dropout", keep}} {
 		fwd := func() ([]float64, []float64) {
 			ctx, probs := make([]float64, batch*seq*h), make([]float64, batch*heads*seq*seq)
-			attentionForward(ctx, probs, q, k, v, mask, tc.keep, batch, seq, heads, d)
+			attentionForward(PrecisionFP32, ctx, probs, q, k, v, mask, tc.keep, batch, seq, heads, d)
 			return ctx, probs
 		}
 		loss := func() float64 { c, _ := fwd(); return dot(c, rw) }
 		_, probs := fwd()
 		dq, dk, dv := make([]float64, len(q)), make([]float64, len(k)), make([]float64, len(v))
-		attentionBackward(dq, dk, dv, rw, probs, tc.keep, q, k, v, batch, seq, heads, d)
+		attentionBackward(PrecisionFP32, dq, dk, dv, rw, probs, tc.keep, q, k, v, batch, seq, heads, d)
 		checkGrad(t, tc.name+" dq", q, dq, loss)
 		checkGrad(t, tc.name+" dk", k, dk, loss)
 		checkGrad(t, tc.name+" dv", v, dv, loss)

@@ -324,20 +324,20 @@ func (z *modernBias) bias(b *Param, out int) (v, g []float32) {
 	return z.zeros[:out], z.discard[:out]
 }
 
-func (l modernLinear) forward(z *modernBias, y, x []float32, rows int) {
+func (l modernLinear) forward(pr Precision, z *modernBias, y, x []float32, rows int) {
 	bv, _ := z.bias(l.b, l.out)
-	linearForward(y, x, l.w.Value, bv, rows, l.in, l.out)
+	linearForward(pr, y, x, l.w.Value, bv, rows, l.in, l.out)
 }
 
 // backward adds the weight and bias gradients and sets dx (adds into it
 // with add).
-func (l modernLinear) backward(z *modernBias, dx, dy, x []float32, rows int, add bool) {
+func (l modernLinear) backward(pr Precision, z *modernBias, dx, dy, x []float32, rows int, add bool) {
 	_, bg := z.bias(l.b, l.out)
 	if add {
-		linearBackwardAdd(dx, l.w.Grad, bg, dy, x, l.w.Value, rows, l.in, l.out)
+		linearBackwardAdd(pr, dx, l.w.Grad, bg, dy, x, l.w.Value, rows, l.in, l.out)
 		return
 	}
-	linearBackward(dx, l.w.Grad, bg, dy, x, l.w.Value, rows, l.in, l.out)
+	linearBackward(pr, dx, l.w.Grad, bg, dy, x, l.w.Value, rows, l.in, l.out)
 }
 
 // forward is the LayerNorm, with β zeros without norm_bias.
@@ -461,7 +461,7 @@ func (m *modernEncoder) layerForward(l int, x []float32, p *modernEncPass, r *Ru
 	b := p.b
 	n, L, d := b.Size*b.SeqLen, b.SeqLen, h/heads
 	P := &m.layers[l]
-	pool := &r.m.pool
+	pool, pr := &r.m.pool, r.m.precision
 	s.x, s.a = x, x
 	if l > 0 {
 		s.a, s.xhatA, s.rstdA = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n)
@@ -469,7 +469,7 @@ func (m *modernEncoder) layerForward(l int, x []float32, p *modernEncPass, r *Ru
 	}
 	qkv := pool.get(n * 3 * h)
 	defer pool.put(qkv)
-	P.wqkv.forward(m.z, qkv, s.a, n)
+	P.wqkv.forward(pr, m.z, qkv, s.a, n)
 	// view(bs, seq, 3, heads, d): q, k, v side by side in each row
 	s.q, s.k, s.v = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n*h)
 	for row := 0; row < n; row++ {
@@ -484,9 +484,9 @@ func (m *modernEncoder) layerForward(l int, x []float32, p *modernEncPass, r *Ru
 	s.probs = r.Alloc(b.Size * heads * L * L)
 	s.attnKeep = r.Keep(len(s.probs), r.AttentionRate)
 	s.ctx = r.Alloc(n * h)
-	windowAttentionForward(s.ctx, s.probs, s.q, s.k, s.v, b.Mask, s.attnKeep, b.Size, L, heads, d, m.a.window(l))
+	windowAttentionForward(pr, s.ctx, s.probs, s.q, s.k, s.v, b.Mask, s.attnKeep, b.Size, L, heads, d, m.a.window(l))
 	s.x1 = r.Alloc(n * h)
-	P.wo.forward(m.z, s.x1, s.ctx, n)
+	P.wo.forward(pr, m.z, s.x1, s.ctx, n)
 	s.outKeep = r.Keep(n*h, r.AttentionRate)
 	applyKeep(s.x1, s.outKeep)
 	for i, v := range x {
@@ -495,13 +495,13 @@ func (m *modernEncoder) layerForward(l int, x []float32, p *modernEncPass, r *Ru
 	s.mIn, s.xhatM, s.rstdM = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n)
 	P.mlpNorm.forward(m.z, s.mIn, s.xhatM, s.rstdM, s.x1)
 	s.u = r.Alloc(n * 2 * f)
-	P.wi.forward(m.z, s.u, s.mIn, n)
+	P.wi.forward(pr, m.z, s.u, s.mIn, n)
 	s.act, s.g = r.Alloc(n*f), r.Alloc(n*f)
 	gegluForward(s.g, s.act, s.u, n, f)
 	s.mlpKeep = r.Keep(n*f, r.HiddenRate)
 	applyKeep(s.g, s.mlpKeep)
 	out := r.Alloc(n * h)
-	P.wo2.forward(m.z, out, s.g, n)
+	P.wo2.forward(pr, m.z, out, s.g, n)
 	for i, v := range s.x1 {
 		out[i] += v
 	}
@@ -519,7 +519,7 @@ func (p *modernEncPass) Backward(r *Run, dHidden []float32) {
 	defer pool.put(dx)
 	m.finalNorm.backward(m.z, dx, dHidden, p.finXhat, p.finRstd)
 	for l := len(p.layers) - 1; l >= 0; l-- {
-		m.layerBackward(l, dx, p, pool)
+		m.layerBackward(l, dx, p, pool, r.m.precision)
 	}
 	applyKeep(dx, p.embKeep)
 	de := dHidden // reuse
@@ -540,7 +540,7 @@ func (p *modernEncPass) Backward(r *Run, dHidden []float32) {
 
 // layerBackward replaces dx, the gradient of layer l's output, by the
 // gradient of its input.
-func (m *modernEncoder) layerBackward(l int, dx []float32, p *modernEncPass, pool *bufPool) {
+func (m *modernEncoder) layerBackward(l int, dx []float32, p *modernEncPass, pool *bufPool, pr Precision) {
 	c := &m.cfg
 	h, f, heads := c.HiddenSize, c.IntermediateSize, c.NumAttentionHeads
 	b, s, P := p.b, &p.layers[l], &m.layers[l]
@@ -548,14 +548,14 @@ func (m *modernEncoder) layerBackward(l int, dx []float32, p *modernEncPass, poo
 	// out = x1 + Wo(drop(GELU(in)·gate)), [in, gate] = Wi(mlp_norm(x1))
 	dg := pool.get(n * f)
 	defer pool.put(dg)
-	P.wo2.backward(m.z, dg, dx, s.g, n, false)
+	P.wo2.backward(pr, m.z, dg, dx, s.g, n, false)
 	applyKeep(dg, s.mlpKeep)
 	du := pool.get(n * 2 * f)
 	defer pool.put(du)
 	gegluBackward(du, dg, s.act, s.u, n, f)
 	dm := pool.get(n * h)
 	defer pool.put(dm)
-	P.wi.backward(m.z, dm, du, s.mIn, n, false)
+	P.wi.backward(pr, m.z, dm, du, s.mIn, n, false)
 	dx1 := pool.get(n * h)
 	defer pool.put(dx1)
 	P.mlpNorm.backward(m.z, dx1, dm, s.xhatM, s.rstdM)
@@ -568,10 +568,10 @@ func (m *modernEncoder) layerBackward(l int, dx []float32, p *modernEncPass, poo
 	applyKeep(do, s.outKeep)
 	dctx := pool.get(n * h)
 	defer pool.put(dctx)
-	P.wo.backward(m.z, dctx, do, s.ctx, n, false)
+	P.wo.backward(pr, m.z, dctx, do, s.ctx, n, false)
 	dq, dk, dv := pool.get(n*h), pool.get(n*h), pool.get(n*h)
 	defer pool.put(dq, dk, dv)
-	attentionBackward(dq, dk, dv, dctx, s.probs, s.attnKeep, s.q, s.k, s.v, b.Size, L, heads, d)
+	attentionBackward(pr, dq, dk, dv, dctx, s.probs, s.attnKeep, s.q, s.k, s.v, b.Size, L, heads, d)
 	cos, sin := p.rope(l)
 	rotary(dq, cos, sin, b.Size, L, heads, d, true)
 	rotary(dk, cos, sin, b.Size, L, heads, d, true)
@@ -584,11 +584,11 @@ func (m *modernEncoder) layerBackward(l int, dx []float32, p *modernEncPass, poo
 		copy(dst[2*h:3*h], dv[row*h:(row+1)*h])
 	}
 	if l == 0 {
-		P.wqkv.backward(m.z, dx, dqkv, s.a, n, true)
+		P.wqkv.backward(pr, m.z, dx, dqkv, s.a, n, true)
 		return
 	}
 	da := dm // reuse
-	P.wqkv.backward(m.z, da, dqkv, s.a, n, false)
+	P.wqkv.backward(pr, m.z, da, dqkv, s.a, n, false)
 	dn := dctx // reuse
 	P.attnNorm.backward(m.z, dn, da, s.xhatA, s.rstdA)
 	addTo(dx, dn)
@@ -630,7 +630,7 @@ func (hd *modernPredictionHead) forward(r *Run, x []float32, rows int) *modernHe
 	h := hd.z.h
 	s := &modernHeadActs{x: x, u: r.Alloc(rows * h), g: r.Alloc(rows * h),
 		xhat: r.Alloc(rows * h), rstd: r.Alloc(rows), y: r.Alloc(rows * h)}
-	hd.dense.forward(hd.z, s.u, x, rows)
+	hd.dense.forward(r.m.precision, hd.z, s.u, x, rows)
 	geluForward(s.g, s.u)
 	hd.norm.forward(hd.z, s.y, s.xhat, s.rstd, s.g)
 	return s
@@ -643,7 +643,7 @@ func (hd *modernPredictionHead) backward(r *Run, s *modernHeadActs, dy, dx []flo
 	defer pool.put(dg)
 	hd.norm.backward(hd.z, dg, dy, s.xhat, s.rstd)
 	geluBackward(dg, dg, s.u)
-	hd.dense.backward(hd.z, dx, dg, s.x, rows, false)
+	hd.dense.backward(r.m.precision, hd.z, dx, dg, s.x, rows, false)
 }
 
 // modernPooler is ModernBertForSequenceClassification's pooling: the

@@ -111,7 +111,7 @@ func TestWindowMask(t *testing.T) {
 	q, k, v := randVec(r, seq*d), randVec(r, seq*d), randVec(r, seq*d)
 	mask := []float32{1, 1, 1, 0, 0, 0, 0}
 	ctx, probs := make([]float64, seq*d), make([]float64, seq*seq)
-	windowAttentionForward(ctx, probs, q, k, v, mask, nil, batch, seq, heads, d, window)
+	windowAttentionForward(PrecisionFP32, ctx, probs, q, k, v, mask, nil, batch, seq, heads, d, window)
 	for i := 0; i < seq; i++ {
 		seen := false
 		for j := 0; j < seq; j++ {
@@ -159,13 +159,13 @@ func TestWindowAttentionGrad(t *testing.T) {
 		}
 		fwd := func() ([]float64, []float64) {
 			ctx, probs := make([]float64, batch*seq*h), make([]float64, batch*heads*seq*seq)
-			windowAttentionForward(ctx, probs, q, k, v, mask, nil, batch, seq, heads, d, window)
+			windowAttentionForward(PrecisionFP32, ctx, probs, q, k, v, mask, nil, batch, seq, heads, d, window)
 			return ctx, probs
 		}
 		loss := func() float64 { c, _ := fwd(); return dot(c, rw) }
 		_, probs := fwd()
 		dq, dk, dv := make([]float64, len(q)), make([]float64, len(k)), make([]float64, len(v))
-		attentionBackward(dq, dk, dv, rw, probs, nil, q, k, v, batch, seq, heads, d)
+		attentionBackward(PrecisionFP32, dq, dk, dv, rw, probs, nil, q, k, v, batch, seq, heads, d)
 		checkGrad(t, "window attention dq", q, dq, loss)
 		checkGrad(t, "window attention dk", k, dk, loss)
 		checkGrad(t, "window attention dv", v, dv, loss)

@@ -35,6 +35,9 @@ type core struct {
 	frozen                          bool
 	dropout                         *initStream
 	pool                            bufPool // the passes' buffers
+	// precision is the arithmetic of the passes' matrix products
+	// (SetPrecision; "" is fp32).
+	precision Precision
 }
 
 // paramGroup is a run of parameters loaded and drawn together.

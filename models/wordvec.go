@@ -31,6 +31,7 @@ type WordVec struct {
 	cw, cb             *Param
 	frozen             bool
 	drop               *initStream
+	precision          Precision // of the pooler's and classifier's products (SetPrecision)
 }
 
 // Special tokens of word-vector vocabularies, ahead of the GloVe words.
@@ -184,7 +185,7 @@ func (m *WordVec) Forward(b Batch, train bool) (Pass, error) {
 		}
 	}
 	p.pooled = make([]float32, b.Size*m.Hidden)
-	linearForward(p.pooled, p.feat, m.pw.Value, m.pb.Value, b.Size, 2*d, m.Hidden)
+	linearForward(m.precision, p.pooled, p.feat, m.pw.Value, m.pb.Value, b.Size, 2*d, m.Hidden)
 	for i, v := range p.pooled {
 		p.pooled[i] = float32(math.Tanh(float64(v)))
 	}
@@ -199,7 +200,7 @@ func (m *WordVec) Forward(b Batch, train bool) (Pass, error) {
 		applyKeep(p.poolD, p.keep)
 	}
 	p.logits = make([]float32, b.Size*m.numLabels)
-	linearForward(p.logits, p.poolD, m.cw.Value, m.cb.Value, b.Size, m.Hidden, m.numLabels)
+	linearForward(m.precision, p.logits, p.poolD, m.cw.Value, m.cb.Value, b.Size, m.Hidden, m.numLabels)
 	return p, nil
 }
 
@@ -217,7 +218,7 @@ func (p *wordVecPass) Backward(dLogits []float32) error {
 	}
 	d, L := m.Dim, b.SeqLen
 	dPool := make([]float32, b.Size*m.Hidden)
-	linearBackward(dPool, m.cw.Grad, m.cb.Grad, dLogits, p.poolD, m.cw.Value, b.Size, m.Hidden, m.numLabels)
+	linearBackward(p.m.precision, dPool, m.cw.Grad, m.cb.Grad, dLogits, p.poolD, m.cw.Value, b.Size, m.Hidden, m.numLabels)
 	if p.keep != nil {
 		applyKeep(dPool, p.keep)
 	}
@@ -225,7 +226,7 @@ func (p *wordVecPass) Backward(dLogits []float32) error {
 		dPool[i] *= 1 - v*v
 	}
 	dFeat := make([]float32, b.Size*2*d)
-	linearBackward(dFeat, m.pw.Grad, m.pb.Grad, dPool, p.feat, m.pw.Value, b.Size, 2*d, m.Hidden)
+	linearBackward(p.m.precision, dFeat, m.pw.Grad, m.pb.Grad, dPool, p.feat, m.pw.Value, b.Size, 2*d, m.Hidden)
 	if m.frozen {
 		return nil
 	}

@@ -256,6 +256,9 @@ func (p *readRun) startModel(ctx context.Context, spec RunSpec) error {
 	if err != nil {
 		return err
 	}
+	if err := pretrained.SetPrecision(sm.Model, spec.Model.Precision); err != nil {
+		return err
+	}
 	p.model, p.save = sm.Model, sm.Save
 	if p.tk, p.cfg, err = spans.FromTokenizer(sm.Tokenizer); err != nil {
 		return fmt.Errorf("task %s: %w", TaskRead, err)

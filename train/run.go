@@ -292,6 +292,9 @@ func (s *RunSpec) Validate() error {
 		return err
 	}
 	s.Configuration = config.Name
+	if s.Model.Precision, err = pretrained.CanonicalPrecision(string(s.Model.Precision)); err != nil {
+		return fmt.Errorf("model.precision: %w", err)
+	}
 	if _, err := ParseKind(string(s.Kind)); err != nil {
 		return err
 	}
@@ -915,6 +918,9 @@ func startModel(ctx context.Context, spec RunSpec, classes int) (models.Model, p
 		pm, err = pretrained.Start(ctx, spec.Model, pretrained.StartOptions{Labels: classes, MaxLength: spec.MaxLength, Seed: spec.Seed})
 	}
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := pretrained.SetPrecision(pm.Classifier, spec.Model.Precision); err != nil {
 		return nil, nil, nil, err
 	}
 	return pm.Classifier, pm.Tokenizer, pm.Save, nil

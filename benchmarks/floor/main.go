@@ -8,6 +8,11 @@
 //
 //	go run ./benchmarks/floor [-models tiny,mini,base] [-steps N]
 //	go run ./benchmarks/floor -paths    # the kernel paths this CPU has
+//	go run ./benchmarks/floor -bf16=false  # fp32 alone on an AVX512_BF16 CPU
+//
+// With -bf16 (the default where the CPU has AVX512_BF16) each shape's step
+// is also timed in bf16 (model.precision) against the bf16 GEMM floor: the
+// step's products replayed with the bf16 product.
 //
 // Shapes: BERT-tiny at batch 32 × 64, BERT-mini at 32 × 128, bert-base at
 // 8 × 128. Products that the models run one per goroutine (the attention's
@@ -54,6 +59,7 @@ var shapes = map[string]shape{
 func main() {
 	list := flag.String("models", "tiny,mini,base", "comma-separated model shapes: tiny (32×64), mini (32×128), base (8×128)")
 	steps := flag.Int("steps", 0, "timed steps per shape (0: 10 for tiny and mini, 3 for base)")
+	flag.BoolVar(&withBF16, "bf16", models.BF16Kernel() == "avx512_bf16", "also time the step in bf16 (model.precision) against its own GEMM floor (default: on CPUs with AVX512_BF16)")
 	paths := flag.Bool("paths", false, "print the kernel paths this machine can run, fastest first, and exit (for CI's loop over BELUGA_KERNELS)")
 	flag.Parse()
 	if *paths {
@@ -180,6 +186,7 @@ func floorOf(sh shape, steps int) error {
 		return calls[i].flops()*float64(rec.counts[calls[i]]) > calls[j].flops()*float64(rec.counts[calls[j]])
 	})
 	engines := gemmEngines()
+	path, _ := models.KernelPath()
 	var flops, floor, floorCPU float64
 	best := map[string]float64{}    // seconds each engine would take for every product
 	bestCPU := map[string]float64{} // the same from CPU time
@@ -201,6 +208,10 @@ func floorOf(sh shape, steps int) error {
 		floor += n * bestT
 		floorCPU += n * bestC
 	}
+	// The engines leave the last one's path in force: back to the step's.
+	if _, err := models.UseKernelPath(path); err != nil {
+		return err
+	}
 	fmt.Printf("\n%s (batch %d × %d): %d products, %d shapes, %.1f GFLOP a step\n", sh.name, sh.batch, sh.seq, total(rec.counts), len(calls), flops/1e9)
 	for _, e := range engines {
 		fmt.Printf("  gemm %-14s %6.1f GFLOP/s over the step's products (%.4f s); from CPU time %6.1f GFLOP/s\n",
@@ -212,8 +223,14 @@ func floorOf(sh shape, steps int) error {
 		median, fastest, steps, median/floor, fastest/floor, cpuMedian, cpuMedian/floorCPU)
 	fmt.Printf("floor %s median_x=%.2f fastest_x=%.2f cpu_x=%.2f step_time=%.4f fastest=%.4f step_cpu=%.4f floor_s=%.4f floor_cpu_s=%.4f gemm_gflops=%.1f peak_rss_mb=%.0f\n",
 		sh.name, median/floor, fastest/floor, cpuMedian/floorCPU, median, fastest, cpuMedian, floor, floorCPU, flops/floor/1e9, stepbench.PeakRSSMB())
+	if withBF16 {
+		return bf16Floor(sh, steps, rec.counts, median, floor)
+	}
 	return nil
 }
+
+// withBF16 is -bf16: the bf16 step and floor beside fp32's.
+var withBF16 bool
 
 func total(m map[gemmCall]int) int {
 	t := 0

@@ -1,6 +1,7 @@
 // Command gostep times training steps of a BERT-tiny-, BERT-mini- or
 // bert-base-shaped classifier (forward, backward, AdamW) for benchmarks/compare.sh, and
-// reports its peak resident memory. -family picks the model family: its
+// reports its peak resident memory. -precision bf16 computes the products
+// in bf16 (model.precision). -family picks the model family: its
 // encoder and head at the same shape (tinyFamily). Build it with -tags
 // openblas for the OpenBLAS build.
 package main
@@ -26,6 +27,7 @@ func main() {
 	shape := flag.String("model", "tiny", "model shape: tiny (2 layers, hidden 128), mini (4 layers, hidden 256) or base (12 layers, hidden 768)")
 	family := flag.String("family", "bert", "model family (config.json model_type): "+strings.Join(familyNames(), ", "))
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed steps to this file")
+	precision := flag.String("precision", "fp32", "arithmetic of the model's matrix products: fp32 or bf16 (model.precision)")
 	flag.Parse()
 	kernels, err := models.KernelPath()
 	if err != nil {
@@ -48,6 +50,14 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if err := step.SetPrecision(*precision); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	if *precision == string(models.PrecisionBF16) {
+		// The products' kernel: VDPBF16PS, or the portable one.
+		kernels += " precision=bf16/" + models.BF16Kernel()
 	}
 	var times []float64
 	for s := 0; s <= *steps; s++ {

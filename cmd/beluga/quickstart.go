@@ -25,7 +25,7 @@ var quickstartSpecs = map[string]struct{ file, out string }{
 }
 
 func init() {
-	var from, out, checkpoint, task string
+	var from, out, checkpoint, task, precision string
 	var jobs int
 	cmd := &cobra.Command{
 		Use:   "quickstart",
@@ -78,6 +78,12 @@ dev's other, i.i.d. test half.`,
 				}
 				spec.Model.Name, spec.Model.Checkpoint = pretrained.CheckpointKind, checkpoint
 			}
+			if precision != "" {
+				if spec.Model.Options == nil {
+					spec.Model.Options = map[string]any{}
+				}
+				spec.Model.Options["precision"] = precision
+			}
 			in, err := newInputs(from, false)
 			if err != nil {
 				return err
@@ -129,6 +135,7 @@ dev's other, i.i.d. test half.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "quickstart-out", "run store and outputs (READ: quickstart-read-out)")
 	cmd.Flags().StringVar(&task, "task", "SENT", "the experiment: SENT (SST-2 + CheckList sentiment) or READ (SQuAD dev + CheckList SQuAD)")
 	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "start from this pretrained HuggingFace BERT (a directory, .tar.gz or hub id org/name) instead of a from-scratch BERT-tiny")
+	cmd.Flags().StringVar(&precision, "precision", "", "arithmetic of the model's matrix products: fp32 (the default) or bf16 (model.precision: other runs, in the same store)")
 	cmd.Flags().IntVarP(&jobs, "jobs", "j", 1, "runs executed at once")
 	rootCmd.AddCommand(cmd)
 }

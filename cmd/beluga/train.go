@@ -216,6 +216,7 @@ func bindTrainFlags(fl *pflag.FlagSet, spec *train.RunSpec) {
 	fl.Float64Var(&spec.ProbeHyper.LR, "probe-lr", 0, "lp-ft: learning rate of the linear-probing phase "+profileDefault(func(d train.RunDefaults) any { return d.ProbeHyper.LR }))
 	fl.StringSliceVar(&spec.Corrections, "correct", nil, "correct these BeLUGA behaviours: "+strings.Join(slices.Sorted(maps.Keys(train.Corrections)), ", "))
 	fl.IntVar(&spec.MaxSteps, "max-steps", 0, "cap each training phase at this many updates (0: none)")
+	fl.StringVar((*string)(&spec.Model.Precision), "precision", "", "arithmetic of the model's matrix products: fp32 (the default) or bf16 (operands rounded to bfloat16, fp32 sums; fast on CPUs with AVX512_BF16): another run")
 	fl.BoolVar(&spec.Model.AllowMissing, "allow-missing", false, "initialise encoder tensors the checkpoint lacks instead of refusing it")
 	fl.StringVar(&spec.FromIID, "from-iid", "", "the IID run's model directory (iid-t, iid-(iid+t))")
 	fl.Float64Var(&spec.Hyper.Epochs, "epochs", 0, "epochs of the suite phase "+profileDefault(func(d train.RunDefaults) any { return d.Hyper.Epochs }))

@@ -35,6 +35,11 @@ type Spec struct {
 	// AllowMissing initialises encoder tensors a checkpoint lacks instead
 	// of refusing it.
 	AllowMissing bool `json:"allow_missing,omitempty" yaml:"allow_missing,omitempty"`
+	// Precision is the arithmetic of the model's matrix products
+	// (models.Precision), for every kind: empty for fp32, the default, so
+	// that a run in fp32 keeps the identity it had before the setting
+	// existed; bf16 is another run.
+	Precision models.Precision `json:"precision,omitempty" yaml:"precision,omitempty"`
 }
 
 // set reports which of Spec's settings are given, by their model-block
@@ -97,6 +102,7 @@ func registerSource(s *Source) {
 		s.Options = map[string]string{}
 	}
 	s.Options["max_length"] = "int"
+	s.Options["precision"] = "string"
 	sources = append(sources, s)
 }
 
@@ -318,7 +324,45 @@ func StartSpan(ctx context.Context, s Spec, o StartOptions) (*Span, error) {
 // checkpoint path and the options, file options resolved through resolve
 // (defaults: BERT's vocabulary, GloVe's 50k vectors).
 func (src *Source) SpecFrom(path string, opts map[string]any, resolve Resolve) (Spec, error) {
-	return src.spec(path, opts, resolve)
+	s, err := src.spec(path, opts, resolve)
+	if err != nil {
+		return s, err
+	}
+	if v, ok := opts["precision"]; ok {
+		if s.Precision, err = CanonicalPrecision(fmt.Sprint(v)); err != nil {
+			return s, fmt.Errorf("field model.precision: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// CanonicalPrecision reads a precision setting as a Spec holds it: fp32
+// (or nothing) is empty, the default, so that it leaves a run's identity
+// alone.
+func CanonicalPrecision(v string) (models.Precision, error) {
+	p, err := models.ParsePrecision(v)
+	if err != nil || p == models.PrecisionFP32 {
+		return "", err
+	}
+	return p, nil
+}
+
+// SetPrecision makes m's products run in p (a Spec's Precision; empty is
+// fp32). A model that has no other precision than fp32 refuses bf16.
+func SetPrecision(m any, p models.Precision) error {
+	p, err := CanonicalPrecision(string(p))
+	if err != nil {
+		return fmt.Errorf("model.precision: %w", err)
+	}
+	if p == "" {
+		return nil
+	}
+	s, ok := m.(interface{ SetPrecision(models.Precision) })
+	if !ok {
+		return fmt.Errorf("model.precision %s: a %T computes in fp32 only", p, m)
+	}
+	s.SetPrecision(p)
+	return nil
 }
 
 // tinyTokenizer is a from-scratch model's tokenizer: the WordPiece

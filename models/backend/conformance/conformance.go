@@ -38,6 +38,17 @@ import (
 // Tol is the relative tolerance against the reference backend.
 const Tol = 1e-3
 
+// Tolerances are the bounds a backend is held to: Gemm for a matrix
+// product on its own (relative), Model for a fixture's logits and
+// gradients (relative), Invariance for a text's logits alone against in a
+// batch (relative to the largest logit). The element-wise operations and
+// the parameters after one optimiser step are held to Tol whatever the
+// tolerances: they run in float32 on every backend.
+type Tolerances struct{ Gemm, Model, Invariance float64 }
+
+// FP32 are the tolerances of a float32 backend.
+var FP32 = Tolerances{Gemm: Tol, Model: Tol, Invariance: InvarianceTol}
+
 // InvarianceTol bounds a text's logits' change with its batch and padding,
 // relative to the largest logit.
 const InvarianceTol = 1e-5
@@ -59,14 +70,20 @@ func Run(t *testing.T, b backend.Backend, testdata string) {
 // reference backend: models/backend's tests check every path against the
 // portable one).
 func RunAgainst(t *testing.T, b, ref backend.Backend, testdata string) {
-	t.Run("ops", func(t *testing.T) { checkOps(b, ref, t.Errorf) })
+	RunWithin(t, b, ref, testdata, FP32)
+}
+
+// RunWithin is RunAgainst with tolerances other than float32's (a backend
+// of lower precision: backend.BF16).
+func RunWithin(t *testing.T, b, ref backend.Backend, testdata string, tol Tolerances) {
+	t.Run("ops", func(t *testing.T) { checkOps(b, ref, tol, t.Errorf) })
 	for _, f := range Fixtures {
 		t.Run(f, func(t *testing.T) {
 			ck, err := checkpoint.LoadDir(filepath.Join(testdata, f))
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := checkFamily(b, ref, ck, t.Errorf)
+			w, err := checkFamily(b, ref, ck, tol, t.Errorf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,10 +103,10 @@ type Worst struct{ Logits, Grad, Step, Invariance float64 }
 // difference beyond tolerance through errorf; the error is a failure to
 // run them at all.
 func CheckFamily(b backend.Backend, ck *checkpoint.Checkpoint, errorf func(format string, args ...any)) (Worst, error) {
-	return checkFamily(b, backend.Reference(), ck, errorf)
+	return checkFamily(b, backend.Reference(), ck, FP32, errorf)
 }
 
-func checkFamily(b, refBackend backend.Backend, ck *checkpoint.Checkpoint, errorf func(format string, args ...any)) (Worst, error) {
+func checkFamily(b, refBackend backend.Backend, ck *checkpoint.Checkpoint, tol Tolerances, errorf func(format string, args ...any)) (Worst, error) {
 	var w Worst
 	ref, err := train1(refBackend, ck)
 	if err != nil {
@@ -101,13 +118,13 @@ func checkFamily(b, refBackend backend.Backend, ck *checkpoint.Checkpoint, error
 	}
 	ref.step(ref.grads)
 	got.step(ref.grads)
-	w.Logits = compare(errorf, "logits", got.logits, ref.logits)
+	w.Logits = compare(errorf, tol.Model, "logits", got.logits, ref.logits)
 	for i, name := range ref.names {
 		d, r := diff(got.grads[i], ref.grads[i])
 		if r > 1e-2*ref.topGrad {
 			w.Grad = math.Max(w.Grad, d/r)
 		}
-		if d > Tol*r && d > Tol*1e-2*ref.topGrad {
+		if d > tol.Model*r && d > tol.Model*1e-2*ref.topGrad {
 			errorf("%s: gradient off by %.3g (norm %.3g)", name, d, r)
 		}
 		d, r = diff(got.values[i], ref.values[i])
@@ -116,7 +133,7 @@ func checkFamily(b, refBackend backend.Backend, ck *checkpoint.Checkpoint, error
 			errorf("%s: after one AdamW step off by %.3g (norm %.3g)", name, d, r)
 		}
 	}
-	w.Invariance, err = checkInvariance(b, ck, errorf)
+	w.Invariance, err = checkInvariance(b, ck, tol.Invariance, errorf)
 	return w, err
 }
 
@@ -234,7 +251,7 @@ func (o *outcome) step(grads [][]float32) {
 // checkInvariance: each text's logits alone equal its logits in the whole
 // (padded) batch, on b. It returns the largest difference relative to the
 // largest logit.
-func checkInvariance(b backend.Backend, ck *checkpoint.Checkpoint, errorf func(format string, args ...any)) (float64, error) {
+func checkInvariance(b backend.Backend, ck *checkpoint.Checkpoint, tol float64, errorf func(format string, args ...any)) (float64, error) {
 	defer models.UseBackend(b)()
 	m, _, err := models.NewClassifier(ck.Config, 2, ck.Weights, 1)
 	if err != nil {
@@ -258,7 +275,7 @@ func checkInvariance(b backend.Backend, ck *checkpoint.Checkpoint, errorf func(f
 		for j, v := range one.Logits {
 			d := math.Abs(float64(v - all.Logits[i*2+j]))
 			worst = math.Max(worst, d/top)
-			if d > InvarianceTol*top {
+			if d > tol*top {
 				errorf("text %d (length %d) alone: logit %d is %.7g, %.7g in a batch of %d", i, len(e.IDs), j, v, all.Logits[i*2+j], len(encs))
 			}
 		}
@@ -266,11 +283,11 @@ func checkInvariance(b backend.Backend, ck *checkpoint.Checkpoint, errorf func(f
 	return worst, nil
 }
 
-// compare reports got unless within Tol of ref, and returns the relative
-// difference.
-func compare(errorf func(format string, args ...any), what string, got, ref []float32) float64 {
+// compare reports got unless within tol of ref (relative), and returns the
+// relative difference.
+func compare(errorf func(format string, args ...any), tol float64, what string, got, ref []float32) float64 {
 	d, r := diff(got, ref)
-	if d > Tol*r {
+	if d > tol*r {
 		errorf("%s off by %.3g (norm %.3g)", what, d, r)
 	}
 	return d / r

@@ -10,10 +10,10 @@ import (
 // CheckOps runs each operation of b on random buffers and compares it with
 // the reference backend's, reporting differences through errorf.
 func CheckOps(b backend.Backend, errorf func(format string, args ...any)) {
-	checkOps(b, backend.Reference(), errorf)
+	checkOps(b, backend.Reference(), FP32, errorf)
 }
 
-func checkOps(b, ref backend.Backend, errorf func(format string, args ...any)) {
+func checkOps(b, ref backend.Backend, tol Tolerances, errorf func(format string, args ...any)) {
 	r := rand.New(rand.NewPCG(7, 7))
 	// fill returns a buffer of b's holding random values and the same
 	// values in one of the reference's.
@@ -55,7 +55,7 @@ func checkOps(b, ref backend.Backend, errorf func(format string, args ...any)) {
 			c, c0 := fill(tc.m*ldc, 1)
 			b.Gemm(tc.parallel, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, a, lda, bb, ldb, tc.beta, c, ldc)
 			ref.Gemm(tc.parallel, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, a0, lda, b0, ldb, tc.beta, c0, ldc)
-			compare(errorf, what, c, c0)
+			compare(errorf, tol.Gemm, what, c, c0)
 			// The padding between rows is not C's: it stays as it was.
 			for i := 0; i < tc.m; i++ {
 				for j := tc.n; j < ldc && i*ldc+j < len(c); j++ {
@@ -72,11 +72,11 @@ func checkOps(b, ref backend.Backend, errorf func(format string, args ...any)) {
 		y, y0 := b.Alloc(len(x)), ref.Alloc(len(x))
 		b.GELU(y, x)
 		ref.GELU(y0, x0)
-		compare(errorf, "GELU", y, y0)
+		compare(errorf, Tol, "GELU", y, y0)
 		dy, dy0 := fill(len(x), 1)
 		b.GELUBackward(dy, dy, x) // in place, as the models run it
 		ref.GELUBackward(dy0, dy0, x0)
-		compare(errorf, "GELU backward", dy, dy0)
+		compare(errorf, Tol, "GELU backward", dy, dy0)
 	}
 	{
 		for _, n := range []int{1, 7, 128, 1000} {
@@ -84,7 +84,7 @@ func checkOps(b, ref backend.Backend, errorf func(format string, args ...any)) {
 			row[n/2], row0[n/2] = -3.4e38, -3.4e38 // a masked key
 			b.Softmax(row)
 			ref.Softmax(row0)
-			compare(errorf, fmt.Sprintf("softmax of %d", n), row, row0)
+			compare(errorf, Tol, fmt.Sprintf("softmax of %d", n), row, row0)
 		}
 	}
 	{
@@ -97,19 +97,19 @@ func checkOps(b, ref backend.Backend, errorf func(format string, args ...any)) {
 		rs, rs0 := b.Alloc(rows), ref.Alloc(rows)
 		b.LayerNorm(y, xh, rs, x, g, be, h, 1e-12)
 		ref.LayerNorm(y0, xh0, rs0, x0, g0, be0, h, 1e-12)
-		compare(errorf, "y", y, y0)
-		compare(errorf, "rstd", rs, rs0)
+		compare(errorf, Tol, "y", y, y0)
+		compare(errorf, Tol, "rstd", rs, rs0)
 		dy, dy0 := fill(rows*h, 1)
 		dx, dx0 := b.Alloc(rows*h), ref.Alloc(rows*h)
 		dg, dg0 := fill(h, 1)
 		db, db0 := fill(h, 1)
 		b.LayerNormBackward(dx, dg, db, dy, xh, rs, g, h)
 		ref.LayerNormBackward(dx0, dg0, db0, dy0, xh0, rs0, g0, h)
-		compare(errorf, "dx", dx, dx0)
-		compare(errorf, "dγ (accumulated)", dg, dg0)
-		compare(errorf, "dβ (accumulated)", db, db0)
+		compare(errorf, Tol, "dx", dx, dx0)
+		compare(errorf, Tol, "dγ (accumulated)", dg, dg0)
+		compare(errorf, Tol, "dβ (accumulated)", db, db0)
 		b.LayerNormBackward(dx, nil, nil, dy, xh, rs, g, h) // frozen γ, β
-		compare(errorf, "dx without dγ", dx, dx0)
+		compare(errorf, Tol, "dx without dγ", dx, dx0)
 	}
 	{
 		const n = 10000
@@ -121,9 +121,9 @@ func checkOps(b, ref backend.Backend, errorf func(format string, args ...any)) {
 			s := backend.AdamWStep{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, StepSize: 1e-3 / (1 - 0.9), InvBC2: 1 / 0.0316, Decay: decay}
 			b.AdamW(v, g, m, s2, s)
 			ref.AdamW(v0, g0, m0, s20, s)
-			compare(errorf, fmt.Sprintf("AdamW step %d: θ", step), v, v0)
-			compare(errorf, fmt.Sprintf("AdamW step %d: m", step), m, m0)
-			compare(errorf, fmt.Sprintf("AdamW step %d: v", step), s2, s20)
+			compare(errorf, Tol, fmt.Sprintf("AdamW step %d: θ", step), v, v0)
+			compare(errorf, Tol, fmt.Sprintf("AdamW step %d: m", step), m, m0)
+			compare(errorf, Tol, fmt.Sprintf("AdamW step %d: v", step), s2, s20)
 		}
 		sq, sq0 := b.AddSquares(2, g), ref.AddSquares(2, g0)
 		if d := sq - sq0; d > Tol*sq0 || d < -Tol*sq0 {
@@ -131,13 +131,13 @@ func checkOps(b, ref backend.Backend, errorf func(format string, args ...any)) {
 		}
 		b.Scale(g, 0.3)
 		ref.Scale(g0, 0.3)
-		compare(errorf, "Scale", g, g0)
+		compare(errorf, Tol, "Scale", g, g0)
 		from, from0 := fill(n, 1)
 		b.Lerp(v, from, 0.25)
 		ref.Lerp(v0, from0, 0.25)
-		compare(errorf, "Lerp", v, v0)
+		compare(errorf, Tol, "Lerp", v, v0)
 		b.Copy(from, v)
-		compare(errorf, "Copy", from, v0)
+		compare(errorf, Tol, "Copy", from, v0)
 		b.Zero(from)
 		for i, x := range from {
 			if x != 0 {

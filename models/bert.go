@@ -377,9 +377,8 @@ func (m *bertEncoder) layerForward(l int, x []float32, b Batch, hidRate, attnRat
 	linearForward(pr, res, a.ctx, P.oW.Value, P.oB.Value, n, h, h)
 	if m.lay.attnOutDropout {
 		a.hidKeep1 = r.m.keepMask(alloc, n*h, hidRate)
-		applyKeep(res, a.hidKeep1)
 	}
-	addTo(res, x)
+	keptAdd(res, a.hidKeep1, x)
 	a.y1, a.xhat1, a.rstd1 = alloc(n*h), alloc(n*h), alloc(n)
 	layerNormForward(a.y1, a.xhat1, a.rstd1, res, P.ln1W.Value, P.ln1B.Value, h, c.LayerNormEps)
 	a.u, a.g = alloc(n*f), alloc(n*f)
@@ -388,8 +387,7 @@ func (m *bertEncoder) layerForward(l int, x []float32, b Batch, hidRate, attnRat
 	out := alloc(n * h)
 	linearForward(pr, out, a.g, P.fW.Value, P.fB.Value, n, f, h)
 	a.hidKeep2 = r.m.keepMask(alloc, n*h, hidRate)
-	applyKeep(out, a.hidKeep2)
-	addTo(out, a.y1)
+	keptAdd(out, a.hidKeep2, a.y1)
 	a.xhat2, a.rstd2 = alloc(n*h), alloc(n)
 	layerNormForward(out, a.xhat2, a.rstd2, out, P.ln2W.Value, P.ln2B.Value, h, c.LayerNormEps)
 	return out

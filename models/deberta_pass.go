@@ -257,8 +257,7 @@ func (m *debertaEncoder) layerForward(l int, x []float32, p *debertaPass, a *deb
 	out := r.Alloc(n * h)
 	linearForward(pr, out, a.g, w.fW.Value, w.fB.Value, n, f, h)
 	a.hidKeep2 = r.Keep(n*h, r.HiddenRate)
-	applyKeep(out, a.hidKeep2)
-	addTo(out, y1)
+	keptAdd(out, a.hidKeep2, y1)
 	a.xhat2, a.rstd2 = r.Alloc(n*h), r.Alloc(n)
 	layerNormForward(out, a.xhat2, a.rstd2, out, w.ln2W.Value, w.ln2B.Value, h, c.LayerNormEps)
 	return out

@@ -265,6 +265,17 @@ func keptCopy(dst, src, keep []float32) {
 	vec32.ParallelFor(len(keep), 4*elementGrain, func(lo, hi int) { vec32.MulTo(dst[lo:hi], src[lo:hi], keep[lo:hi]) })
 }
 
+// keptAdd sets y = y·keep + x (dropout, then a residual connection; keep
+// nil for no dropout) in one pass on all cores, the bits of applyKeep then
+// addTo.
+func keptAdd(y, keep, x []float32) {
+	if keep == nil {
+		addTo(y, x)
+		return
+	}
+	vec32.ParallelFor(len(y), 4*elementGrain, func(lo, hi int) { vec32.MulAdd(y[lo:hi], y[lo:hi], keep[lo:hi], x[lo:hi]) })
+}
+
 // addTo adds x into y element-wise (a residual connection), on all cores.
 func addTo[T Float](y, x []T) {
 	vec32.ParallelFor(len(y), 4*elementGrain, func(lo, hi int) {

@@ -18,6 +18,16 @@ func MulTo(dst, a, b []float32) {
 	}
 }
 
+// MulAdd sets dst[i] = a[i]·b[i] + c[i], the product rounded before the sum
+// (dst may be a or c): dropout's multipliers and a residual connection in
+// one pass, the bits of the two passes.
+func MulAdd(dst, a, b, c []float32) {
+	a, b, c = a[:len(dst)], b[:len(dst)], c[:len(dst)]
+	for i := active.Load().mulAdd(dst, a, b, c); i < len(dst); i++ {
+		dst[i] = float32(a[i]*b[i]) + c[i]
+	}
+}
+
 // Max returns the largest element of x (not empty), NaN if any is NaN.
 // The sign of a zero maximum is either zero's.
 func Max(x []float32) float32 {

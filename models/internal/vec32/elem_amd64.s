@@ -102,3 +102,30 @@ qdone:
 	VMOVUPD Z0, (DI)
 	VZEROUPPER
 	RET
+
+// func mulAddAVX512(dst, a, b, c *float32, n int)
+//
+// dst[i] = a[i]·b[i] + c[i], the product rounded before the sum (no FMA),
+// for n (a multiple of 16) floats; dst may be a or c.
+TEXT ·mulAddAVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ c+24(FP), R8
+	MOVQ n+32(FP), CX
+	SHRQ $4, CX
+	JZ   madone
+maloop:
+	VMOVUPS (SI), Z0
+	VMULPS  (DX), Z0, Z0
+	VADDPS  (R8), Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ    $64, DI
+	ADDQ    $64, SI
+	ADDQ    $64, DX
+	ADDQ    $64, R8
+	DECQ    CX
+	JNZ     maloop
+madone:
+	VZEROUPPER
+	RET

@@ -328,3 +328,30 @@ xreduce2:
 	SETNE   nan+20(FP)
 	VZEROUPPER
 	RET
+
+// func mulAddAVX2(dst, a, b, c *float32, n int)
+//
+// dst[i] = a[i]·b[i] + c[i], the product rounded before the sum (no FMA),
+// for n (a multiple of 8) floats; dst may be a or c.
+TEXT ·mulAddAVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ c+24(FP), R8
+	MOVQ n+32(FP), CX
+	SHRQ $3, CX
+	JZ   madone2
+maloop2:
+	VMOVUPS (SI), Y0
+	VMULPS  (DX), Y0, Y0
+	VADDPS  (R8), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, R8
+	DECQ    CX
+	JNZ     maloop2
+madone2:
+	VZEROUPPER
+	RET

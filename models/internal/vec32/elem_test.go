@@ -26,6 +26,13 @@ func TestElementwise(t *testing.T) {
 			Scale(s, 1.7)
 			d := make([]float32, n)
 			MulTo(d, x, y)
+			ma := append([]float32(nil), x...)
+			MulAdd(ma, ma, y, s)
+			for i := range ma {
+				if want := float32(x[i]*y[i]) + s[i]; ma[i] != want {
+					t.Fatalf("%s: MulAdd: [%d] = %g, want %g", name, i, ma[i], want)
+				}
+			}
 			want := x[0]
 			for i := range x {
 				if s[i] != x[i]*1.7 {

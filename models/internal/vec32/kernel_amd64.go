@@ -54,6 +54,12 @@ func addRowProductsAVX512(dg, db, dy, x *float32, rows, stride, w int)
 func scaleAVX2(x *float32, n int, s float32)
 
 //go:noescape
+func mulAddAVX2(dst, a, b, c *float32, n int)
+
+//go:noescape
+func mulAddAVX512(dst, a, b, c *float32, n int)
+
+//go:noescape
 func mulToAVX2(dst, a, b *float32, n int)
 
 //go:noescape
@@ -121,6 +127,13 @@ var avx2Kernels = &kernels{name: PathAVX2, mr: 6, nr: 16, strided: sgemmKernel6x
 		n := len(dst) &^ 7
 		if n > 0 {
 			mulToAVX2(&dst[0], &a[0], &b[0], n)
+		}
+		return n
+	},
+	mulAdd: func(dst, a, b, c []float32) int {
+		n := len(dst) &^ 7
+		if n > 0 {
+			mulAddAVX2(&dst[0], &a[0], &b[0], &c[0], n)
 		}
 		return n
 	},
@@ -219,6 +232,13 @@ var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, strided: sgemmKer
 		n := len(dst) &^ 15
 		if n > 0 {
 			mulToAVX512(&dst[0], &a[0], &b[0], n)
+		}
+		return n
+	},
+	mulAdd: func(dst, a, b, c []float32) int {
+		n := len(dst) &^ 15
+		if n > 0 {
+			mulAddAVX512(&dst[0], &a[0], &b[0], &c[0], n)
 		}
 		return n
 	},

@@ -45,6 +45,7 @@ type kernels struct {
 	addRows  func(d, src []float32, rows, stride int) int
 	scale    func(x []float32, s float32) int
 	mulTo    func(dst, a, b []float32) int
+	mulAdd   func(dst, a, b, c []float32) int
 	// max returns the largest of x's leading elements it did, whether
 	// any was NaN, and how many it did (0: none).
 	max         func(x []float32) (m float32, nan bool, done int)
@@ -64,6 +65,7 @@ var goKernels = &kernels{name: PathGo,
 	addRows:        noAddRowsKernel,
 	scale:          func(x []float32, s float32) int { return 0 },
 	mulTo:          func(dst, a, b []float32) int { return 0 },
+	mulAdd:         func(dst, a, b, c []float32) int { return 0 },
 	max:            func(x []float32) (float32, bool, int) { return 0, false, 0 },
 	sumSquares:     func(x []float32, s *[8]float64) int { return 0 },
 	normRow:        func(y, xhat, x, gamma, beta []float32, mean, inv float32) int { return 0 },

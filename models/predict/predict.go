@@ -11,7 +11,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/models"
@@ -35,7 +38,8 @@ type Tokenizer interface {
 	Encode(text, pair string, isPair bool) (models.Encoding, error)
 }
 
-// Model computes logits in evaluation mode.
+// Model computes logits in evaluation mode. Run calls Infer from several
+// goroutines at once (one batch each): an Infer must not change the model.
 type Model interface {
 	Infer(b models.Batch) (models.Output, error)
 }
@@ -70,23 +74,57 @@ func RunContext(ctx context.Context, m Model, tk Tokenizer, inputs []Input, batc
 	}
 	sort.SliceStable(order, func(a, b int) bool { return len(encs[order[a]].IDs) < len(encs[order[b]].IDs) })
 	out := make([]Output, len(encs))
-	for start := 0; start < len(order); start += batchSize {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("prediction stopped after %d of %d inputs: %w", start, len(order), err)
+	// Batches run side by side, a goroutine a core, each batch's products
+	// still split over every core: a small model's batch alone leaves cores
+	// idle between its products. A batch's outputs do not depend on the
+	// others, so the results are those of one batch after another.
+	batches := (len(order) + batchSize - 1) / batchSize
+	errs := make([]error, batches)
+	var next atomic.Int64
+	var failed atomic.Bool
+	work := func() {
+		for !failed.Load() {
+			bi := int(next.Add(1)) - 1
+			if bi >= batches {
+				return
+			}
+			start := bi * batchSize
+			if err := ctx.Err(); err != nil {
+				errs[bi] = fmt.Errorf("prediction stopped after %d of %d inputs: %w", start, len(order), err)
+				failed.Store(true)
+				return
+			}
+			idx := order[start:min(start+batchSize, len(order))]
+			batch := make([]models.Encoding, len(idx))
+			for j, i := range idx {
+				batch[j] = encs[i]
+			}
+			res, err := m.Infer(models.NewBatch(batch))
+			if err != nil {
+				errs[bi] = err
+				failed.Store(true)
+				return
+			}
+			k := len(res.Logits) / len(idx)
+			for j, i := range idx {
+				logits := append([]float32(nil), res.Logits[j*k:(j+1)*k]...)
+				out[i] = Output{InputIDs: encs[i].IDs, Logits: logits, Probs: probs(logits)}
+			}
 		}
-		idx := order[start:min(start+batchSize, len(order))]
-		batch := make([]models.Encoding, len(idx))
-		for j, i := range idx {
-			batch[j] = encs[i]
-		}
-		res, err := m.Infer(models.NewBatch(batch))
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < min(runtime.GOMAXPROCS(0), batches); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
-		}
-		k := len(res.Logits) / len(idx)
-		for j, i := range idx {
-			logits := append([]float32(nil), res.Logits[j*k:(j+1)*k]...)
-			out[i] = Output{InputIDs: encs[i].IDs, Logits: logits, Probs: probs(logits)}
 		}
 	}
 	return out, nil

@@ -17,16 +17,7 @@ import (
 // TestRunReproducesFixture predicts the fixture's texts and pairs from their
 // raw text, in small mixed-length batches, and compares with HuggingFace.
 func TestRunReproducesFixture(t *testing.T) {
-	exp := fixture.Load(t)
-	dir := fixture.Dir(t)
-	m, _, err := models.LoadBERT(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, err := tokenize.NewWordPieceFromVocab(filepath.Join(dir, "vocab.txt"), exp.MaxLength)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp, m, tk := fixtureModel(t)
 	var inputs []Input
 	var want [][]float64
 	for _, x := range exp.Texts {
@@ -62,16 +53,7 @@ func TestRunReproducesFixture(t *testing.T) {
 // several cores give the bits of one batch after another on one core, in
 // input order (run it with -race: the batches share the model).
 func TestRunSideBySideIsSerial(t *testing.T) {
-	exp := fixture.Load(t)
-	dir := fixture.Dir(t)
-	m, _, err := models.LoadBERT(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, err := tokenize.NewWordPieceFromVocab(filepath.Join(dir, "vocab.txt"), exp.MaxLength)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp, m, tk := fixtureModel(t)
 	var inputs []Input
 	for _, x := range exp.Texts {
 		inputs = append(inputs, Input{Text: x.Text})
@@ -96,6 +78,19 @@ func TestRunSideBySideIsSerial(t *testing.T) {
 // TestRunStopsWhenCancelled checks that a cancelled context stops the
 // prediction with its error, saying how far it got.
 func TestRunStopsWhenCancelled(t *testing.T) {
+	_, m, tk := fixtureModel(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := RunContext(ctx, m, tk, []Input{{Text: "a"}, {Text: "b"}}, 1)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "after 0 of 2 inputs") {
+		t.Fatalf("err = %v, want the cancellation after 0 of 2 inputs", err)
+	}
+}
+
+// fixtureModel loads the BERT fixture, its expected outputs and its
+// tokenizer.
+func fixtureModel(t *testing.T) (*fixture.Expected, *models.BERT, *tokenize.WordPiece) {
+	t.Helper()
 	exp := fixture.Load(t)
 	dir := fixture.Dir(t)
 	m, _, err := models.LoadBERT(dir)
@@ -106,10 +101,5 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err = RunContext(ctx, m, tk, []Input{{Text: "a"}, {Text: "b"}}, 1)
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "after 0 of 2 inputs") {
-		t.Fatalf("err = %v, want the cancellation after 0 of 2 inputs", err)
-	}
+	return exp, m, tk
 }

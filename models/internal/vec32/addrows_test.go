@@ -43,19 +43,12 @@ func TestAddRows(t *testing.T) {
 func BenchmarkAddRows(b *testing.B) {
 	const rows, w = 4096, 256
 	src, d := make([]float32, rows*w), make([]float32, w)
-	for _, p := range Paths() {
-		b.Run(p, func(b *testing.B) {
-			restore, err := Use(p)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer restore()
-			b.SetBytes(4 * rows * w)
-			for b.Loop() {
-				AddRows(d, src, rows, w)
-			}
-		})
-	}
+	forEachPathB(b, func(b *testing.B) {
+		b.SetBytes(4 * rows * w)
+		for b.Loop() {
+			AddRows(d, src, rows, w)
+		}
+	})
 }
 
 // TestAddRowProducts checks every path's LayerNorm column sums against the

@@ -38,18 +38,11 @@ func TestDropoutMask(t *testing.T) {
 }
 
 func BenchmarkDropoutMask(b *testing.B) {
-	for _, p := range Paths() {
-		b.Run(p, func(b *testing.B) {
-			restore, err := Use(p)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer restore()
-			k := make([]float32, 1<<20)
-			b.SetBytes(4 << 20)
-			for i := 0; b.Loop(); i++ {
-				DropoutMask(k, uint64(i), 1<<50, 1.1)
-			}
-		})
-	}
+	forEachPathB(b, func(b *testing.B) {
+		k := make([]float32, 1<<20)
+		b.SetBytes(4 << 20)
+		for i := 0; b.Loop(); i++ {
+			DropoutMask(k, uint64(i), 1<<50, 1.1)
+		}
+	})
 }

@@ -28,6 +28,20 @@ func forEachPath(t *testing.T, test func(t *testing.T)) {
 	}
 }
 
+// forEachPathB runs benchmark on every kernel path this machine has.
+func forEachPathB(b *testing.B, benchmark func(b *testing.B)) {
+	for _, p := range Paths() {
+		b.Run(p, func(b *testing.B) {
+			restore, err := Use(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer restore()
+			benchmark(b)
+		})
+	}
+}
+
 func testSgemm(t *testing.T) {
 	seed := uint64(11)
 	rnd := func() float64 {
@@ -95,19 +109,12 @@ func testSgemm(t *testing.T) {
 func BenchmarkSgemmFFN(b *testing.B) {
 	m, n, k := 2048, 512, 128
 	x, w, y := make([]float32, m*k), make([]float32, n*k), make([]float32, m*n)
-	for _, p := range Paths() {
-		b.Run(p, func(b *testing.B) {
-			restore, err := Use(p)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer restore()
-			for i := 0; i < b.N; i++ {
-				Gemm(true, false, true, m, n, k, 1, x, k, w, k, 0, y, n)
-			}
-			b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-		})
-	}
+	forEachPathB(b, func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			Gemm(true, false, true, m, n, k, 1, x, k, w, k, 0, y, n)
+		}
+		b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
 }
 
 func BenchmarkPackA(b *testing.B) {

@@ -71,9 +71,9 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 	}
 	chunks := (colPanels + chunk - 1) / chunk
 	grain := max(1, (1<<18)/(mr*kb0(k)*chunk*nr+1))
-	// A kernel that reads B where it lies needs only the edge panel of an
-	// untransposed B packed (zero-padded to nr columns).
-	inPlaceB := kn.strided != nil && !transB
+	// The kernels read B where it lies: only the edge panel of an
+	// untransposed B is packed (zero-padded to nr columns).
+	inPlaceB := !transB
 	for l0 := 0; l0 < k; l0 += sgemmKC {
 		kb := min(sgemmKC, k-l0)
 		bp := getPack(colPanels * kb * nr)
@@ -95,7 +95,7 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 				rows := min(mr, m-i0)
 				// A whole block with alpha 1 is read where it lies (alpha·a
 				// is a then: the same bits as packed).
-				direct := kn.strided != nil && alpha == 1 && rows == mr
+				direct := alpha == 1 && rows == mr
 				if !direct {
 					packA(ap, transA, a, lda, alpha, i0, rows, l0, kb, mr)
 				}
@@ -106,7 +106,7 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 					// without reading C; otherwise beta·C is applied by the
 					// task that owns the block, just before its first
 					// products are added.
-					fresh := l0 == 0 && beta == 0 && kn.strided != nil && rows == mr && cols == nr
+					fresh := l0 == 0 && beta == 0 && rows == mr && cols == nr
 					if l0 == 0 && !fresh {
 						scaleBlock(c, ldc, beta, i0, rows, j0, cols)
 					}
@@ -116,9 +116,9 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 					}
 					if direct && cols == nr {
 						if transA {
-							kn.strided(kb, &a[l0*lda+i0], 4, 4*lda, bq, bs, &c[i0*ldc+j0], ldc, fresh)
+							kn.gemm(kb, &a[l0*lda+i0], 4, 4*lda, bq, bs, &c[i0*ldc+j0], ldc, fresh)
 						} else {
-							kn.strided(kb, &a[i0*lda+l0], 4*lda, 4, bq, bs, &c[i0*ldc+j0], ldc, fresh)
+							kn.gemm(kb, &a[i0*lda+l0], 4*lda, 4, bq, bs, &c[i0*ldc+j0], ldc, fresh)
 						}
 						continue
 					}
@@ -128,11 +128,7 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 						direct = false
 					}
 					if rows == mr && cols == nr {
-						if kn.strided != nil {
-							kn.strided(kb, &ap[0], 4, 4*mr, bq, bs, &c[i0*ldc+j0], ldc, fresh)
-						} else {
-							kn.gemm(kb, &ap[0], bq, &c[i0*ldc+j0], ldc)
-						}
+						kn.gemm(kb, &ap[0], 4, 4*mr, bq, bs, &c[i0*ldc+j0], ldc, fresh)
 						continue
 					}
 					// An edge block: C's part in a zero-padded tile, so
@@ -141,11 +137,7 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 					for i := 0; i < rows; i++ {
 						copy(tile[i*nr:i*nr+cols], c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols])
 					}
-					if kn.strided != nil {
-						kn.strided(kb, &ap[0], 4, 4*mr, bq, bs, &tile[0], nr, false)
-					} else {
-						kn.gemm(kb, &ap[0], bq, &tile[0], nr)
-					}
+					kn.gemm(kb, &ap[0], 4, 4*mr, bq, bs, &tile[0], nr, false)
 					for i := 0; i < rows; i++ {
 						copy(c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols], tile[i*nr:i*nr+cols])
 					}
@@ -227,19 +219,6 @@ func packA(ap []float32, trans bool, a []float32, lda int, alpha float32, i0, ro
 			for i, v := range src {
 				dst[i] = alpha * v
 			}
-		}
-		return
-	}
-	if rows == 4 && mr == 4 {
-		// Four rows at once: sequential writes.
-		r0 := a[i0*lda+l0 : i0*lda+l0+kb]
-		r1 := a[(i0+1)*lda+l0 : (i0+1)*lda+l0+kb]
-		r2 := a[(i0+2)*lda+l0 : (i0+2)*lda+l0+kb]
-		r3 := a[(i0+3)*lda+l0 : (i0+3)*lda+l0+kb]
-		dst := ap[:4*kb]
-		for l := range r0 {
-			d := dst[4*l : 4*l+4 : 4*l+4]
-			d[0], d[1], d[2], d[3] = alpha*r0[l], alpha*r1[l], alpha*r2[l], alpha*r3[l]
 		}
 		return
 	}

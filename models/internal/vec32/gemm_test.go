@@ -172,7 +172,7 @@ func BenchmarkMicroKernel(b *testing.B) {
 			const k = 256
 			a, bp, c := make([]float32, kn.mr*k), make([]float32, kn.nr*k), make([]float32, kn.mr*kn.nr)
 			for i := 0; i < b.N; i++ {
-				kn.gemm(k, &a[0], &bp[0], &c[0], kn.nr)
+				kn.gemm(k, &a[0], 4, 4*kn.mr, &bp[0], 4*kn.nr, &c[0], kn.nr, false)
 			}
 			b.ReportMetric(float64(2*kn.mr*kn.nr*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})

@@ -99,8 +99,7 @@ var (
 	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512F
 )
 
-var avx2Kernels = &kernels{name: PathAVX2, mr: 6, nr: 16, strided: sgemmKernel6x16,
-	gemm:  func(k int, a, b, c *float32, ldc int) { sgemmKernel6x16(k, a, 4, 24, b, 64, c, ldc, false) },
+var avx2Kernels = &kernels{name: PathAVX2, mr: 6, nr: 16, gemm: sgemmKernel6x16,
 	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2,
 	dropout: func(k []float32, state, least uint64, scale float32) int {
 		n := len(k) &^ 7
@@ -177,8 +176,7 @@ var avx2Kernels = &kernels{name: PathAVX2, mr: 6, nr: 16, strided: sgemmKernel6x
 // The avx512 path runs 16 floats at a time, then one block of 8 on the
 // AVX2 kernel, so that every element gets the instructions it gets on the
 // avx2 path.
-var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, strided: sgemmKernel12x32,
-	gemm: func(k int, a, b, c *float32, ldc int) { sgemmKernel12x32(k, a, 4, 48, b, 128, c, ldc, false) },
+var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel12x32,
 	geluF: func(y, x []float32) int {
 		n := len(x) &^ 15
 		if n > 0 {

@@ -26,17 +26,14 @@ const EnvKernels = "BELUGA_KERNELS"
 // return how many leading elements they did; the portable loops do the rest.
 type kernels struct {
 	name string
-	// gemm adds the mr×k packed panel a times the k×nr packed panel b to
-	// the mr×nr block of C at c (rows ldc floats apart); nil on the go
-	// path, whose products are gonum's.
-	mr, nr int
-	gemm   func(k int, a, b, c *float32, ldc int)
-	// strided, where the kernel has it, is gemm reading A and B where
-	// they lie: A's element (i, l) at a + i·rs + l·ks bytes and B's row l
-	// at b + l·bs bytes, so that whole blocks of A, and B when it is not
-	// transposed, need no packing. With fresh set it sets C to the sum
-	// plus +0 instead of adding (the bits of zeroing C first).
-	strided  func(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
+	// gemm adds A·B for a mr×k block of A and a k×nr block of B to the
+	// mr×nr block of C at c (rows ldc floats apart), reading A and B where
+	// they lie or packed: A's element (i, l) at a + i·rs + l·ks bytes, B's
+	// row l at b + l·bs bytes. With fresh set it sets C to the sum plus +0
+	// instead of adding (the bits of zeroing C first). nil on the go path,
+	// whose products are gonum's.
+	mr, nr   int
+	gemm     func(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
 	geluF    func(y, x []float32) int
 	geluB    func(dx, dy, x []float32) int
 	expShift func(x []float32, shift float32, sums *[8]float32) int

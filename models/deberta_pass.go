@@ -246,8 +246,7 @@ func (m *debertaEncoder) layerForward(l int, x []float32, p *debertaPass, a *deb
 	y1 := r.Alloc(n * h)
 	linearForward(pr, y1, a.ctx, w.oW.Value, w.oB.Value, n, h, h)
 	a.hidKeep1 = r.Keep(n*h, r.HiddenRate)
-	applyKeep(y1, a.hidKeep1)
-	addTo(y1, x)
+	keptAdd(y1, a.hidKeep1, x)
 	a.xhat1, a.rstd1 = r.Alloc(n*h), r.Alloc(n)
 	layerNormForward(y1, a.xhat1, a.rstd1, y1, w.ln1W.Value, w.ln1B.Value, h, c.LayerNormEps)
 	a.y1 = y1

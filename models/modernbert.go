@@ -488,10 +488,7 @@ func (m *modernEncoder) layerForward(l int, x []float32, p *modernEncPass, r *Ru
 	s.x1 = r.Alloc(n * h)
 	P.wo.forward(pr, m.z, s.x1, s.ctx, n)
 	s.outKeep = r.Keep(n*h, r.AttentionRate)
-	applyKeep(s.x1, s.outKeep)
-	for i, v := range x {
-		s.x1[i] += v
-	}
+	keptAdd(s.x1, s.outKeep, x)
 	s.mIn, s.xhatM, s.rstdM = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n)
 	P.mlpNorm.forward(m.z, s.mIn, s.xhatM, s.rstdM, s.x1)
 	s.u = r.Alloc(n * 2 * f)
@@ -502,9 +499,7 @@ func (m *modernEncoder) layerForward(l int, x []float32, p *modernEncPass, r *Ru
 	applyKeep(s.g, s.mlpKeep)
 	out := r.Alloc(n * h)
 	P.wo2.forward(pr, m.z, out, s.g, n)
-	for i, v := range s.x1 {
-		out[i] += v
-	}
+	addTo(out, s.x1)
 	return out
 }
 

@@ -256,9 +256,7 @@ func (c *core) keepMask(alloc func(int) []float32, n int, rate float64) []float3
 }
 
 // applyKeep multiplies x by the dropout multipliers keep, on all cores.
-func applyKeep(x, keep []float32) {
-	vec32.ParallelFor(len(keep), 4*elementGrain, func(lo, hi int) { vec32.MulTo(x[lo:hi], x[lo:hi], keep[lo:hi]) })
-}
+func applyKeep(x, keep []float32) { keptCopy(x, x, keep) }
 
 // keptCopy sets dst = src·keep (a copy with dropout applied), on all cores.
 func keptCopy(dst, src, keep []float32) {

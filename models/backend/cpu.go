@@ -209,29 +209,13 @@ func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 			if dg32, ok := any(dg).([]float32); ok {
 				off := half[0]*h + k0
 				vec32.AddRowProducts(dg32, any(db).([]float32), any(dy).([]float32)[off:], any(xhat).([]float32)[off:], half[1]-half[0], h)
-				for k := range dg {
-					dgamma[k0+k] += dg[k]
-					dbeta[k0+k] += db[k]
-				}
-				continue
-			}
-			r := half[0]
-			// Two rows a pass: each element still takes them in order,
-			// with half the loads and stores of the partial sums.
-			for ; r+2 <= half[1]; r += 2 {
-				dy0, x0 := dy[r*h+k0:r*h+k1], xhat[r*h+k0:r*h+k1]
-				dy1, x1 := dy[(r+1)*h+k0 : (r+1)*h+k1][:len(dy0)], xhat[(r+1)*h+k0 : (r+1)*h+k1][:len(dy0)]
-				x0, dg, db := x0[:len(dy0)], dg[:len(dy0)], db[:len(dy0)]
-				for k := range dy0 {
-					dg[k] = dg[k] + dy0[k]*x0[k] + dy1[k]*x1[k]
-					db[k] = db[k] + dy0[k] + dy1[k]
-				}
-			}
-			for ; r < half[1]; r++ {
-				dyr, xr := dy[r*h+k0:r*h+k1], xhat[r*h+k0:r*h+k1]
-				for k := range dyr {
-					dg[k] += dyr[k] * xr[k]
-					db[k] += dyr[k]
+			} else {
+				for r := half[0]; r < half[1]; r++ {
+					dyr, xr := dy[r*h+k0:r*h+k1], xhat[r*h+k0:r*h+k1]
+					for k := range dyr {
+						dg[k] += dyr[k] * xr[k]
+						db[k] += dyr[k]
+					}
 				}
 			}
 			for k := range dg {

@@ -101,81 +101,16 @@ var (
 
 var avx2Kernels = &kernels{name: PathAVX2, mr: 6, nr: 16, gemm: sgemmKernel6x16,
 	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2,
-	dropout: func(k []float32, state, least uint64, scale float32) int {
-		n := len(k) &^ 7
-		if n > 0 {
-			dropoutMaskAVX2(&k[0], n, state, least, scale)
-		}
-		return n
-	},
-	addRows: func(d, src []float32, rows, stride int) int {
-		w := len(d) &^ 7
-		if w > 0 {
-			addRowsAVX2(&d[0], &src[0], rows, stride, w)
-		}
-		return w
-	},
-	scale: func(x []float32, s float32) int {
-		n := len(x) &^ 7
-		if n > 0 {
-			scaleAVX2(&x[0], n, s)
-		}
-		return n
-	},
-	mulTo: func(dst, a, b []float32) int {
-		n := len(dst) &^ 7
-		if n > 0 {
-			mulToAVX2(&dst[0], &a[0], &b[0], n)
-		}
-		return n
-	},
-	mulAdd: func(dst, a, b, c []float32) int {
-		n := len(dst) &^ 7
-		if n > 0 {
-			mulAddAVX2(&dst[0], &a[0], &b[0], &c[0], n)
-		}
-		return n
-	},
-	max: func(x []float32) (float32, bool, int) {
-		n := len(x) &^ 7
-		if n == 0 {
-			return 0, false, 0
-		}
-		m, nan := maxAVX2(&x[0], n)
-		return m, nan, n
-	},
-	sumSquares: func(x []float32, s *[8]float64) int {
-		n := len(x) &^ 7
-		if n > 0 {
-			sumSquaresAVX2(&x[0], n, s)
-		}
-		return n
-	},
-	normRow: func(y, xhat, x, gamma, beta []float32, mean, inv float32) int {
-		n := len(x) &^ 7
-		if n > 0 {
-			normRowAVX2(&y[0], &xhat[0], &x[0], &gamma[0], &beta[0], n, mean, inv)
-		}
-		return n
-	},
-	normBackRow: func(dx, dy, xhat, gamma []float32, mg, mgx, inv float32) int {
-		n := len(dy) &^ 7
-		if n > 0 {
-			normBackRowAVX2(&dx[0], &dy[0], &xhat[0], &gamma[0], n, mg, mgx, inv)
-		}
-		return n
-	},
-	addRowProducts: func(dg, db, dy, x []float32, rows, stride int) int {
-		w := len(dg) &^ 7
-		if w > 0 {
-			addRowProductsAVX2(&dg[0], &db[0], &dy[0], &x[0], rows, stride, w)
-		}
-		return w
-	}}
+	dropout: dropoutKernel(8, dropoutMaskAVX2), addRows: addRowsKernel(8, addRowsAVX2),
+	scale: scaleKernel(8, scaleAVX2), mulTo: mulToKernel(8, mulToAVX2), mulAdd: mulAddKernel(8, mulAddAVX2),
+	max: maxKernel(8, maxAVX2), sumSquares: sumSquaresKernel(sumSquaresAVX2),
+	normRow: normRowKernel(8, normRowAVX2), normBackRow: normBackRowKernel(8, normBackRowAVX2),
+	addRowProducts: addRowProductsKernel(8, addRowProductsAVX2)}
 
-// The avx512 path runs 16 floats at a time, then one block of 8 on the
-// AVX2 kernel, so that every element gets the instructions it gets on the
-// avx2 path.
+// On the avx512 path GELU, softmax's exponentials and AdamW run 16 floats
+// at a time, then one block of 8 on the AVX2 kernel, so that every element
+// gets the instructions it gets on the avx2 path; the other element-wise
+// kernels round each operation as the Go loops do, at any width.
 var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel12x32,
 	geluF: func(y, x []float32) int {
 		n := len(x) &^ 15
@@ -205,77 +140,117 @@ var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel
 		}
 		return n + adamWAVX2(value[n:], grad[n:], m[n:], v[n:], c)
 	},
-	dropout: func(k []float32, state, least uint64, scale float32) int {
-		n := len(k) &^ 7
+	dropout: dropoutKernel(16, dropoutMaskAVX512), addRows: addRowsKernel(16, addRowsAVX512),
+	scale: scaleKernel(16, scaleAVX512), mulTo: mulToKernel(16, mulToAVX512), mulAdd: mulAddKernel(16, mulAddAVX512),
+	max: maxKernel(16, maxAVX512), sumSquares: sumSquaresKernel(sumSquaresAVX512),
+	normRow: normRowKernel(16, normRowAVX512), normBackRow: normBackRowKernel(16, normBackRowAVX512),
+	addRowProducts: addRowProductsKernel(16, addRowProductsAVX512)}
+
+// The element-wise kernels of a vector width w (8 or 16 floats): each does
+// the leading multiple of w elements (columns, for the row sums) and says
+// how many; the Go loops do the rest.
+
+func dropoutKernel(w int, asm func(k *float32, n int, state, least uint64, scale float32)) func([]float32, uint64, uint64, float32) int {
+	return func(k []float32, state, least uint64, scale float32) int {
+		n := len(k) &^ (w - 1)
 		if n > 0 {
-			dropoutMaskAVX512(&k[0], n, state, least, scale)
+			asm(&k[0], n, state, least, scale)
 		}
 		return n
-	},
-	addRows: func(d, src []float32, rows, stride int) int {
-		w := len(d) &^ 15
-		if w > 0 {
-			addRowsAVX512(&d[0], &src[0], rows, stride, w)
-		}
-		return w
-	},
-	scale: func(x []float32, s float32) int {
-		n := len(x) &^ 15
+	}
+}
+
+func addRowsKernel(w int, asm func(d, src *float32, rows, stride, w int)) func([]float32, []float32, int, int) int {
+	return func(d, src []float32, rows, stride int) int {
+		n := len(d) &^ (w - 1)
 		if n > 0 {
-			scaleAVX512(&x[0], n, s)
+			asm(&d[0], &src[0], rows, stride, n)
 		}
 		return n
-	},
-	mulTo: func(dst, a, b []float32) int {
-		n := len(dst) &^ 15
+	}
+}
+
+func addRowProductsKernel(w int, asm func(dg, db, dy, x *float32, rows, stride, w int)) func([]float32, []float32, []float32, []float32, int, int) int {
+	return func(dg, db, dy, x []float32, rows, stride int) int {
+		n := len(dg) &^ (w - 1)
 		if n > 0 {
-			mulToAVX512(&dst[0], &a[0], &b[0], n)
+			asm(&dg[0], &db[0], &dy[0], &x[0], rows, stride, n)
 		}
 		return n
-	},
-	mulAdd: func(dst, a, b, c []float32) int {
-		n := len(dst) &^ 15
+	}
+}
+
+func scaleKernel(w int, asm func(x *float32, n int, s float32)) func([]float32, float32) int {
+	return func(x []float32, s float32) int {
+		n := len(x) &^ (w - 1)
 		if n > 0 {
-			mulAddAVX512(&dst[0], &a[0], &b[0], &c[0], n)
+			asm(&x[0], n, s)
 		}
 		return n
-	},
-	max: func(x []float32) (float32, bool, int) {
-		n := len(x) &^ 15
+	}
+}
+
+func mulToKernel(w int, asm func(dst, a, b *float32, n int)) func([]float32, []float32, []float32) int {
+	return func(dst, a, b []float32) int {
+		n := len(dst) &^ (w - 1)
+		if n > 0 {
+			asm(&dst[0], &a[0], &b[0], n)
+		}
+		return n
+	}
+}
+
+func mulAddKernel(w int, asm func(dst, a, b, c *float32, n int)) func([]float32, []float32, []float32, []float32) int {
+	return func(dst, a, b, c []float32) int {
+		n := len(dst) &^ (w - 1)
+		if n > 0 {
+			asm(&dst[0], &a[0], &b[0], &c[0], n)
+		}
+		return n
+	}
+}
+
+func maxKernel(w int, asm func(x *float32, n int) (float32, bool)) func([]float32) (float32, bool, int) {
+	return func(x []float32) (float32, bool, int) {
+		n := len(x) &^ (w - 1)
 		if n == 0 {
 			return 0, false, 0
 		}
-		m, nan := maxAVX512(&x[0], n)
+		m, nan := asm(&x[0], n)
 		return m, nan, n
-	},
-	sumSquares: func(x []float32, s *[8]float64) int {
+	}
+}
+
+// sumSquaresKernel: eight float64 partial sums whatever the width.
+func sumSquaresKernel(asm func(x *float32, n int, s *[8]float64)) func([]float32, *[8]float64) int {
+	return func(x []float32, s *[8]float64) int {
 		n := len(x) &^ 7
 		if n > 0 {
-			sumSquaresAVX512(&x[0], n, s)
+			asm(&x[0], n, s)
 		}
 		return n
-	},
-	normRow: func(y, xhat, x, gamma, beta []float32, mean, inv float32) int {
-		n := len(x) &^ 15
+	}
+}
+
+func normRowKernel(w int, asm func(y, xhat, x, gamma, beta *float32, n int, mean, inv float32)) func(y, xhat, x, gamma, beta []float32, mean, inv float32) int {
+	return func(y, xhat, x, gamma, beta []float32, mean, inv float32) int {
+		n := len(x) &^ (w - 1)
 		if n > 0 {
-			normRowAVX512(&y[0], &xhat[0], &x[0], &gamma[0], &beta[0], n, mean, inv)
+			asm(&y[0], &xhat[0], &x[0], &gamma[0], &beta[0], n, mean, inv)
 		}
 		return n
-	},
-	normBackRow: func(dx, dy, xhat, gamma []float32, mg, mgx, inv float32) int {
-		n := len(dy) &^ 15
+	}
+}
+
+func normBackRowKernel(w int, asm func(dx, dy, xhat, gamma *float32, n int, mg, mgx, inv float32)) func(dx, dy, xhat, gamma []float32, mg, mgx, inv float32) int {
+	return func(dx, dy, xhat, gamma []float32, mg, mgx, inv float32) int {
+		n := len(dy) &^ (w - 1)
 		if n > 0 {
-			normBackRowAVX512(&dx[0], &dy[0], &xhat[0], &gamma[0], n, mg, mgx, inv)
+			asm(&dx[0], &dy[0], &xhat[0], &gamma[0], n, mg, mgx, inv)
 		}
 		return n
-	},
-	addRowProducts: func(dg, db, dy, x []float32, rows, stride int) int {
-		w := len(dg) &^ 15
-		if w > 0 {
-			addRowProductsAVX512(&dg[0], &db[0], &dy[0], &x[0], rows, stride, w)
-		}
-		return w
-	}}
+	}
+}
 
 func geluAVX2(y, x []float32) int {
 	n := len(x) &^ 7

@@ -3,7 +3,6 @@ package vec32
 import (
 	"math"
 	"runtime"
-	"sync"
 )
 
 // The bf16 product: C = alpha·op(A)·op(B) + beta·C with float32 operands
@@ -99,15 +98,15 @@ func gemmBF16(kern bf16Micro, pk bf16Packer, parallel, transA, transB bool, m, n
 	for l0 := 0; l0 < k; l0 += bf16KC {
 		kb := min(bf16KC, k-l0)
 		kp := (kb + 1) / 2
-		bp := getPack16(colPanels * kp * nr)
+		bp := packs16.get(colPanels * kp * nr)
 		if parallel {
 			ParallelFor(colPanels, max(1, (1<<13)/(kp*nr)), func(lo, hi int) { packBF16B(pk, bp, transB, b, ldb, l0, kb, n, lo, hi) })
 		} else {
 			packBF16B(pk, bp, transB, b, ldb, l0, kb, n, 0, colPanels)
 		}
 		run := func(lo, hi int) {
-			ap := getPack16(mr * kp)
-			tile, scaled := getPack(mr*nr), getPack(max(kb, 2*mr))
+			ap := packs16.get(mr * kp)
+			tile, scaled := packs.get(mr*nr), packs.get(max(kb, 2*mr))
 			var rs, ks int
 			lastPanel := -1
 			for t := lo; t < hi; t++ {
@@ -138,16 +137,16 @@ func gemmBF16(kern bf16Micro, pk bf16Packer, parallel, transA, transB bool, m, n
 					}
 				}
 			}
-			putPack(tile)
-			putPack(scaled)
-			putPack16(ap)
+			packs.put(tile)
+			packs.put(scaled)
+			packs16.put(ap)
 		}
 		if parallel {
 			ParallelFor(panels*chunks, grain, run)
 		} else {
 			run(0, panels*chunks)
 		}
-		putPack16(bp)
+		packs16.put(bp)
 	}
 }
 
@@ -214,8 +213,8 @@ func packBF16B(pk bf16Packer, bp []uint32, trans bool, b []float32, ldb, l0, kb,
 	kp, even := (kb+1)/2, kb&^1
 	var col []uint32
 	if trans {
-		col = getPack16(kp)
-		defer putPack16(col)
+		col = packs16.get(kp)
+		defer packs16.put(col)
 	}
 	for q := qlo; q < qhi; q++ {
 		j0 := nr * q
@@ -354,13 +353,4 @@ func ftz(x float32) float32 {
 	return x
 }
 
-var packs16 sync.Pool
-
-func getPack16(n int) []uint32 {
-	if p, ok := packs16.Get().(*[]uint32); ok && cap(*p) >= n {
-		return (*p)[:n]
-	}
-	return make([]uint32, n)
-}
-
-func putPack16(b []uint32) { packs16.Put(&b) }
+var packs16 packPool[uint32]

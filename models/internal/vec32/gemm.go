@@ -76,7 +76,7 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 	inPlaceB := !transB
 	for l0 := 0; l0 < k; l0 += sgemmKC {
 		kb := min(sgemmKC, k-l0)
-		bp := getPack(colPanels * kb * nr)
+		bp := packs.get(colPanels * kb * nr)
 		first := 0
 		if inPlaceB {
 			first = n / nr
@@ -87,8 +87,8 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 			packB(bp, transB, b, ldb, l0, kb, n, nr, first, colPanels)
 		}
 		run := func(lo, hi int) {
-			ap := getPack(mr * kb)
-			tile := getPack(mr * nr)
+			ap := packs.get(mr * kb)
+			tile := packs.get(mr * nr)
 			for t := lo; t < hi; t++ {
 				p, cc := t%panels, t/panels
 				i0 := mr * p
@@ -143,15 +143,15 @@ func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 					}
 				}
 			}
-			putPack(tile)
-			putPack(ap)
+			packs.put(tile)
+			packs.put(ap)
 		}
 		if parallel {
 			ParallelFor(panels*chunks, grain, run)
 		} else {
 			run(0, panels*chunks)
 		}
-		putPack(bp)
+		packs.put(bp)
 	}
 }
 
@@ -244,16 +244,20 @@ func packA(ap []float32, trans bool, a []float32, lda int, alpha float32, i0, ro
 	}
 }
 
-var packs sync.Pool
+// packPool recycles the products' packing buffers (float32 panels, and
+// bf16 pairs as uint32).
+type packPool[T any] struct{ pool sync.Pool }
 
-func getPack(n int) []float32 {
-	if p, ok := packs.Get().(*[]float32); ok && cap(*p) >= n {
-		return (*p)[:n]
+func (p *packPool[T]) get(n int) []T {
+	if b, ok := p.pool.Get().(*[]T); ok && cap(*b) >= n {
+		return (*b)[:n]
 	}
-	return make([]float32, n)
+	return make([]T, n)
 }
 
-func putPack(b []float32) { packs.Put(&b) }
+func (p *packPool[T]) put(b []T) { p.pool.Put(&b) }
+
+var packs packPool[float32]
 
 // ParallelFor calls fn over [0, n) split into contiguous ranges of at
 // least grain elements, run by at most GOMAXPROCS goroutines (the caller's

@@ -32,11 +32,17 @@ probabilities are squashed) or else its labels. --label-map MODEL=SUITE names th
 class whose name differs (LABEL_0, NEG, non-hate, …); a model whose classes cannot all be matched
 to different suite classes is refused with both lists of names.
 
-It writes into --out: results.json (per-functionality results), cases.jsonl (one verdict per
-case, with every input's text, prediction and probabilities), predictions.jsonl (beluga predict's
-output in the model's own class order), labels.json (the match), table.txt and report.html (the
-results explorer's page); it prints the table. A model that predicts nearly one class for every
-input is flagged. beluga eval scores predictions made elsewhere.`,
+It prints the test report's per-test table — capability, type, cases run (n), filtered, fails,
+fail rate, as CheckList's summary counts them — then the suite score with what it leaves out,
+and CheckList's capability × test-type grid of fail rates. It writes into --out: report.html
+(the test report: the table, sortable; the grid; each test's failing cases worst first with the
+inputs that break the expectation marked), results.json (per-test results), cases.jsonl (one
+verdict per case and per input, with every input's text, prediction, probabilities and the size
+of its violation), predictions.jsonl (beluga predict's output in the model's own class order),
+test.json (what was tested: model, suite, label match, sampling) and table.txt (the printed
+report). beluga failures OUT lists the failing cases; beluga report OUT (--format md|html) and
+beluga serve OUT read the folder again. A model that predicts nearly one class for every input
+is flagged. beluga eval scores predictions made elsewhere.`,
 		Example: `  beluga test --model distilbert/distilbert-base-uncased-finetuned-sst-2-english --suite sentiment.jsonl.gz -o sst2-test
   beluga test --model ./my-hate-model --suite hatecheck.csv --label-map LABEL_0=non-hateful,LABEL_1=hateful -o hc-test
   beluga test --model runs/abc123/train/model --suite suite.jsonl --split test -o out`,
@@ -64,7 +70,7 @@ input is flagged. beluga eval scores predictions made elsewhere.`,
 				return err
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "\nwrote %s (report.html: the test report)\n", out)
+			fmt.Fprintf(w, "wrote %s (report.html: the test report)\n", out)
 			fmt.Fprintf(w, "next: beluga failures %s     # failing cases, worst first, breaking inputs marked ✗\n", out)
 			fmt.Fprintf(w, "      beluga serve %s        # the report in the browser\n", out)
 			return nil

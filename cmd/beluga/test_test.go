@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,7 +121,7 @@ func TestTestMatchesPredictAndEval(t *testing.T) {
 	if counts["pass"] == 0 || counts["fail"] == 0 || differ == 0 {
 		t.Errorf("verdicts %v, %d changed by the mapping: the fixture cannot tell a right match from a wrong one", counts, differ)
 	}
-	for _, name := range []string{"results.json", "predictions.jsonl", "labels.json", "table.txt", "report.html"} {
+	for _, name := range []string{"results.json", "predictions.jsonl", "test.json", "table.txt", "report.html"} {
 		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -173,5 +174,52 @@ func TestFailuresReadsATestFolder(t *testing.T) {
 	}
 	if !strings.Contains(got, "not negative (Negation, MFT): 2 of 2 scored cases failed") {
 		t.Errorf("failures on the test folder:\n%s", got)
+	}
+}
+
+// beluga report (Markdown and HTML) and serve read the folder beluga test
+// wrote as its test report.
+func TestReportAndServeReadATestFolder(t *testing.T) {
+	out, _ := testFolder(t)
+	code, md := beluga(t, "report", out)
+	if code != 0 {
+		t.Fatalf("report %s: exit %d: %s", out, code, md)
+	}
+	for _, want := range []string{"| not negative | Negation | MFT | 2 | 0 | 2 | 100.0% |", "## Fail rates by capability and test type",
+		"| Negation | 100.0% (1) |  |  |", "Suite score: 80.0% — mean pass rate (100 − fail rate) over 5 of 5 tests"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report --format md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "Table 3") || strings.Contains(md, "baseline") {
+		t.Errorf("the test report talks of Table 3 or baselines:\n%s", md)
+	}
+	page := filepath.Join(t.TempDir(), "page.html")
+	if code, msg := beluga(t, "report", out, "--format", "html", "-o", page); code != 0 {
+		t.Fatalf("report --format html: exit %d: %s", code, msg)
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), `id="beluga-cases-4"`) {
+		t.Errorf("the page lacks the cases (%v)", err)
+	}
+	resp, err := http.Get(serveURL(t, out) + "api/view")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var view struct {
+		Test struct {
+			Tests []struct {
+				Name  string `json:"name"`
+				Stats []struct {
+					FailRate *float64 `json:"fail_rate"`
+				} `json:"stats"`
+			} `json:"tests"`
+		} `json:"test"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&view); err != nil {
+		t.Fatal(err)
+	}
+	if ts := view.Test.Tests; len(ts) != 5 || ts[2].Name != "not negative" || ts[2].Stats[0].FailRate == nil || *ts[2].Stats[0].FailRate != 100 {
+		t.Errorf("served test report: %+v", ts)
 	}
 }

@@ -150,6 +150,16 @@ func logSoftmaxAt(z []float32, t int) float64 {
 	return float64(z[t]) - top - math.Log(s)
 }
 
+// checkIDs refuses a token id outside the vocabulary.
+func checkIDs(ids []int, vocab int) error {
+	for k, id := range ids {
+		if id < 0 || id >= vocab {
+			return fmt.Errorf("token %d: id %d outside the vocabulary of %d", k, id, vocab)
+		}
+	}
+	return nil
+}
+
 // ScoreItem is one input to score: its tokens after the shared prefix, and
 // the candidate continuations (one label's verbalizer each) whose
 // log-likelihoods are wanted.
@@ -198,7 +208,14 @@ func (m *CausalLM) Score(prefix []int, items []ScoreItem, opt ScoreOptions) ([][
 	}
 	var seqs []seq
 	cached := len(prefix) > 0 && !opt.NoPrefixCache
+	vocab := m.Config.VocabSize
+	if err := checkIDs(prefix, vocab); err != nil {
+		return nil, st, fmt.Errorf("prefix: %w", err)
+	}
 	for i, it := range items {
+		if err := checkIDs(it.Context, vocab); err != nil {
+			return nil, st, fmt.Errorf("item %d: context: %w", i, err)
+		}
 		if len(prefix)+len(it.Context) == 0 {
 			return nil, st, fmt.Errorf("item %d: no prefix and no context to condition on", i)
 		}
@@ -208,6 +225,9 @@ func (m *CausalLM) Score(prefix []int, items []ScoreItem, opt ScoreOptions) ([][
 		for o, op := range it.Options {
 			if len(op) == 0 {
 				return nil, st, fmt.Errorf("item %d: option %d has no tokens", i, o)
+			}
+			if err := checkIDs(op, vocab); err != nil {
+				return nil, st, fmt.Errorf("item %d: option %d: %w", i, o, err)
 			}
 			var all []int
 			if !cached {

@@ -424,3 +424,12 @@ func keptCopyOrCopy(dst, src, keep []float32) {
 	}
 	keptCopy(dst, src, keep)
 }
+
+// TinyGPT2Config is a GPT-2 at BERT-tiny's scale for tests and benchmarks:
+// hidden 128, 2 layers, 2 heads, MLP width 512, 1024 positions, GPT-2's
+// defaults otherwise.
+func TinyGPT2Config(vocabSize int) *checkpoint.Config {
+	return &checkpoint.Config{ModelType: "gpt2", VocabSize: vocabSize, HiddenSize: 128, NumHiddenLayers: 2,
+		NumAttentionHeads: 2, IntermediateSize: 512, MaxPositionEmbeddings: 1024, HiddenAct: "gelu_new",
+		LayerNormEps: 1e-5, InitializerRange: 0.02, Extra: map[string]json.RawMessage{}}
+}

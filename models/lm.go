@@ -183,7 +183,10 @@ type ScoreOptions struct {
 type ScoreStats struct {
 	Sequences int // (item, option) pairs
 	Passes    int // forward passes, the prefix's included
-	Tokens    int // real tokens run through the decoder, the prefix's once when cached
+	// Tokens counts the real tokens run through the decoder: the prefix's
+	// once when cached, and the tokens an input's options share before
+	// their last once.
+	Tokens int
 }
 
 // Score returns, for every item and each of its options, the
@@ -192,7 +195,8 @@ type ScoreStats struct {
 // its label verbalizers. The prefix (a prompt's instructions and
 // demonstrations, the same for every input) is run once and its keys and
 // values reused by every sequence; the sequences are context + option,
-// batched by length. All are token ids of the model's tokenizer: how a
+// batched by length, and options whose tokens before their last agree (all
+// one-token verbalizers of an input) share one row. All are token ids of the model's tokenizer: how a
 // prompt is split into prefix, context and options (and so where the
 // tokenizer's merges may cross a boundary) is the caller's choice.
 func (m *CausalLM) Score(prefix []int, items []ScoreItem, opt ScoreOptions) ([][]float64, ScoreStats, error) {
@@ -258,16 +262,27 @@ func (m *CausalLM) Score(prefix []int, items []ScoreItem, opt ScoreOptions) ([][
 		st.Passes++
 		st.Tokens += len(prefix)
 	}
-	// Options predicted from the prefix's last token alone.
-	var fromPrefix []int // indices into seqs of options whose first token follows the prefix
-	order := make([]int, 0, len(seqs))
+	// Options predicted from the prefix's last token alone; the others
+	// from rows of the sequences run, one row for sequences run alike
+	// (the options of one input whose tokens before their last agree:
+	// every one-token verbalizer).
+	var fromPrefix []int // indices into seqs
+	var rows [][]int     // indices into seqs, of sequences with the same fed tokens
+	seen := map[string]int{}
 	for i, s := range seqs {
 		if s.first == 0 {
 			fromPrefix = append(fromPrefix, i)
 		}
-		if len(s.fed) > 0 {
-			order = append(order, i)
+		if len(s.fed) == 0 {
+			continue
 		}
+		key := fmt.Sprint(s.fed)
+		if r, ok := seen[key]; ok {
+			rows[r] = append(rows[r], i)
+			continue
+		}
+		seen[key] = len(rows)
+		rows = append(rows, []int{i})
 	}
 	if len(fromPrefix) > 0 {
 		targets := make([]int, len(fromPrefix))
@@ -280,16 +295,17 @@ func (m *CausalLM) Score(prefix []int, items []ScoreItem, opt ScoreOptions) ([][
 			out[s.item][s.option] += lp
 		}
 	}
-	sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]].fed) < len(seqs[order[b]].fed) })
-	for lo := 0; lo < len(order); {
+	fed := func(r []int) []int { return seqs[r[0]].fed }
+	sort.SliceStable(rows, func(a, b int) bool { return len(fed(rows[a])) < len(fed(rows[b])) })
+	for lo := 0; lo < len(rows); {
 		// Sorted by length: the batch's longest row is its last.
 		hi := lo + 1
-		for hi < len(order) && (hi-lo+1)*len(seqs[order[hi]].fed) <= budget {
+		for hi < len(rows) && (hi-lo+1)*len(fed(rows[hi])) <= budget {
 			hi++
 		}
 		encs := make([]Encoding, hi-lo)
 		for k := range encs {
-			f := seqs[order[lo+k]].fed
+			f := fed(rows[lo+k])
 			encs[k] = Encoding{IDs: f, TypeIDs: make([]int, len(f))}
 			st.Tokens += len(f)
 		}
@@ -303,12 +319,14 @@ func (m *CausalLM) Score(prefix []int, items []ScoreItem, opt ScoreOptions) ([][
 		st.Passes++
 		var at, targets, owner []int
 		for k := range encs {
-			s := seqs[order[lo+k]]
-			op := items[s.item].Options[s.option]
-			for t := max(s.first, 1); t < s.first+len(op); t++ {
-				at = append(at, k*b.SeqLen+t-1)
-				targets = append(targets, op[t-s.first])
-				owner = append(owner, order[lo+k])
+			for _, i := range rows[lo+k] {
+				s := seqs[i]
+				op := items[s.item].Options[s.option]
+				for t := max(s.first, 1); t < s.first+len(op); t++ {
+					at = append(at, k*b.SeqLen+t-1)
+					targets = append(targets, op[t-s.first])
+					owner = append(owner, i)
+				}
 			}
 		}
 		for k, lp := range m.logProbsAt(p.Hidden(), at, targets) {

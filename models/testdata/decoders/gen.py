@@ -290,8 +290,9 @@ def llama(src_rows):
         print(family, "ok")
 
 
-def main():
-    which, src = sys.argv[1], sys.argv[2]
+def install(src):
+    """Makes the transformers source tree src importable here (stubs and
+    shims above); returns the transformers module."""
     stub_dir = tempfile.mkdtemp()
     hs.install_stubs(src, stub_dir)
     # 4.40's modeling_utils finds tied tensors with safetensors.torch's
@@ -314,6 +315,13 @@ def main():
     iu._safetensors_available = True
     import transformers.tokenization_utils_base as tub
     tub.AddedToken.__str__ = lambda self: self.content
+    import transformers
+    return transformers
+
+
+def main():
+    which, src = sys.argv[1], sys.argv[2]
+    install(src)
     if which == "gpt2":
         gpt2(sys.argv[3])
     elif which == "llama":

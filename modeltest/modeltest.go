@@ -69,6 +69,9 @@ type Options struct {
 	Score metrics.ScoreOptions
 	// BatchSize and MaxLength bound prediction (0: 64 and 128).
 	BatchSize, MaxLength int
+	// Sample, when set, scores only the cases CheckList's
+	// suite.run(n=Sample.N, seed=Sample.Seed) runs (SampleSuite).
+	Sample *report.Sample
 	// Out is the directory the results are written to.
 	Out string
 	// Resolver resolves hub ids; nil means hub.FromEnv().
@@ -105,11 +108,15 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if len(s.Labels) == 0 {
 		return nil, fmt.Errorf("suite %s: a span (question-answering) suite; beluga test scores classifiers (use beluga eval with the answers in pred_only format)", opt.Suite)
 	}
-	if split := opt.Score.Split; split != "" && suites.Summarise(s).Splits[split].Cases == 0 {
-		// As beluga eval does.
-		slog.Info("suite carries no split; assigning BeLUGA's", "seed", splits.BeLUGASeed)
-		splits.Assign(s, splits.BeLUGASeed)
+	if opt.Sample != nil {
+		if opt.Score.Split != "" {
+			return nil, fmt.Errorf("--n samples every test's cases as CheckList's suite.run does; with --split %s the draw would not be CheckList's: give one of them", opt.Score.Split)
+		}
+		if err := SampleSuite(s, opt.Sample.N, opt.Sample.Seed); err != nil {
+			return nil, err
+		}
 	}
+	EnsureSplit(s, opt.Score.Split)
 	r := opt.Resolver
 	if r == nil {
 		r = hub.FromEnv()
@@ -202,7 +209,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 // testInfo is what test.json records.
 func testInfo(opt Options, s *suites.Suite, rep *Report) *report.TestInfo {
 	info := &report.TestInfo{Model: opt.Model, Suite: opt.Suite, SuiteName: s.Name, ModelLabels: rep.ModelLabels,
-		SuiteLabels: rep.SuiteLabels, Match: map[string]string{}, Classes: s.Labels, Descriptions: map[string]string{}}
+		SuiteLabels: rep.SuiteLabels, Match: map[string]string{}, Classes: s.Labels, Sample: opt.Sample, Descriptions: map[string]string{}}
 	for i, l := range rep.ModelLabels {
 		info.Match[l] = rep.SuiteLabels[rep.Match[i]]
 	}
@@ -330,4 +337,15 @@ func ParseLabelMap(pairs []string) (map[string]string, error) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+// EnsureSplit gives a suite without the split asked for BeLUGA's split
+// (splits.Assign with BeLUGA's seed, as beluga split computes it) and
+// says so: beluga test and beluga eval score --split on any suite.
+func EnsureSplit(s *suites.Suite, split suites.Split) {
+	if split == "" || suites.Summarise(s).Splits[split].Cases > 0 {
+		return
+	}
+	slog.Warn(fmt.Sprintf("--split %s: suite %s carries no split; computing BeLUGA's split (seed %d, as beluga split does) and scoring its %s cases", split, s.Name, splits.BeLUGASeed, split))
+	splits.Assign(s, splits.BeLUGASeed)
 }

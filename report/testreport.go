@@ -76,8 +76,8 @@ type TestInfo struct {
 // Sample is CheckList's per-test sampling: suite.run(n=N, seed=Seed)
 // scores at most N cases of each test, drawn as CheckList draws them.
 type Sample struct {
-	N    int   `json:"n"`
-	Seed int64 `json:"seed"`
+	N    int    `json:"n"`
+	Seed uint32 `json:"seed"`
 }
 
 // TestTitle heads the report of model tested on suite.

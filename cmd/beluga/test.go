@@ -8,6 +8,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/models/hub"
 	"github.com/beluga-nlp/beluga/modeltest"
+	"github.com/beluga-nlp/beluga/report"
 )
 
 func init() {
@@ -16,6 +17,8 @@ func init() {
 		labelMap              []string
 		batchSize, maxLength  int
 		sf                    scoreFlags
+		sampleN               int
+		sampleSeed            uint32
 	)
 	cmd := &cobra.Command{
 		Use:   "test",
@@ -42,10 +45,16 @@ of its violation), predictions.jsonl (beluga predict's output in the model's own
 test.json (what was tested: model, suite, label match, sampling) and table.txt (the printed
 report). beluga failures OUT lists the failing cases; beluga report OUT (--format md|html) and
 beluga serve OUT read the folder again. A model that predicts nearly one class for every input
-is flagged. beluga eval scores predictions made elsewhere.`,
+is flagged. beluga eval scores predictions made elsewhere.
+
+--n N --seed S scores, of every test, the cases CheckList's suite.run(n=N, seed=S) runs (numpy's
+draw, reproduced exactly): published CheckList fail rates were taken with n=500, seed=1, and
+every case of a test can move a fail rate by a few points against them. The report says which
+cases were scored.`,
 		Example: `  beluga test --model distilbert/distilbert-base-uncased-finetuned-sst-2-english --suite sentiment.jsonl.gz -o sst2-test
   beluga test --model ./my-hate-model --suite hatecheck.csv --label-map LABEL_0=non-hateful,LABEL_1=hateful -o hc-test
-  beluga test --model runs/abc123/train/model --suite suite.jsonl --split test -o out`,
+  beluga test --model runs/abc123/train/model --suite suite.jsonl --split test -o out
+  beluga test --model ./sst2-model --suite sentiment_suite.tar.gz --n 500 --seed 1 -o sst2-n500   # CheckList's published sample`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt, err := sf.options(cmd)
@@ -56,10 +65,16 @@ is flagged. beluga eval scores predictions made elsewhere.`,
 			if err != nil {
 				return err
 			}
+			var sample *report.Sample
+			if cmd.Flags().Changed("n") {
+				sample = &report.Sample{N: sampleN, Seed: sampleSeed}
+			} else if cmd.Flags().Changed("seed") {
+				return fmt.Errorf("--seed draws CheckList's sample of --n cases per test: give --n too")
+			}
 			r := hub.FromEnv()
 			r.Progress = cmd.ErrOrStderr()
 			rep, err := modeltest.Run(cmd.Context(), modeltest.Options{Model: model, Suite: suitePath, LabelMap: lm,
-				Score: opt, BatchSize: batchSize, MaxLength: maxLength, Out: out, Resolver: r})
+				Score: opt, Sample: sample, BatchSize: batchSize, MaxLength: maxLength, Out: out, Resolver: r})
 			if err != nil {
 				return err
 			}
@@ -83,6 +98,8 @@ is flagged. beluga eval scores predictions made elsewhere.`,
 	fl.StringVarP(&out, "out", "o", "", "directory to write the results, cases, predictions, table and page into")
 	fl.IntVar(&batchSize, "batch-size", 64, "inputs per batch")
 	fl.IntVar(&maxLength, "max-length", 128, "truncate encodings to this many tokens")
+	fl.IntVar(&sampleN, "n", 0, "score at most this many cases per test, drawn as CheckList's suite.run(n=N, seed=SEED) draws them (published CheckList numbers use n=500, seed=1)")
+	fl.Uint32Var(&sampleSeed, "seed", 1, "with --n, the seed of CheckList's draw (numpy's np.random.seed)")
 	sf.bind(cmd)
 	for _, f := range []string{"model", "suite", "out"} {
 		cmd.MarkFlagRequired(f)

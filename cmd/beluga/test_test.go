@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/beluga-nlp/beluga/modeltest"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
@@ -221,5 +222,41 @@ func TestReportAndServeReadATestFolder(t *testing.T) {
 	}
 	if ts := view.Test.Tests; len(ts) != 5 || ts[2].Name != "not negative" || ts[2].Stats[0].FailRate == nil || *ts[2].Stats[0].FailRate != 100 {
 		t.Errorf("served test report: %+v", ts)
+	}
+}
+
+// --n 2 --seed 1 scores, of every test, the cases CheckList's
+// suite.run(n=2, seed=1) runs, and the report says so.
+func TestTestSamplesAsCheckList(t *testing.T) {
+	out, msg := testFolder(t, "--n", "2", "--seed", "1")
+	if !strings.Contains(msg, "cases scored: CheckList's sampling: at most 2 cases per test, drawn as suite.run(n=2, seed=1) draws them") {
+		t.Errorf("the output does not say how cases were sampled:\n%s", msg)
+	}
+	got := caseVerdicts(t, filepath.Join(out, "cases.jsonl"))
+	s, err := suites.Open(filepath.Join("..", "..", "train", "testdata", "tiny_suite.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, f := range s.Functionalities {
+		for _, k := range modeltest.CheckListSample(len(f.Cases), 2, 1) {
+			want++
+			if _, ok := got[fmt.Sprintf("%s/%d", f.Name, f.Cases[k].ID)]; !ok {
+				t.Errorf("%s: case at position %d, drawn by CheckList, not scored", f.Name, k)
+			}
+		}
+	}
+	if len(got) != want {
+		t.Errorf("%d cases scored, CheckList's draw has %d", len(got), want)
+	}
+}
+
+// --split on a suite without splits computes BeLUGA's and says so.
+func TestTestSaysItComputesTheSplit(t *testing.T) {
+	code, msg := beluga(t, "test", "--model", filepath.Join("..", "..", "models", "testdata", "hfsaved", "classifier"),
+		"--suite", filepath.Join("..", "..", "suites", "testdata", "mhc_tiny.csv"), "--label-map", "POSITIVE=non-hateful,NEGATIVE=hateful",
+		"--split", "test", "-o", filepath.Join(t.TempDir(), "out"))
+	if code != 0 || !strings.Contains(msg, "carries no split; computing BeLUGA's split") {
+		t.Errorf("test --split test on an unsplit suite:\n%s", msg)
 	}
 }

@@ -2,13 +2,16 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/spf13/cobra"
 
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/models/hub"
 	"github.com/beluga-nlp/beluga/modeltest"
 	"github.com/beluga-nlp/beluga/report"
+	"github.com/beluga-nlp/beluga/report/explore"
 )
 
 func init() {
@@ -104,5 +107,56 @@ cases were scored.`,
 	for _, f := range []string{"model", "suite", "out"} {
 		cmd.MarkFlagRequired(f)
 	}
+	cmd.AddCommand(newCmdTestCompare())
 	rootCmd.AddCommand(cmd)
+}
+
+// newCmdTestCompare is beluga test compare.
+func newCmdTestCompare() *cobra.Command {
+	var format, out string
+	cmd := &cobra.Command{
+		Use:   "compare OUT_A OUT_B",
+		Short: "Two models side by side on one suite: per test both fail rates, the difference, McNemar's p and BH q",
+		Long: `compare reads two folders beluga test wrote for the same suite (and the same sampling) and
+prints, per test, both models' fails and fail rates, the difference B − A in points, McNemar's
+exact test over the cases both models scored (of the cases whose verdicts differ, how many B
+passes, against Binomial(n, ½), two-sided — scipy.stats.binomtest's p), the Benjamini–Hochberg
+q-value over the tests, and the number of cases that flip. --format md adds each test's failing
+cases, the flips first; --format html writes the test report page with both models' columns and
+their cases side by side.`,
+		Example: `  beluga test compare sst2-bert sst2-distilbert
+  beluga test compare sst2-bert sst2-distilbert --format html -o compare.html`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var write func(io.Writer) error
+			switch format {
+			case "text", "md", "markdown":
+				r, _, err := report.ReadTestReport(args...)
+				if err != nil {
+					return err
+				}
+				write = map[bool]func(io.Writer) error{true: r.WriteText, false: r.WriteMarkdown}[format == "text"]
+			case "html":
+				src, err := explore.FromTestDirs(args...)
+				if err != nil {
+					return err
+				}
+				write = src.WriteHTML
+			default:
+				return fmt.Errorf("unknown --format %q (want text, md or html)", format)
+			}
+			if out == "" || out == "-" {
+				return write(cmd.OutOrStdout())
+			}
+			if err := atomicfile.Write(out, write); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.ErrOrStderr(), "wrote", out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "text (the table), md (with the failing cases, flips first) or html (the page)")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "file to write (default standard output)")
+	enumFlag(cmd, "format", "text", "md", "html")
+	return cmd
 }

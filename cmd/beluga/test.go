@@ -22,6 +22,7 @@ func init() {
 		sf                    scoreFlags
 		sampleN               int
 		sampleSeed            uint32
+		untrainedHead         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "test",
@@ -48,7 +49,10 @@ of its violation), predictions.jsonl (beluga predict's output in the model's own
 test.json (what was tested: model, suite, label match, sampling) and table.txt (the printed
 report). beluga failures OUT lists the failing cases; beluga report OUT (--format md|html) and
 beluga serve OUT read the folder again. A model that predicts nearly one class for every input
-is flagged. beluga eval scores predictions made elsewhere.
+is flagged, and a checkpoint without a trained classifier head (an encoder-only or masked-LM
+checkpoint such as bert-base-uncased, a head saved under another name or as integers) is
+refused, naming the missing tensors: its head would be drawn at random. beluga eval scores
+predictions made elsewhere.
 
 --n N --seed S scores, of every test, the cases CheckList's suite.run(n=N, seed=S) runs (numpy's
 draw, reproduced exactly): published CheckList fail rates were taken with n=500, seed=1, and
@@ -77,7 +81,7 @@ cases were scored.`,
 			r := hub.FromEnv()
 			r.Progress = cmd.ErrOrStderr()
 			rep, err := modeltest.Run(cmd.Context(), modeltest.Options{Model: model, Suite: suitePath, LabelMap: lm,
-				Score: opt, Sample: sample, BatchSize: batchSize, MaxLength: maxLength, Out: out, Resolver: r})
+				Score: opt, Sample: sample, AllowUntrainedHead: untrainedHead, BatchSize: batchSize, MaxLength: maxLength, Out: out, Resolver: r})
 			if err != nil {
 				return err
 			}
@@ -103,6 +107,7 @@ cases were scored.`,
 	fl.IntVar(&maxLength, "max-length", 128, "truncate encodings to this many tokens")
 	fl.IntVar(&sampleN, "n", 0, "score at most this many cases per test, drawn as CheckList's suite.run(n=N, seed=SEED) draws them (published CheckList numbers use n=500, seed=1)")
 	fl.Uint32Var(&sampleSeed, "seed", 1, "with --n, the seed of CheckList's draw (numpy's np.random.seed)")
+	fl.BoolVar(&untrainedHead, "allow-untrained-head", false, "test a checkpoint that lacks some of its classifier's parameters (initialised at random; refused otherwise)")
 	sf.bind(cmd)
 	for _, f := range []string{"model", "suite", "out"} {
 		cmd.MarkFlagRequired(f)

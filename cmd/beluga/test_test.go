@@ -320,3 +320,15 @@ func TestTestCompareMatchesScipy(t *testing.T) {
 		t.Errorf("the page's cases lack a model's column: %v", err)
 	}
 }
+
+// beluga -v test reports what it loaded: weights file, dtype, buffers,
+// tokenizer, maximum length and labels.
+func TestTestVerboseReportsTheLoad(t *testing.T) {
+	_, msg := testFolder(t, "-v")
+	for _, want := range []string{`msg="loaded model"`, "weights=pytorch_model.bin", "config_torch_dtype=float32", "buffers_checked=[bert.embeddings.position_ids]",
+		"tokenizer=*tokenize.WordPiece", "max_length=128", `labels="[POSITIVE NEGATIVE]"`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("-v output lacks %s:\n%s", want, msg)
+		}
+	}
+}

@@ -19,9 +19,8 @@ type Float = backend.Float
 
 // gemm computes C = alpha·op(A)·op(B) + beta·C for row-major A (m×k after
 // op), B (k×n after op) and C (m×n) with the given leading strides, on all
-// cores: float32 products run on the compute backend in the model's
-// precision pr (Precision: bf16 products for a bf16 model); float64 ones (the
-// gradient checks) on the BLAS, where it is single-threaded (splitGemm) a
+// cores: float32 products run on be, the model's backend (backend.BF16 of
+// it for a bf16 model); float64 ones (the gradient checks) on the BLAS, where it is single-threaded (splitGemm) a
 // large product split by rows of C across goroutines.
 func gemm[T Float](be backend.Backend, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if a32, ok := any(a).([]float32); ok {

@@ -112,3 +112,38 @@ func TestDependentRunChecksTheBaselineModel(t *testing.T) {
 		t.Errorf("a run started from a baseline whose model was overwritten: %v\n%s", err, out)
 	}
 }
+
+// A run directory moved elsewhere and linked back is one of the store's
+// runs for verify as for status: both count it, and verify checks it.
+func TestVerifyFollowsLinkedRunDirectories(t *testing.T) {
+	spec := identityDir(t)
+	mustRun(t, "run", spec)
+	store := filepath.Join(filepath.Dir(spec), "store")
+	results, _ := filepath.Glob(filepath.Join(store, "*", experiments.ResultFile))
+	if len(results) != 5 {
+		t.Fatalf("%d results, want 5", len(results))
+	}
+	run := filepath.Dir(results[0])
+	moved := filepath.Join(t.TempDir(), filepath.Base(run))
+	if err := os.Rename(run, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(moved, run); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustRun(t, "status", store); !strings.Contains(out, "5 done") {
+		t.Errorf("status of a store with a linked run:\n%s", out)
+	}
+	if out := mustRun(t, "verify", store); !strings.Contains(out, "5 finished runs checked, 0 damaged") {
+		t.Errorf("verify of a store with a linked run:\n%s", out)
+	}
+	model := filepath.Join(moved, "train", "model", "model.safetensors")
+	b := readFile(t, model)
+	b[len(b)-1] ^= 1
+	if err := os.WriteFile(model, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := execute(t, "verify", store); err == nil || !strings.Contains(out, filepath.Base(run)+"\tdamaged") {
+		t.Errorf("verify after the linked run's model was edited: %v\n%s", err, out)
+	}
+}

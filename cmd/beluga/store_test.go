@@ -147,3 +147,45 @@ func TestVerifyFollowsLinkedRunDirectories(t *testing.T) {
 		t.Errorf("verify after the linked run's model was edited: %v\n%s", err, out)
 	}
 }
+
+// The case-level views read a finished run's cases.jsonl only as the run
+// wrote it: verdicts flipped since (same size) are an error naming the
+// file — for failures, by run directory, run ID or case file, and for the
+// HTML report — not "0 of 10 failed".
+func TestCaseViewsCheckCasesAgainstDone(t *testing.T) {
+	spec := identityDir(t)
+	mustRun(t, "run", spec)
+	store := filepath.Join(filepath.Dir(spec), "store")
+	cases, _ := filepath.Glob(filepath.Join(store, "*", filepath.FromSlash(experiments.CasesFile)))
+	var path string
+	for _, c := range cases {
+		if bytes.Contains(readFile(t, c), []byte(`"verdict":"fail"`)) {
+			path = c
+			break
+		}
+	}
+	if path == "" {
+		t.Fatal("no run with a failing case")
+	}
+	run := filepath.Dir(filepath.Dir(path))
+	mustRun(t, "failures", run)
+	if out := mustRun(t, "report", spec, "--format", "html", "-o", filepath.Join(t.TempDir(), "r.html")); !strings.Contains(out, "wrote") {
+		t.Fatalf("report --format html:\n%s", out)
+	}
+	b := readFile(t, path)
+	flipped := bytes.ReplaceAll(b, []byte(`"verdict":"fail"`), []byte(`"verdict":"pass"`))
+	if err := os.WriteFile(path, flipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"failures", run},
+		{"failures", path},
+		{"failures", filepath.Base(run), "--store", store},
+		{"report", spec, "--format", "html", "-o", filepath.Join(t.TempDir(), "r.html")},
+	} {
+		out, err := execute(t, args...)
+		if err == nil || !strings.Contains(err.Error(), "cases.jsonl is not what the run's done recorded") {
+			t.Errorf("beluga %s after verdicts were flipped: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}

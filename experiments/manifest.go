@@ -1,8 +1,6 @@
 package experiments
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -188,31 +186,6 @@ func VerifyPart(dir, rel string, digests *Digests) error {
 		}
 	}
 	return nil
-}
-
-// ReadVerified returns the content of the file rel (slash-separated) of a
-// finished run's directory, checked against the run's done marker: the
-// case-level views read cases.jsonl through it, so that a file edited
-// since the run finished (verdicts flipped) is an error, not a table.
-func ReadVerified(dir, rel string) ([]byte, error) {
-	m, err := readManifest(dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	path := filepath.Join(dir, filepath.FromSlash(rel))
-	want, ok := m.Files[rel]
-	if !ok {
-		return nil, fmt.Errorf("%s is not one of the files the run's %s vouches for", path, DoneFile)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	h := sha256.Sum256(b)
-	if sum := hex.EncodeToString(h[:]); int64(len(b)) != want.Size || sum != want.SHA256 {
-		return nil, fmt.Errorf("%s is not what the run's %s recorded (%d bytes, sha256 %.12s…; recorded %d bytes, %.12s…): edited or damaged since the run finished (beluga verify lists such runs; beluga run redoes them)", path, DoneFile, len(b), sum, want.Size, want.SHA256)
-	}
-	return b, nil
 }
 
 // Verify checks the content of every file of every run of ids that holds

@@ -57,7 +57,7 @@ const InvarianceTol = 1e-5
 // models/testdata: a random tiny checkpoint of each registered family.
 var Fixtures = []string{
 	"families/bert", "families/electra", "families/roberta", "families/xlm-roberta",
-	"families/distilbert", "deberta-v2", "modernbert/tiny",
+	"families/distilbert", "deberta-v2", "modernbert/tiny", "decoders/gpt2", "decoders/llama", "decoders/qwen2",
 }
 
 // Run checks b against the reference backend; testdata is the path of

@@ -10,7 +10,15 @@ import (
 
 // refCalibration is testdata/calibration.json, written by
 // gen_calibration.py with sklearn's calibration_curve and numpy.
-type refCalibration []struct {
+type refCalibration struct {
+	Fixtures []refCalibrationFixture
+	Wilson   []struct {
+		K, N   int
+		Lo, Hi float64
+	}
+}
+
+type refCalibrationFixture struct {
 	Name   string
 	Probs  [][]float64
 	Pred   []int
@@ -49,7 +57,7 @@ func TestCalibrationMatchesSklearn(t *testing.T) {
 		t.Fatal(err)
 	}
 	worst := 0.0
-	for _, f := range ref {
+	for _, f := range ref.Fixtures {
 		preds := make([]Prediction, len(f.Probs))
 		for i, p := range f.Probs {
 			preds[i] = Prediction{Class: f.Pred[i], Probs: p}
@@ -108,6 +116,12 @@ func TestCalibrationMatchesSklearn(t *testing.T) {
 		}
 	}
 	t.Logf("largest difference from sklearn/numpy: %g", worst)
+	for _, w := range ref.Wilson {
+		lo, hi := Wilson(w.K, w.N, 1.959963984540054)
+		if math.Abs(lo-w.Lo) > 1e-12 || math.Abs(hi-w.Hi) > 1e-12 {
+			t.Errorf("Wilson(%d, %d) = [%v, %v], scipy [%v, %v]", w.K, w.N, lo, hi, w.Lo, w.Hi)
+		}
+	}
 }
 
 // TestCalibrationByHand checks the measures on cases small enough to work
@@ -158,5 +172,36 @@ func TestCalibrationByHand(t *testing.T) {
 	}
 	if _, err := ParseBinning("sideways"); err == nil {
 		t.Error("ParseBinning accepted an unknown binning")
+	}
+}
+
+// TestCalibrateInputs reads labelled lines as train writes them: unlabelled
+// inputs (INV, DIR) are left out, rightness is by label name, and the Brier
+// score needs every gold label's class, known only from the predictions.
+func TestCalibrateInputs(t *testing.T) {
+	zero, one := 0, 1
+	ins := []CaseInput{
+		{Label: "pos", Pred: "pos", PredClass: &one, Probs: []float64{0.2, 0.8}},
+		{Label: "neg", Pred: "neg", PredClass: &zero, Probs: []float64{0.6, 0.4}},
+		{Label: "", Pred: "neg", PredClass: &zero, Probs: []float64{0.9, 0.1}}, // an INV input
+		{Label: "neg", Pred: "pos", PredClass: &one, Probs: []float64{0.3, 0.7}},
+	}
+	c, err := CalibrateInputs(ins, 10, EqualWidth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBrier := (2*0.04 + 2*0.16 + 2*0.49) / 3
+	// Bins: 0.6 (right) alone, 0.7 (wrong) alone, 0.8 (right) alone.
+	wantECE := (0.4 + 0.7 + 0.2) / 3
+	if c.N != 3 || math.Abs(c.Brier-wantBrier) > 1e-15 || math.Abs(c.ECE-wantECE) > 1e-15 {
+		t.Errorf("N %d ECE %v Brier %v, want 3 %v %v", c.N, c.ECE, c.Brier, wantECE, wantBrier)
+	}
+	// "neutral" is never predicted: its class is unknown, so no Brier score.
+	c, err = CalibrateInputs(append(ins, CaseInput{Label: "neutral", Pred: "pos", PredClass: &one, Probs: []float64{0.1, 0.9}}), 10, EqualWidth)
+	if err != nil || c.N != 4 || !math.IsNaN(c.Brier) {
+		t.Errorf("unknown gold class: N %d Brier %v (%v)", c.N, c.Brier, err)
+	}
+	if _, err := CalibrateInputs(ins[2:3], 10, EqualWidth); err == nil {
+		t.Error("no labelled input measured")
 	}
 }

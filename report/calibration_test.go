@@ -271,3 +271,46 @@ func TestCalibrationLines(t *testing.T) {
 		t.Errorf("markdown:\n%s", md.String())
 	}
 }
+
+// TestTestCalibration builds the test report's calibration section from
+// case verdicts: per test on the labelled inputs, the worst test with its
+// Wilson interval, the figure as SVG; its JSON holds no NaN; and a model
+// without labels or probabilities gets no section.
+func TestTestCalibration(t *testing.T) {
+	one, zero := 1, 0
+	in := func(label string, k int, p float64) metrics.CaseInput {
+		names := []string{"neg", "pos"}
+		probs := []float64{1 - p, p}
+		return metrics.CaseInput{Label: label, Pred: names[k], PredClass: &k, Probs: probs}
+	}
+	cases := []metrics.CaseVerdict{
+		{Functionality: "f", Verdict: metrics.Pass, Inputs: []metrics.CaseInput{in("pos", one, 0.9)}},
+		{Functionality: "f", Verdict: metrics.Fail, Inputs: []metrics.CaseInput{in("neg", one, 0.8)}},
+		{Functionality: "g", Verdict: metrics.Fail, Inputs: []metrics.CaseInput{in("", zero, 0.3), in("", one, 0.6)}},
+		{Functionality: "g", Verdict: metrics.Filtered, Inputs: []metrics.CaseInput{in("", zero, 0.3)}},
+	}
+	c, err := NewTestCalibration("m", cases, nil)
+	if err != nil || c == nil {
+		t.Fatal(c, err)
+	}
+	if len(c.Tests) != 2 || c.Tests[1].Functionality != "f" || c.Passing != 1 || c.Failing != 2 || !strings.HasPrefix(c.SVG, "<?xml") {
+		t.Errorf("section %+v", c)
+	}
+	lo, hi := metrics.Wilson(0, 1, z95)
+	if w := c.Worst; w.Name != "g" || w.Rate != 0 || w.Scored != 1 || w.Lo != 100*lo || w.Hi != 100*hi {
+		t.Errorf("worst test %+v", w)
+	}
+	var b bytes.Buffer
+	if err := c.WriteMarkdown(&b, true); err != nil || !strings.Contains(b.String(), "Worst test: g, pass rate 0.0% (0 of 1 cases") {
+		t.Errorf("markdown (%v):\n%s", err, b.String())
+	}
+	if _, err := json.Marshal(c); err != nil {
+		t.Error(err)
+	}
+	if _, err := json.Marshal(WorstGroup{Rate: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}); err != nil {
+		t.Error(err)
+	}
+	if c, err := NewTestCalibration("m", []metrics.CaseVerdict{{Functionality: "f", Verdict: metrics.Pass}}, nil); c != nil || err != nil {
+		t.Errorf("no probabilities: section %+v (%v)", c, err)
+	}
+}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -137,21 +138,51 @@ func CalibrationLines(store *experiments.Store, runs []experiments.Run, bins int
 				return nil, fmt.Errorf("calibration: %s %s %s: %w", l.Task, l.Configuration, l.Score, err)
 			}
 		}
-		l.Worst = WorstGroup{Rate: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
-		for _, g := range a.groups {
-			c := a.counts[g]
-			if c[1] == 0 {
-				continue
-			}
-			rate := 100 * float64(c[0]) / float64(c[1])
-			if math.IsNaN(l.Worst.Rate) || rate < l.Worst.Rate {
-				lo, hi := metrics.Wilson(c[0], c[1], 1.959963984540054)
-				l.Worst = WorstGroup{Name: g, Passed: c[0], Scored: c[1], Rate: rate, Lo: 100 * lo, Hi: 100 * hi}
-			}
-		}
+		l.Worst = worstGroup(a.groups, a.counts)
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// z95 is the normal quantile of a two-sided 95 % interval.
+const z95 = 1.959963984540054
+
+// worstGroup is the group, of groups in order, with the lowest pass rate
+// among those with a scored case (the first of equals), with its Wilson
+// interval; counts are each group's passed and scored cases.
+func worstGroup(groups []string, counts map[string][2]int) WorstGroup {
+	w := WorstGroup{Rate: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+	for _, g := range groups {
+		c := counts[g]
+		if c[1] == 0 {
+			continue
+		}
+		rate := 100 * float64(c[0]) / float64(c[1])
+		if math.IsNaN(w.Rate) || rate < w.Rate {
+			lo, hi := metrics.Wilson(c[0], c[1], z95)
+			w = WorstGroup{Name: g, Passed: c[0], Scored: c[1], Rate: rate, Lo: 100 * lo, Hi: 100 * hi}
+		}
+	}
+	return w
+}
+
+// MarshalJSON writes the group with a rate and interval of null when it
+// has none (NaN, which JSON cannot hold).
+func (w WorstGroup) MarshalJSON() ([]byte, error) {
+	num := func(v float64) *float64 {
+		if math.IsNaN(v) {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(struct {
+		Name   string   `json:"name"`
+		Passed int      `json:"passed"`
+		Scored int      `json:"scored"`
+		Rate   *float64 `json:"pass_rate"`
+		Lo     *float64 `json:"lo"`
+		Hi     *float64 `json:"hi"`
+	}{w.Name, w.Passed, w.Scored, num(w.Rate), num(w.Lo), num(w.Hi)})
 }
 
 func hasLabelled(ins []metrics.CaseInput) bool {

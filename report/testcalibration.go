@@ -26,6 +26,9 @@ type TestCalibration struct {
 	// histogram shows.
 	Passing int `json:"passing"`
 	Failing int `json:"failing"`
+	// Worst is the test with the lowest pass rate, with its 95 % Wilson
+	// interval: the worst group, as WILDS-style reports give it.
+	Worst WorstGroup `json:"worst"`
 	// SVG is the figure, drawn at paper width, for the page.
 	SVG string `json:"svg,omitempty"`
 }
@@ -44,13 +47,34 @@ func NewTestCalibration(model string, cases []metrics.CaseVerdict, data *metrics
 	if len(tests) == 0 && len(pass)+len(fail) == 0 && data == nil {
 		return nil, nil
 	}
-	c := &TestCalibration{Model: model, Data: data, Tests: tests, Passing: len(pass), Failing: len(fail)}
+	c := &TestCalibration{Model: model, Data: data, Tests: tests, Passing: len(pass), Failing: len(fail), Worst: worstTest(cases)}
 	var b bytes.Buffer
 	if err := WriteCalibrationPlot(&b, "svg", c.figure(pass, fail), HeatmapOptions{}); err != nil {
 		return nil, fmt.Errorf("calibration of %s: %w", model, err)
 	}
 	c.SVG = b.String()
 	return c, nil
+}
+
+// worstTest is the test whose scored cases pass least often.
+func worstTest(cases []metrics.CaseVerdict) WorstGroup {
+	var names []string
+	counts := map[string][2]int{}
+	for _, c := range cases {
+		n, ok := counts[c.Functionality]
+		if !ok {
+			names = append(names, c.Functionality)
+		}
+		switch c.Verdict {
+		case metrics.Pass:
+			n[0]++
+			n[1]++
+		case metrics.Fail:
+			n[1]++
+		}
+		counts[c.Functionality] = n
+	}
+	return worstGroup(names, counts)
 }
 
 // WriteCalibrationFigure writes the section's figure to path (.png, .svg
@@ -110,6 +134,9 @@ func (c *TestCalibration) WriteMarkdown(w io.Writer, md bool) error {
 			fmt.Fprintf(&b, "| %s | %s | %d | %.1f%% | %.1f%% | %.3f | %s |\n", mdEscape(f.Functionality), mdEscape(f.Class), k.N, 100*k.Accuracy, 100*k.Confidence, k.ECE, brier)
 		}
 		fmt.Fprintf(&b, "\nECE over %d equal-width bins of the predicted class's probability; Brier: the multi-class Brier score (0 best, 2 worst). INV and DIR tests have no labels and are measured by their fail rates only.\n\n", metrics.DefaultBins)
+	}
+	if w := c.Worst; w.Scored > 0 {
+		fmt.Fprintf(&b, "Worst test: %s, pass rate %.1f%% (%d of %d cases; 95%% Wilson interval [%.1f, %.1f]).\n\n", w.Name, w.Rate, w.Passed, w.Scored, w.Lo, w.Hi)
 	}
 	if c.Passing+c.Failing > 0 {
 		fmt.Fprintf(&b, "The confidence histogram shows the %d passing and %d failing cases (each case's first input: the original of an INV or DIR case); failures made with high confidence are the over-confident ones.\n\n", c.Passing, c.Failing)

@@ -277,15 +277,36 @@ func Calibrate(preds []Prediction, gold []int, bins int, b Binning) (Calibration
 // NaN when some gold label is never predicted. n is the number of inputs
 // used; none is an error.
 func CalibrateInputs(ins []CaseInput, bins int, b Binning) (c Calibration, err error) {
+	return calibrateInputs(ins, classesOf(ins), bins, b)
+}
+
+// classesOf maps the label names the lines predict to their classes.
+func classesOf(ins []CaseInput) map[string]int {
+	class := map[string]int{}
+	for _, in := range ins {
+		if in.PredClass != nil {
+			class[in.Pred] = *in.PredClass
+		}
+	}
+	return class
+}
+
+// labelled reports whether a line can be measured: a gold label, and a
+// predicted class among its probabilities.
+func labelled(in CaseInput) bool {
+	return in.Label != "" && in.PredClass != nil && *in.PredClass >= 0 && *in.PredClass < len(in.Probs)
+}
+
+// calibrateInputs is CalibrateInputs with the classes of the label names
+// given (learnt from a larger set of lines than those measured).
+func calibrateInputs(ins []CaseInput, class map[string]int, bins int, b Binning) (c Calibration, err error) {
 	var conf []float64
 	var correct []bool
-	class := map[string]int{}
 	var used []CaseInput
 	for _, in := range ins {
-		if in.Label == "" || in.PredClass == nil || *in.PredClass < 0 || *in.PredClass >= len(in.Probs) {
+		if !labelled(in) {
 			continue
 		}
-		class[in.Pred] = *in.PredClass
 		conf = append(conf, in.Probs[*in.PredClass])
 		correct = append(correct, in.Pred == in.Label)
 		used = append(used, in)

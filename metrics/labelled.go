@@ -62,14 +62,15 @@ type FunctionalityCalibration struct {
 func (r *Result) Calibrations(bins int, b Binning) ([]FunctionalityCalibration, error) {
 	by := map[string][]CaseInput{}
 	var order, classes []string
-	var all []CaseInput
+	var all, every []CaseInput
 	for _, c := range r.Cases {
 		if _, ok := by[c.Functionality]; !ok {
 			order, classes = append(order, c.Functionality), append(classes, c.Class)
 			by[c.Functionality] = nil
 		}
+		every = append(every, c.Inputs...)
 		for _, in := range c.Inputs {
-			if in.Label != "" && in.PredClass != nil && len(in.Probs) > 0 {
+			if labelled(in) {
 				by[c.Functionality] = append(by[c.Functionality], in)
 				all = append(all, in)
 			}
@@ -78,8 +79,11 @@ func (r *Result) Calibrations(bins int, b Binning) ([]FunctionalityCalibration, 
 	if len(all) == 0 {
 		return nil, nil
 	}
+	// A test's gold label may be one its inputs never get predicted (a
+	// neutral test): the classes come from every prediction of the suite.
+	known := classesOf(every)
 	one := func(name, class string, ins []CaseInput) (FunctionalityCalibration, error) {
-		c, err := CalibrateInputs(ins, bins, b)
+		c, err := calibrateInputs(ins, known, bins, b)
 		if err != nil {
 			return FunctionalityCalibration{}, fmt.Errorf("functionality %s: %w", name, err)
 		}

@@ -3,6 +3,7 @@ package metrics
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -83,5 +84,23 @@ func TestResultCalibrations(t *testing.T) {
 	// Passing: f/0 (0.8), h/0 (0.6, its original); failing: f/1 (0.7), g/0 (0.9).
 	if len(pass) != 2 || pass[0] != 0.8 || pass[1] != 0.6 || len(fail) != 2 || fail[0] != 0.7 || fail[1] != 0.9 {
 		t.Errorf("passing %v failing %v", pass, fail)
+	}
+}
+
+// TestCalibrationsLearnClassesFromTheSuite: a test whose gold label its
+// own inputs are never predicted as still gets a Brier score, the class
+// coming from another test's predictions.
+func TestCalibrationsLearnClassesFromTheSuite(t *testing.T) {
+	zero, one := 0, 1
+	res := &Result{Cases: []CaseVerdict{
+		{Functionality: "neutral test", Verdict: Fail, Inputs: []CaseInput{{Label: "neutral", Pred: "pos", PredClass: &one, Probs: []float64{0.2, 0.8}}}},
+		{Functionality: "other", Verdict: Pass, Inputs: []CaseInput{{Label: "neutral", Pred: "neutral", PredClass: &zero, Probs: []float64{0.7, 0.3}}}},
+	}}
+	cs, err := res.Calibrations(10, EqualWidth)
+	if err != nil || len(cs) != 3 {
+		t.Fatal(cs, err)
+	}
+	if b := cs[1].Calibration.Brier; cs[1].Functionality != "neutral test" || !(math.Abs(b-(0.64+0.64)) <= 1e-12) {
+		t.Errorf("%s: Brier %v, want 1.28", cs[1].Functionality, b)
 	}
 }

@@ -83,48 +83,71 @@ func (s Split) sizes(n int) (dev, test int) {
 }
 
 // Indices splits the rows of labels (one class a row) into train, dev and
-// test, each in file order, with the declared sizes: Stratify.
+// test, each in file order, with the declared sizes. It is stratified:
+// each class's share of test is apportioned by largest remainder, then its
+// share of dev from what test left (the quotas these splits have had
+// since they were introduced, so that a run's rows stay its rows), and
+// the rows drawn as Stratify draws them.
 func (s Split) Indices(labels []int) (train, dev, test []int, err error) {
 	n := len(labels)
 	if err := s.Validate("split", n); err != nil {
 		return nil, nil, nil, err
 	}
 	nDev, nTest := s.sizes(n)
-	train, dev, test = Stratify(labels, nDev, nTest, s.SeedOrDefault())
+	sizes := strataSizes(labels)
+	testQ := apportion(nTest, sizes)
+	rest := make([]int, len(sizes))
+	for i := range sizes {
+		rest[i] = sizes[i] - testQ[i]
+	}
+	devQ := apportion(nDev, rest)
+	q := make([][]int, len(sizes))
+	for i := range q {
+		q[i] = []int{testQ[i], devQ[i]}
+	}
+	train, dev, test = draw(labels, q, s.SeedOrDefault())
 	return train, dev, test, nil
 }
 
-// Stratify splits the items of strata (one stratum an item: a class, or a
-// value of a suite's metadata column) into train, dev and test parts of
+// Stratify splits the items of strata (one stratum an item: a value of a
+// suite's metadata column, or a class) into train, dev and test parts of
 // nDev and nTest items, each part in item order. Each stratum is split in
-// the whole's proportions, its share of a part apportioned by largest
-// remainder, so that the parts have exactly the given sizes and each
-// stratum's count in a part is within one item of its exact share. Each
-// stratum's items, in order, are shuffled with one permutation of numpy's
-// default_rng(seed) stream, drawn stratum after stratum in stratum order;
-// a shuffled stratum gives its first items to test, the next to dev. It is
-// the one stratified draw of i.i.d. splits (Split.Indices) and of suite
-// splits stratified by a metadata column (splits.AssignStratified).
+// the whole's proportions with a controlled rounding (quotas): every
+// stratum's count in every part is within one item of its exact share,
+// and the parts have exactly the given sizes. The items are drawn as
+// Indices draws its rows: each stratum's items, in order, shuffled with
+// one permutation of numpy's default_rng(seed) stream, stratum after
+// stratum; a shuffled stratum gives its first items to test, the next to
+// dev. splits.AssignStratified splits each functionality of a suite so.
 func Stratify(strata []int, nDev, nTest int, seed uint32) (train, dev, test []int) {
+	sizes := strataSizes(strata)
+	return draw(strata, quotas(sizes, []int{nTest, nDev, len(strata) - nTest - nDev}), seed)
+}
+
+// strataSizes returns each stratum's size, in stratum order.
+func strataSizes(strata []int) []int {
 	classes, byClass := classRows(strata)
 	sizes := make([]int, len(classes))
 	for i, c := range classes {
 		sizes[i] = len(byClass[c])
 	}
-	q := quotas(sizes, []int{nTest, nDev, len(strata) - nTest - nDev})
-	testQ, devQ := make([]int, len(classes)), make([]int, len(classes))
-	for i := range q {
-		testQ[i], devQ[i] = q[i][0], q[i][1]
-	}
+	return sizes
+}
+
+// draw gives each stratum's quota q[i] = {test, dev} of its items, drawn
+// with one permutation of default_rng(seed) per stratum in stratum order;
+// the rest go to train. Each part is returned in item order.
+func draw(strata []int, q [][]int, seed uint32) (train, dev, test []int) {
+	classes, byClass := classRows(strata)
 	gen := nprand.NewGenerator(seed)
 	for i, c := range classes {
 		rows := byClass[c]
 		perm := nprand.Permutation(gen, len(rows))
 		for k, p := range perm {
 			switch {
-			case k < testQ[i]:
+			case k < q[i][0]:
 				test = append(test, rows[p])
-			case k < testQ[i]+devQ[i]:
+			case k < q[i][0]+q[i][1]:
 				dev = append(dev, rows[p])
 			default:
 				train = append(train, rows[p])

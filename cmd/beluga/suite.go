@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/beluga-nlp/beluga/internal/csvcell"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
@@ -247,7 +247,7 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(st)
 	case "csv":
-		cw := csv.NewWriter(w)
+		cw := csvcell.NewWriter(w)
 		head := []string{"class", "functionality", "type", "cases", "inputs"}
 		if hasSplits {
 			for _, sp := range splitOrder {

@@ -114,7 +114,7 @@ func FuzzDecodeSafetensors(f *testing.F) {
 	b, _ := os.ReadFile(path)
 	f.Add(b)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		st, err := decodeSafetensors(data)
+		st, err := decodeSafetensors(data, limits{})
 		if err != nil {
 			return
 		}

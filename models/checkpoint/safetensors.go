@@ -24,19 +24,21 @@ const maxHeader = 100 << 20
 // ReadSafetensors reads every tensor of a safetensors file: floating-point
 // ones (F64, F32, F16, BF16) as float32 Weights, integer and boolean ones
 // (I64, I32, I16, I8, U8, BOOL) as Buffers.
-func ReadSafetensors(path string) (*State, error) {
+func ReadSafetensors(path string) (*State, error) { return readSafetensors(path, limits{}) }
+
+func readSafetensors(path string, lim limits) (*State, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("safetensors %s: %w", path, err)
 	}
-	st, err := decodeSafetensors(b)
+	st, err := decodeSafetensors(b, lim)
 	if err != nil {
 		return nil, fmt.Errorf("safetensors %s: %w", path, err)
 	}
 	return st, nil
 }
 
-func decodeSafetensors(b []byte) (*State, error) {
+func decodeSafetensors(b []byte, lim limits) (*State, error) {
 	if len(b) < 8 {
 		return nil, fmt.Errorf("truncated: %d bytes", len(b))
 	}

@@ -203,3 +203,58 @@ func TestHostileCheckpoints(t *testing.T) {
 		}
 	})
 }
+
+// safetensorsFile is a safetensors file of the given header (JSON) and
+// data bytes.
+func safetensorsFile(header string, data []byte) []byte {
+	b := binary.LittleEndian.AppendUint64(nil, uint64(len(header)))
+	return append(append(b, header...), data...)
+}
+
+// TestHostileSafetensors: overlapping offsets (5,000 names viewing one
+// 16 MB region), a name given twice and trailing bytes are refused, as
+// the reference implementation refuses them, under ulimit -v.
+func TestHostileSafetensors(t *testing.T) {
+	memlimittest.Run(t, func(t *testing.T) {
+		const region = 16 << 20
+		var views strings.Builder
+		views.WriteString("{")
+		for i := 0; i < 5000; i++ {
+			if i > 0 {
+				views.WriteString(",")
+			}
+			fmt.Fprintf(&views, `"layer.%d.weight":{"dtype":"F32","shape":[%d],"data_offsets":[0,%d]}`, i, region/4, region)
+		}
+		views.WriteString("}")
+		two := make([]byte, 16)
+		tests := []struct {
+			name string
+			file []byte
+			want string
+		}{
+			{"5,000 views of one 16 MB region", safetensorsFile(views.String(), make([]byte, region)),
+				"data offsets [0 16777216]: the tensors' offsets must tile the data without gaps or overlaps (the previous tensor ends at 16777216)"},
+			{"a name given twice", safetensorsFile(`{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"w":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}}`, two),
+				`header: "w" appears twice`},
+			{"trailing bytes", safetensorsFile(`{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`, two),
+				"8 bytes after the last tensor's data (the tensors end at 8 of 16 data bytes)"},
+			{"a gap", safetensorsFile(`{"w":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}}`, two),
+				`tensor "w": data offsets [8 16]: the tensors' offsets must tile the data`},
+			{"__metadata__ not strings", safetensorsFile(`{"__metadata__":{"a":1},"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}`, two),
+				"__metadata__ is not a map of strings"},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				p := filepath.Join(t.TempDir(), "model.safetensors")
+				if err := os.WriteFile(p, tc.file, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				_, err := ReadSafetensors(p)
+				if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
+					t.Fatalf("error %v, want it to name the file and say %q", err, tc.want)
+				}
+				t.Logf("refused: %v", err)
+			})
+		}
+	})
+}

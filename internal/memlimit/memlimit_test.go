@@ -4,17 +4,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/beluga-nlp/beluga/internal/hostiletest"
 	"github.com/beluga-nlp/beluga/internal/memlimit"
-	"github.com/beluga-nlp/beluga/internal/memlimit/memlimittest"
 )
 
 // TestAddressSpaceLimit: under ulimit -v the limit is what is left of the
 // address space, so that checks refuse what would crash the process.
 func TestAddressSpaceLimit(t *testing.T) {
-	memlimittest.Run(t, func(t *testing.T) {
+	hostiletest.Run(t, func(t *testing.T) {
 		limit, source := memlimit.Limit()
-		if !strings.Contains(source, "ulimit -v") || limit == 0 || limit >= memlimittest.AddressSpace {
-			t.Fatalf("limit %d from %q, want under %d from ulimit -v", limit, source, memlimittest.AddressSpace)
+		if !strings.Contains(source, "ulimit -v") || limit == 0 || limit >= hostiletest.AddressSpace {
+			t.Fatalf("limit %d from %q, want under %d from ulimit -v", limit, source, hostiletest.AddressSpace)
 		}
 		err := memlimit.Check("a test's 4 GiB", 4<<30)
 		if err == nil || !strings.Contains(err.Error(), "a test's 4 GiB would take about 4.0 GiB, more than the") {

@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"archive/zip"
 	"bytes"
-	"compress/flate"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -11,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/beluga-nlp/beluga/internal/memlimit/memlimittest"
+	"github.com/beluga-nlp/beluga/internal/hostiletest"
 )
 
 // Hostile checkpoints are made by the generators below at test time (a few
 // megabytes each, never stored): each describes gigabytes that a reader
 // allocating what it is told would try to allocate. TestHostileCheckpoints
-// reads them in a child process under ulimit -v (memlimittest): they must
+// reads them in a child process under ulimit -v (hostiletest): they must
 // be refused with a clear error, not crash it.
 
 // pickleWriter writes the opcodes of a state-dict pickle.
@@ -123,42 +122,17 @@ func writeZip(t *testing.T, dir string, members ...zipMember) string {
 	return p
 }
 
-// deflatedZeros is a raw deflate stream of n MiB of zeros, made without
-// compressing them: a sync-flushed first MiB, then the next MiB's blocks
-// (which only copy from the zeros before them) repeated, then an empty
-// final block. About 1 KiB per MiB: the 1,032:1 that deflate reaches.
-func deflatedZeros(t *testing.T, n int) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	w, err := flate.NewWriter(&buf, flate.BestCompression)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mib := make([]byte, 1<<20)
-	w.Write(mib)
-	w.Flush()
-	head := buf.Len()
-	w.Write(mib)
-	w.Flush()
-	out := append([]byte(nil), buf.Bytes()...)
-	rep := out[head:]
-	for i := 2; i < n; i++ {
-		out = append(out, rep...)
-	}
-	return append(out, 0x03, 0x00) // final fixed-Huffman block, empty
-}
-
 // tinyConfig is a config.json of a model of some 4,000 parameters.
 const tinyConfig = `{"model_type": "bert", "vocab_size": 100, "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 32, "max_position_embeddings": 16, "type_vocab_size": 2}`
 
 func TestHostileCheckpoints(t *testing.T) {
-	memlimittest.Run(t, func(t *testing.T) {
+	hostiletest.Run(t, func(t *testing.T) {
 		const numel = 4 << 20 // 16 MiB of float32
-		zeros16 := deflatedZeros(t, 16)
+		zeros16 := hostiletest.DeflatedZeros(nil, 16)
 		storage := zipMember{name: "archive/data/0", data: zeros16, deflated: true, size: 16 << 20}
 		// 4 GiB of zeros in 4.1 MB: the member's declared size passes the
 		// deflate-ratio check of a 4.2 MB file.
-		bomb := zipMember{name: "archive/data/0", data: deflatedZeros(t, 4096), deflated: true, size: 4 << 30}
+		bomb := zipMember{name: "archive/data/0", data: hostiletest.DeflatedZeros(nil, 4096), deflated: true, size: 4 << 30}
 		padding := zipMember{name: "archive/extra/padding", data: make([]byte, 200<<10)}
 		var p pickleWriter
 		p.WriteString("\x80\x02}(")
@@ -215,7 +189,7 @@ func safetensorsFile(header string, data []byte) []byte {
 // 16 MB region), a name given twice and trailing bytes are refused, as
 // the reference implementation refuses them, under ulimit -v.
 func TestHostileSafetensors(t *testing.T) {
-	memlimittest.Run(t, func(t *testing.T) {
+	hostiletest.Run(t, func(t *testing.T) {
 		const region = 16 << 20
 		var views strings.Builder
 		views.WriteString("{")

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/beluga-nlp/beluga/internal/memlimit/memlimittest"
+	"github.com/beluga-nlp/beluga/internal/hostiletest"
 )
 
 // hostileID is a tokenizer.json whose model's vocabulary gives a token an
@@ -50,10 +50,10 @@ func hostileIDs() []hostileID {
 	return out
 }
 
-// TestHostileTokenizerIDs reads each file under ulimit -v (memlimittest)
+// TestHostileTokenizerIDs reads each file under ulimit -v (hostiletest)
 // with every reader that takes it: refused, naming the token.
 func TestHostileTokenizerIDs(t *testing.T) {
-	memlimittest.Run(t, func(t *testing.T) {
+	hostiletest.Run(t, func(t *testing.T) {
 		for _, tc := range hostileIDs() {
 			t.Run(tc.name, func(t *testing.T) {
 				p := filepath.Join(t.TempDir(), "tokenizer.json")

@@ -144,6 +144,12 @@ type Family struct {
 	// name starts with Prefix + ".", and a bare encoder's state dict (saved
 	// without it) gains it on loading.
 	Prefix string
+	// CausalLM is the HuggingFace class of a decoder family's language
+	// model (GPT2LMHeadModel, LlamaForCausalLM), which NewCausalLM builds
+	// and scores with; empty for an encoder family. A decoder family's
+	// NewEncoder returns an encoder of causal attention that can continue
+	// a cached prefix (decoder.go).
+	CausalLM string
 	// Classifier and Span are the HuggingFace classes the classifier and
 	// the span model are saved as (config.json's architectures); Span is
 	// empty when HuggingFace has no question-answering model.
@@ -188,7 +194,7 @@ func Register(f Family) {
 		panic(fmt.Sprintf("models.Register: family %q registered twice", f.ModelType))
 	}
 	families[f.ModelType] = &f
-	if f.Config.Keys != nil || f.Config.Defaults != nil || f.Config.Omit != nil || f.Config.Validate != nil {
+	if f.Config.Keys != nil || f.Config.Defaults != nil || f.Config.Omit != nil || f.Config.Validate != nil || f.Config.Derive != nil {
 		checkpoint.RegisterConfig(f.ModelType, f.Config)
 	}
 }
@@ -209,6 +215,10 @@ type TokenizerDefaults struct {
 	// ByteLevelBPE says the family's vocab.json and merges.txt are
 	// RoBERTa's byte-level BPE.
 	ByteLevelBPE bool
+	// BPENoSpecials says its byte-level BPE adds no special tokens
+	// (GPT2Tokenizer: add_bos_token false, <|endoftext|> its one added
+	// token) where RoBERTa's wraps every input in <s> … </s>.
+	BPENoSpecials bool
 }
 
 // The SentencePiece wrappings of TokenizerDefaults.SentencePiece.

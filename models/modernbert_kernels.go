@@ -33,12 +33,19 @@ func ropeTable[T Float](theta float64, seq, d int) (cos, sin []T) {
 // in place by its position's angles, in HuggingFace's rotate_half form: the
 // pair (x_i, x_{i+d/2}) becomes (x_i·cos − x_{i+d/2}·sin, x_{i+d/2}·cos +
 // x_i·sin). With inverse set it applies the transposed rotation (angles
-// negated), which is the rotation's backward pass.
+// negated), which is the rotation's backward pass. Token t of a row is at
+// position t.
 func rotary[T Float](x, cos, sin []T, batch, seq, heads, d int, inverse bool) {
+	rotaryAt(x, cos, sin, batch*seq, heads, d, inverse, func(r int) int { return r % seq })
+}
+
+// rotaryAt is rotary for rows tokens of x whose positions pos gives (the
+// decoders': a padded row's, or one continuing a cached prefix).
+func rotaryAt[T Float](x, cos, sin []T, rows, heads, d int, inverse bool, pos func(r int) int) {
 	half, h := d/2, heads*d
-	vec32.ParallelFor(batch*seq, max(1, elementGrain/h), func(lo, hi int) {
+	vec32.ParallelFor(rows, max(1, elementGrain/h), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
-			p := r % seq
+			p := pos(r)
 			c, s := cos[p*half:(p+1)*half], sin[p*half:(p+1)*half]
 			for hd := 0; hd < heads; hd++ {
 				row := x[r*h+hd*d : r*h+(hd+1)*d]

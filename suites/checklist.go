@@ -183,6 +183,11 @@ func suiteFromPickle(obj any) (*Suite, error) {
 		if err != nil {
 			return nil, fmt.Errorf("test %q: %w", name, err)
 		}
+		// suite.add keeps a test's description in suite.info, not on the
+		// test (the release suites' tests have none of their own).
+		if d := infoDescription(root, name); d != "" {
+			f.Description = d
+		}
 		s.Functionalities = append(s.Functionalities, f)
 	}
 	return s, nil
@@ -316,6 +321,36 @@ func trainingFromTable(m map[string]string) (Training, error) {
 		}
 	}
 	return tr, nil
+}
+
+// infoDescription is suite.info[name]["description"], or "" (the info
+// is a defaultdict of defaultdicts: stubbed objects whose items hold it).
+func infoDescription(root *pickle.Object, name string) string {
+	info, _ := root.Attr("info")
+	var entries *pickle.Dict
+	switch x := info.(type) {
+	case *pickle.Object:
+		entries = x.Items
+	case *pickle.Dict:
+		entries = x
+	}
+	if entries == nil {
+		return ""
+	}
+	v, _ := entries.Get(name)
+	var fields *pickle.Dict
+	switch x := v.(type) {
+	case *pickle.Object:
+		fields = x.Items
+	case *pickle.Dict:
+		fields = x
+	}
+	if fields == nil {
+		return ""
+	}
+	d, _ := fields.Get("description")
+	s, _ := d.(string)
+	return s
 }
 
 func stringAttr(o *pickle.Object, name string) (string, bool) {

@@ -49,10 +49,16 @@ good = suite([
          [["it is fine", "it is ok"], ["we flew", "we travelled", "we went"]],
          agg="all_except_first"),
 ])
+# suite.add keeps descriptions in suite.info, a defaultdict of
+# defaultdicts; the release sentiment suite also has a "description]" key.
+described = suite([test(MFT, "my words", "Vocabulary", ["good", "bad"], labels=[2, 0])])
+described.info = collections.defaultdict(dict)
+described.info["my words"] = collections.defaultdict(str, {"capability": "Vocabulary", "type": "MFT",
+                                                         "description": "Short positive and negative words", "description]": ""})
 unknown_class = suite([test(FOO, "strange", "Vocabulary", ["x"])])
 unknown_inv = suite([test(INV, "my own invariance", "Robustness", [["a", "b"]], agg="all_except_first")])
 
-for name, obj in [("tiny_suite.pkl", good), ("unknown_class.pkl", unknown_class), ("unknown_inv.pkl", unknown_inv)]:
+for name, obj in [("tiny_suite.pkl", good), ("described_suite.pkl", described), ("unknown_class.pkl", unknown_class), ("unknown_inv.pkl", unknown_inv)]:
     with open(name, "wb") as f:
         pickle.dump(obj, f, protocol=3)
 

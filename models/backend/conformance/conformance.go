@@ -32,7 +32,7 @@ import (
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/backend"
 	"github.com/beluga-nlp/beluga/models/checkpoint"
-	"github.com/beluga-nlp/beluga/train"
+	"github.com/beluga-nlp/beluga/models/optim"
 )
 
 // Tol is the relative tolerance against the reference backend.
@@ -57,7 +57,7 @@ const InvarianceTol = 1e-5
 // models/testdata: a random tiny checkpoint of each registered family.
 var Fixtures = []string{
 	"families/bert", "families/electra", "families/roberta", "families/xlm-roberta",
-	"families/distilbert", "deberta-v2", "modernbert/tiny",
+	"families/distilbert", "deberta-v2", "modernbert/tiny", "decoders/gpt2", "decoders/llama", "decoders/qwen2",
 }
 
 // Run checks b against the reference backend; testdata is the path of
@@ -241,8 +241,8 @@ func (o *outcome) step(grads [][]float32) {
 	for i, p := range o.params {
 		copy(p.Grad, grads[i])
 	}
-	train.ClipGradNorm(o.params, 1)
-	train.NewAdamW(0.01).Step(o.params, 1e-3, nil)
+	optim.ClipGradNorm(models.Backend(), o.params, 1)
+	optim.NewAdamW(models.Backend(), 0.01).Step(o.params, 1e-3, nil)
 	for _, p := range o.params {
 		o.values = append(o.values, append([]float32(nil), p.Value...))
 	}

@@ -12,7 +12,8 @@ import (
 const CasesFile = "train/cases.jsonl"
 
 // RunCases finds a run's case file: run is a case file, a run directory,
-// or a run ID in the store directory store.
+// a folder beluga test wrote (its cases.jsonl), or a run ID in the store
+// directory store.
 func RunCases(run, store string) (string, error) {
 	st, err := os.Stat(run)
 	switch {
@@ -26,6 +27,10 @@ func RunCases(run, store string) (string, error) {
 		}
 	default:
 		return "", fmt.Errorf("run %s: not a run directory or case file (for a run ID, name its store: --store DIR)", run)
+	}
+	// A folder beluga test wrote has its case file at the top.
+	if p := filepath.Join(run, filepath.Base(CasesFile)); exists(p) && !exists(filepath.Join(run, DoneFile)) {
+		return p, nil
 	}
 	path := filepath.Join(run, CasesFile)
 	if _, err := os.Stat(path); err != nil {

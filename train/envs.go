@@ -8,6 +8,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/optim"
 )
 
 // The group-robust methods see the data as environments: one per (test
@@ -239,7 +240,7 @@ type Fish struct {
 	data     Data
 	rng      *rand.Rand
 	outer    [][]float32
-	saved    *AdamWState
+	saved    *optim.AdamWState
 	savedPos int
 }
 

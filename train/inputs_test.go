@@ -41,6 +41,32 @@ func TestSplitTrainFileTrainsOnItsPartsAndStoresChecks(t *testing.T) {
 	}
 }
 
+// A run that trains on part of its i.i.d. pool (train_size) measures the
+// tokenizer's coverage, and warns of truncation, on the rows it trains
+// on, not on the pool.
+func TestCoverageCountsTheRowsTrainedOn(t *testing.T) {
+	spec := intentSpec(ConfigIID)
+	seed := uint32(3)
+	spec.IIDTrainFile.Split = &datasets.Split{Dev: 3, Test: 6, Seed: &seed}
+	spec.IIDDevFile = nil
+	spec.TrainSize = 4
+	out := t.TempDir()
+	if _, err := Run(context.Background(), spec, out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, InputChecksFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r inputcheck.Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Coverage) == 0 || r.Coverage[0].Data != "i.i.d. train, trained on" || r.Coverage[0].Rows != 4 {
+		t.Errorf("stored coverage %+v: want the 4 rows trained on, not the pool of 9", r.Coverage)
+	}
+}
+
 func TestIIDFilesAreCheckedBeforeTraining(t *testing.T) {
 	cases := []struct {
 		name string

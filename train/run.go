@@ -560,7 +560,7 @@ func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 	kept := trainPart(&spec, indices(len(iid.train)), func(i int) int { return iid.train[i].Label })
 	train := datasets.Pick(iid.train, kept)
 	p.iidTest, p.evalSets = iid.test, iid.eval
-	if p.checks, err = checkInputs(spec, p.tk, suite, p.task.Pair, iid); err != nil {
+	if p.checks, err = checkInputs(spec, p.tk, suite, p.task.Pair, iid, train); err != nil {
 		return nil, err
 	}
 	if len(train) != len(iid.train) {
@@ -733,6 +733,7 @@ func (s *RunSpec) readIID(task *Task) (iidData, error) {
 			}
 			rows, err := f.ReadRows()
 			d.addLabels(f, rows)
+			warnTexts(rows.Warnings)
 			return rows.Examples, rows.Lines, &f, err
 		}
 		if path == "" {
@@ -1176,4 +1177,19 @@ func subsetSuite(s *suites.Suite, names []string) *suites.Suite {
 		}
 	}
 	return &out
+}
+
+// warnTexts logs the texts of an i.i.d. file that are likely wrong (empty,
+// or with a control character), as suite import does: the first ten,
+// then how many more.
+func warnTexts(ws []*datasets.RowError) {
+	for i, w := range ws {
+		if i == 10 {
+			slog.Warn("i.i.d. data: more texts likely wrong", "count", len(ws)-i)
+			break
+		}
+		if once(w.Error()) {
+			slog.Warn("i.i.d. data: text kept as it is", "problem", w.Error())
+		}
+	}
 }

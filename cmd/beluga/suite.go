@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/beluga-nlp/beluga/internal/csvcell"
 	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
 )
@@ -63,7 +63,9 @@ PREFIX=CLASS or /REGEXP/=CLASS (first match wins); with none, each functionality
 own class. Test types come from --type-column (MFT, INV, DIR), else every functionality
 is an MFT. --link COLUMN with --link-rule PREFIX=INV (or DIR) turns a row that names
 another case in COLUMN into a case of two inputs (the linked case's text first), so a
-case and its perturbation stay in one split. Errors name the file, line and column.`,
+case and its perturbation stay in one split. Errors name the file, line and column.
+
+` + dialectHelp,
 		Example: `  beluga suite import table ../shared/data/mhc-arabic/mhc_arabic_cases.csv -o mhc_arabic.jsonl \
       --text test_case --label label_gold --functionality functionality --case-id mhc_case_id \
       --labels non-hateful,hateful --class-rule derog_=Derogation --class-rule threat_=Threatening \
@@ -83,15 +85,15 @@ case and its perturbation stay in one split. Errors name the file, line and colu
 			if err := suites.Save(out, res.Suite); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s (%d rows; %d left out by --where, %d linked-functionality rows without a link)\n",
-				out, plural(len(res.Suite.Functionalities), "functionality"), plural(len(res.Suite.Classes()), "class"), plural(res.Suite.NumCases(), "test case"), res.Rows, res.Filtered, res.Unlinked)
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s (%s; %d left out by --where, %d linked-functionality rows without a link)\n",
+				out, plural(len(res.Suite.Functionalities), "functionality"), plural(len(res.Suite.Classes()), "class"), plural(res.Suite.NumCases(), "test case"), res.Count, res.Filtered, res.Unlinked)
 			return nil
 		},
 	}
 	f := table.Flags()
 	f.StringVar(&tm.m.Name, "name", "", "suite name (default: the file's base name)")
 	f.StringVar(&tm.m.Task, "task", "", "task the suite tests (default: the suite name)")
-	f.StringVar((*string)(&tm.m.Format), "format", "", "csv, tsv or jsonl (default: from the extension)")
+	bindDialect(f, &tm.m.Dialect)
 	f.StringVar(&tm.m.Text, "text", "text", "column of the text")
 	f.StringVar(&tm.m.Pair, "pair", "", "column of the second text of a pair")
 	f.StringVar(&tm.m.Label, "label", "label", "column of the label")
@@ -233,7 +235,7 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(st)
 	case "csv":
-		cw := csv.NewWriter(w)
+		cw := csvcell.NewWriter(w)
 		head := []string{"class", "functionality", "type", "cases", "inputs"}
 		if hasSplits {
 			for _, sp := range splitOrder {

@@ -63,7 +63,10 @@ input is flagged. beluga eval scores predictions made elsewhere.`,
 			if err := rep.WriteTable(cmd.OutOrStdout()); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "\nwrote %s\n", out)
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "\nwrote %s (report.html: the test report)\n", out)
+			fmt.Fprintf(w, "next: beluga failures %s     # failing cases, worst first, breaking inputs marked ✗\n", out)
+			fmt.Fprintf(w, "      beluga serve %s        # the report in the browser\n", out)
 			return nil
 		},
 	}

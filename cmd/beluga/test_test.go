@@ -144,3 +144,34 @@ func TestTestRefusesUnmatchedLabels(t *testing.T) {
 		t.Errorf("with --label-map: exit %d: %s", code, msg)
 	}
 }
+
+// testFolder runs beluga test on the shipped fixture classifier (reversed
+// id2label) and the tiny suite into a fresh folder, and returns it with
+// the command's output.
+func testFolder(t *testing.T, extra ...string) (string, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "test")
+	args := append([]string{"test", "--model", filepath.Join("..", "..", "models", "testdata", "hfsaved", "classifier"),
+		"--suite", filepath.Join("..", "..", "train", "testdata", "tiny_suite.jsonl"), "-o", out}, extra...)
+	code, msg := beluga(t, args...)
+	if code != 0 {
+		t.Fatalf("test: exit %d: %s", code, msg)
+	}
+	return out, msg
+}
+
+// The folder beluga test writes is read by beluga failures, and test says
+// so.
+func TestFailuresReadsATestFolder(t *testing.T) {
+	out, msg := testFolder(t)
+	if !strings.Contains(msg, "beluga failures "+out) {
+		t.Errorf("test does not point to beluga failures:\n%s", msg)
+	}
+	code, got := beluga(t, "failures", out)
+	if code != 0 {
+		t.Fatalf("failures %s: exit %d: %s", out, code, got)
+	}
+	if !strings.Contains(got, "not negative (Negation, MFT): 2 of 2 scored cases failed") {
+		t.Errorf("failures on the test folder:\n%s", got)
+	}
+}

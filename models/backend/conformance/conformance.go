@@ -32,7 +32,7 @@ import (
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/backend"
 	"github.com/beluga-nlp/beluga/models/checkpoint"
-	"github.com/beluga-nlp/beluga/train"
+	"github.com/beluga-nlp/beluga/models/optim"
 )
 
 // Tol is the relative tolerance against the reference backend.
@@ -241,8 +241,8 @@ func (o *outcome) step(grads [][]float32) {
 	for i, p := range o.params {
 		copy(p.Grad, grads[i])
 	}
-	train.ClipGradNorm(o.params, 1)
-	train.NewAdamW(0.01).Step(o.params, 1e-3, nil)
+	optim.ClipGradNorm(models.Backend(), o.params, 1)
+	optim.NewAdamW(models.Backend(), 0.01).Step(o.params, 1e-3, nil)
 	for _, p := range o.params {
 		o.values = append(o.values, append([]float32(nil), p.Value...))
 	}

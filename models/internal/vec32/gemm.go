@@ -263,8 +263,11 @@ var packs packPool[float32]
 // least grain elements, run by at most GOMAXPROCS goroutines (the caller's
 // among them). The ranges are handed out as the goroutines ask for them,
 // about four per goroutine, so that a core slowed by other work (another
-// run, another process) is not waited for: callers' results must not
-// depend on the split, and none here do.
+// run, another process) is not waited for. The split depends on
+// GOMAXPROCS: callers' results must not depend on it (each element
+// computed on its own, as vec32's kernels do; a product whose bits depend
+// on the rows it is computed with, such as OpenBLAS's, splits into blocks
+// fixed by its shape and hands those out with grain 1).
 func ParallelFor(n, grain int, fn func(lo, hi int)) {
 	grain = max(grain, 1)
 	workers := min(runtime.GOMAXPROCS(0), n/grain)

@@ -151,17 +151,13 @@ func (m *CausalLM) logProbsAt(hidden []float32, at, targets []int) []float64 {
 	return out
 }
 
-// logSoftmaxAt is log softmax(z)[t], summed in float64.
+// logSoftmaxAt is log softmax(z)[t] = z[t] − max − log Σ e^(z−max), the
+// exponentials on the vector unit (vec32.ExpShiftSum, which overwrites z);
+// a target's log-probability never underflows, however small.
 func logSoftmaxAt(z []float32, t int) float64 {
-	top := math.Inf(-1)
-	for _, v := range z {
-		top = math.Max(top, float64(v))
-	}
-	s := 0.0
-	for _, v := range z {
-		s += math.Exp(float64(v) - top)
-	}
-	return float64(z[t]) - top - math.Log(s)
+	zt := z[t]
+	top := vec32.Max(z)
+	return float64(zt-top) - math.Log(float64(vec32.ExpShiftSum(z, top)))
 }
 
 // checkIDs refuses a token id outside the vocabulary.

@@ -28,7 +28,7 @@ func TestGELUTanhGrad(t *testing.T) {
 		y := []float64{0}
 		geluTanhForward(y, []float64{v})
 		want := 0.5 * v * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(v+0.044715*v*v*v)))
-		if math.Abs(y[0]-want) > 1e-15 {
+		if math.Abs(y[0]-want) > 1e-14 {
 			t.Errorf("gelu_new(%g) = %g, want %g", v, y[0], want)
 		}
 	}

@@ -339,8 +339,8 @@ func precision(spec any) string {
 
 // kernels names the backend and kernel path computations run on.
 func kernels() string {
-	p, _ := models.KernelPath()
-	return models.Backend().Name() + "/" + p
+	b, _ := models.DefaultBackend()
+	return b.Name() + "/" + b.Kernels()
 }
 
 func writeJSON(path string, v any) error {

@@ -127,7 +127,7 @@ func (m *CausalLM) logProbsAt(hidden []float32, at, targets []int) []float64 {
 		for i := lo; i < hi; i++ {
 			copy(x[(i-lo)*h:(i-lo+1)*h], hidden[at[i]*h:(at[i]+1)*h])
 		}
-		gemm(m.precision, false, true, rows, vocab, h, 1, x, h, m.out.Value, h, 0, logits, vocab)
+		gemm(m.be, false, true, rows, vocab, h, 1, x, h, m.out.Value, h, 0, logits, vocab)
 		vec32.ParallelFor(rows, 1, func(a, b int) {
 			for i := a; i < b; i++ {
 				out[lo+i] = logSoftmaxAt(logits[i*vocab:(i+1)*vocab], targets[lo+i])

@@ -28,12 +28,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/models/hub"
 	"github.com/beluga-nlp/beluga/models/predict"
 	"github.com/beluga-nlp/beluga/models/pretrained"
+	"github.com/beluga-nlp/beluga/report"
 	"github.com/beluga-nlp/beluga/report/explore"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
@@ -71,6 +73,10 @@ type Options struct {
 	Out string
 	// Resolver resolves hub ids; nil means hub.FromEnv().
 	Resolver *hub.Resolver
+	// Data, when set, is the user's own labelled data, predicted and
+	// measured beside the suite (classification and calibration); its
+	// labels are the suite's class names or indices.
+	Data *datasets.FileSpec
 }
 
 // Report is what Run found.
@@ -85,6 +91,9 @@ type Report struct {
 	Flags []experiments.Flag
 	// Files are the files written, in Out.
 	Files []string
+	// Calibration is the calibration section (the user's data with
+	// Options.Data); nil when nothing had probabilities or labels.
+	Calibration *report.TestCalibration
 }
 
 // Run tests opt.Model on opt.Suite and writes the results, per-case
@@ -159,6 +168,15 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Result = res
+	// The user's data is measured before anything is written: a bad file
+	// leaves no half-written folder.
+	var data *metrics.Labelled
+	var dataOuts []predict.Output
+	if opt.Data != nil {
+		if data, dataOuts, err = measureData(ctx, m.Classifier, m.Tokenizer, *opt.Data, rep, batch); err != nil {
+			return nil, err
+		}
+	}
 	rep.Flags = experiments.Sanity(&train.Result{Suite: res})
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, err
@@ -196,6 +214,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
+	files, cal, err := writeCalibration(opt.Out, opt.Model, res.Cases, data, dataOuts)
+	if err != nil {
+		return nil, err
+	}
+	rep.Files, rep.Calibration = append(rep.Files, files...), cal
 	return rep, nil
 }
 

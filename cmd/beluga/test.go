@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/models/hub"
 	"github.com/beluga-nlp/beluga/modeltest"
 )
@@ -16,6 +17,7 @@ func init() {
 		labelMap              []string
 		batchSize, maxLength  int
 		sf                    scoreFlags
+		data                  datasets.FileSpec
 	)
 	cmd := &cobra.Command{
 		Use:   "test",
@@ -36,10 +38,19 @@ It writes into --out: results.json (per-functionality results), cases.jsonl (one
 case, with every input's text, prediction and probabilities), predictions.jsonl (beluga predict's
 output in the model's own class order), labels.json (the match), table.txt and report.html (the
 results explorer's page); it prints the table. A model that predicts nearly one class for every
-input is flagged. beluga eval scores predictions made elsewhere.`,
+input is flagged. beluga eval scores predictions made elsewhere.
+
+Calibration — whether the model's confidence matches its accuracy — is measured on the suite's
+labelled inputs, per test, and on your own labelled data when --data names a file (read as a
+data file of an experiment spec: --data-text and --data-label name its columns, the labels are
+the suite's names or class indices): accuracy, macro-F1, per-class precision and recall, the
+confusion matrix, expected calibration error (equal-width and equal-mass bins) and Brier score.
+They go to calibration.json, calibration.md and calibration.png (the reliability diagram and the
+confidence histogram of passing vs failing cases).`,
 		Example: `  beluga test --model distilbert/distilbert-base-uncased-finetuned-sst-2-english --suite sentiment.jsonl.gz -o sst2-test
   beluga test --model ./my-hate-model --suite hatecheck.csv --label-map LABEL_0=non-hateful,LABEL_1=hateful -o hc-test
-  beluga test --model runs/abc123/train/model --suite suite.jsonl --split test -o out`,
+  beluga test --model runs/abc123/train/model --suite suite.jsonl --split test -o out
+  beluga test --model ./my-sst2-model --suite sentiment.jsonl.gz --data sst2/dev.tsv --data-text sentence -o sst2-test`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt, err := sf.options(cmd)
@@ -52,8 +63,12 @@ input is flagged. beluga eval scores predictions made elsewhere.`,
 			}
 			r := hub.FromEnv()
 			r.Progress = cmd.ErrOrStderr()
-			rep, err := modeltest.Run(cmd.Context(), modeltest.Options{Model: model, Suite: suitePath, LabelMap: lm,
-				Score: opt, BatchSize: batchSize, MaxLength: maxLength, Out: out, Resolver: r})
+			mo := modeltest.Options{Model: model, Suite: suitePath, LabelMap: lm,
+				Score: opt, BatchSize: batchSize, MaxLength: maxLength, Out: out, Resolver: r}
+			if data.Path != "" {
+				mo.Data = &data
+			}
+			rep, err := modeltest.Run(cmd.Context(), mo)
 			if err != nil {
 				return err
 			}
@@ -64,6 +79,15 @@ input is flagged. beluga eval scores predictions made elsewhere.`,
 				return err
 			}
 			w := cmd.OutOrStdout()
+			if c := rep.Calibration; c != nil {
+				if c.Data != nil {
+					fmt.Fprintf(w, "\nyour data (%s): %d examples, accuracy %.1f%%, macro-F1 %.1f%%, ECE %.3f\n", c.Data.Name, c.Data.N, 100*c.Data.Accuracy, 100*c.Data.MacroF1, c.Data.Width.ECE)
+				}
+				if len(c.Tests) > 0 {
+					fmt.Fprintf(w, "suite's labelled inputs: %d, accuracy %.1f%%, mean confidence %.1f%%, ECE %.3f (calibration.md: per test, per class, the confusion matrix; calibration.png)\n",
+						c.Tests[0].Calibration.N, 100*c.Tests[0].Calibration.Accuracy, 100*c.Tests[0].Calibration.Confidence, c.Tests[0].Calibration.ECE)
+				}
+			}
 			fmt.Fprintf(w, "\nwrote %s (report.html: the test report)\n", out)
 			fmt.Fprintf(w, "next: beluga failures %s     # failing cases, worst first, breaking inputs marked ✗\n", out)
 			fmt.Fprintf(w, "      beluga serve %s        # the report in the browser\n", out)
@@ -77,6 +101,10 @@ input is flagged. beluga eval scores predictions made elsewhere.`,
 	fl.StringVarP(&out, "out", "o", "", "directory to write the results, cases, predictions, table and page into")
 	fl.IntVar(&batchSize, "batch-size", 64, "inputs per batch")
 	fl.IntVar(&maxLength, "max-length", 128, "truncate encodings to this many tokens")
+	fl.StringVar(&data.Path, "data", "", "your own labelled data (.tsv, .csv, .jsonl[.gz]), measured beside the suite: accuracy, macro-F1, per-class precision/recall, confusion matrix, calibration")
+	fl.StringVar(&data.TextColumn, "data-text", "text", "--data's text column")
+	fl.StringVar(&data.PairColumn, "data-pair", "", "--data's second-text column, for text-pair tasks")
+	fl.StringVar(&data.LabelColumn, "data-label", "label", "--data's label column: the suite's label names or class indices")
 	sf.bind(cmd)
 	for _, f := range []string{"model", "suite", "out"} {
 		cmd.MarkFlagRequired(f)

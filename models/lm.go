@@ -135,6 +135,11 @@ func (m *CausalLM) logProbsAt(hidden []float32, at, targets []int) []float64 {
 	const block = 32
 	x := make([]float32, block*h)
 	logits := make([]float32, block*vocab)
+	// The log-softmax runs on the kernel path of the model's own backend.
+	kn, err := vec32.Lookup(m.be.Kernels())
+	if err != nil {
+		panic(fmt.Sprintf("models: a backend on kernel path %q this machine cannot run: %v", m.be.Kernels(), err))
+	}
 	for lo := 0; lo < len(at); lo += block {
 		hi := min(lo+block, len(at))
 		rows := hi - lo
@@ -144,7 +149,7 @@ func (m *CausalLM) logProbsAt(hidden []float32, at, targets []int) []float64 {
 		gemm(m.be, false, true, rows, vocab, h, 1, x, h, m.out.Value, h, 0, logits, vocab)
 		vec32.ParallelFor(rows, 1, func(a, b int) {
 			for i := a; i < b; i++ {
-				out[lo+i] = logSoftmaxAt(logits[i*vocab:(i+1)*vocab], targets[lo+i])
+				out[lo+i] = logSoftmaxAt(kn, logits[i*vocab:(i+1)*vocab], targets[lo+i])
 			}
 		})
 	}
@@ -154,10 +159,10 @@ func (m *CausalLM) logProbsAt(hidden []float32, at, targets []int) []float64 {
 // logSoftmaxAt is log softmax(z)[t] = z[t] − max − log Σ e^(z−max), the
 // exponentials on the vector unit (vec32.ExpShiftSum, which overwrites z);
 // a target's log-probability never underflows, however small.
-func logSoftmaxAt(z []float32, t int) float64 {
+func logSoftmaxAt(kn *vec32.Kernels, z []float32, t int) float64 {
 	zt := z[t]
-	top := vec32.Max(z)
-	return float64(zt-top) - math.Log(float64(vec32.ExpShiftSum(z, top)))
+	top := kn.Max(z)
+	return float64(zt-top) - math.Log(float64(kn.ExpShiftSum(z, top)))
 }
 
 // checkIDs refuses a token id outside the vocabulary.

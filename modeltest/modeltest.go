@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/metrics"
@@ -83,6 +84,10 @@ type Options struct {
 	Out string
 	// Resolver resolves hub ids; nil means hub.FromEnv().
 	Resolver *hub.Resolver
+	// Data, when set, is the user's own labelled data, predicted and
+	// measured beside the suite (classification and calibration); its
+	// labels are the suite's class names or indices.
+	Data *datasets.FileSpec
 }
 
 // Report is what Run found.
@@ -99,6 +104,9 @@ type Report struct {
 	Test *report.TestReport
 	// Files are the files written, in Out.
 	Files []string
+	// Calibration is the calibration section (the user's data with
+	// Options.Data); nil when nothing had probabilities or labels.
+	Calibration *report.TestCalibration
 }
 
 // Run tests opt.Model on opt.Suite and writes the results, per-case
@@ -181,6 +189,15 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Result = res
+	// The user's data is measured before anything is written: a bad file
+	// leaves no half-written folder.
+	var data *metrics.Labelled
+	var dataOuts []predict.Output
+	if opt.Data != nil {
+		if data, dataOuts, err = measureData(ctx, m.Classifier, m.Tokenizer, *opt.Data, rep, batch); err != nil {
+			return nil, err
+		}
+	}
 	rep.Flags = experiments.Sanity(&train.Result{Suite: res})
 	info := testInfo(opt, s, rep)
 	rep.Test, err = report.NewTestReport(report.TestTitle(opt.Model, opt.Suite), report.TestModel{Info: info, Result: res, Cases: res.Cases})
@@ -214,6 +231,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		}
 		rep.Files = append(rep.Files, path)
 	}
+	files, cal, err := writeCalibration(opt.Out, opt.Model, res.Cases, data, dataOuts)
+	if err != nil {
+		return nil, err
+	}
+	rep.Files, rep.Calibration = append(rep.Files, files...), cal
 	return rep, nil
 }
 

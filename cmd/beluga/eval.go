@@ -17,6 +17,7 @@ import (
 func init() {
 	var (
 		suitePath, predPath, format, output, casesPath, smartTags string
+		byCase                                                    metrics.CaseTable
 		sf                                                        scoreFlags
 	)
 	cmd := &cobra.Command{
@@ -29,10 +30,16 @@ cases, or those of --split), in one of CheckList's formats:
   binary_conf       "p" (of class 1)      pred_only "label" or an answer text
 
 Two-way sentiment probabilities are squashed to CheckList's three classes. It writes the
-per-functionality results (and optionally one verdict per case) and prints a table.`,
+per-functionality results (and optionally one verdict per case) and prints a table.
+
+A table of one prediction per case instead — a published system's outputs, such as HateCheck's
+published_predictions.csv (case_id, then a column of labels per model) — is read with
+--predictions-column MODEL (and --id-column, default case_id): CSV, TSV or JSON lines, a label
+name or class index per row, for suites whose cases have one input each.`,
 		Example: `  beluga eval --suite sentiment.jsonl.gz --predictions preds.txt --predictions-format pred_and_softmax --split test -o results.json
   beluga eval --suite azimuth-sst2.jsonl --predictions preds.txt --format softmax --output results.json --smart-tags -
-  beluga eval --suite squad_suite.tar.gz --predictions answers.txt --predictions-format pred_only -o results.json --cases cases.jsonl`,
+  beluga eval --suite squad_suite.tar.gz --predictions answers.txt --predictions-format pred_only -o results.json --cases cases.jsonl
+  beluga eval --suite test_suite_cases.csv --predictions published_predictions.csv --predictions-column perspective -o perspective.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := metrics.ParseFormat(format)
@@ -51,7 +58,16 @@ per-functionality results (and optionally one verdict per case) and prints a tab
 			if err := atomicfile.Writable(output, casesPath, smartTags); err != nil {
 				return err
 			}
-			preds, err := metrics.ReadPredictions(predPath, f, metrics.ScoredInputs(s, opt.Split), len(s.Labels) == 0)
+			var preds []metrics.Prediction
+			if byCase.Pred != "" {
+				if cmd.Flags().Changed("predictions-format") {
+					return fmt.Errorf("--predictions-format %s and --predictions-column: a table keyed by case holds labels; give one of them", format)
+				}
+				byCase.Path = predPath
+				preds, err = metrics.ReadCasePredictions(s, opt.Split, byCase)
+			} else {
+				preds, err = metrics.ReadPredictions(predPath, f, metrics.ScoredInputs(s, opt.Split), len(s.Labels) == 0)
+			}
 			if err != nil {
 				return err
 			}
@@ -80,6 +96,8 @@ per-functionality results (and optionally one verdict per case) and prints a tab
 	fl.StringVar(&suitePath, "suite", "", "suite (.jsonl[.gz], CheckList .pkl/.tar.gz, HateCheck .csv)")
 	fl.StringVar(&predPath, "predictions", "", "prediction file, one line per scored input")
 	fl.StringVar(&format, "predictions-format", string(metrics.PredAndSoftmax), "format of --predictions: pred_and_softmax, softmax, binary_conf, pred_only or predict_jsonl (beluga predict's output)")
+	fl.StringVar(&byCase.Pred, "predictions-column", "", "read --predictions as a table (CSV, TSV, JSON lines) of one label per case, from this column")
+	fl.StringVar(&byCase.ID, "id-column", "case_id", "with --predictions-column: the column of the suite's case ids")
 	fl.StringVarP(&output, "out", "o", "", "results JSON to write")
 	fl.StringVar(&casesPath, "cases", "", "also write one verdict per test case (JSON lines)")
 	sf.bind(cmd)

@@ -295,6 +295,12 @@ func (s *Source) readFunc(run, name string) ([]caseLine, error) {
 		if err != nil {
 			return nil, err
 		}
+		if _, own := s.caseFiles[run]; !own {
+			// A store's run: its verdicts as the run wrote them (done).
+			if err := experiments.VerifyPart(s.store.RunDir(run), experiments.CasesFile, nil); err != nil {
+				return nil, err
+			}
+		}
 		s.index.mu.Lock()
 		s.index.spans[run] = spans
 		s.index.mu.Unlock()
@@ -343,9 +349,14 @@ func indexCases(path string) (map[string][]span, error) {
 		}
 		var head struct {
 			Functionality string `json:"functionality"`
+			Case          int    `json:"case"`
+			Verdict       string `json:"verdict"`
 		}
 		if err := json.Unmarshal(line, &head); err != nil {
 			return err
+		}
+		if _, ok := verdictByte[head.Verdict]; !ok {
+			return fmt.Errorf("case %d of %q: field verdict: %q is not pass, fail or filtered", head.Case, head.Functionality, head.Verdict)
 		}
 		if first || head.Functionality != cur {
 			if !first {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/beluga-nlp/beluga/models/checkpoint"
 )
 
 // headFixture copies the shipped fp16 BERT classifier into a temporary
@@ -56,8 +58,7 @@ func TestRunRefusesAnUntrainedHead(t *testing.T) {
 		edit func(h map[string]json.RawMessage)
 		want []string
 	}{
-		{"no head", func(h map[string]json.RawMessage) { delete(h, "classifier.weight"); delete(h, "classifier.bias") },
-			[]string{"lacks classifier.weight, classifier.bias"}},
+		{"no head", nil, []string{"lacks classifier.weight, classifier.bias"}},
 		{"misnamed head", rename("classifier.weight", "classifer.weight"), []string{"lacks classifier.weight", "does not use: classifer.weight"}},
 		{"integer head", func(h map[string]json.RawMessage) {
 			h["classifier.weight"] = json.RawMessage(strings.Replace(string(h["classifier.weight"]), `"F16"`, `"I16"`, 1))
@@ -65,7 +66,12 @@ func TestRunRefusesAnUntrainedHead(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			model := headFixture(t, tc.edit)
+			var model string
+			if tc.edit != nil {
+				model = headFixture(t, tc.edit)
+			} else {
+				model = withoutHead(t)
+			}
 			out := filepath.Join(t.TempDir(), "out")
 			opt := Options{Model: model, Suite: "../train/testdata/tiny_suite.jsonl", Out: out}
 			_, err := Run(context.Background(), opt)
@@ -90,4 +96,22 @@ func TestRunRefusesAnUntrainedHead(t *testing.T) {
 		Suite: "../train/testdata/tiny_suite.jsonl", Out: filepath.Join(t.TempDir(), "out")}); err != nil {
 		t.Errorf("the unedited fixture: %v", err)
 	}
+}
+
+// withoutHead is the shipped fp16 BERT classifier with its classifier
+// tensors left out, as an encoder-only checkpoint is saved.
+func withoutHead(t *testing.T) string {
+	t.Helper()
+	dir := headFixture(t, func(map[string]json.RawMessage) {})
+	path := filepath.Join(dir, "model.safetensors")
+	st, err := checkpoint.ReadWeights(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(st.Weights, "classifier.weight")
+	delete(st.Weights, "classifier.bias")
+	if err := checkpoint.WriteSafetensors(path, st.Weights); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

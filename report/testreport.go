@@ -521,6 +521,14 @@ func writeTestTable(w io.Writer, r *TestReport, md bool) error {
 		rows = append(rows, []string{name, t.Capability, t.Type, strconv.Itoa(a.Cases), strconv.Itoa(a.Fails), strconv.Itoa(b.Fails),
 			pct(a.FailRate), pct(b.FailRate), signed(t.Diff), pvalue(t.P), pvalue(t.Q), strconv.Itoa(t.Flips)})
 	}
+	if !md {
+		// Printed, the names go last: CheckList's run to 90 characters,
+		// and the numbers stay on the first screen's left.
+		head = append(head[1:], head[0])
+		for i, row := range rows {
+			rows[i] = append(row[1:], row[0])
+		}
+	}
 	title := "Tests"
 	if two {
 		title = "Tests: fail rates of A and B, McNemar's exact p over the cases, Benjamini–Hochberg q over the tests"

@@ -300,7 +300,7 @@ func TestTestCompareMatchesScipy(t *testing.T) {
 		}
 	}
 	code, out := beluga(t, "test", "compare", dirs[0], dirs[1])
-	if code != 0 || !strings.Contains(out, "sentiment words in context  Vocabulary  MFT   120  41       62       34.2%        51.7%        +17.5  0.0295") {
+	if code != 0 || !strings.Contains(out, "Vocabulary  MFT   120  41       62       34.2%        51.7%        +17.5  0.0295  0.0884  85     sentiment words in context") {
 		t.Errorf("compare: exit %d:\n%s", code, out)
 	}
 	code, md := beluga(t, "test", "compare", dirs[0], dirs[1], "--format", "md")

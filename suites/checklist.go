@@ -324,33 +324,33 @@ func trainingFromTable(m map[string]string) (Training, error) {
 }
 
 // infoDescription is suite.info[name]["description"], or "" (the info
-// is a defaultdict of defaultdicts: stubbed objects whose items hold it).
+// is a defaultdict of defaultdicts: objects whose items hold it).
 func infoDescription(root *pickle.Object, name string) string {
 	info, _ := root.Attr("info")
-	var entries *pickle.Dict
-	switch x := info.(type) {
-	case *pickle.Object:
-		entries = x.Items
-	case *pickle.Dict:
-		entries = x
-	}
+	entries := dictItems(info)
 	if entries == nil {
 		return ""
 	}
 	v, _ := entries.Get(name)
-	var fields *pickle.Dict
-	switch x := v.(type) {
-	case *pickle.Object:
-		fields = x.Items
-	case *pickle.Dict:
-		fields = x
-	}
+	fields := dictItems(v)
 	if fields == nil {
 		return ""
 	}
 	d, _ := fields.Get("description")
 	s, _ := d.(string)
 	return s
+}
+
+// dictItems is a dict's items, or a dict subclass's (defaultdict); nil
+// for anything else.
+func dictItems(v any) *pickle.Dict {
+	switch x := v.(type) {
+	case *pickle.Object:
+		return x.Items
+	case *pickle.Dict:
+		return x
+	}
+	return nil
 }
 
 func stringAttr(o *pickle.Object, name string) (string, bool) {

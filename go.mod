@@ -4,7 +4,6 @@ go 1.26.8
 
 require (
 	github.com/chromedp/chromedp v0.14.2
-	github.com/nlpodyssey/gopickle v0.2.0
 	github.com/rivo/uniseg v0.4.7
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9

@@ -1,18 +1,8 @@
 package datasets
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -46,12 +36,22 @@ const (
 //	labels: {neutral: non-entailment, contradiction: non-entailment}
 //	drop_labels: ["-"]
 //	split: {dev: 0.1, test: 0.2, group: sentence1}
+//
+// or a headerless TSV (GermEval 2018's: text, coarse label, fine label),
+// read by position:
+//
+//	path: germeval2018.training.txt
+//	format: tsv
+//	columns: [text, label, -]
+//	labels: [OTHER, OFFENSE]
 type FileSpec struct {
 	// Path of the file; a ".gz" suffix is decompressed.
 	Path string `json:"path" yaml:"path"`
-	// Format is tsv, csv or jsonl; empty means the extension's (.tsv,
-	// .csv, .jsonl or .json, before any .gz).
-	Format Format `json:"format,omitempty" yaml:"format,omitempty"`
+	// Dialect: the format (tsv, csv or jsonl; empty means the
+	// extension's, .tsv, .csv, .jsonl or .json, before any .gz), whether a
+	// TSV is quoted, and, for a headerless file, its columns by position
+	// (columns: [id, text, label]; see Dialect).
+	Dialect `yaml:",inline"`
 	// TextColumn holds the text (default "text").
 	TextColumn string `json:"text,omitempty" yaml:"text,omitempty"`
 	// PairColumn, when set, holds the second text of a pair.
@@ -72,26 +72,6 @@ type FileSpec struct {
 	// Split, on a training file, splits the one file into train, dev and
 	// test parts (see Split); nil keeps the file whole.
 	Split *Split `json:"split,omitempty" yaml:"split,omitempty"`
-}
-
-func (s FileSpec) format() (Format, error) {
-	if s.Format != "" {
-		switch s.Format {
-		case TSV, CSV, JSONL:
-			return s.Format, nil
-		}
-		return "", fmt.Errorf("data file %s: format %q (want tsv, csv or jsonl)", s.Path, s.Format)
-	}
-	switch ext := filepath.Ext(strings.TrimSuffix(s.Path, ".gz")); ext {
-	case ".tsv":
-		return TSV, nil
-	case ".csv":
-		return CSV, nil
-	case ".jsonl", ".json":
-		return JSONL, nil
-	default:
-		return "", fmt.Errorf("data file %s: cannot tell the format from %q: set format to tsv, csv or jsonl", s.Path, ext)
-	}
 }
 
 func orDefault(s, def string) string {
@@ -130,108 +110,91 @@ type Rows struct {
 	FileLabels []LabelCount
 	// Dropped counts the rows DropLabels left out.
 	Dropped int
+	// Count accounts for the file's lines (ReadTable's).
+	Count RowCount
+	// Warnings are texts read as they are that are likely wrong (see
+	// TextProblem), each with its file, line and field: the suite
+	// importer warns of the same.
+	Warnings []*RowError
 }
 
-// ReadRows reads every example of the file, with the line each example
-// starts on (1-based, the header is line 1 of a TSV or CSV), so that
-// checks can point at the rows they find. A file that is not UTF-8 is
-// refused with the first line that is not (a byte-order mark is fine);
-// a row whose label Labels cannot read, with its line. With a split by
-// group, each example carries its group column's value.
+// ReadRows reads every example of the file (ReadTable, under the declared
+// Dialect), with the line each example starts on (1-based, the header is
+// line 1 of a TSV or CSV), so that checks can point at the rows they
+// find. A row whose label Labels cannot read is refused with its line;
+// an empty text or one with a control character is kept and warned of.
+// With a split by group, each example carries its group column's value.
 func (s FileSpec) ReadRows() (Rows, error) {
 	if err := s.Labels.validate(s.DropLabels); err != nil {
 		return Rows{}, fmt.Errorf("data file %s: %w", s.Path, err)
 	}
-	format, err := s.format()
+	t, err := ReadTable(s.Path, s.Dialect)
 	if err != nil {
 		return Rows{}, err
 	}
-	f, err := os.Open(s.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Rows{}, fmt.Errorf("data file %s: file not found", s.Path)
-	}
-	if err != nil {
-		return Rows{}, fmt.Errorf("data file: %w", err)
-	}
-	defer f.Close()
-	var zr io.Reader = f
-	if strings.HasSuffix(s.Path, ".gz") {
-		if zr, err = gzip.NewReader(f); err != nil {
-			return Rows{}, fmt.Errorf("data file %s: %w", s.Path, err)
-		}
-	}
-	// Read whole first: a truncated gzip stream must be reported as such,
-	// not as whatever its last partial line fails to be, and an encoding
-	// other than UTF-8 must be refused before any row is taken as text.
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		return Rows{}, fmt.Errorf("data file %s: %w", s.Path, readErr(err, b))
-	}
-	if err := CheckUTF8(s.Path, b); err != nil {
-		return Rows{}, err
-	}
-	var r io.Reader = bytes.NewReader(bytes.TrimPrefix(b, []byte("\ufeff")))
-	cols := columns{text: orDefault(s.TextColumn, "text"), pair: s.PairColumn, label: orDefault(s.LabelColumn, "label")}
+	names := []string{orDefault(s.TextColumn, "text"), s.PairColumn, orDefault(s.LabelColumn, "label"), ""}
 	if s.Split != nil {
-		cols.group = s.Split.Group
+		names[3] = s.Split.Group
+	}
+	const text, pair, lab, group = 0, 1, 2, 3
+	var idx [4]int
+	for k, n := range names {
+		if n == "" {
+			continue
+		}
+		if idx[k], err = t.Column(n); err != nil {
+			return Rows{}, err
+		}
 	}
 	label := s.Labels.mapper(s.DropLabels)
-	var out Rows
+	out := Rows{Count: t.Count}
 	fileLabels := map[string]int{}
-	row := func(line int, get func(col string) (string, bool, error)) error {
-		text, ok, err := get(cols.text)
-		if err == nil && !ok {
-			err = errors.New("missing")
+	for _, r := range t.Rows {
+		get := func(k int, wantText bool) (string, error) {
+			v, kind := r.Cell(idx[k])
+			switch {
+			case kind == "absent":
+				return "", &RowError{File: s.Path, Line: r.Line, Field: names[k], Err: errors.New("missing")}
+			case kind != "" && (wantText || kind != "a number"):
+				return "", &RowError{File: s.Path, Line: r.Line, Field: names[k], Err: fmt.Errorf("%s, not a text (%s)", kind, v)}
+			}
+			if wantText {
+				if msg := TextProblem(v); msg != "" {
+					out.Warnings = append(out.Warnings, &RowError{File: s.Path, Line: r.Line, Field: names[k], Err: errors.New(msg)})
+				}
+			}
+			return v, nil
 		}
-		if err != nil {
-			return &RowError{File: s.Path, Line: line, Field: cols.text, Err: err}
+		var ex Example
+		if ex.Text, err = get(text, true); err != nil {
+			return Rows{}, err
 		}
-		ex := Example{Text: text}
-		if cols.pair != "" {
+		if names[pair] != "" {
 			ex.IsPair = true
-			ex.Pair, ok, err = get(cols.pair)
-			if err == nil && !ok {
-				err = errors.New("missing")
-			}
-			if err != nil {
-				return &RowError{File: s.Path, Line: line, Field: cols.pair, Err: err}
+			if ex.Pair, err = get(pair, true); err != nil {
+				return Rows{}, err
 			}
 		}
-		if cols.group != "" {
-			if ex.Group, _, err = get(cols.group); err != nil {
-				return &RowError{File: s.Path, Line: line, Field: cols.group, Err: err}
+		if names[group] != "" {
+			if ex.Group, err = get(group, false); err != nil {
+				return Rows{}, err
 			}
 		}
-		l, ok, err := get(cols.label)
-		if err == nil && !ok {
-			err = errors.New("missing")
-		}
-		keep := true
-		if err == nil {
-			fileLabels[strings.TrimSpace(l)]++
-			ex.Label, keep, err = label(l)
-		}
+		l, err := get(lab, false)
 		if err != nil {
-			return &RowError{File: s.Path, Line: line, Field: cols.label, Err: err}
+			return Rows{}, err
+		}
+		fileLabels[strings.TrimSpace(l)]++
+		var keep bool
+		if ex.Label, keep, err = label(l); err != nil {
+			return Rows{}, &RowError{File: s.Path, Line: r.Line, Field: names[lab], Err: err}
 		}
 		if !keep {
 			out.Dropped++
-			return nil
+			continue
 		}
 		out.Examples = append(out.Examples, ex)
-		out.Lines = append(out.Lines, line)
-		return nil
-	}
-	switch format {
-	case TSV:
-		err = readDelimited(r, s.Path, '\t', cols, row)
-	case CSV:
-		err = readDelimited(r, s.Path, ',', cols, row)
-	case JSONL:
-		err = readJSONL(r, s.Path, row)
-	}
-	if err != nil {
-		return Rows{}, err
+		out.Lines = append(out.Lines, r.Line)
 	}
 	out.FileLabels = sortedCounts(fileLabels)
 	if len(out.Examples) == 0 {
@@ -260,142 +223,4 @@ func (s FileSpec) Halves() (validation, test []Example, err error) {
 	}
 	v, t := Halve(len(xs), BeLUGAHalvingSeed)
 	return Pick(xs, v), Pick(xs, t), nil
-}
-
-type columns struct{ text, pair, label, group string }
-
-func (c columns) names() []string {
-	names := []string{c.text}
-	for _, n := range []string{c.pair, c.label, c.group} {
-		if n != "" && !slices.Contains(names, n) {
-			names = append(names, n)
-		}
-	}
-	return names
-}
-
-// readDelimited reads a TSV (split on tabs, no quoting, as GLUE writes
-// them) or an RFC 4180 CSV with a header naming the wanted columns.
-func readDelimited(r io.Reader, path string, sep rune, cols columns, row func(int, func(string) (string, bool, error)) error) error {
-	var next func() ([]string, int, error)
-	if sep == ',' {
-		cr := csv.NewReader(r)
-		cr.ReuseRecord = true
-		next = func() ([]string, int, error) {
-			rec, err := cr.Read()
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, pe.Line, &RowError{File: path, Line: pe.Line, Column: pe.Column, Err: pe.Err}
-			}
-			if err != nil {
-				return nil, 0, err
-			}
-			line, _ := cr.FieldPos(0)
-			return rec, line, nil
-		}
-	} else {
-		sc := bufio.NewScanner(r)
-		sc.Buffer(nil, 1<<24)
-		line := 0
-		next = func() ([]string, int, error) {
-			for sc.Scan() {
-				line++
-				text := strings.TrimRight(sc.Text(), "\r")
-				if text != "" {
-					return strings.Split(text, "\t"), line, nil
-				}
-			}
-			if err := sc.Err(); err != nil {
-				return nil, line, fmt.Errorf("%s: %w", path, err)
-			}
-			return nil, line, io.EOF
-		}
-	}
-	header, _, err := next()
-	if err == io.EOF {
-		return &RowError{File: path, Line: 1, Err: errors.New("empty file, want a header")}
-	}
-	if err != nil {
-		return err
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		h = strings.TrimPrefix(strings.TrimSpace(h), "\ufeff")
-		if _, dup := col[h]; !dup {
-			col[h] = i
-		}
-	}
-	for _, w := range cols.names() {
-		if _, ok := col[w]; !ok {
-			return &RowError{File: path, Line: 1, Field: w, Err: fmt.Errorf("missing column (header %q)", header)}
-		}
-	}
-	n := len(header)
-	for {
-		cells, line, err := next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if len(cells) != n {
-			return &RowError{File: path, Line: line, Err: fmt.Errorf("%d columns, header has %d", len(cells), n)}
-		}
-		if err := row(line, func(c string) (string, bool, error) { return cells[col[c]], true, nil }); err != nil {
-			return err
-		}
-	}
-}
-
-// readJSONL reads one JSON object a line; text columns must be strings,
-// the label a string or an integer.
-func readJSONL(r io.Reader, path string, row func(int, func(string) (string, bool, error)) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<24)
-	for line := 1; sc.Scan(); line++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(b, &obj); err != nil {
-			var se *json.SyntaxError
-			if errors.As(err, &se) {
-				return &RowError{File: path, Line: line, Column: int(se.Offset), Err: fmt.Errorf("not a JSON object: %w", err)}
-			}
-			return &RowError{File: path, Line: line, Err: fmt.Errorf("not a JSON object: %w", err)}
-		}
-		err := row(line, func(c string) (string, bool, error) {
-			raw, ok := obj[c]
-			if !ok {
-				return "", false, nil
-			}
-			var s string
-			if err := json.Unmarshal(raw, &s); err == nil {
-				return s, true, nil
-			}
-			var n json.Number
-			if err := json.Unmarshal(raw, &n); err == nil {
-				return n.String(), true, nil
-			}
-			return "", true, fmt.Errorf("%s is not a string or a number", raw)
-		})
-		if err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-// readErr says plainly what a read error of a compressed file means, and
-// where the stream broke off: read is what came before.
-func readErr(err error, read []byte) error {
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("the gzip stream is truncated in line %d (an interrupted download or copy?): %w", bytes.Count(read, []byte("\n"))+1, err)
-	}
-	return err
 }

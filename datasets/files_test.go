@@ -50,7 +50,7 @@ func TestFileSpecRead(t *testing.T) {
 			[]Example{single("good", 2), single("bad", 0)}},
 		{"names win over indices", FileSpec{Path: write("e.csv", "text,label\nfine,1\ngreat,2\n"), Labels: LabelNames("1", "2")},
 			[]Example{single("fine", 0), single("great", 1)}},
-		{"gzip and explicit format", FileSpec{Path: write("f.data.gz", "text\tlabel\nok\tneu\n"), Format: TSV, Labels: three},
+		{"gzip and explicit format", FileSpec{Path: write("f.data.gz", "text\tlabel\nok\tneu\n"), Dialect: Dialect{Format: TSV}, Labels: three},
 			[]Example{single("ok", 1)}},
 	}
 	for _, tc := range tests {
@@ -98,9 +98,9 @@ func TestFileSpecErrors(t *testing.T) {
 		{"jsonl text not a string", FileSpec{Path: write("n.jsonl", `{"text": ["a"], "label": 1}`+"\n"), Labels: two}, `n.jsonl line 1 field "text"`},
 		{"one label", FileSpec{Path: write("o.tsv", "text\tlabel\na\t0\n"), Labels: LabelNames("only")}, "at least two label names"},
 		{"unknown extension", FileSpec{Path: write("u.txt", "x"), Labels: two}, "set format"},
-		{"unknown format", FileSpec{Path: write("v.tsv", "x"), Format: "xml", Labels: two}, `format "xml"`},
+		{"unknown format", FileSpec{Path: write("v.tsv", "x"), Dialect: Dialect{Format: "xml"}, Labels: two}, `format "xml"`},
 		{"missing file", FileSpec{Path: filepath.Join(dir, "absent.tsv"), Labels: two}, "file not found"},
-		{"truncated gzip", FileSpec{Path: truncated, Labels: two}, "gzip stream is truncated in line "},
+		{"truncated gzip", FileSpec{Path: truncated, Labels: two}, "line 2: the gzip stream is truncated: it breaks off in this line"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

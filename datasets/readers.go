@@ -1,15 +1,12 @@
 package datasets
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/beluga-nlp/beluga/internal/nprand"
 )
@@ -97,59 +94,31 @@ func binaryLabel(s string) (int, error) {
 	return l, nil
 }
 
-// readTSV reads a tab-separated file with a header naming at least want,
-// calling row for each data line with its fields by column name.
+// readTSV reads a tab-separated file (verbatim, as Dialect says) with a
+// header naming at least want, calling row for each data line with its
+// fields by column name.
 func readTSV(path string, want []string, row func(line int, fields map[string]string) error) error {
-	f, err := os.Open(path)
+	t, err := ReadTable(path, Dialect{Format: TSV})
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	if !sc.Scan() {
-		if err := sc.Err(); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return &RowError{File: path, Line: 1, Err: errors.New("empty file, want a header")}
-	}
-	header := strings.Split(strings.TrimRight(sc.Text(), "\r"), "\t")
-	col := map[string]int{}
-	for i, h := range header {
-		col[h] = i
-	}
-	for _, w := range want {
-		if _, ok := col[w]; !ok {
-			return &RowError{File: path, Line: 1, Field: w, Err: fmt.Errorf("missing column (header %q)", header)}
-		}
-	}
-	fields := map[string]string{}
-	rows := 0
-	for line := 2; sc.Scan(); line++ {
-		text := strings.TrimRight(sc.Text(), "\r")
-		if text == "" {
-			continue
-		}
-		if !utf8.ValidString(text) {
-			return CheckUTF8(path, []byte(strings.Repeat("\n", line-1)+text))
-		}
-		cells := strings.Split(text, "\t")
-		if len(cells) != len(header) {
-			return &RowError{File: path, Line: line, Err: fmt.Errorf("%d columns, header has %d", len(cells), len(header))}
-		}
-		for _, w := range want {
-			fields[w] = cells[col[w]]
-		}
-		if err := row(line, fields); err != nil {
+	col := make([]int, len(want))
+	for k, w := range want {
+		if col[k], err = t.Column(w); err != nil {
 			return err
 		}
-		rows++
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if rows == 0 {
+	if len(t.Rows) == 0 {
 		return &RowError{File: path, Line: 1, Err: errNoRows}
+	}
+	fields := map[string]string{}
+	for _, r := range t.Rows {
+		for k, w := range want {
+			fields[w] = r.Cells[col[k]]
+		}
+		if err := row(r.Line, fields); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -189,7 +189,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"suite label probabilities", "tasks: [{name: A, labels: [a, b], suite_labels: {n: [0.5]}}]\nmodel: {name: x}", "tasks[0].suite_labels.n: 1 probabilities for 2 labels"},
 		{"data for a declared task", "tasks: [{name: A, labels: [a, b], data: sst2}]\nmodel: {name: x}", "tasks[0].data"},
 		{"train without dev", "tasks: [{name: A, labels: [a, b], train: {path: t.csv}}]\nmodel: {name: x}", "tasks[0].dev"},
-		{"unknown file column key", "tasks: [{name: A, labels: [a, b], train: {path: t.csv, sentence: s}, dev: {path: d.csv}}]\nmodel: {name: x}", "line 1: field tasks[0].train.sentence: unknown key; known keys: drop_labels, format, halve, label, labels, path, split, text, text_pair"},
+		{"unknown file column key", "tasks: [{name: A, labels: [a, b], train: {path: t.csv, sentence: s}, dev: {path: d.csv}}]\nmodel: {name: x}", "line 1: field tasks[0].train.sentence: unknown key; known keys: columns, drop_labels, format, halve, label, labels, multiline, path, quoted, split, text, text_pair"},
 		{"near-miss key", "tasks: [{name: A, labels: [a, b], train: {path: t.csv, txt: s}, dev: {path: d.csv}}]\nmodel: {name: x}", "line 1: field tasks[0].train.txt: unknown key (did you mean text?)"},
 		{"near-miss top-level key", "tasks: [{name: A}]\nmodel: {name: x}\nconfiguration: [T]", "line 3: field configuration: unknown key (did you mean configurations?)"},
 		{"seed not a number", "tasks: [{name: A}]\nmodel: {name: x}\nseeds: [one]", `line 3: field seeds[0]: "one" is not a whole number`},

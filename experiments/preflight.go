@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/beluga-nlp/beluga/datasets"
 )
 
 // Preflight checks, before any run starts (and in a dry run), what would
@@ -20,7 +18,8 @@ func (r *TrainRunner) Preflight(ctx context.Context, s *Spec) error {
 		return err
 	}
 	for i, t := range s.Tasks {
-		for name, f := range map[string]*datasets.FileSpec{"train": t.Train, "dev": t.Dev} {
+		for _, nf := range t.files() {
+			name, f := nf.name, nf.f
 			if f == nil {
 				continue
 			}

@@ -183,7 +183,8 @@ func (t Task) declaration(field string) (*TaskDecl, error) {
 	if t.Train != nil && t.Dev != nil && t.Train.Path != "" && t.Train.Path == t.Dev.Path {
 		return nil, errDevIsTrain(field, t.Dev.Path)
 	}
-	for name, f := range map[string]*datasets.FileSpec{"train": t.Train, "dev": t.Dev} {
+	for _, nf := range t.files() {
+		name, f := nf.name, nf.f
 		if f == nil {
 			continue
 		}
@@ -231,7 +232,8 @@ func (t Task) spanDeclaration(field string) (*TaskDecl, error) {
 		return nil, fmt.Errorf("field %s: a span task trains and is scored on SQuAD-format files: set train and dev (path:)", field)
 	}
 	d := &TaskDecl{Kind: train.KindSpan, Task: train.Task{Name: t.Name}}
-	for name, f := range map[string]*datasets.FileSpec{"train": t.Train, "dev": t.Dev} {
+	for _, nf := range t.files() {
+		name, f := nf.name, nf.f
 		if f.Path == "" {
 			return nil, fmt.Errorf("field %s.%s.path: required", field, name)
 		}
@@ -378,4 +380,17 @@ func (s *Spec) CheckInputs() (*inputcheck.Report, error) {
 // errDevIsTrain refuses a task whose dev file is its training file.
 func errDevIsTrain(field, dev string) error {
 	return fmt.Errorf("field %s.dev.path: %s is also the training file: every evaluated row would be a training row; split it instead (train.split: {dev: …, test: …})", field, dev)
+}
+
+// namedFile is a task's train or dev file with its field's name.
+type namedFile struct {
+	name string
+	f    *datasets.FileSpec
+}
+
+// files are the task's train and dev files in that order, so that of two
+// bad files the error always names the training file (a map's order
+// named either).
+func (t Task) files() []namedFile {
+	return []namedFile{{"train", t.Train}, {"dev", t.Dev}}
 }

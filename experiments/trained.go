@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/beluga-nlp/beluga/internal/csvcell"
 	"github.com/beluga-nlp/beluga/train"
 )
 
@@ -155,7 +155,7 @@ func WriteSizes(w io.Writer, rows []SizeRow, csvFormat bool) error {
 			fmt.Sprint(r.Sizes.IIDRows), fmt.Sprint(r.Sizes.SuiteCases), seen, share, source})
 	}
 	if csvFormat {
-		cw := csv.NewWriter(w)
+		cw := csvcell.NewWriter(w)
 		cw.Write(head)
 		cw.WriteAll(lines)
 		return cw.Error()

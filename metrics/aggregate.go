@@ -103,11 +103,17 @@ func F1(pred, gold []int, positive int) float64 {
 			fn++
 		}
 	}
+	return f1(tp, tp+fp, tp+fn)
+}
+
+// f1 is the F1 score from a class's true positives, predictions and gold
+// examples: 0 when there are no true positives.
+func f1(tp, predicted, support int) float64 {
 	if tp == 0 {
 		return 0
 	}
-	p := float64(tp) / float64(tp+fp)
-	r := float64(tp) / float64(tp+fn)
+	p := float64(tp) / float64(predicted)
+	r := float64(tp) / float64(support)
 	return 2 * p * r / (p + r)
 }
 

@@ -175,11 +175,13 @@ func Percentile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
 		return math.NaN()
 	}
-	// numpy's virtual index for method "linear" (alpha = beta = 1), in its
-	// order of operations so that the rounding agrees.
+	// numpy's virtual index for method "linear", (n−1)·q, in its order of
+	// operations so that the rounding agrees: numpy computes it so, not as
+	// the equal n·q + (α + q·(1−α−β)) − 1 of its other methods, and the two
+	// differ in the last bit (an equal-mass bin edge one ulp off).
 	n := float64(len(sorted))
 	q /= 100
-	pos := n*q + (1 + q*-1) - 1
+	pos := (n - 1) * q
 	if pos <= 0 {
 		return sorted[0]
 	}

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/beluga-nlp/beluga/suites"
 )
 
 // UnmarshalText reads pass, fail or filtered.
@@ -52,10 +55,14 @@ func ReadCases(path string) ([]CaseVerdict, error) {
 
 // WriteFailures lists the failing cases of a case file per functionality,
 // in suite order: a heading with the functionality's class, type, failure
-// count and expectation, then per failing case its inputs with the
-// expected label and the prediction. functionality, when not empty, keeps
-// that functionality only (an error names the known ones when it has no
-// case).
+// count and expectation, then its failing cases worst first (largest
+// violation, as CheckList's summary orders examples; ties in case order),
+// each with its inputs, the expected label and the prediction. The
+// inputs that break the expectation are marked ✗ with the size of their
+// violation (ViolationText); in a case of more than FoldAbove inputs the
+// ones that keep it are counted, not listed. functionality, when not
+// empty, keeps that functionality only (an error names the known ones
+// when it has no case).
 func WriteFailures(w io.Writer, cases []CaseVerdict, functionality string) error {
 	var order []string
 	by := map[string][]CaseVerdict{}
@@ -75,67 +82,116 @@ func WriteFailures(w io.Writer, cases []CaseVerdict, functionality string) error
 	total, failed := 0, 0
 	for _, name := range order {
 		cs := by[name]
-		var fails []CaseVerdict
+		fails := WorstFirst(cs)
 		scored := 0
 		for _, c := range cs {
 			if c.Verdict != Filtered {
 				scored++
 			}
-			if c.Verdict == Fail {
-				fails = append(fails, c)
-			}
 		}
 		total += scored
 		failed += len(fails)
-		first := cs[0]
-		var about []string
-		for _, s := range []string{first.Class, string(first.Type)} {
-			if s != "" {
-				about = append(about, s)
-			}
-		}
-		fmt.Fprintf(bw, "%s", name)
-		if len(about) > 0 {
-			fmt.Fprintf(bw, " (%s)", strings.Join(about, ", "))
-		}
-		fmt.Fprintf(bw, ": %d of %d scored cases failed", len(fails), scored)
-		if first.Expect != "" {
-			fmt.Fprintf(bw, "; expects: %s", first.Expect)
-		}
-		bw.WriteString("\n")
+		writeFailureHeading(bw, name, cs[0], len(fails), scored)
 		for _, c := range fails {
-			if len(c.Inputs) == 0 {
-				fmt.Fprintf(bw, "  case %d (this case file predates inputs with texts: rerun the run for them)\n", c.Case)
-				continue
-			}
-			fmt.Fprintf(bw, "  case %d:\n", c.Case)
-			for i, in := range c.Inputs {
-				text := strconv.Quote(in.Text)
-				if in.Pair != "" {
-					text += " / " + strconv.Quote(in.Pair)
-				}
-				role := ""
-				if len(c.Inputs) > 1 {
-					role = "perturbed "
-					if i == 0 {
-						role = "original  "
-					}
-				}
-				fmt.Fprintf(bw, "    %s%s → %s", role, text, in.Pred)
-				if in.PredClass != nil && *in.PredClass >= 0 && *in.PredClass < len(in.Probs) {
-					fmt.Fprintf(bw, " (p=%.3f)", in.Probs[*in.PredClass])
-				}
-				if in.Label != "" {
-					fmt.Fprintf(bw, ", expected %s", in.Label)
-				}
-				bw.WriteString("\n")
-			}
+			writeFailingCase(bw, c)
 		}
 	}
 	if functionality == "" {
 		fmt.Fprintf(bw, "%d of %d scored cases failed in %d functionalities\n", failed, total, len(order))
 	}
 	return bw.Flush()
+}
+
+// WorstFirst returns the failing cases of cs, largest violation first and
+// in case order among equals.
+func WorstFirst(cs []CaseVerdict) []CaseVerdict {
+	var fails []CaseVerdict
+	for _, c := range cs {
+		if c.Verdict == Fail {
+			fails = append(fails, c)
+		}
+	}
+	slices.SortStableFunc(fails, func(a, b CaseVerdict) int { return cmp.Compare(b.Violation, a.Violation) })
+	return fails
+}
+
+// FoldAbove is the number of inputs above which a failing case lists only
+// its original and the inputs that break it.
+const FoldAbove = 6
+
+// ViolationText says how far an input breaks its functionality's
+// expectation (InputVerdict.Violation), in the terms of its test type.
+func ViolationText(t suites.TestType, v float64) string {
+	switch t {
+	case suites.INV:
+		return fmt.Sprintf("probability of the original's class changed by %.3f", v)
+	case suites.DIR:
+		return fmt.Sprintf("moved %.3f the wrong way", v)
+	}
+	return fmt.Sprintf("1 − p(expected) = %.3f", v)
+}
+
+func writeFailureHeading(bw *bufio.Writer, name string, first CaseVerdict, fails, scored int) {
+	var about []string
+	for _, s := range []string{first.Class, string(first.Type)} {
+		if s != "" {
+			about = append(about, s)
+		}
+	}
+	fmt.Fprintf(bw, "%s", name)
+	if len(about) > 0 {
+		fmt.Fprintf(bw, " (%s)", strings.Join(about, ", "))
+	}
+	fmt.Fprintf(bw, ": %d of %d scored cases failed", fails, scored)
+	if first.Expect != "" {
+		fmt.Fprintf(bw, "; expects: %s", first.Expect)
+	}
+	bw.WriteString("\n")
+}
+
+func writeFailingCase(bw *bufio.Writer, c CaseVerdict) {
+	if len(c.Inputs) == 0 {
+		fmt.Fprintf(bw, "  case %d (this case file predates inputs with texts: rerun the run for them)\n", c.Case)
+		return
+	}
+	fmt.Fprintf(bw, "  case %d:\n", c.Case)
+	fold := len(c.Inputs) > FoldAbove
+	kept := 0
+	for i, in := range c.Inputs {
+		if fold && i > 0 && !in.Breaks() {
+			kept++
+			continue
+		}
+		text := strconv.Quote(in.Text)
+		if in.Pair != "" {
+			text += " / " + strconv.Quote(in.Pair)
+		}
+		role := ""
+		if len(c.Inputs) > 1 {
+			role = "perturbed "
+			if i == 0 {
+				role = "original  "
+			}
+		}
+		mark := "  "
+		if in.Breaks() {
+			mark = "✗ "
+		}
+		fmt.Fprintf(bw, "  %s%s%s → %s", mark, role, text, in.Pred)
+		if in.PredClass != nil && *in.PredClass >= 0 && *in.PredClass < len(in.Probs) {
+			fmt.Fprintf(bw, " (p=%.3f)", in.Probs[*in.PredClass])
+		}
+		if in.Label != "" {
+			fmt.Fprintf(bw, ", expected %s", in.Label)
+		}
+		if in.Breaks() && in.Violation > 0 {
+			fmt.Fprintf(bw, "; %s", ViolationText(c.Type, in.Violation))
+		}
+		bw.WriteString("\n")
+	}
+	if kept > 0 {
+		fmt.Fprintf(bw, "    … and %d more perturbations that keep the expectation\n", kept)
+	}
 }
 
 func quoteAll(xs []string) []string {

@@ -39,9 +39,9 @@ func TestWriteCasesCarriesTextExpectationAndPrediction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"functionality":"slur_h","case":7,"verdict":"fail","class":"slurs","type":"MFT","expect":"prediction is the label","inputs":[{"text":"you are a [slur]","label":"hateful","pred":"non-hateful","pred_class":0,"probs":[0.9,0.1]}]}
-{"functionality":"typos","case":0,"verdict":"fail","class":"robust","type":"INV","expect":"perturbations keep the original's prediction (tolerance 0)","inputs":[{"text":"I love it","pred":"non-hateful","pred_class":0,"probs":[0.8,0.2]},{"text":"I lvoe it","pred":"hateful","pred_class":1,"probs":[0.3,0.7]}]}
-{"functionality":"never","case":3,"verdict":"pass","class":"robust","type":"MFT","expect":"prediction is not non-hateful","inputs":[{"text":"q","pair":"c","pred":"hateful","pred_class":1,"probs":[0.4,0.6]}]}
+	want := `{"functionality":"slur_h","case":7,"verdict":"fail","class":"slurs","type":"MFT","expect":"prediction is the label","inputs":[{"text":"you are a [slur]","label":"hateful","pred":"non-hateful","pred_class":0,"probs":[0.9,0.1],"verdict":"fail","violation":0.9}],"violation":0.9}
+{"functionality":"typos","case":0,"verdict":"fail","class":"robust","type":"INV","expect":"perturbations keep the original's prediction (tolerance 0)","inputs":[{"text":"I love it","pred":"non-hateful","pred_class":0,"probs":[0.8,0.2],"verdict":"pass"},{"text":"I lvoe it","pred":"hateful","pred_class":1,"probs":[0.3,0.7],"verdict":"fail","violation":0.5}],"violation":0.5}
+{"functionality":"never","case":3,"verdict":"pass","class":"robust","type":"MFT","expect":"prediction is not non-hateful","inputs":[{"text":"q","pair":"c","pred":"hateful","pred_class":1,"probs":[0.4,0.6],"verdict":"pass"}]}
 `
 	if got := string(b); got != want {
 		t.Errorf("cases.jsonl:\n%s\nwant:\n%s", got, strings.TrimSpace(want))

@@ -49,6 +49,9 @@ type CaseVerdict struct {
 	// Inputs are the case's inputs in order: for INV and DIR the original,
 	// then its perturbations.
 	Inputs []CaseInput `json:"inputs,omitempty"`
+	// Violation is the largest violation among the case's failing inputs
+	// (InputVerdict): failing cases are listed worst first by it.
+	Violation float64 `json:"violation,omitempty"`
 }
 
 // CaseInput is one input of a case with its expectation and prediction.
@@ -64,7 +67,17 @@ type CaseInput struct {
 	Pred      string    `json:"pred"`
 	PredClass *int      `json:"pred_class,omitempty"`
 	Probs     []float64 `json:"probs,omitempty"`
+	// Verdict is the expectation's outcome on this input (InputVerdict):
+	// "fail" marks the inputs that break the expectation. Absent from
+	// case files written before per-input verdicts.
+	Verdict *Verdict `json:"verdict,omitempty"`
+	// Violation is the size of a failing input's violation
+	// (InputVerdict), absent when it passes or CheckList gives none.
+	Violation float64 `json:"violation,omitempty"`
 }
+
+// Breaks reports whether the input breaks its case's expectation.
+func (in CaseInput) Breaks() bool { return in.Verdict != nil && *in.Verdict == Fail }
 
 // Describe says in words what an expectation asks of a model, naming
 // classes by the suite's labels.
@@ -110,8 +123,9 @@ func Describe(e suites.Expectation, labels []string) string {
 	return e.Kind
 }
 
-// caseInputs pairs a case's inputs with its labels and predictions.
-func caseInputs(labels []string, c *suites.Case, preds []Prediction) []CaseInput {
+// caseInputs pairs a case's inputs with its labels, predictions and
+// per-input verdicts.
+func caseInputs(labels []string, c *suites.Case, preds []Prediction, verdicts []InputVerdict) []CaseInput {
 	name := func(l suites.Label) string {
 		if l.IsAnswer {
 			return l.Answer
@@ -139,6 +153,10 @@ func caseInputs(labels []string, c *suites.Case, preds []Prediction) []CaseInput
 				k := p.Class
 				ci.Pred, ci.PredClass, ci.Probs = name(suites.ClassLabel(k)), &k, p.Probs
 			}
+		}
+		if i < len(verdicts) {
+			v := verdicts[i].Verdict
+			ci.Verdict, ci.Violation = &v, verdicts[i].Violation
 		}
 		out[i] = ci
 	}
@@ -220,7 +238,7 @@ func Score(s *suites.Suite, preds []Prediction, opt ScoreOptions) (*Result, erro
 			if squash {
 				cp = squashAll(cp, opt.Options)
 			}
-			v, err := Evaluate(f, c, cp, opt.Options)
+			v, ins, err := EvaluateInputs(f, c, cp, opt.Options)
 			if err != nil {
 				return nil, err
 			}
@@ -231,8 +249,14 @@ func Score(s *suites.Suite, preds []Prediction, opt ScoreOptions) (*Result, erro
 			case Filtered:
 				fr.Filtered++
 			}
-			res.Cases = append(res.Cases, CaseVerdict{Functionality: f.Name, Case: c.ID, Verdict: v,
-				Class: f.Class, Type: f.Type, Expect: expect, Inputs: caseInputs(s.Labels, c, cp)})
+			cv := CaseVerdict{Functionality: f.Name, Case: c.ID, Verdict: v,
+				Class: f.Class, Type: f.Type, Expect: expect, Inputs: caseInputs(s.Labels, c, cp, ins)}
+			if v == Fail {
+				for _, in := range ins {
+					cv.Violation = max(cv.Violation, in.Violation)
+				}
+			}
+			res.Cases = append(res.Cases, cv)
 		}
 		if fr.Cases == 0 {
 			continue
@@ -297,7 +321,7 @@ func (r *Result) Restrict(keep func(functionality string, caseID int) bool) {
 	for i := range r.Cases {
 		c := &r.Cases[i]
 		if !keep(c.Functionality, c.Case) {
-			c.Verdict = Filtered
+			c.Verdict, c.Violation = Filtered, 0
 		}
 		n := counts[c.Functionality]
 		if n == nil {

@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"math/big"
 
 	"github.com/beluga-nlp/beluga/internal/nprand"
 )
@@ -82,6 +83,13 @@ type RandomisationResult struct {
 	G map[string]map[string]float64
 }
 
+// statDef is one statistic's layout: its i.i.d. component (-1 for a task
+// tested on its suite scores alone) and its suite components.
+type statDef struct {
+	iid   int
+	suite []int
+}
+
 // component is one (task, score, functionality) or one task's i.i.d. set,
 // with the running sums of both models.
 type component struct {
@@ -101,7 +109,14 @@ func (c *component) mean(m int) float64 {
 // between them with probability ½ — one bit of CPython's
 // random.Random(seed).getrandbits(1) per item, in the order of opt — and
 // the p-value of each statistic is (count+1)/(trials+1), count being the
-// trials whose |ΔG| reaches the observed one. G is the harmonic mean of the
+// trials whose |ΔG| reaches the observed one. "Reaches" is decided exactly
+// (see reaches): a trial whose |ΔG| equals the observed one in rational
+// arithmetic counts, however its floats were summed. BeLUGA compares
+// numpy floats, summed in another order for a trial than for the
+// observation, and so drops some exact ties — always making p smaller;
+// with equal-size cells (HateCheck's) such ties are common. Where no
+// trial's statistic is an exact tie of the observed one, the p-values are
+// BeLUGA's to the bit. G is the harmonic mean of the
 // i.i.d. accuracy and the suite score (mean of functionalities' pass rates).
 // A task given no i.i.d. items (a suite without i.i.d. data, or a
 // comparison of suite scores on one set of cases) is tested on its suite
@@ -160,13 +175,7 @@ func Randomisation(a, b Scores, opt RandomisationOptions) (RandomisationResult, 
 			}
 		}
 	}
-	// The statistics' layout, resolved once: per statistic its i.i.d.
-	// component (-1 for a task tested on its suite scores alone) and its
-	// suite components.
-	type statDef struct {
-		iid   int
-		suite []int
-	}
+	// The statistics' layout, resolved once.
 	var defs []statDef
 	for _, t := range opt.Tasks {
 		for _, s := range scores(t) {
@@ -245,6 +254,12 @@ func Randomisation(a, b Scores, opt RandomisationOptions) (RandomisationResult, 
 	for i, c := range comps {
 		start[i] = *c
 	}
+	// The observed statistics exactly, for trials whose statistic comes
+	// within tieBand of them.
+	obsExact := make([]*big.Rat, len(observed))
+	for i := range obsExact {
+		obsExact[i] = exactDiff(comps, defs, i)
+	}
 	d := make([]float64, len(observed))
 	for trial := 0; trial < opt.Trials; trial++ {
 		for _, dl := range deltas {
@@ -258,7 +273,7 @@ func Randomisation(a, b Scores, opt RandomisationOptions) (RandomisationResult, 
 		}
 		diff(d)
 		for i := range d {
-			if d[i] >= observed[i] {
+			if reaches(d[i], observed[i], func() int { return cmpExact(exactDiff(comps, defs, i), obsExact[i]) }) {
 				counts[i]++
 			}
 		}
@@ -278,4 +293,98 @@ func Randomisation(a, b Scores, opt RandomisationOptions) (RandomisationResult, 
 	}
 	res.Avg = p(counts[k])
 	return res, nil
+}
+
+// tieBand is how close, in absolute terms, two statistics computed in
+// floats must be for reaches to decide between them exactly. A statistic
+// is a harmonic mean of means of at most millions of 0/1 hits, each in
+// [0, 1]: its float error is below 1e-12, far inside the band, and two
+// statistics further apart than the band are ordered rightly by their
+// floats.
+const tieBand = 1e-9
+
+// reaches reports whether a trial's statistic d reaches the observed one,
+// obs: by the floats when they are clearly apart, else by exact, the
+// comparison of their rational values (-1, 0, 1 as big.Rat's Cmp). A NaN
+// statistic (a score without items) reaches nothing, as in floats.
+func reaches(d, obs float64, exact func() int) bool {
+	if math.IsNaN(d) || math.IsNaN(obs) || math.Abs(d-obs) > tieBand {
+		return d >= obs
+	}
+	return exact() >= 0
+}
+
+// cmpExact compares two exact statistics; nil (undefined) is below all.
+func cmpExact(a, b *big.Rat) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return a.Cmp(b)
+}
+
+// exactDiff returns statistic k's |ΔG| between the two models in rational
+// arithmetic from the components' current sums (whole numbers, held
+// exactly in floats), k == len(defs) being the mean of all G. It returns
+// nil where the statistic is undefined (NaN in floats).
+func exactDiff(comps []*component, defs []statDef, k int) *big.Rat {
+	g := func(m int, d statDef) *big.Rat {
+		mean := func(c *component) *big.Rat {
+			if c.n[m] == 0 {
+				return nil
+			}
+			return new(big.Rat).SetFrac(big.NewInt(int64(c.sum[m])), big.NewInt(int64(c.n[m])))
+		}
+		suite, n := new(big.Rat), 0
+		for _, ci := range d.suite {
+			if r := mean(comps[ci]); r != nil {
+				suite.Add(suite, r)
+				n++
+			}
+		}
+		if n == 0 {
+			return nil
+		}
+		suite.Quo(suite, new(big.Rat).SetInt64(int64(n)))
+		if d.iid < 0 {
+			return suite
+		}
+		iid := mean(comps[d.iid])
+		if iid == nil {
+			return nil
+		}
+		// HarmonicMean: 0 when either is 0, else 2ab/(a+b).
+		if iid.Sign() <= 0 || suite.Sign() <= 0 {
+			return new(big.Rat)
+		}
+		num := new(big.Rat).Mul(iid, suite)
+		num.Mul(num, big.NewRat(2, 1))
+		return num.Quo(num, new(big.Rat).Add(iid, suite))
+	}
+	stat := func(m int) *big.Rat {
+		if k < len(defs) {
+			return g(m, defs[k])
+		}
+		if len(defs) == 0 {
+			return nil
+		}
+		sum := new(big.Rat)
+		for _, d := range defs {
+			v := g(m, d)
+			if v == nil {
+				return nil
+			}
+			sum.Add(sum, v)
+		}
+		return sum.Quo(sum, new(big.Rat).SetInt64(int64(len(defs))))
+	}
+	a, b := stat(0), stat(1)
+	if a == nil || b == nil {
+		return nil
+	}
+	return a.Abs(a.Sub(a, b))
 }

@@ -97,26 +97,75 @@ func TestMcNemarExact(t *testing.T) {
 	}
 }
 
+// exactRef is testdata/exact_randomisation.json (gen_exact_randomisation.py):
+// the randomisation test's p-values in rational arithmetic, and those of
+// BeLUGA's float comparison, on the fixture of significance.json and on a
+// HateCheck-like one.
+type exactRef struct {
+	Significance struct {
+		PG             []float64 `json:"p_g"`
+		PAvg           float64   `json:"p_avg"`
+		PGFloat        []float64 `json:"p_g_float"`
+		PAvgFloat      float64   `json:"p_avg_float"`
+		SuiteOnly      float64   `json:"suite_only"`
+		SuiteOnlyFloat float64   `json:"suite_only_float"`
+	}
+	HateCheck struct {
+		Functionalities []string
+		Trials          int
+		Seed            uint32
+		A, B            map[string][]float64
+		P               float64
+		PFloat          float64 `json:"p_float"`
+	}
+}
+
+func loadExact(t *testing.T) exactRef {
+	t.Helper()
+	b, err := os.ReadFile("testdata/exact_randomisation.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r exactRef
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// The trials are BeLUGA's (its items, order and random bits); the
+// p-values are the exact-arithmetic reference's. BeLUGA's own float
+// comparison (significance.json, from numpy) drops exact ties: its
+// p-values are never larger, and equal where no tie was dropped.
 func TestRandomisationMatchesBeLUGA(t *testing.T) {
 	r := loadSignificance(t).Randomisation
+	ex := loadExact(t).Significance
 	res, err := Randomisation(r.A.scores(), r.B.scores(), RandomisationOptions{
 		Tasks: r.Tasks, ScoreNames: r.Scores, Functionalities: r.Functionalities, Trials: r.Trials, Seed: r.Seed,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	check := func(what string, got, exact, exactFloat, beluga float64) {
+		t.Helper()
+		if got != exact {
+			t.Errorf("p(%s) = %g, exact reference %g", what, got, exact)
+		}
+		if exactFloat != beluga {
+			t.Errorf("p(%s): the exact reference's float count %g is not BeLUGA's %g (the references disagree on the trials)", what, exactFloat, beluga)
+		}
+		if beluga > exact {
+			t.Errorf("p(%s): BeLUGA's float comparison %g is above the exact %g: it may only drop ties", what, beluga, exact)
+		}
+	}
 	k := 0
 	for _, task := range r.Tasks {
 		for _, s := range r.Scores {
-			if got := res.G[task][s]; math.Abs(got-r.PG[k]) > 1e-12 {
-				t.Errorf("p(G %s %s) = %g, reference %g", task, s, got, r.PG[k])
-			}
+			check("G "+task+" "+s, res.G[task][s], ex.PG[k], ex.PGFloat[k], r.PG[k])
 			k++
 		}
 	}
-	if math.Abs(res.Avg-r.PAvg) > 1e-12 {
-		t.Errorf("p(Avg) = %g, reference %g", res.Avg, r.PAvg)
-	}
+	check("Avg", res.Avg, ex.PAvg, ex.PAvgFloat, r.PAvg)
 }
 
 // A task without i.i.d. items is tested on its suite score alone: the
@@ -124,6 +173,7 @@ func TestRandomisationMatchesBeLUGA(t *testing.T) {
 // compares the mean of per-functionality pass rates.
 func TestRandomisationOfSuiteScoresAlone(t *testing.T) {
 	ref := loadSignificance(t)
+	ex := loadExact(t).Significance
 	r := ref.Randomisation
 	a, b := r.A.scores(), r.B.scores()
 	only := func(s Scores) Scores {
@@ -136,8 +186,37 @@ func TestRandomisationOfSuiteScoresAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := res.G["sa"]["seen"], ref.SuiteOnly.P; math.Abs(got-want) > 1e-12 {
-		t.Errorf("p(suite score) = %g, reference %g", got, want)
+	if got := res.G["sa"]["seen"]; got != ex.SuiteOnly {
+		t.Errorf("p(suite score) = %g, exact reference %g (BeLUGA's floats: %g)", got, ex.SuiteOnly, ref.SuiteOnly.P)
+	}
+	if ex.SuiteOnlyFloat != ref.SuiteOnly.P {
+		t.Errorf("the exact reference's float count %g is not BeLUGA's %g", ex.SuiteOnlyFloat, ref.SuiteOnly.P)
+	}
+}
+
+// TestRandomisationCountsExactTies: on equal-size functionalities (a
+// HateCheck group's per-group test) many trials tie the observed suite
+// score exactly; summed in floats in another order, some of them fall an
+// ulp short. The p-value is the exact-arithmetic reference's, not the
+// smaller float one.
+func TestRandomisationCountsExactTies(t *testing.T) {
+	h := loadExact(t).HateCheck
+	if h.P == h.PFloat {
+		t.Fatal("the fixture has no tie that floats drop: it tests nothing")
+	}
+	wrap := func(m map[string][]float64) Scores {
+		return Scores{Suite: map[string]map[string]map[string][]float64{"hc": {"seen": m}}}
+	}
+	res, err := Randomisation(wrap(h.A), wrap(h.B), RandomisationOptions{
+		Tasks: []string{"hc"}, ScoreNames: []string{"seen"}, Functionalities: map[string][]string{"hc": h.Functionalities},
+		Trials: h.Trials, Seed: h.Seed,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.G["hc"]["seen"]; got != h.P {
+		t.Errorf("p = %g (%d trials reach the observed), exact reference %g (%d); floats give %g",
+			got, int(math.Round(got*float64(h.Trials+1)))-1, h.P, int(math.Round(h.P*float64(h.Trials+1)))-1, h.PFloat)
 	}
 }
 

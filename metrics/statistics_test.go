@@ -226,6 +226,12 @@ func TestPercentileMatchesNumpyLinear(t *testing.T) {
 			t.Errorf("Percentile(%v, %v) = %v, want %v", xs, tc.q, got, tc.want)
 		}
 	}
+	// To the last bit: numpy 1.24's np.percentile([0.3, 0.35, 0.6, 0.8],
+	// np.linspace(0, 1, 16)[2]*100) is 0.32, an equal-mass calibration
+	// edge; the virtual index n·q + (1 − q) − 1 gave 0.31999999999999995.
+	if got := Percentile([]float64{0.3, 0.35, 0.6, 0.8}, 2*(1.0/15)*100); got != 0.32 {
+		t.Errorf("Percentile = %v, numpy 0.32", got)
+	}
 }
 
 func TestBenjaminiHochbergMatchesScipyDefinition(t *testing.T) {

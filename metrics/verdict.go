@@ -86,24 +86,70 @@ func (o Options) tolerance(e suites.Expectation) float64 {
 // Evaluate returns the verdict of case c of functionality f given one
 // prediction per input.
 func Evaluate(f *suites.Functionality, c *suites.Case, preds []Prediction, opt Options) (Verdict, error) {
+	v, _, err := EvaluateInputs(f, c, preds, opt)
+	return v, err
+}
+
+// InputVerdict is the expectation's outcome on one input of a case, as
+// CheckList's expectation functions return it per example: Pass, Fail, or
+// Filtered where the expectation does not apply (CheckList's None). A case
+// fails because of its failing inputs; for INV and DIR the original (the
+// first input) is compared with itself and passes.
+//
+// Violation is how badly a failing input breaks the expectation, the
+// magnitude CheckList's expect functions return (a result ≤ 0, "the
+// distance from 0") and its summary orders examples by:
+//   - INV: |p_o(x′) − p_o(x)|, the change of the probability of the
+//     original's predicted class o between the original x and x′;
+//   - DIR (monotonic, positive_change): the change in the wrong direction
+//     (how far the confidence or sentiment moved against the expectation,
+//     tolerance included — CheckList's value plus the tolerance, so the
+//     order within a test is CheckList's);
+//   - MFT with a label: 1 − p(expected class) (CheckList's conf_viol).
+//
+// It is 0 where CheckList returns a bare False (pred_not, the QQP
+// triplet, answers without probabilities).
+type InputVerdict struct {
+	Verdict   Verdict
+	Violation float64
+}
+
+// EvaluateInputs is Evaluate with each input's outcome (InputVerdict). A
+// case a slice filters out has every input Filtered, as CheckList's
+// wrap_slice sets each example's result to None.
+func EvaluateInputs(f *suites.Functionality, c *suites.Case, preds []Prediction, opt Options) (Verdict, []InputVerdict, error) {
 	if len(preds) != len(c.Inputs) {
-		return Fail, fmt.Errorf("functionality %q case %d: %d predictions for %d inputs", f.Name, c.ID, len(preds), len(c.Inputs))
+		return Fail, nil, fmt.Errorf("functionality %q case %d: %d predictions for %d inputs", f.Name, c.ID, len(preds), len(c.Inputs))
 	}
 	e := f.Expect
-	rs, err := inputResults(f, c, preds, opt)
+	rs, sizes, err := inputResults(f, c, preds, opt)
 	if err != nil {
-		return Fail, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
+		return Fail, nil, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
+	}
+	ins := make([]InputVerdict, len(rs))
+	for j, r := range rs {
+		switch r {
+		case rPass:
+			ins[j].Verdict = Pass
+		case rFail:
+			ins[j] = InputVerdict{Verdict: Fail, Violation: sizes[j]}
+		default:
+			ins[j].Verdict = Filtered
+		}
 	}
 	if e.Slice != "" {
 		keep, err := sliceKeeps(e, preds)
 		if err != nil {
-			return Fail, fmt.Errorf("functionality %q: %w", f.Name, err)
+			return Fail, nil, fmt.Errorf("functionality %q: %w", f.Name, err)
 		}
 		if !keep {
-			return Filtered, nil
+			for j := range ins {
+				ins[j] = InputVerdict{Verdict: Filtered}
+			}
+			return Filtered, ins, nil
 		}
 	}
-	return aggregate(rs, e.Agg), nil
+	return aggregate(rs, e.Agg), ins, nil
 }
 
 // aggregate is CheckList's aggregate_testcase: drop the inputs the
@@ -165,23 +211,36 @@ func scoredLabel(f *suites.Functionality, c *suites.Case, j int, opt Options) (s
 	return c.LabelFor(j)
 }
 
-func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, opt Options) ([]result, error) {
+// inputResults is the expectation's result on every input of a case and,
+// for each failing one, the size of its violation (InputVerdict).
+func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, opt Options) ([]result, []float64, error) {
 	e := f.Expect
 	rs := make([]result, len(preds))
+	sizes := make([]float64, len(preds))
 	orig := preds[0]
+	// unlikely is CheckList's conf_viol of an MFT input: 1 − p(expected).
+	unlikely := func(j int, p Prediction, class int) {
+		if rs[j] == rFail && class >= 0 && class < len(p.Probs) {
+			sizes[j] = 1 - p.Probs[class]
+		}
+	}
 	switch e.Kind {
 	case suites.ExpectEq:
 		for j, p := range preds {
 			if e.Value != nil {
 				rs[j] = passIf(!p.IsAnswer && p.Class == *e.Value)
+				unlikely(j, p, *e.Value)
 				continue
 			}
 			l, ok := scoredLabel(f, c, j, opt)
 			rs[j] = passIf(ok && samePrediction(p, l))
+			if ok && !l.IsAnswer {
+				unlikely(j, p, l.Class)
+			}
 		}
 	case suites.ExpectPredNot:
 		if e.Value == nil {
-			return nil, fmt.Errorf("pred_not expectation without a value")
+			return nil, nil, fmt.Errorf("pred_not expectation without a value")
 		}
 		for j, p := range preds {
 			rs[j] = passIf(p.Class != *e.Value)
@@ -194,8 +253,12 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 				rs[j] = rFail
 			case !l.IsAnswer && l.Class == 1:
 				rs[j] = passIf(p.Class != 0)
+				unlikely(j, p, 1)
 			default:
 				rs[j] = passIf(samePrediction(p, l))
+				if !l.IsAnswer {
+					unlikely(j, p, l.Class)
+				}
 			}
 		}
 	case suites.ExpectSquadCleanEq:
@@ -206,13 +269,13 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 	case suites.ExpectInv:
 		tol := opt.tolerance(e)
 		for j, p := range preds {
-			rs[j] = invResult(orig, p, tol)
+			rs[j], sizes[j] = invResult(orig, p, tol)
 		}
 	case suites.ExpectSquadInvSubstitution:
 		var meta []json.RawMessage
 		if len(c.Meta) > 0 {
 			if err := json.Unmarshal(c.Meta, &meta); err != nil || len(meta) != len(preds) {
-				return nil, fmt.Errorf("substitution test needs one meta entry per input")
+				return nil, nil, fmt.Errorf("substitution test needs one meta entry per input")
 			}
 		}
 		for j, p := range preds {
@@ -228,17 +291,17 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 	case suites.ExpectMonotonic:
 		tol := opt.tolerance(e)
 		for j, p := range preds {
-			r, err := monotonicResult(orig, p, e, tol)
+			r, size, err := monotonicResult(orig, p, e, tol)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			rs[j] = r
+			rs[j], sizes[j] = r, size
 		}
 	case suites.ExpectPositiveChange:
 		tol := opt.tolerance(e)
 		for j, p := range preds {
 			if len(orig.Probs) != 3 || len(p.Probs) != 3 {
-				return nil, fmt.Errorf("positive_change needs 3-class probabilities (negative, neutral, positive)")
+				return nil, nil, fmt.Errorf("positive_change needs 3-class probabilities (negative, neutral, positive)")
 			}
 			change := (orig.Probs[0] - p.Probs[0]) + (p.Probs[2] - orig.Probs[2])
 			switch e.Direction {
@@ -247,20 +310,23 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 			case "not_more_positive":
 				rs[j] = passIf(change-tol <= 0)
 			default:
-				return nil, fmt.Errorf("positive_change with direction %q (want not_more_negative or not_more_positive)", e.Direction)
+				return nil, nil, fmt.Errorf("positive_change with direction %q (want not_more_negative or not_more_positive)", e.Direction)
+			}
+			if rs[j] == rFail {
+				sizes[j] = math.Abs(change)
 			}
 		}
 	case suites.ExpectAzimuth:
-		return azimuthResults(preds, opt.tolerance(e)), nil
+		return azimuthResults(preds, opt.tolerance(e)), sizes, nil
 	case suites.ExpectImplicationTriplet:
 		if len(preds) != 3 {
-			return nil, fmt.Errorf("implication triplet needs 3 inputs, has %d", len(preds))
+			return nil, nil, fmt.Errorf("implication triplet needs 3 inputs, has %d", len(preds))
 		}
-		return tripletResults(preds[0].Class, preds[1].Class, preds[2].Class, opt.Triplet), nil
+		return tripletResults(preds[0].Class, preds[1].Class, preds[2].Class, opt.Triplet), sizes, nil
 	default:
-		return nil, fmt.Errorf("unknown expectation kind %q", e.Kind)
+		return nil, nil, fmt.Errorf("unknown expectation kind %q", e.Kind)
 	}
-	return rs, nil
+	return rs, sizes, nil
 }
 
 func samePrediction(p Prediction, l suites.Label) bool {
@@ -270,25 +336,35 @@ func samePrediction(p Prediction, l suites.Label) bool {
 	return !p.IsAnswer && p.Class == l.Class
 }
 
-// invResult is CheckList's Expect.inv for one input against the original.
-func invResult(orig, p Prediction, tol float64) result {
+// invResult is CheckList's Expect.inv for one input against the original,
+// with the size of a failure: |p_o(x′) − p_o(x)|, or without
+// probabilities CheckList's conf + orig_conf.
+func invResult(orig, p Prediction, tol float64) (result, float64) {
 	if orig.IsAnswer || p.IsAnswer {
 		if p.Answer == orig.Answer {
-			return rPass
+			return rPass, 0
 		}
 	} else if p.Class == orig.Class {
-		return rPass
+		return rPass, 0
 	}
 	if orig.Probs != nil && p.Probs != nil && !orig.IsAnswer {
 		o := orig.Class
-		return passIf(math.Abs(p.Probs[o]-orig.Probs[o]) <= tol)
+		d := math.Abs(p.Probs[o] - orig.Probs[o])
+		if d <= tol {
+			return rPass, 0
+		}
+		return rFail, d
 	}
-	return passIf(p.Conf+orig.Conf <= tol)
+	if s := p.Conf + orig.Conf; s > tol {
+		return rFail, s
+	}
+	return rPass, 0
 }
 
 // monotonicResult is CheckList's Expect.monotonic with label = the original
-// prediction.
-func monotonicResult(orig, p Prediction, e suites.Expectation, tol float64) (result, error) {
+// prediction, with the size of a failure: the confidence change in the
+// wrong direction.
+func monotonicResult(orig, p Prediction, e suites.Expectation, tol float64) (result, float64, error) {
 	label := orig.Class
 	if e.Value != nil {
 		label = *e.Value
@@ -296,13 +372,13 @@ func monotonicResult(orig, p Prediction, e suites.Expectation, tol float64) (res
 	var origConf, diff float64
 	if orig.Probs != nil {
 		if label >= len(orig.Probs) || label >= len(p.Probs) {
-			return rNone, fmt.Errorf("monotonic on class %d of %d probabilities", label, len(orig.Probs))
+			return rNone, 0, fmt.Errorf("monotonic on class %d of %d probabilities", label, len(orig.Probs))
 		}
 		origConf = orig.Probs[label]
 		diff = p.Probs[label] - origConf
 	} else {
 		if e.Value != nil {
-			return rNone, fmt.Errorf("monotonic with a fixed label needs probabilities")
+			return rNone, 0, fmt.Errorf("monotonic with a fixed label needs probabilities")
 		}
 		origConf = orig.Conf
 		if p.Class == orig.Class {
@@ -312,15 +388,21 @@ func monotonicResult(orig, p Prediction, e suites.Expectation, tol float64) (res
 		}
 	}
 	if e.Increasing && origConf <= tol {
-		return rNone, nil
+		return rNone, 0, nil
 	}
 	if !e.Increasing && origConf >= 1-tol {
-		return rNone, nil
+		return rNone, 0, nil
 	}
 	if e.Increasing {
-		return passIf(diff+tol >= 0), nil
+		if diff+tol >= 0 {
+			return rPass, 0, nil
+		}
+		return rFail, -diff, nil
 	}
-	return passIf(diff-tol <= 0), nil
+	if diff-tol <= 0 {
+		return rPass, 0, nil
+	}
+	return rFail, diff, nil
 }
 
 func tripletResults(p0, p1, p2 int, mode TripletMode) []result {
@@ -351,4 +433,28 @@ func (m TripletMode) MarshalText() ([]byte, error) {
 // MarshalText names the mode in results: checklist or corrected.
 func (m SquashMode) MarshalText() ([]byte, error) {
 	return []byte([...]string{"checklist", "corrected"}[m]), nil
+}
+
+// UnmarshalText reads checklist or corrected.
+func (m *TripletMode) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "checklist":
+		*m = TripletCheckList
+	case "corrected":
+		*m = TripletCorrected
+	default:
+		return fmt.Errorf("triplet mode %q: want checklist or corrected", b)
+	}
+	return nil
+}
+
+// UnmarshalText reads checklist or corrected.
+func (m *SquashMode) UnmarshalText(b []byte) error {
+	for _, c := range []SquashMode{0, 1} {
+		if t, _ := c.MarshalText(); string(t) == string(b) {
+			*m = c
+			return nil
+		}
+	}
+	return fmt.Errorf("squash mode %q: want checklist or corrected", b)
 }

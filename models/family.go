@@ -131,9 +131,10 @@ type HeadPass interface {
 // the order the layers ask for it. The pieces families share are in
 // heads.go (first-token pooling, linear and dense heads, qa_outputs, HF's
 // dropout rules) and kernels.go; a BERT-shaped encoder is a bertLayout
-// (bert.go). Its checks: a reference checkpoint from
-// testdata/families/gen.py (or, for a family transformers 4.27.1 has,
-// testdata/hfsaved/gen.py) and the family's name in the families lists of
+// (bert.go); a decoder shares decoder.go (gpt2.go, llama.go). Its checks: a
+// reference checkpoint from testdata/families/gen.py (or, for a family
+// transformers 4.27.1 has, testdata/hfsaved/gen.py; a decoder's,
+// testdata/decoders/gen.py) and the family's name in the families lists of
 // the tests that range over them (models, pretrained, train, cmd/beluga),
 // and an entry in benchmarks/gostep's tinyFamily and torch_step.py's
 // FAMILIES.
@@ -144,6 +145,12 @@ type Family struct {
 	// name starts with Prefix + ".", and a bare encoder's state dict (saved
 	// without it) gains it on loading.
 	Prefix string
+	// CausalLM is the HuggingFace class of a decoder family's language
+	// model (GPT2LMHeadModel, LlamaForCausalLM), which NewCausalLM builds
+	// and scores with; empty for an encoder family. A decoder family's
+	// NewEncoder returns an encoder of causal attention that can continue
+	// a cached prefix (decoder.go).
+	CausalLM string
 	// Classifier and Span are the HuggingFace classes the classifier and
 	// the span model are saved as (config.json's architectures); Span is
 	// empty when HuggingFace has no question-answering model.
@@ -188,7 +195,7 @@ func Register(f Family) {
 		panic(fmt.Sprintf("models.Register: family %q registered twice", f.ModelType))
 	}
 	families[f.ModelType] = &f
-	if f.Config.Keys != nil || f.Config.Defaults != nil || f.Config.Omit != nil || f.Config.Validate != nil {
+	if f.Config.Keys != nil || f.Config.Defaults != nil || f.Config.Omit != nil || f.Config.Validate != nil || f.Config.Derive != nil {
 		checkpoint.RegisterConfig(f.ModelType, f.Config)
 	}
 }
@@ -209,6 +216,10 @@ type TokenizerDefaults struct {
 	// ByteLevelBPE says the family's vocab.json and merges.txt are
 	// RoBERTa's byte-level BPE.
 	ByteLevelBPE bool
+	// BPENoSpecials says its byte-level BPE adds no special tokens
+	// (GPT2Tokenizer: add_bos_token false, <|endoftext|> its one added
+	// token) where RoBERTa's wraps every input in <s> … </s>.
+	BPENoSpecials bool
 }
 
 // The SentencePiece wrappings of TokenizerDefaults.SentencePiece.

@@ -12,18 +12,18 @@ import (
 // error naming it and every known one, from each constructor.
 func TestUnknownModelTypeRefused(t *testing.T) {
 	cfg := TinyConfig(50)
-	cfg.ModelType = "gpt2"
+	cfg.ModelType = "t5"
 	for _, tc := range []struct {
 		name  string
 		build func() error
 	}{
 		{"classifier", func() error { _, _, err := NewClassifier(cfg, 2, nil, 1); return err }},
 		{"span", func() error { _, _, err := NewSpanModel(cfg, nil, 1); return err }},
-		{"lookup", func() error { _, err := LookupFamily("gpt2"); return err }},
+		{"lookup", func() error { _, err := LookupFamily("t5"); return err }},
 	} {
 		err := tc.build()
-		if err == nil || !strings.Contains(err.Error(), `"gpt2"`) {
-			t.Errorf("%s: error %v, want one naming gpt2", tc.name, err)
+		if err == nil || !strings.Contains(err.Error(), `"t5"`) {
+			t.Errorf("%s: error %v, want one naming t5", tc.name, err)
 			continue
 		}
 		for _, known := range FamilyNames() {

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"github.com/beluga-nlp/beluga/models/backend"
 	"math"
 
 	"github.com/beluga-nlp/beluga/models/internal/vec32"
@@ -33,12 +34,19 @@ func ropeTable[T Float](theta float64, seq, d int) (cos, sin []T) {
 // in place by its position's angles, in HuggingFace's rotate_half form: the
 // pair (x_i, x_{i+d/2}) becomes (x_i·cos − x_{i+d/2}·sin, x_{i+d/2}·cos +
 // x_i·sin). With inverse set it applies the transposed rotation (angles
-// negated), which is the rotation's backward pass.
+// negated), which is the rotation's backward pass. Token t of a row is at
+// position t.
 func rotary[T Float](x, cos, sin []T, batch, seq, heads, d int, inverse bool) {
+	rotaryAt(x, cos, sin, batch*seq, heads, d, inverse, func(r int) int { return r % seq })
+}
+
+// rotaryAt is rotary for rows tokens of x whose positions pos gives (the
+// decoders': a padded row's, or one continuing a cached prefix).
+func rotaryAt[T Float](x, cos, sin []T, rows, heads, d int, inverse bool, pos func(r int) int) {
 	half, h := d/2, heads*d
-	vec32.ParallelFor(batch*seq, max(1, elementGrain/h), func(lo, hi int) {
+	vec32.ParallelFor(rows, max(1, elementGrain/h), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
-			p := r % seq
+			p := pos(r)
 			c, s := cos[p*half:(p+1)*half], sin[p*half:(p+1)*half]
 			for hd := 0; hd < heads; hd++ {
 				row := x[r*h+hd*d : r*h+(hd+1)*d]
@@ -58,12 +66,12 @@ func rotary[T Float](x, cos, sin []T, batch, seq, heads, d int, inverse bool) {
 // gegluForward is ModernBertMLP's gate: u (n × 2f) is Wi's output, its first
 // f columns the input and its last f the gate; act receives GELU(input) and
 // g receives GELU(input)·gate (both n × f).
-func gegluForward[T Float](g, act, u []T, n, f int) {
+func gegluForward[T Float](be backend.Backend, g, act, u []T, n, f int) {
 	vec32.ParallelFor(n, max(1, elementGrain/f), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			in, gate := u[r*2*f:r*2*f+f], u[r*2*f+f:(r+1)*2*f]
 			a, gr := act[r*f:(r+1)*f], g[r*f:(r+1)*f]
-			geluForward(a, in)
+			geluForward(be, a, in)
 			for i := range gr {
 				gr[i] = a[i] * gate[i]
 			}
@@ -73,7 +81,7 @@ func gegluForward[T Float](g, act, u []T, n, f int) {
 
 // gegluBackward sets du (n × 2f) from dg, the gradient of GELU(input)·gate:
 // d(gate) = dg·GELU(input), d(input) = dg·gate·GELU′(input).
-func gegluBackward[T Float](du, dg, act, u []T, n, f int) {
+func gegluBackward[T Float](be backend.Backend, du, dg, act, u []T, n, f int) {
 	vec32.ParallelFor(n, max(1, elementGrain/f), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			in, gate := u[r*2*f:r*2*f+f], u[r*2*f+f:(r+1)*2*f]
@@ -83,7 +91,7 @@ func gegluBackward[T Float](du, dg, act, u []T, n, f int) {
 				dgate[i] = d[i] * a[i]
 				din[i] = d[i] * gate[i]
 			}
-			geluBackward(din, din, in)
+			geluBackward(be, din, din, in)
 		}
 	})
 }

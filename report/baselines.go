@@ -105,11 +105,7 @@ func constantMetrics(gold []int, class, labels int) map[string]float64 {
 	for i := range pred {
 		pred[i] = class
 	}
-	macro := 0.0
-	for c := range labels {
-		macro += metrics.F1(pred, gold, c)
-	}
-	out := map[string]float64{"accuracy": metrics.Accuracy(pred, gold), "macro_f1": macro / float64(labels)}
+	out := map[string]float64{"accuracy": metrics.Accuracy(pred, gold), "macro_f1": metrics.MacroF1(pred, gold, labels)}
 	if labels == 2 {
 		out["f1"] = metrics.F1(pred, gold, 1)
 	}

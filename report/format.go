@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/internal/csvcell"
 	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/splits"
 )
@@ -502,7 +502,7 @@ type csvField struct {
 // (flagsCSV).
 func (t *Table) writeCSV(w io.Writer, fields []csvField, withFlags bool) error {
 	cols := t.Columns()
-	cw := csv.NewWriter(w)
+	cw := csvcell.NewWriter(w)
 	head := []string{"config", "method"}
 	for _, c := range cols {
 		for _, f := range fields {
@@ -542,7 +542,7 @@ func csvNum(v float64) string {
 // score, then one column per functionality (empty when filtered or not run).
 // The baseline's score is "standard", as in BeLUGA.
 func (t *Table) WritePassRatesCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
+	cw := csvcell.NewWriter(w)
 	for _, task := range t.Tasks {
 		head := []string{"task", "config", "method", "score"}
 		for _, f := range t.Functionalities[task] {
@@ -579,7 +579,7 @@ func (t *Table) WritePassRatesCSV(w io.Writer) error {
 // the pass rate's bootstrap interval. A line "(suite score)" per task, row
 // and score gives the suite score, the baseline's and the interval.
 func (t *Table) WriteComparisonsCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
+	cw := csvcell.NewWriter(w)
 	head := []string{"task", "config", "method", "score", "number", "functionality", "class", "type", "pass_rate", "baseline", "p", "q"}
 	if t.CI > 0 {
 		level := strconv.FormatFloat(t.CI, 'g', -1, 64)
@@ -630,7 +630,7 @@ func (t *Table) WriteSpreadCSV(w io.Writer, swing float64) error {
 	if swing < 0 || math.IsNaN(swing) {
 		return fmt.Errorf("swing threshold %v: want a number of points ≥ 0", swing)
 	}
-	cw := csv.NewWriter(w)
+	cw := csvcell.NewWriter(w)
 	cw.Write([]string{"task", "config", "method", "score", "number", "functionality", "class", "type",
 		"seeds", "mean", "min", "max", "range", "q1", "median", "q3", "iqr"})
 	for _, task := range t.Tasks {

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/internal/csvcell"
 )
 
 // GroupLine is one line of a per-group table: a trained row's result on
@@ -231,7 +231,7 @@ func (t *Table) groupFootnotes(lines []GroupLine) []string {
 // value's ends; over several replicates each value's standard error.
 // marks lists the MarkTrivial and flag marks of seen and held_out.
 func (t *Table) WriteGroupsCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
+	cw := csvcell.NewWriter(w)
 	head := []string{"task", "score", "config", "method", "group", "case_set", "cases", "baseline", "constant", "constant_by", "seen", "held_out", "gap", "gap_p"}
 	level := ""
 	if t.seeds() {

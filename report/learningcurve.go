@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"fmt"
 	"image/color"
 	"io"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/internal/csvcell"
 )
 
 // LearningCurve is one line of a learning-curve figure and table: a task ×
@@ -385,7 +385,7 @@ func (t *Table) WriteLearningCurveCSV(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cw := csv.NewWriter(w)
+	cw := csvcell.NewWriter(w)
 	cw.Write([]string{"task", "config", "method", "axes", "measure", experiments.TrainSizeKey, "mean", "se", "n", "min", "max", "p", "marks"})
 	for _, c := range curves {
 		for _, m := range t.CurveMeasures(c.Task) {

@@ -5,7 +5,6 @@ package suites
 import (
 	"archive/tar"
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	_ "embed"
 	"encoding/json"
@@ -17,10 +16,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nlpodyssey/gopickle/pickle"
-	"github.com/nlpodyssey/gopickle/types"
-
-	"github.com/beluga-nlp/beluga/internal/pickscan"
+	"github.com/beluga-nlp/beluga/internal/memlimit"
+	"github.com/beluga-nlp/beluga/internal/pickle"
 )
 
 //go:embed checklist_expectations.json
@@ -89,16 +86,28 @@ func ImportCheckList(path string) (*Suite, error) {
 	return s, nil
 }
 
+// unpickleBytes is what reading a CheckList pickle takes per byte of it,
+// with room: the 14.8 MB sentiment suite peaks at 127 MB.
+const unpickleBytes = 10
+
+// readPickleBytes reads the suite's pickle: the file, or the first .pkl
+// member of a .tar.gz. Its size — the file's, or what the member's header
+// declares — is checked against the memory limit before anything is read:
+// a 3 MB archive can hold a 3 GiB member of zeros.
 func readPickleBytes(path string) (data []byte, inner string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, "", fmt.Errorf("checklist suite %s: %w", path, err)
 	}
 	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, "", fmt.Errorf("checklist suite %s: %w", path, err)
+	}
 	br := bufio.NewReader(f)
 	magic, _ := br.Peek(2)
 	if len(magic) < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
-		data, err := io.ReadAll(br)
+		data, err := readSized(br, info.Size())
 		if err != nil {
 			return nil, "", fmt.Errorf("checklist suite %s: %w", path, err)
 		}
@@ -118,7 +127,7 @@ func readPickleBytes(path string) (data []byte, inner string, err error) {
 			return nil, "", fmt.Errorf("checklist suite %s: archive: %w", path, err)
 		}
 		if h.Typeflag == tar.TypeReg && strings.HasSuffix(h.Name, ".pkl") {
-			data, err := io.ReadAll(tr)
+			data, err := readSized(tr, h.Size)
 			if err != nil {
 				return nil, "", fmt.Errorf("checklist suite %s: %s: %w", path, h.Name, err)
 			}
@@ -127,47 +136,40 @@ func readPickleBytes(path string) (data []byte, inner string, err error) {
 	}
 }
 
-func unpickle(data []byte) (obj any, err error) {
-	// gopickle indexes its stack and memo without bounds checks on some
-	// malformed inputs; a corrupt file must be an error, not a crash.
-	defer func() {
-		if r := recover(); r != nil {
-			obj, err = nil, fmt.Errorf("malformed pickle: %v", r)
-		}
-	}()
-	if err := pickscan.Scan(data); err != nil {
+// readSized reads the size bytes of a pickle from r once the memory they
+// and their unpickling take is known to fit.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	if err := memlimit.Check(fmt.Sprintf("reading a %d-byte pickle", size), float64(size)*unpickleBytes); err != nil {
 		return nil, err
 	}
-	u := pickle.NewUnpickler(bytes.NewReader(data))
-	u.FindClass = func(module, name string) (any, error) {
-		return &pyClass{module: module, name: name}, nil
+	b := make([]byte, size)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, err
 	}
-	obj, err = u.Load()
-	if err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("truncated pickle: %w", err)
-		}
-		return nil, fmt.Errorf("malformed pickle: %w", err)
-	}
-	return obj, nil
+	return b, nil
+}
+
+// unpickle reads a CheckList pickle with the shared restricted VM and
+// CheckList's allow-list.
+func unpickle(data []byte) (any, error) {
+	return pickle.Unpickle(data, checklistAllow)
 }
 
 func suiteFromPickle(obj any) (*Suite, error) {
-	root, ok := obj.(*pyObject)
-	if !ok || root.class.name != "TestSuite" {
+	root, ok := obj.(*pickle.Object)
+	if !ok || root.Class.Name != "TestSuite" {
 		return nil, fmt.Errorf("not a CheckList TestSuite (found %s)", describe(obj))
 	}
-	testsAny, _ := root.attr("tests")
-	tests, ok := testsAny.(*types.OrderedDict)
+	testsAny, _ := root.Attr("tests")
+	tests, ok := testsAny.(*pickle.Dict)
 	if !ok {
 		return nil, fmt.Errorf("TestSuite.tests is %s, want an OrderedDict", describe(testsAny))
 	}
 	var names []string
-	for e := tests.List.Front(); e != nil; e = e.Next() {
-		entry := e.Value.(*types.OrderedDictEntry)
-		n, ok := entry.Key.(string)
+	for i := 0; i < tests.Len(); i++ {
+		n, ok := tests.Key(i).(string)
 		if !ok {
-			return nil, fmt.Errorf("test name %s is not a string", describe(entry.Key))
+			return nil, fmt.Errorf("test name %s is not a string", describe(tests.Key(i)))
 		}
 		names = append(names, n)
 	}
@@ -176,12 +178,15 @@ func suiteFromPickle(obj any) (*Suite, error) {
 	if task != "" {
 		s.Labels, s.ModelLabels = taskLabels[task].labels, taskLabels[task].model
 	}
-	for e := tests.List.Front(); e != nil; e = e.Next() {
-		entry := e.Value.(*types.OrderedDictEntry)
-		name := entry.Key.(string)
-		f, err := functionalityFromPickle(task, name, entry.Value)
+	for i, name := range names {
+		f, err := functionalityFromPickle(task, name, tests.Value(i))
 		if err != nil {
 			return nil, fmt.Errorf("test %q: %w", name, err)
+		}
+		// suite.add keeps a test's description in suite.info, not on the
+		// test (the release suites' tests have none of their own).
+		if d := infoDescription(root, name); d != "" {
+			f.Description = d
 		}
 		s.Functionalities = append(s.Functionalities, f)
 	}
@@ -215,13 +220,13 @@ func guessTask(names []string) string {
 }
 
 func functionalityFromPickle(task, name string, v any) (*Functionality, error) {
-	t, ok := v.(*pyObject)
+	t, ok := v.(*pickle.Object)
 	if !ok {
 		return nil, fmt.Errorf("not a test object (found %s)", describe(v))
 	}
-	tt, err := ParseTestType(t.class.name)
-	if err != nil || !strings.HasPrefix(t.class.module, "checklist") {
-		return nil, fmt.Errorf("unknown test class %s (want checklist.test_types MFT, INV or DIR)", t.class.qualified())
+	tt, err := ParseTestType(t.Class.Name)
+	if err != nil || t.Class.Module != "checklist.test_types" {
+		return nil, fmt.Errorf("unknown test class %s (want checklist.test_types MFT, INV or DIR)", t.Class)
 	}
 	f := &Functionality{Name: name, Type: tt}
 	f.Class, _ = stringAttr(t, "capability")
@@ -255,15 +260,18 @@ func functionalityFromPickle(task, name string, v any) (*Functionality, error) {
 	}
 	f.Expect.Agg = agg
 
-	dataAny, _ := t.attr("data")
-	data, ok := dataAny.(*types.List)
+	dataAny, _ := t.Attr("data")
+	data, ok := dataAny.(*pickle.List)
 	if !ok {
 		return nil, fmt.Errorf("data is %s, want a list", describe(dataAny))
 	}
-	labelsAny, _ := t.attr("labels")
-	metaAny, _ := t.attr("meta")
-	metaList, _ := metaAny.(*types.List)
-	for i, d := range *data {
+	labelsAny, _ := t.Attr("labels")
+	metaAny, _ := t.Attr("meta")
+	var meta []any
+	if l, ok := metaAny.(*pickle.List); ok {
+		meta = l.Items
+	}
+	for i, d := range data.Items {
 		c := &Case{ID: i}
 		inputs, err := inputsFromPickle(d)
 		if err != nil {
@@ -276,8 +284,8 @@ func functionalityFromPickle(task, name string, v any) (*Functionality, error) {
 		if c.Labels, err = labelsFromPickle(labelsAny, i, len(inputs)); err != nil {
 			return nil, fmt.Errorf("case %d labels: %w", i, err)
 		}
-		if metaList != nil && i < len(*metaList) && (*metaList)[i] != nil {
-			m, err := jsonValue((*metaList)[i])
+		if i < len(meta) && meta[i] != nil {
+			m, err := jsonValue(meta[i])
 			if err != nil {
 				return nil, fmt.Errorf("case %d meta: %w", i, err)
 			}
@@ -315,26 +323,56 @@ func trainingFromTable(m map[string]string) (Training, error) {
 	return tr, nil
 }
 
-func stringAttr(o *pyObject, name string) (string, bool) {
-	v, ok := o.attr(name)
+// infoDescription is suite.info[name]["description"], or "" (the info
+// is a defaultdict of defaultdicts: stubbed objects whose items hold it).
+func infoDescription(root *pickle.Object, name string) string {
+	info, _ := root.Attr("info")
+	var entries *pickle.Dict
+	switch x := info.(type) {
+	case *pickle.Object:
+		entries = x.Items
+	case *pickle.Dict:
+		entries = x
+	}
+	if entries == nil {
+		return ""
+	}
+	v, _ := entries.Get(name)
+	var fields *pickle.Dict
+	switch x := v.(type) {
+	case *pickle.Object:
+		fields = x.Items
+	case *pickle.Dict:
+		fields = x
+	}
+	if fields == nil {
+		return ""
+	}
+	d, _ := fields.Get("description")
+	s, _ := d.(string)
+	return s
+}
+
+func stringAttr(o *pickle.Object, name string) (string, bool) {
+	v, ok := o.Attr(name)
 	s, isStr := v.(string)
 	return s, ok && isStr
 }
 
 func inputsFromPickle(d any) ([]Input, error) {
 	switch x := d.(type) {
-	case string, *types.Tuple:
+	case string, pickle.Tuple:
 		in, err := inputFromPickle(x)
 		if err != nil {
 			return nil, err
 		}
 		return []Input{in}, nil
-	case *types.List:
-		if len(*x) == 0 {
+	case *pickle.List:
+		if len(x.Items) == 0 {
 			return nil, errors.New("no inputs")
 		}
-		out := make([]Input, len(*x))
-		for j, v := range *x {
+		out := make([]Input, len(x.Items))
+		for j, v := range x.Items {
 			in, err := inputFromPickle(v)
 			if err != nil {
 				return nil, fmt.Errorf("input %d: %w", j, err)
@@ -350,10 +388,10 @@ func inputFromPickle(v any) (Input, error) {
 	switch x := v.(type) {
 	case string:
 		return Input{Text: x}, nil
-	case *types.Tuple:
-		if x.Len() == 2 {
-			a, ok1 := x.Get(0).(string)
-			b, ok2 := x.Get(1).(string)
+	case pickle.Tuple:
+		if len(x) == 2 {
+			a, ok1 := x[0].(string)
+			b, ok2 := x[1].(string)
 			if ok1 && ok2 {
 				return Input{Text: a, Pair: b, IsPair: true}, nil
 			}
@@ -369,11 +407,11 @@ func labelsFromPickle(labels any, i, nInputs int) ([]Label, error) {
 	switch x := labels.(type) {
 	case nil:
 		return nil, nil
-	case *types.List:
-		if i >= len(*x) {
-			return nil, fmt.Errorf("%d labels for case %d", len(*x), i)
+	case *pickle.List:
+		if i >= len(x.Items) {
+			return nil, fmt.Errorf("%d labels for case %d", len(x.Items), i)
 		}
-		return caseLabels((*x)[i], nInputs)
+		return caseLabels(x.Items[i], nInputs)
 	}
 	l, err := scalarLabel(labels)
 	if err != nil {
@@ -387,10 +425,10 @@ func caseLabels(v any, nInputs int) ([]Label, error) {
 	switch x := v.(type) {
 	case nil:
 		return nil, nil
-	case *types.List:
-		elems = *x
-	case *types.Tuple:
-		elems = *x
+	case *pickle.List:
+		elems = x.Items
+	case pickle.Tuple:
+		elems = x
 	case *ndarray:
 		elems = x.values
 	default:
@@ -416,11 +454,11 @@ func caseLabels(v any, nInputs int) ([]Label, error) {
 
 func scalarLabel(v any) (Label, error) {
 	switch x := v.(type) {
-	case int:
-		if x < 0 {
-			return Label{}, fmt.Errorf("negative class %d", x)
+	case int64:
+		if x < 0 || x > math.MaxInt32 {
+			return Label{}, fmt.Errorf("class %d out of range", x)
 		}
-		return ClassLabel(x), nil
+		return ClassLabel(int(x)), nil
 	case bool:
 		if x {
 			return ClassLabel(1), nil
@@ -435,35 +473,29 @@ func scalarLabel(v any) (Label, error) {
 // jsonValue converts an unpickled value to plain JSON-encodable Go values.
 func jsonValue(v any) (any, error) {
 	switch x := v.(type) {
-	case nil, string, bool, int:
+	case nil, string, bool, int64:
 		return x, nil
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil, nil
 		}
 		return x, nil
-	case *types.List:
-		return jsonSlice(*x)
-	case *types.Tuple:
-		return jsonSlice(*x)
+	case *pickle.List:
+		return jsonSlice(x.Items)
+	case pickle.Tuple:
+		return jsonSlice(x)
 	case *ndarray:
 		return jsonSlice(x.values)
-	case *types.Dict:
-		return jsonDict(*x)
-	case *pyObject:
-		if x.items != nil {
-			return jsonDict(*x.items)
+	case *pickle.Dict:
+		return jsonDict(x)
+	case *pickle.Object:
+		// A Munch (a dict subclass) holds its items; other objects their
+		// attributes.
+		if x.Items != nil {
+			return jsonDict(x.Items)
 		}
-		if x.attrs != nil {
-			m := map[string]any{}
-			for k, a := range x.attrs {
-				j, err := jsonValue(a)
-				if err != nil {
-					return nil, err
-				}
-				m[k] = j
-			}
-			return m, nil
+		if x.Attrs != nil {
+			return jsonDict(x.Attrs)
 		}
 		return map[string]any{}, nil
 	}
@@ -482,26 +514,24 @@ func jsonSlice(xs []any) (any, error) {
 	return out, nil
 }
 
-func jsonDict(d types.Dict) (any, error) {
-	m := make(map[string]any, len(d))
-	for _, e := range d {
-		j, err := jsonValue(e.Value)
+func jsonDict(d *pickle.Dict) (any, error) {
+	m := make(map[string]any, d.Len())
+	for i := 0; i < d.Len(); i++ {
+		j, err := jsonValue(d.Value(i))
 		if err != nil {
 			return nil, err
 		}
-		m[fmt.Sprint(e.Key)] = j
+		m[fmt.Sprint(d.Key(i))] = j
 	}
 	return m, nil
 }
 
 func describe(v any) string {
-	switch x := v.(type) {
+	switch v.(type) {
 	case nil:
 		return "None"
-	case *pyObject:
-		return "a " + x.class.qualified() + " object"
-	case *pyClass:
-		return x.qualified()
+	case *pickle.Global:
+		return pickle.TypeName(v)
 	}
-	return fmt.Sprintf("a %T", v)
+	return "a " + pickle.TypeName(v)
 }

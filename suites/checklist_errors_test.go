@@ -32,6 +32,33 @@ func TestImportTinyPickle(t *testing.T) {
 	}
 }
 
+// TestImportDillShaped reads a suite pickled as the released ones are
+// (numpy labels and scalars, Munch metadata, dill function records) through
+// CheckList's allow-list; gopickle's importer read it to the same bytes.
+func TestImportDillShaped(t *testing.T) {
+	s, err := ImportCheckList("testdata/dill_shaped.pkl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Task != "sentiment" || len(s.Functionalities) != 3 {
+		t.Fatalf("task %q with %d functionalities", s.Task, len(s.Functionalities))
+	}
+	words := s.Functionalities[0]
+	if got := string(words.Cases[0].Meta) + string(words.Cases[2].Meta); got != `{"n":1,"word":"good"}{"word":"fine","x":0.5}` {
+		t.Errorf("Munch meta read as %s", got)
+	}
+	if words.Cases[1].Meta != nil || words.Cases[0].Labels[0].Class != 2 || words.Cases[2].Labels[0].Class != 1 {
+		t.Errorf("numpy scalar labels or empty meta read as %+v", words.Cases)
+	}
+	inv := s.Functionalities[1]
+	if l := inv.Cases[1].Labels; len(l) != 3 || l[0].Class != 0 || inv.Cases[0].Labels[1].Class != 1 {
+		t.Errorf("numpy array labels read as %+v", inv.Cases)
+	}
+	if l := s.Functionalities[2].Cases[0].Labels; len(l) != 1 || l[0].Class != 2 {
+		t.Errorf("one numpy scalar label for every case read as %+v", l)
+	}
+}
+
 func TestImportErrors(t *testing.T) {
 	good, err := os.ReadFile("testdata/tiny_suite.pkl")
 	if err != nil {
@@ -50,7 +77,7 @@ func TestImportErrors(t *testing.T) {
 	}{
 		{truncated, []string{"truncated.pkl", "truncated pickle"}},
 		{notPickle, []string{"text.pkl", "pickle"}},
-		{"testdata/unknown_class.pkl", []string{"unknown_class.pkl", `test "strange"`, "unknown test class checklist.test_types.FOO"}},
+		{"testdata/unknown_class.pkl", []string{"unknown_class.pkl", "global checklist.test_types.FOO is not allowed in a CheckList suite"}},
 		{"testdata/unknown_inv.pkl", []string{"unknown_inv.pkl", `test "my own invariance"`, "unknown expectation", "native format"}},
 		{filepath.Join(dir, "missing.tar.gz"), []string{"missing.tar.gz", "no such file"}},
 	}
@@ -73,12 +100,18 @@ func TestImportErrors(t *testing.T) {
 }
 
 func FuzzImportPickle(f *testing.F) {
-	for _, name := range []string{"tiny_suite.pkl", "unknown_class.pkl", "unknown_inv.pkl"} {
+	// Seeds: the fixtures (dill_shaped.pkl names every global CheckList's
+	// allow-list lets through, as the released suites do) and the hostile
+	// pickles.
+	for _, name := range []string{"tiny_suite.pkl", "dill_shaped.pkl", "unknown_class.pkl", "unknown_inv.pkl"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(b)
+	}
+	for _, h := range hostileCheckList("/nonexistent/pwned") {
+		f.Add([]byte(h.pickle))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		obj, err := unpickle(data)

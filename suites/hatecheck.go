@@ -1,11 +1,10 @@
 package suites
 
 import (
-	"encoding/csv"
 	"fmt"
-	"os"
 	"slices"
-	"strings"
+
+	"github.com/beluga-nlp/beluga/datasets"
 )
 
 // hateCheckClasses maps the prefix of a HateCheck functionality name to the
@@ -36,7 +35,7 @@ var hateCheckLabels = []string{"non-hateful", "hateful"}
 // disagreement_in_case, ...) is kept as case metadata.
 func HateCheckMapping(caseID string) TableMapping {
 	m := TableMapping{
-		Name: "hatecheck", Task: "hatecheck", Format: "csv",
+		Name: "hatecheck", Task: "hatecheck", Dialect: datasets.Dialect{Format: datasets.CSV},
 		Text: "test_case", Label: "label_gold", Functionality: "functionality", CaseID: caseID,
 		Labels: hateCheckLabels,
 	}
@@ -62,22 +61,14 @@ func ImportHateCheck(path string, where ...Filter) (*TableImport, error) {
 // hateCheckCaseID finds the case id column: HateCheck's case_id or MHC's
 // mhc_case_id.
 func hateCheckCaseID(path string) (string, error) {
-	f, err := os.Open(path)
+	t, err := readTable(path, datasets.Dialect{Format: datasets.CSV})
 	if err != nil {
-		return "", fmt.Errorf("hatecheck %s: %w", path, err)
-	}
-	defer f.Close()
-	head, err := csv.NewReader(f).Read()
-	if err != nil {
-		return "", &LineError{File: path, Line: 1, Err: fmt.Errorf("no header: %w", err)}
-	}
-	for i := range head {
-		head[i] = strings.TrimPrefix(head[i], "\ufeff")
+		return "", err
 	}
 	for _, c := range []string{"case_id", "mhc_case_id"} {
-		if slices.Contains(head, c) {
+		if slices.Contains(t.header, c) {
 			return c, nil
 		}
 	}
-	return "", &LineError{File: path, Line: 1, Field: "case_id", Err: fmt.Errorf("missing column: HateCheck names it case_id, Multilingual HateCheck mhc_case_id (header %q)", head)}
+	return "", &LineError{File: path, Line: 1, Field: "case_id", Err: fmt.Errorf("missing column: HateCheck names it case_id, Multilingual HateCheck mhc_case_id (header %q)", t.header)}
 }

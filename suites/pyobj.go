@@ -7,152 +7,125 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nlpodyssey/gopickle/types"
+	"github.com/beluga-nlp/beluga/internal/pickle"
 )
 
-// Stubs for the Python objects a CheckList suite pickle refers to. CheckList
-// pickles with dill; the pickle names classes and functions from checklist,
-// numpy, dill, munch and collections. None of their code is needed: classes
-// become pyClass values that build pyObject instances holding their state, and
-// numpy arrays and scalars are decoded into Go values.
+// CheckList pickles its suites with dill. The pickle names classes and
+// functions from checklist, numpy, dill, munch and collections; none of
+// their code is needed, and none runs. checklistAllow lets through exactly
+// the names the three released suites use: CheckList's classes (and
+// munch.Munch) become plain Objects holding their state, OrderedDict and
+// defaultdict become dicts, numpy arrays and scalars are decoded into Go
+// values, and dill's records of the expectation functions (code objects,
+// functions, cells) stay inert data that the importer never reads.
+var checklistAllow = &pickle.AllowList{What: "a CheckList suite (CheckList's classes, numpy arrays and dill's function records only)"}
 
-// pyClass stands for any Python class or function the pickle names.
-type pyClass struct {
-	module, name string
+// numpyModules are the modules numpy has kept its array internals in
+// (numpy.core.multiarray, numpy.core._multiarray_umath, numpy._core…);
+// only the name within them matters.
+var numpyModules = []string{"numpy", "numpy.core.multiarray", "numpy.core._multiarray_umath", "numpy._core.multiarray", "numpy._core._multiarray_umath"}
+
+// dillModules are the modules dill._dill._import_module may name: those
+// whose attributes the released suites look up with _get_attr, and those
+// their expectation functions' globals hold.
+var dillModules = map[string]bool{"builtins": true, "itertools": true, "re": true}
+
+func init() {
+	g := map[string]pickle.Func{}
+	for _, q := range []string{"checklist.test_suite.TestSuite", "checklist.test_types.MFT", "checklist.test_types.INV",
+		"checklist.test_types.DIR", "munch.Munch",
+		// dill's records of a function: kept, never called.
+		"dill._dill._create_function", "dill._dill._create_cell", "dill._dill._create_code", "types.CodeType"} {
+		i := strings.LastIndexByte(q, '.')
+		g[q] = pickle.Plain(q[:i], q[i+1:])
+	}
+	// Named by the expectation functions' globals, never called.
+	for _, q := range []string{"checklist.expect.Expect", "checklist.expect.iter_with_optional", "types.ClassType",
+		"builtins.len", "builtins.list", "builtins.zip", "builtins.type", "builtins.Exception",
+		// defaultdict factories (suite.info), dropped by newDict.
+		"builtins.dict", "builtins.str"} {
+		g[q] = nil
+	}
+	g["collections.OrderedDict"] = newDict
+	g["collections.defaultdict"] = newDict
+	g["dill._dill._import_module"] = importModule
+	g["dill._dill._get_attr"] = getAttr
+	g["dill._dill._load_type"] = loadType
+	for _, m := range numpyModules {
+		dillModules[m] = true
+		g[m+".dtype"] = newDType
+		g[m+".ndarray"] = nil
+		g[m+"._reconstruct"] = func(pickle.Tuple) (any, error) { return &ndarray{}, nil }
+		g[m+".scalar"] = numpyScalar
+	}
+	checklistAllow.Globals = g
+	checklistAllow.Explain = func(module, name string) string {
+		if module == "checklist.test_types" {
+			return fmt.Sprintf("unknown test class %s (want checklist.test_types MFT, INV or DIR)", name)
+		}
+		return ""
+	}
 }
 
-func (c *pyClass) qualified() string { return c.module + "." + c.name }
-
-// Call handles REDUCE: most callables simply produce an object remembering
-// the call; numpy's reconstructors and scalars produce decoded values.
-func (c *pyClass) Call(args ...any) (any, error) {
-	q := c.qualified()
-	if strings.HasPrefix(c.module, "numpy") {
-		// numpy moved its internals between releases (numpy.core.multiarray,
-		// numpy.core._multiarray_umath, numpy._core...); only the name matters.
-		q = "numpy." + c.name
+// newDict is OrderedDict() or defaultdict(factory): a dict whose items
+// SETITEMS fills (the factory, a dill function record, is dropped).
+func newDict(args pickle.Tuple) (any, error) {
+	if len(args) > 1 {
+		return nil, fmt.Errorf("a dict made with %d arguments", len(args))
 	}
-	switch q {
-	case "dill._dill._get_attr":
-		// _get_attr(_import_module("numpy"), "str_") names a class.
-		if len(args) == 2 {
-			mod, _ := args[0].(*pyObject)
-			attr, _ := args[1].(string)
-			if mod != nil && mod.class.name == "_import_module" && len(mod.args) == 1 {
-				if m, ok := mod.args[0].(string); ok && attr != "" {
-					return &pyClass{module: m, name: attr}, nil
-				}
+	return pickle.NewDict(), nil
+}
+
+// module is what dill._dill._import_module returns: a module's name, whose
+// attributes _get_attr resolves on the allow-list.
+type module struct{ name string }
+
+func (*module) PyType() string { return "module" }
+
+func importModule(args pickle.Tuple) (any, error) {
+	if len(args) == 1 {
+		if name, ok := args[0].(string); ok {
+			if !dillModules[name] {
+				return nil, fmt.Errorf("dill._dill._import_module(%q): not a module CheckList's suites use", name)
+			}
+			return &module{name}, nil
+		}
+	}
+	return nil, fmt.Errorf("dill._dill._import_module%s", pickle.Describe(args))
+}
+
+// getAttr is dill's _get_attr(obj, name): an attribute of a module, or of
+// the builtins (older dill passes the module's name as a string, whose
+// attribute getattr does not find, and falls back to the builtins).
+func getAttr(args pickle.Tuple) (any, error) {
+	if len(args) == 2 {
+		name, ok := args[1].(string)
+		switch m := args[0].(type) {
+		case *module:
+			if ok {
+				return checklistAllow.Lookup(m.name, name)
+			}
+		case string:
+			if ok {
+				return checklistAllow.Lookup("builtins", name)
 			}
 		}
-	case "numpy.str_", "numpy.unicode_", "numpy.bytes_":
-		if len(args) == 1 {
-			if s, ok := args[0].(string); ok {
-				return s, nil
+	}
+	return nil, fmt.Errorf("dill._dill._get_attr%s", pickle.Describe(args))
+}
+
+// loadType is dill's _load_type(name): a type of the types module (the
+// names ending in "Type") or a builtin type.
+func loadType(args pickle.Tuple) (any, error) {
+	if len(args) == 1 {
+		if name, ok := args[0].(string); ok {
+			if strings.HasSuffix(name, "Type") {
+				return checklistAllow.Lookup("types", name)
 			}
-		}
-	case "numpy.int64", "numpy.int32", "numpy.int_", "numpy.intc", "numpy.uint8", "numpy.bool_",
-		"numpy.float64", "numpy.float32":
-		if len(args) == 1 {
-			switch args[0].(type) {
-			case int, float64, bool:
-				return args[0], nil
-			}
-		}
-	case "numpy._reconstruct":
-		return &ndarray{}, nil
-	case "numpy.dtype":
-		if len(args) == 0 {
-			return nil, fmt.Errorf("numpy.dtype called without arguments")
-		}
-		s, _ := args[0].(string)
-		return &dtype{kind: s}, nil
-	case "numpy.scalar":
-		if len(args) != 2 {
-			return nil, fmt.Errorf("numpy scalar with %d arguments", len(args))
-		}
-		dt, ok := args[0].(*dtype)
-		if !ok {
-			return nil, fmt.Errorf("numpy scalar without a dtype")
-		}
-		var raw []byte
-		switch b := args[1].(type) {
-		case string: // protocol 2 pickles bytes as latin-1 strings
-			raw = []byte(b)
-		case []byte:
-			raw = b
-		default:
-			return nil, fmt.Errorf("numpy scalar without its bytes (%T)", args[1])
-		}
-		vals, err := dt.decode(raw, 1)
-		if err != nil {
-			return nil, err
-		}
-		return vals[0], nil
-	}
-	return &pyObject{class: c, args: args}, nil
-}
-
-// PyNew handles NEWOBJ.
-func (c *pyClass) PyNew(args ...any) (any, error) {
-	return &pyObject{class: c, args: args}, nil
-}
-
-// pyObject is an instance of a stubbed class: its pickled state and items.
-type pyObject struct {
-	class *pyClass
-	args  []any
-	state any
-	attrs map[string]any
-	items *types.Dict // for dict subclasses (Munch, defaultdict)
-}
-
-func (o *pyObject) PySetState(state any) error {
-	o.state = state
-	if d, ok := state.(*types.Dict); ok {
-		o.setAttrs(d)
-	}
-	if t, ok := state.(*types.Tuple); ok && t.Len() == 2 {
-		// (dict state, slot state)
-		if d, ok := t.Get(0).(*types.Dict); ok {
-			o.setAttrs(d)
-		}
-		if d, ok := t.Get(1).(*types.Dict); ok {
-			o.setAttrs(d)
+			return checklistAllow.Lookup("builtins", name)
 		}
 	}
-	return nil
-}
-
-func (o *pyObject) setAttrs(d *types.Dict) {
-	if o.attrs == nil {
-		o.attrs = map[string]any{}
-	}
-	for _, e := range *d {
-		if k, ok := e.Key.(string); ok {
-			o.attrs[k] = e.Value
-		}
-	}
-}
-
-// Set implements SETITEM(S) for dict subclasses.
-func (o *pyObject) Set(key, value any) {
-	if o.items == nil {
-		o.items = types.NewDict()
-	}
-	o.items.Set(key, value)
-}
-
-// Append and Extend implement APPEND(S) for list subclasses.
-func (o *pyObject) Append(v any) {
-	if o.items == nil {
-		o.items = types.NewDict()
-	}
-	o.items.Set(o.items.Len(), v)
-}
-
-func (o *pyObject) attr(name string) (any, bool) {
-	v, ok := o.attrs[name]
-	return v, ok
+	return nil, fmt.Errorf("dill._dill._load_type%s", pickle.Describe(args))
 }
 
 // dtype is a numpy dtype: kind is numpy's type string such as "i8", "f8",
@@ -162,15 +135,64 @@ type dtype struct {
 	bigEndian bool
 }
 
-func (d *dtype) PySetState(state any) error {
-	t, ok := state.(*types.Tuple)
-	if !ok || t.Len() < 2 {
-		return fmt.Errorf("numpy dtype state %T", state)
+func (*dtype) PyType() string { return "numpy.dtype" }
+
+func newDType(args pickle.Tuple) (any, error) {
+	if len(args) == 0 {
+		return nil, fmt.Errorf("numpy.dtype called without arguments")
 	}
-	if order, ok := t.Get(1).(string); ok {
+	s, _ := args[0].(string)
+	return &dtype{kind: s}, nil
+}
+
+func (d *dtype) SetState(state any) error {
+	t, ok := state.(pickle.Tuple)
+	if !ok || len(t) < 2 {
+		return fmt.Errorf("numpy dtype state %s", pickle.TypeName(state))
+	}
+	if order, ok := t[1].(string); ok {
 		d.bigEndian = order == ">"
 	}
 	return nil
+}
+
+// numpyScalar is numpy's scalar(dtype, bytes): the decoded value.
+func numpyScalar(args pickle.Tuple) (any, error) {
+	if len(args) != 2 {
+		return nil, fmt.Errorf("numpy scalar with %d arguments", len(args))
+	}
+	dt, ok := args[0].(*dtype)
+	if !ok {
+		return nil, fmt.Errorf("numpy scalar without a dtype")
+	}
+	raw, err := rawBytes(args[1])
+	if err != nil {
+		return nil, fmt.Errorf("numpy scalar: %w", err)
+	}
+	vals, err := dt.decode(raw, 1)
+	if err != nil {
+		return nil, err
+	}
+	return vals[0], nil
+}
+
+// rawBytes is numpy's data: bytes, or (protocol 2) the Latin-1 string
+// Python 2 pickled them as.
+func rawBytes(v any) ([]byte, error) {
+	switch b := v.(type) {
+	case []byte:
+		return b, nil
+	case string:
+		out := make([]byte, 0, len(b))
+		for _, r := range b {
+			if r > 0xff {
+				return nil, fmt.Errorf("data string holds %q, not a Latin-1 byte", r)
+			}
+			out = append(out, byte(r))
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("data of type %s, want bytes", pickle.TypeName(v))
 }
 
 // decode reads n values from raw.
@@ -185,24 +207,30 @@ func (d *dtype) decode(raw []byte, n int) ([]any, error) {
 	size := 0
 	if len(d.kind) > 1 {
 		s, err := strconv.Atoi(d.kind[1:])
-		if err != nil {
-			return nil, fmt.Errorf("numpy dtype %q: %v", d.kind, err)
+		if err != nil || s < 0 {
+			return nil, fmt.Errorf("numpy dtype %q", d.kind)
 		}
 		size = s
+	}
+	// Every value takes at least one byte of raw, so n is bounded by the
+	// pickle's size before anything is allocated.
+	width := size
+	if d.kind[0] == 'U' {
+		width = 4 * size
+	}
+	if d.kind == "b1" {
+		width = 1
+	}
+	if width <= 0 || n < 0 || n > len(raw)/width {
+		return nil, fmt.Errorf("numpy %s data: %d bytes for %d values", d.kind, len(raw), n)
 	}
 	out := make([]any, n)
 	switch d.kind[0] {
 	case 'i', 'u', 'b':
-		if d.kind == "b1" {
-			size = 1
-		}
-		if size == 0 || len(raw) < n*size {
-			return nil, fmt.Errorf("numpy %s data: %d bytes for %d values", d.kind, len(raw), n)
-		}
 		for i := range out {
-			b := raw[i*size : (i+1)*size]
+			b := raw[i*width : (i+1)*width]
 			var v uint64
-			switch size {
+			switch width {
 			case 1:
 				v = uint64(b[0])
 			case 2:
@@ -212,39 +240,32 @@ func (d *dtype) decode(raw []byte, n int) ([]any, error) {
 			case 8:
 				v = order.Uint64(b)
 			default:
-				return nil, fmt.Errorf("numpy integer of %d bytes", size)
+				return nil, fmt.Errorf("numpy integer of %d bytes", width)
 			}
 			switch {
 			case d.kind[0] == 'b':
 				out[i] = v != 0
 			case d.kind[0] == 'i':
-				shift := 64 - 8*uint(size)
-				out[i] = int(int64(v<<shift) >> shift)
+				shift := 64 - 8*uint(width)
+				out[i] = int64(v<<shift) >> shift
 			default:
-				out[i] = int(v)
+				out[i] = int64(v)
 			}
 		}
 	case 'f':
-		if len(raw) < n*size {
-			return nil, fmt.Errorf("numpy %s data: %d bytes for %d values", d.kind, len(raw), n)
-		}
 		for i := range out {
-			b := raw[i*size : (i+1)*size]
-			switch size {
+			b := raw[i*width : (i+1)*width]
+			switch width {
 			case 4:
 				out[i] = float64(math.Float32frombits(order.Uint32(b)))
 			case 8:
 				out[i] = math.Float64frombits(order.Uint64(b))
 			default:
-				return nil, fmt.Errorf("numpy float of %d bytes", size)
+				return nil, fmt.Errorf("numpy float of %d bytes", width)
 			}
 		}
 	case 'U':
 		// UTF-32 code units, NUL-padded.
-		width := size * 4
-		if len(raw) < n*width {
-			return nil, fmt.Errorf("numpy %s data: %d bytes for %d values", d.kind, len(raw), n)
-		}
 		for i := range out {
 			var sb strings.Builder
 			for j := 0; j < size; j++ {
@@ -268,55 +289,44 @@ type ndarray struct {
 	values []any
 }
 
-func (a *ndarray) PySetState(state any) error {
-	t, ok := state.(*types.Tuple)
-	if !ok || t.Len() != 5 {
-		return fmt.Errorf("numpy array state %T", state)
+func (*ndarray) PyType() string { return "numpy.ndarray" }
+
+func (a *ndarray) SetState(state any) error {
+	t, ok := state.(pickle.Tuple)
+	if !ok || len(t) != 5 {
+		return fmt.Errorf("numpy array state %s", pickle.TypeName(state))
 	}
-	shapeT, ok := t.Get(1).(*types.Tuple)
+	shapeT, ok := t[1].(pickle.Tuple)
 	if !ok {
-		return fmt.Errorf("numpy array shape %T", t.Get(1))
+		return fmt.Errorf("numpy array shape %s", pickle.TypeName(t[1]))
 	}
 	n := 1
 	a.shape = a.shape[:0]
-	for _, s := range *shapeT {
-		k, ok := s.(int)
-		if !ok || k < 0 {
-			return fmt.Errorf("numpy array shape entry %v", s)
+	for _, s := range shapeT {
+		k, ok := s.(int64)
+		// Each element takes at least one byte of the pickle: a shape
+		// larger than it is refused before its product can overflow.
+		if !ok || k < 0 || k > math.MaxInt32 || (k > 0 && n > math.MaxInt32/int(k)) {
+			return fmt.Errorf("numpy array shape entry %s", pickle.Describe(s))
 		}
-		a.shape = append(a.shape, k)
-		n *= k
+		a.shape = append(a.shape, int(k))
+		n *= int(k)
 	}
-	dt, ok := t.Get(2).(*dtype)
+	dt, ok := t[2].(*dtype)
 	if !ok {
-		return fmt.Errorf("numpy array dtype %T", t.Get(2))
+		return fmt.Errorf("numpy array dtype %s", pickle.TypeName(t[2]))
 	}
-	switch data := t.Get(4).(type) {
-	case *types.List: // object arrays pickle their elements
-		if len(*data) != n {
-			return fmt.Errorf("numpy object array: %d elements for shape %v", len(*data), a.shape)
+	if data, ok := t[4].(*pickle.List); ok { // object arrays pickle their elements
+		if len(data.Items) != n {
+			return fmt.Errorf("numpy object array: %d elements for shape %v", len(data.Items), a.shape)
 		}
-		a.values = append([]any(nil), (*data)...)
-	case string:
-		vals, err := dt.decode([]byte(data), n)
-		if err != nil {
-			return err
-		}
-		a.values = vals
-	case []byte:
-		vals, err := dt.decode(data, n)
-		if err != nil {
-			return err
-		}
-		a.values = vals
-	default:
-		return fmt.Errorf("numpy array data %T", data)
+		a.values = append([]any(nil), data.Items...)
+		return nil
 	}
-	return nil
-}
-
-// Call lets a stub object be called, as dill calls the types it rebuilds
-// (dill._dill._load_type('CodeType') returns a class that is then called).
-func (o *pyObject) Call(args ...any) (any, error) {
-	return &pyObject{class: &pyClass{module: o.class.module, name: o.class.name + "()"}, args: args}, nil
+	raw, err := rawBytes(t[4])
+	if err != nil {
+		return fmt.Errorf("numpy array: %w", err)
+	}
+	a.values, err = dt.decode(raw, n)
+	return err
 }

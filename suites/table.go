@@ -1,23 +1,15 @@
 package suites
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/beluga-nlp/beluga/datasets"
 )
@@ -32,8 +24,10 @@ type TableMapping struct {
 	// Name of the suite (default: the file's base name) and the Task it
 	// tests (default: Name).
 	Name, Task string
-	// Format is csv, tsv or jsonl; empty means the extension's (before .gz).
-	Format datasets.Format
+	// Dialect: the format (csv, tsv or jsonl; empty means the extension's,
+	// before .gz), whether a TSV is quoted, and a headerless file's
+	// columns by position — the one rule of datasets.Dialect.
+	Dialect datasets.Dialect
 	// Columns. Text, Label and Functionality are required; Pair makes the
 	// inputs text pairs; CaseID (default: the row's position) may be an
 	// integer or end in one (MHC's "arabic-12").
@@ -133,7 +127,7 @@ func (f Filter) String() string {
 // (a header line naming them, in any order) into a functionality → class
 // map.
 func ReadClassMap(path string) (map[string]string, error) {
-	t, err := readTable(path, "")
+	t, err := readTable(path, datasets.Dialect{})
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +154,8 @@ type TableImport struct {
 	// Rows counts the table's rows, Filtered those Where left out, Unlinked
 	// the rows of linked functionalities without a link.
 	Rows, Filtered, Unlinked int
+	// Count accounts for the file's lines (datasets.RowCount).
+	Count datasets.RowCount
 	// Warnings are texts imported as they are that are likely wrong: empty
 	// texts and texts with control characters (a NUL byte), each with its
 	// file, line and column.
@@ -177,127 +173,45 @@ type tableRow struct {
 type table struct {
 	header []string
 	rows   []tableRow
+	count  datasets.RowCount
 }
 
-// readTable reads a CSV, TSV or JSON-lines file (optionally .gz) into rows
-// of named cells, refusing a file that is not UTF-8.
-func readTable(path string, format datasets.Format) (*table, error) {
-	if format == "" {
-		switch ext := filepath.Ext(strings.TrimSuffix(path, ".gz")); ext {
-		case ".csv":
-			format = datasets.CSV
-		case ".tsv":
-			format = datasets.TSV
-		case ".jsonl", ".json":
-			format = datasets.JSONL
-		default:
-			return nil, &LineError{File: path, Err: fmt.Errorf("cannot tell the format from %q: give it (csv, tsv or jsonl)", ext)}
-		}
-	}
-	b, err := os.ReadFile(path)
+// readTable reads a CSV, TSV or JSON-lines file (optionally .gz) with
+// datasets.ReadTable, the one table reader, into rows of named cells.
+func readTable(path string, d datasets.Dialect) (*table, error) {
+	dt, err := datasets.ReadTable(path, d)
 	if err != nil {
-		return nil, err
-	}
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			return nil, &LineError{File: path, Err: err}
-		}
-		if b, err = io.ReadAll(zr); err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				line := bytes.Count(b, []byte("\n")) + 1
-				return nil, &LineError{File: path, Line: line, Err: fmt.Errorf("the gzip stream is truncated: it breaks off in this line (an interrupted download or copy?): %w", err)}
-			}
-			return nil, &LineError{File: path, Err: err}
-		}
-	}
-	if err := datasets.CheckUTF8(path, b); err != nil {
 		var re *datasets.RowError
 		if errors.As(err, &re) {
-			return nil, &LineError{File: path, Line: re.Line, Err: fmt.Errorf("column %d: %w", re.Column, re.Err)}
+			return nil, lineError(re)
 		}
 		return nil, err
 	}
-	b = bytes.TrimPrefix(b, []byte("\ufeff"))
-	t := &table{}
-	switch format {
-	case datasets.CSV, datasets.TSV:
-		r := csv.NewReader(bytes.NewReader(b))
-		if format == datasets.TSV {
-			r.Comma, r.LazyQuotes = '\t', true
-		}
-		head, err := r.Read()
-		if err != nil {
-			return nil, &LineError{File: path, Line: 1, Err: fmt.Errorf("no header: %w", err)}
-		}
-		t.header = slices.Clone(head)
-		for {
-			rec, err := r.Read()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				var pe *csv.ParseError
-				if errors.As(err, &pe) {
-					return nil, &LineError{File: path, Line: pe.Line, Err: pe.Err}
-				}
-				return nil, &LineError{File: path, Err: err}
-			}
-			line, _ := r.FieldPos(0)
-			row := tableRow{line: line, cells: map[string]string{}}
-			for i, h := range t.header {
-				row.cells[h] = rec[i]
-			}
-			t.rows = append(t.rows, row)
-		}
-	case datasets.JSONL:
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		sc.Buffer(nil, 1<<24)
-		seen := map[string]bool{}
-		for line := 1; sc.Scan(); line++ {
-			l := bytes.TrimSpace(sc.Bytes())
-			if len(l) == 0 {
+	t := &table{header: dt.Header, count: dt.Count}
+	for _, r := range dt.Rows {
+		row := tableRow{line: r.Line, cells: map[string]string{}, kinds: map[string]string{}}
+		for i, h := range dt.Header {
+			v, kind := r.Cell(i)
+			if h == "-" || kind == "absent" {
 				continue
 			}
-			var obj map[string]any
-			d := json.NewDecoder(bytes.NewReader(l))
-			d.UseNumber()
-			if err := d.Decode(&obj); err != nil {
-				return nil, &LineError{File: path, Line: line, Err: fmt.Errorf("not a JSON object: %w", err)}
+			row.cells[h] = v
+			if kind != "" {
+				row.kinds[h] = kind
 			}
-			row := tableRow{line: line, cells: map[string]string{}, kinds: map[string]string{}}
-			for _, k := range slices.Sorted(mapKeys(obj)) {
-				switch v := obj[k].(type) {
-				case string:
-					row.cells[k] = v
-				case json.Number:
-					row.cells[k] = v.String()
-					row.kinds[k] = "a number"
-				case bool:
-					row.cells[k] = strconv.FormatBool(v)
-					row.kinds[k] = "true or false"
-				case nil:
-					row.cells[k] = ""
-					row.kinds[k] = "null"
-				default:
-					raw, _ := json.Marshal(v)
-					row.cells[k] = string(raw)
-					row.kinds[k] = "a list or an object"
-				}
-				if !seen[k] {
-					seen[k] = true
-					t.header = append(t.header, k)
-				}
-			}
-			t.rows = append(t.rows, row)
 		}
-		if err := sc.Err(); err != nil {
-			return nil, &LineError{File: path, Err: err}
-		}
-	default:
-		return nil, &LineError{File: path, Err: fmt.Errorf("format %q (want csv, tsv or jsonl)", format)}
+		t.rows = append(t.rows, row)
 	}
 	return t, nil
+}
+
+// lineError is a datasets.RowError as a suite's LineError.
+func lineError(re *datasets.RowError) *LineError {
+	err := re.Err
+	if re.Column > 0 {
+		err = fmt.Errorf("column %d: %w", re.Column, re.Err)
+	}
+	return &LineError{File: re.File, Line: re.Line, Field: re.Field, Err: err}
 }
 
 func mapKeys[V any](m map[string]V) func(func(string) bool) {
@@ -416,7 +330,7 @@ func (ids *caseIDs) find(ref string) (int, bool) {
 // ImportTable reads a table of test cases as m maps it. Errors name the
 // file, line and column.
 func ImportTable(path string, m TableMapping) (*TableImport, error) {
-	t, err := readTable(path, m.Format)
+	t, err := readTable(path, m.Dialect)
 	if err != nil {
 		return nil, err
 	}
@@ -456,7 +370,7 @@ func ImportTable(path string, m TableMapping) (*TableImport, error) {
 	if task == "" {
 		task = name
 	}
-	res := &TableImport{Rows: len(t.rows), Suite: &Suite{Name: name, Task: task}}
+	res := &TableImport{Rows: len(t.rows), Count: t.count, Suite: &Suite{Name: name, Task: task}}
 	var kept []tableRow
 	for _, r := range t.rows {
 		if keep(r, m.Where) {
@@ -641,24 +555,9 @@ func tableInput(path string, r tableRow, m TableMapping, warnings *[]*LineError)
 	return in, nil
 }
 
-// TextProblem says what is likely wrong with a text a suite holds as it
-// is: empty (or only white space), or holding a control character — a NUL
-// byte, an escape, U+FFFD from a decoding that failed — other than tab and
-// newline. "" for a text without either.
-func TextProblem(text string) string {
-	if strings.TrimSpace(text) == "" {
-		return "empty text"
-	}
-	for i, r := range text {
-		if r == '\t' || r == '\n' || r == '\r' {
-			continue
-		}
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			return fmt.Sprintf("control character %U at byte %d (%q)", r, i, text)
-		}
-	}
-	return ""
-}
+// TextProblem is datasets.TextProblem: a suite's texts and an i.i.d.
+// file's are warned of alike.
+func TextProblem(text string) string { return datasets.TextProblem(text) }
 
 func filterColumns(fs []Filter) []string {
 	out := make([]string, len(fs))

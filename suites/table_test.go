@@ -367,3 +367,15 @@ func TestImportTableTruncatedGzipNamesItsLine(t *testing.T) {
 		t.Errorf("error %v, want the line the stream broke off in", err)
 	}
 }
+
+// A table that names a column twice is refused, as an i.i.d. file is: which
+// of the two cells a case took was an accident (the last, before).
+func TestImportTableRefusesAColumnNamedTwice(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dup.csv")
+	os.WriteFile(path, []byte("text,label,functionality,text\na,x,f,b\nc,y,f,d\n"), 0o644)
+	_, err := ImportTable(path, TableMapping{Text: "text", Label: "label", Functionality: "functionality"})
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 1 || le.Field != "text" || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("error %v, want line 1 field text named twice", err)
+	}
+}

@@ -25,15 +25,24 @@ const InputChecksFile = "input_checks.json"
 // i.i.d. train and test rows and of the suite's inputs. Warnings are
 // logged; an error (word vectors that cover too little of the data)
 // refuses the run.
-func checkInputs(spec RunSpec, tk predict.Tokenizer, suite *suites.Suite, pair bool, iid iidData) (*inputcheck.Report, error) {
+//
+// The coverage of the i.i.d. training rows (and its truncation warning) is
+// of trained, the rows the run trains on (a learning curve's point, or
+// max_iid, draws them from the pool iid.train): a warning counts what was
+// used.
+func checkInputs(spec RunSpec, tk predict.Tokenizer, suite *suites.Suite, pair bool, iid iidData, trained []datasets.Example) (*inputcheck.Report, error) {
 	r := &inputcheck.Report{}
 	iid.report(r)
 	r.AddOverlaps(suiteParts(suite))
+	trainName := "i.i.d. train"
+	if len(trained) != len(iid.train) {
+		trainName = "i.i.d. train, trained on"
+	}
 	sets := []struct {
 		name string
 		rows []inputcheck.Row
 	}{
-		{"i.i.d. train", exampleRows(iid.train)},
+		{trainName, exampleRows(trained)},
 		{"i.i.d. test", exampleRows(iid.test)},
 		{"suite " + suite.Name, suiteRows(suite, "")},
 	}

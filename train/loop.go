@@ -10,6 +10,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/optim"
 )
 
 // BatchKind is the test type a batch holds (batches are homogeneous, as in
@@ -304,7 +305,7 @@ type Schedule struct {
 
 // Next returns the current learning rate and advances the schedule.
 func (s *Schedule) Next() float64 {
-	lr := LinearDecay(s.LR, s.Pos, s.Total)
+	lr := optim.LinearDecay(s.LR, s.Pos, s.Total)
 	s.Pos++
 	return lr
 }
@@ -347,7 +348,7 @@ type UpdateState struct {
 	// Opt and Schedule are the phase's; a method that steps the optimiser
 	// itself (Fish) takes learning rates from Schedule.Next and passes
 	// Frozen to OptimizerStep.
-	Opt      *AdamW
+	Opt      *optim.AdamW
 	Schedule *Schedule
 	Frozen   bool
 	// Cache is TrainOptions.Cache.
@@ -403,7 +404,7 @@ func Train(ctx context.Context, m models.Classifier, data Data, phases []Phase, 
 		}
 		m.SetFrozenEncoder(ph.Frozen)
 		st := &UpdateState{Model: m, Hyper: ph.Hyper, Updates: updates, Losses: ev,
-			Opt: NewAdamW(ph.WeightDecay), Schedule: &Schedule{LR: ph.Hyper.LR, Total: schedule}, Frozen: ph.Frozen, Cache: opt.Cache}
+			Opt: optim.NewAdamW(m.Backend(), ph.WeightDecay), Schedule: &Schedule{LR: ph.Hyper.LR, Total: schedule}, Frozen: ph.Frozen, Cache: opt.Cache}
 		params := m.Params()
 		if ph.Frozen {
 			// A frozen encoder gets no gradient: clipping, AdamW and zeroing
@@ -422,7 +423,7 @@ func Train(ctx context.Context, m models.Classifier, data Data, phases []Phase, 
 				err = losses.ErrNotFinite
 			}
 			if err != nil {
-				ZeroGrad(params)
+				optim.ZeroGrad(m.Backend(), params)
 				m.SetFrozenEncoder(false)
 				if errors.Is(err, losses.ErrNotFinite) {
 					return curve, fmt.Errorf("%w at update %d (%s): loss %v", ErrDiverged, len(curve), step.Kind, step.Loss)
@@ -431,7 +432,7 @@ func Train(ctx context.Context, m models.Classifier, data Data, phases []Phase, 
 			}
 			lr := st.Schedule.Next()
 			if step.NoOptimizerStep {
-				ZeroGrad(params)
+				optim.ZeroGrad(m.Backend(), params)
 			} else {
 				OptimizerStep(params, st.Opt, lr, clip, ph.Frozen)
 			}

@@ -8,7 +8,9 @@ import (
 
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/backend"
 	"github.com/beluga-nlp/beluga/models/checkpoint"
+	"github.com/beluga-nlp/beluga/models/optim"
 )
 
 // tinyModel is a word-vector classifier over a 6-word vocabulary.
@@ -47,7 +49,7 @@ func TestGroupDROWeightsTheHardestGroup(t *testing.T) {
 
 func TestFishMetaUpdate(t *testing.T) {
 	p := &models.Param{Value: []float32{2, 4}}
-	MetaUpdate([]*models.Param{p}, [][]float32{{1, 1}}, 0.25)
+	MetaUpdate(backend.Reference(), []*models.Param{p}, [][]float32{{1, 1}}, 0.25)
 	if p.Value[0] != 1.25 || p.Value[1] != 1.75 {
 		t.Errorf("θ + 0.25(θ_inner − θ) = %v, want [1.25 1.75]", p.Value)
 	}
@@ -90,14 +92,14 @@ func TestFishOuterStep(t *testing.T) {
 	plain, outer := run(false), run(true)
 	// Replay the outer step on the plain weights: AdamW on zero gradients
 	// from the saved state, at the schedule position after the inner steps.
-	opt := NewAdamW(0)
+	opt := optim.NewAdamW(backend.Reference(), 0)
 	params := make([]*models.Param, len(plain.weights))
 	for i, w := range plain.weights {
 		params[i] = &models.Param{Value: append([]float32(nil), w...), Grad: make([]float32, len(w))}
 	}
 	// The saved state refers to the model's own parameters: map them.
-	opt.SetState(remap(plain.saved, plain.model.Params(), params))
-	opt.Step(params, LinearDecay(hp.LR, plain.savedPos, 4), nil)
+	opt.SetState(plain.saved.Remap(plain.model.Params(), params))
+	opt.Step(params, optim.LinearDecay(hp.LR, plain.savedPos, 4), nil)
 	moved := 0.0
 	for i, w := range outer.weights {
 		for j, v := range w {
@@ -119,7 +121,7 @@ type snapshotUpdater struct {
 	model    models.Classifier
 	calls    int
 	weights  [][]float32
-	saved    AdamWState
+	saved    optim.AdamWState
 	savedPos int
 }
 
@@ -131,22 +133,10 @@ func (s *snapshotUpdater) Update(st *UpdateState) (Step, error) {
 		// Copy now: the next update restores the saved state into the
 		// optimiser, which then changes it in place.
 		params := s.model.Params()
-		s.saved, s.savedPos = remap(*s.Fish.saved, params, params), s.Fish.savedPos
+		s.saved, s.savedPos = s.Fish.saved.Remap(params, params), s.Fish.savedPos
 	}
 	s.calls++
 	return s.Fish.Update(st)
-}
-
-// remap moves an optimiser state from one parameter list to another.
-func remap(s AdamWState, from, to []*models.Param) AdamWState {
-	out := AdamWState{step: s.step, m: map[*models.Param][]float32{}, v: map[*models.Param][]float32{}}
-	for i, p := range from {
-		if m, ok := s.m[p]; ok {
-			out.m[to[i]] = append([]float32(nil), m...)
-			out.v[to[i]] = append([]float32(nil), s.v[p]...)
-		}
-	}
-	return out
 }
 
 // TestIRMUpdateAddsThePenalty: after the warm-up an IRM update's gradient
@@ -168,7 +158,7 @@ func TestIRMUpdateAddsThePenalty(t *testing.T) {
 		if _, _, err := irm.Plan(d, hp, 1); err != nil {
 			t.Fatal(err)
 		}
-		st := &UpdateState{Model: m, Hyper: hp, Index: tc.index, Losses: losses.NewEvaluator(), Opt: NewAdamW(0)}
+		st := &UpdateState{Model: m, Hyper: hp, Index: tc.index, Losses: losses.NewEvaluator(), Opt: optim.NewAdamW(m.Backend(), 0)}
 		if _, err := irm.Update(st); err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/optim"
 )
 
 // LossFunc computes a loss and its gradient with respect to the logits of
@@ -38,24 +39,24 @@ func encoderFrozen(p *models.Param) bool { return p.Encoder }
 // clipping), takes an AdamW step with learning rate lr — leaving the
 // encoder's weights alone when frozen — and clears the gradients: what
 // HuggingFace's Trainer does after every training_step.
-func OptimizerStep(params []*models.Param, opt *AdamW, lr, maxGradNorm float64, frozen bool) {
+func OptimizerStep(params []*models.Param, opt *optim.AdamW, lr, maxGradNorm float64, frozen bool) {
 	if maxGradNorm > 0 {
-		ClipGradNorm(params, maxGradNorm)
+		optim.ClipGradNorm(opt.Backend(), params, maxGradNorm)
 	}
 	var skip func(*models.Param) bool
 	if frozen {
 		skip = encoderFrozen
 	}
 	opt.Step(params, lr, skip)
-	ZeroGrad(params)
+	optim.ZeroGrad(opt.Backend(), params)
 }
 
 // Update is one whole optimiser update on one batch: Accumulate, then
 // OptimizerStep. It returns the loss.
-func Update(m models.Classifier, b models.Batch, loss LossFunc, opt *AdamW, lr, maxGradNorm float64, frozen bool) (float64, error) {
+func Update(m models.Classifier, b models.Batch, loss LossFunc, opt *optim.AdamW, lr, maxGradNorm float64, frozen bool) (float64, error) {
 	l, err := Accumulate(m, b, loss, 1)
 	if err != nil {
-		ZeroGrad(m.Params())
+		optim.ZeroGrad(m.Backend(), m.Params())
 		return l, err
 	}
 	OptimizerStep(m.Params(), opt, lr, maxGradNorm, frozen)

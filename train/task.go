@@ -259,11 +259,7 @@ func (t *Task) iidScores(pred, gold []int) (map[string]float64, error) {
 		case "f1":
 			out[m] = metrics.F1(pred, gold, 1)
 		case "macro_f1":
-			sum := 0.0
-			for c := range t.Labels {
-				sum += metrics.F1(pred, gold, c)
-			}
-			out[m] = sum / float64(len(t.Labels))
+			out[m] = metrics.MacroF1(pred, gold, len(t.Labels))
 		default:
 			return nil, fmt.Errorf("task %s: unknown metric %q", t.Name, m)
 		}

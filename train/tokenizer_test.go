@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/models/tokenize"
 	"github.com/beluga-nlp/beluga/models/tokenize/corpus"
 )
@@ -15,7 +16,7 @@ import (
 // trained on the task's own training texts trains, saves the tokenizer
 // beside itself, and is read back (IID→T starts from it).
 func TestTinyWithTrainedTokenizer(t *testing.T) {
-	texts, err := corpus.File("testdata/tiny_train.tsv", "sentence")
+	texts, _, err := corpus.File("testdata/tiny_train.tsv", "sentence", datasets.Dialect{})
 	if err != nil {
 		t.Fatal(err)
 	}

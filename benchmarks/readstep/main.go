@@ -16,6 +16,7 @@ import (
 	"github.com/beluga-nlp/beluga/benchmarks/internal/stepbench"
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/optim"
 	"github.com/beluga-nlp/beluga/train"
 )
 
@@ -86,7 +87,7 @@ func run(steps, batch, seq int, kind string) error {
 			b.Mask[i] = 0
 		}
 	}
-	opt := train.NewAdamW(0)
+	opt := optim.NewAdamW(m.Backend(), 0)
 	var times []float64
 	for s := 0; s <= steps; s++ {
 		start := time.Now()

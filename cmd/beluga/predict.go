@@ -18,7 +18,8 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "predict",
 		Short: "Predict JSON-lines inputs with a model: a directory, a .tar.gz, or a HuggingFace hub id",
-		Long: `predict reads one {"text": …} or {"text": …, "text_pair": …} object a line and writes,
+		Long: `predict reads one {"text": …} or {"text": …, "text_pair": …} object a line (or a CSV or
+TSV with text and text_pair columns, by the dialect rule of beluga run's data files) and writes,
 in the same order, {"input_ids": […], "logits": […], "probs": […]}. Inputs are batched by
 length.
 
@@ -58,7 +59,7 @@ cache. HF_HUB_OFFLINE=1 forbids the download; HF_TOKEN is sent for gated models.
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&modelPath, "model", "", "model directory, .tar.gz, or hub id org/name[@revision]")
-	fl.StringVar(&input, "input", "", "JSON-lines inputs")
+	fl.StringVar(&input, "input", "", "JSON-lines inputs (or .csv, .tsv; - for standard input)")
 	fl.StringVarP(&output, "out", "o", "", "JSON-lines predictions to write")
 	fl.SetNormalizeFunc(renamedFlags(map[string]string{"output": "out"}))
 	fl.IntVar(&batchSize, "batch-size", 64, "inputs per batch")

@@ -186,13 +186,13 @@ func TestPredictRefusesUnknownModelType(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, name), b, 0o644)
 	}
 	b, _ := os.ReadFile(filepath.Join(src, "config.json"))
-	os.WriteFile(filepath.Join(dir, "config.json"), []byte(strings.Replace(string(b), `"model_type": "bert"`, `"model_type": "gpt2"`, 1)), 0o644)
+	os.WriteFile(filepath.Join(dir, "config.json"), []byte(strings.Replace(string(b), `"model_type": "bert"`, `"model_type": "t5"`, 1)), 0o644)
 	in := filepath.Join(dir, "in.jsonl")
 	os.WriteFile(in, []byte(`{"text": "the movie"}`+"\n"), 0o644)
 	out := filepath.Join(dir, "out.jsonl")
 	code, msg := belugaEnv(t, nil, "predict", "--model", dir, "--input", in, "-o", out)
-	if code == 0 || !strings.Contains(msg, `"gpt2"`) || !strings.Contains(msg, "distilbert") || !strings.Contains(msg, "roberta") {
-		t.Errorf("exit %d, %s: want a refusal naming gpt2 and the known families", code, msg)
+	if code == 0 || !strings.Contains(msg, `"t5"`) || !strings.Contains(msg, "distilbert") || !strings.Contains(msg, "roberta") {
+		t.Errorf("exit %d, %s: want a refusal naming t5 and the known families", code, msg)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a refused predict wrote its output")

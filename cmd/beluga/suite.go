@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/beluga-nlp/beluga/internal/csvcell"
+	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
 )
@@ -63,7 +64,9 @@ PREFIX=CLASS or /REGEXP/=CLASS (first match wins); with none, each functionality
 own class. Test types come from --type-column (MFT, INV, DIR), else every functionality
 is an MFT. --link COLUMN with --link-rule PREFIX=INV (or DIR) turns a row that names
 another case in COLUMN into a case of two inputs (the linked case's text first), so a
-case and its perturbation stay in one split. Errors name the file, line and column.`,
+case and its perturbation stay in one split. Errors name the file, line and column.
+
+` + dialectHelp,
 		Example: `  beluga suite import table ../shared/data/mhc-arabic/mhc_arabic_cases.csv -o mhc_arabic.jsonl \
       --text test_case --label label_gold --functionality functionality --case-id mhc_case_id \
       --labels non-hateful,hateful --class-rule derog_=Derogation --class-rule threat_=Threatening \
@@ -83,15 +86,15 @@ case and its perturbation stay in one split. Errors name the file, line and colu
 			if err := suites.Save(out, res.Suite); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s (%d rows; %d left out by --where, %d linked-functionality rows without a link)\n",
-				out, plural(len(res.Suite.Functionalities), "functionality"), plural(len(res.Suite.Classes()), "class"), plural(res.Suite.NumCases(), "test case"), res.Rows, res.Filtered, res.Unlinked)
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s (%s; %d left out by --where, %d linked-functionality rows without a link)\n",
+				out, plural(len(res.Suite.Functionalities), "functionality"), plural(len(res.Suite.Classes()), "class"), plural(res.Suite.NumCases(), "test case"), res.Count, res.Filtered, res.Unlinked)
 			return nil
 		},
 	}
 	f := table.Flags()
 	f.StringVar(&tm.m.Name, "name", "", "suite name (default: the file's base name)")
 	f.StringVar(&tm.m.Task, "task", "", "task the suite tests (default: the suite name)")
-	f.StringVar((*string)(&tm.m.Format), "format", "", "csv, tsv or jsonl (default: from the extension)")
+	bindDialect(f, &tm.m.Dialect)
 	f.StringVar(&tm.m.Text, "text", "text", "column of the text")
 	f.StringVar(&tm.m.Pair, "pair", "", "column of the second text of a pair")
 	f.StringVar(&tm.m.Label, "label", "label", "column of the label")
@@ -111,13 +114,14 @@ case and its perturbation stay in one split. Errors name the file, line and colu
 		importCmd.AddCommand(c)
 	}
 
-	var format, group string
+	var format, group, by string
 	stats := &cobra.Command{
 		Use:   "stats SUITE",
 		Short: "Count classes, functionalities, test cases, inputs, split sizes, labels and the scripts of the texts",
 		Example: `  beluga suite stats sentiment.jsonl.gz
   beluga suite stats sentiment.jsonl.gz --format csv > sentiment-stats.csv
-  beluga suite stats mhc_arabic.jsonl --group templ_id`,
+  beluga suite stats mhc_arabic.jsonl --group templ_id
+  beluga suite stats hatecheck.jsonl --by target_ident`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := suites.Open(args[0])
@@ -137,6 +141,15 @@ case and its perturbation stay in one split. Errors name the file, line and colu
 			if err := writeStats(cmd.OutOrStdout(), st, format); err != nil {
 				return err
 			}
+			if by != "" {
+				if len(st.Splits) == 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "%s has no split: counting BeLUGA's (beluga suite split)\n", args[0])
+					splits.Assign(s, splits.BeLUGASeed)
+				}
+				if err := printBalance(cmd.OutOrStdout(), by, splits.Balance(s, by)); err != nil {
+					return err
+				}
+			}
 			if group != "" {
 				if len(st.Splits) == 0 {
 					fmt.Fprintf(cmd.ErrOrStderr(), "%s has no split: checking BeLUGA's (beluga suite split)\n", args[0])
@@ -147,6 +160,7 @@ case and its perturbation stay in one split. Errors name the file, line and colu
 		},
 	}
 	stats.Flags().StringVar(&format, "format", "table", "output format: table, csv or json")
+	stats.Flags().StringVar(&by, "by", "", "case-metadata column (target_ident) whose values to count per part, with their shares of the suite and of T_test")
 	stats.Flags().StringVar(&group, "group", "", "case-metadata column (templ_id, target_ident) whose values the train, validation and test cases should not share: report the values they do")
 	suiteCmd.AddCommand(importCmd, stats)
 }
@@ -233,7 +247,7 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(st)
 	case "csv":
-		cw := csv.NewWriter(w)
+		cw := csvcell.NewWriter(w)
 		head := []string{"class", "functionality", "type", "cases", "inputs"}
 		if hasSplits {
 			for _, sp := range splitOrder {
@@ -309,4 +323,27 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown --format %q (want table, csv or json)", format)
+}
+
+// printBalance prints each value of a metadata column's cases per part of
+// the split, its share of the suite and of T_test, and its marks (see
+// splits.Balance): the counts a held-out group column rests on.
+func printBalance(w io.Writer, col string, bal []splits.GroupBalance) error {
+	if len(bal) == 0 {
+		return fmt.Errorf("--by %s: no case has a value in this metadata column", col)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\tsuite\ttrain\tvalidation\ttest\tsuite share\ttest share\t\n", col)
+	var sum splits.GroupBalance
+	for _, g := range bal {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.1f%%\t%.1f%%%s\t\n", g.Value, g.Suite, g.Train, g.Validation, g.Test, 100*g.SuiteShare, 100*g.TestShare, g.Marks())
+		sum.Suite, sum.Train, sum.Validation, sum.Test = sum.Suite+g.Suite, sum.Train+g.Train, sum.Validation+g.Validation, sum.Test+g.Test
+	}
+	fmt.Fprintf(tw, "(all)\t%d\t%d\t%d\t%d\t\t\t\n", sum.Suite, sum.Train, sum.Validation, sum.Test)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%s the test share differs from the suite share by more than %.0f points; %s fewer than %d test cases. beluga suite split --stratify %s gives each value its suite share of every part.\n",
+		splits.SkewMark, 100*splits.SkewTolerance, splits.SmallMark, splits.MinTestCases, col)
+	return err
 }

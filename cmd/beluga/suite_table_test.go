@@ -12,7 +12,7 @@ func TestSuiteImportTableAndLabelStats(t *testing.T) {
 	code, msg := beluga(t, "suite", "import", "table", "../../suites/testdata/mhc_tiny.csv", "-o", out,
 		"--text", "test_case", "--label", "label_gold", "--case-id", "mhc_case_id", "--labels", "non-hateful,hateful",
 		"--class-rule", "spell_=Spelling", "--class-rule", "/./=Other", "--where", "disagreement_in_template=False")
-	if code != 0 || !strings.Contains(msg, "5 functionalities, 2 classes, 6 test cases (7 rows; 1 left out by --where") {
+	if code != 0 || !strings.Contains(msg, "5 functionalities, 2 classes, 6 test cases (8 lines: 1 header, 0 blank, 7 rows; 1 left out by --where") {
 		t.Fatalf("import: exit %d, %s", code, msg)
 	}
 	code, msg = beluga(t, "suite", "stats", out)
@@ -23,7 +23,7 @@ func TestSuiteImportTableAndLabelStats(t *testing.T) {
 	one := filepath.Join(t.TempDir(), "one.jsonl")
 	code, msg = beluga(t, "suite", "import", "table", "../../suites/testdata/mhc_tiny.csv", "-o", one,
 		"--text", "test_case", "--label", "label_gold", "--where", "functionality=ident_neutral_nh")
-	if code != 0 || !strings.Contains(msg, "1 functionality, 1 class, 1 test case (7 rows") {
+	if code != 0 || !strings.Contains(msg, "1 functionality, 1 class, 1 test case (8 lines: 1 header, 0 blank, 7 rows") {
 		t.Errorf("import of one: exit %d, %s", code, msg)
 	}
 	code, msg = beluga(t, "suite", "stats", one)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/models/tokenize"
@@ -19,6 +21,7 @@ var tokenizerCmd = &cobra.Command{
 
 func init() {
 	var inputs, suiteFiles []string
+	var trainDialect, statDialect datasets.Dialect
 	var split, out, kind, specPath, task, from string
 	var vocabSize, minFreq int
 	var lowercase bool
@@ -33,7 +36,9 @@ as its runs will split it: the i.i.d. training part (never the dev or test part 
 and its suite's training split. The result is a tokenizer.json that beluga and HuggingFace's
 tokenizers read; a model spec names it with tokenizer: (beluga train --tokenizer). The same
 inputs and options give the same file. WordPiece cuts CJK ideographs one by one (BERT's
-pre-tokenizer), so on Chinese it learns characters only and says so: train bpe or unigram there.`,
+pre-tokenizer), so on Chinese it learns characters only and says so: train bpe or unigram there.
+
+` + dialectHelp,
 		Example: `  beluga tokenizer train --kind wordpiece --vocab-size 8000 --spec specs/mhc-arabic.yaml -o ar-wordpiece.json
   beluga tokenizer train --kind bpe --vocab-size 8000 --input train.csv:text --suite suite.jsonl -o tokenizer.json
   beluga tokenizer train --kind unigram --vocab-size 4000 --input train.tsv:sentence -o sst2-unigram.json`,
@@ -64,10 +69,11 @@ pre-tokenizer), so on Chinese it learns characters only and says so: train bpe o
 					suiteFiles = append([]string{suite}, suiteFiles...)
 				}
 			}
-			more, err := corpus.Sources(inputs, suiteFiles, suites.Split(split))
+			more, accs, err := corpus.Sources(inputs, trainDialect, suiteFiles, suites.Split(split))
 			if err != nil {
 				return err
 			}
+			printAccounts(cmd.ErrOrStderr(), accs)
 			texts = append(texts, more...)
 			trained, err := tokenize.Train(texts, tokenize.TrainOptions{Kind: kind, VocabSize: vocabSize,
 				Lowercase: lowercase, MinFrequency: minFreq})
@@ -88,6 +94,7 @@ pre-tokenizer), so on Chinese it learns characters only and says so: train bpe o
 			return nil
 		},
 	}
+	bindDialect(train.Flags(), &trainDialect)
 	train.Flags().StringVar(&specPath, "spec", "", "experiment spec whose declared task's training data to read")
 	train.Flags().StringVar(&task, "task", "", "the task of --spec (needed when it declares several)")
 	train.Flags().StringVar(&from, "from", "", "with --spec: take data files from this local directory (laid out like ../shared/data)")
@@ -113,14 +120,17 @@ texts, tokens per text (special tokens excluded), per character (grapheme cluste
 (Unicode word segmentation, UAX #29, and white-space words beside it), the share of unknown
 tokens, and the share of texts longer than each --max-length (special tokens included), which
 truncation would cut. For a script written without spaces (Chinese, Japanese, Thai) a
-white-space word is a sentence and UAX #29 cuts at every character: read tokens per character.`,
+white-space word is a sentence and UAX #29 cuts at every character: read tokens per character.
+
+` + dialectHelp,
 		Example: `  beluga tokenizer stats --tokenizer bert-base-multilingual-cased/ --input iid_ar_binary.csv:text --max-length 48,128`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			texts, err := corpus.Sources(statInputs, statSuites, suites.Split(statSplit))
+			texts, accs, err := corpus.Sources(statInputs, statDialect, statSuites, suites.Split(statSplit))
 			if err != nil {
 				return err
 			}
+			printAccounts(cmd.ErrOrStderr(), accs)
 			tk, err := tokenize.Open(tkPath, 0)
 			if err != nil {
 				return err
@@ -133,6 +143,7 @@ white-space word is a sentence and UAX #29 cuts at every character: read tokens 
 			return nil
 		},
 	}
+	bindDialect(stats.Flags(), &statDialect)
 	stats.Flags().StringArrayVar(&statInputs, "input", nil, "FILE:COLUMN of a .csv, .tsv, .jsonl or .jsonl.gz file (repeatable)")
 	stats.Flags().StringArrayVar(&statSuites, "suite", nil, "suite file whose --split cases' inputs to add (repeatable)")
 	stats.Flags().StringVar(&statSplit, "split", string(suites.SplitTrain), "suite split to read (train or validation)")
@@ -141,4 +152,12 @@ white-space word is a sentence and UAX #29 cuts at every character: read tokens 
 	stats.MarkFlagRequired("tokenizer")
 	tokenizerCmd.AddCommand(train, stats)
 	rootCmd.AddCommand(tokenizerCmd)
+}
+
+// printAccounts says what was read of each input file, so that a user sees
+// every line accounted for.
+func printAccounts(w io.Writer, accs []corpus.Account) {
+	for _, a := range accs {
+		fmt.Fprintf(w, "read %s\n", a)
+	}
 }

@@ -9,6 +9,14 @@ package backend
 // work, taking the cores from the element-wise kernels and from the
 // per-head attention products, which run in parallel between the large
 // products.
+//
+// OpenBLAS's bits for a row of C depend on the call it is computed in (the
+// number of rows, the row's place among them: its edge kernels for the
+// last rows of a call sum differently), so the split is fixed by the
+// product's shape alone — blocks of gemmRowBlock rows — and never by the
+// number of cores: a product, and so a run, has the same bits on one core
+// as on 64. (Splitting by the core count made a probe differ by 1.4e-5
+// between GOMAXPROCS 1 and 2.)
 
 /*
 #cgo LDFLAGS: -lopenblas
@@ -25,7 +33,7 @@ import (
 
 func init() {
 	C.openblas_set_num_threads(1)
-	Register(openBLAS{})
+	register("openblas", func(kn *vec32.Kernels) Backend { return openBLAS{cpu{kn}} })
 }
 
 type openBLAS struct{ cpu }
@@ -35,17 +43,27 @@ func (openBLAS) Name() string { return "openblas" }
 // gemmSplitWork is the least m·n·k worth splitting across goroutines.
 const gemmSplitWork = 1 << 19
 
+// gemmRowBlock is the rows of C in one OpenBLAS call of a split product:
+// large enough that repacking B for each block costs little (B is packed
+// once per 2·gemmRowBlock flops per element of B), small enough that a
+// batch of a few 128-token sequences makes blocks for every core.
+const gemmRowBlock = 64
+
 func (openBLAS) Gemm(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	if parallel && m >= 64 && m*n*k >= gemmSplitWork {
-		vec32.ParallelFor(m, 32, func(lo, hi int) {
-			aOff := lo * lda // rows of A
-			if transA {
-				aOff = lo // columns of A
+	if parallel && m > gemmRowBlock && m*n*k >= gemmSplitWork {
+		blocks := (m + gemmRowBlock - 1) / gemmRowBlock
+		vec32.ParallelFor(blocks, 1, func(b0, b1 int) {
+			for blk := b0; blk < b1; blk++ {
+				lo, hi := blk*gemmRowBlock, min(m, (blk+1)*gemmRowBlock)
+				aOff := lo * lda // rows of A
+				if transA {
+					aOff = lo // columns of A
+				}
+				netlib.Implementation{}.Sgemm(trans(transA), trans(transB), hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc)
 			}
-			netlib.Implementation{}.Sgemm(trans(transA), trans(transB), hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc)
 		})
 		return
 	}

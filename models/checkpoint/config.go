@@ -78,6 +78,9 @@ type FamilyConfig struct {
 	// Validate replaces the check of BERT's sizes (Config.Validate) for a
 	// model whose sizes are others (word vectors).
 	Validate func(c *Config) error
+	// Derive fills, after the file's values are read, the fields whose
+	// default depends on others (GPT-2's n_inner: null means 4·n_embd).
+	Derive func(c *Config)
 }
 
 var familyConfigs = map[string]FamilyConfig{}
@@ -139,6 +142,9 @@ func ParseConfig(b []byte) (*Config, error) {
 				return nil, err
 			}
 		}
+	}
+	if fc.Derive != nil {
+		fc.Derive(c)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err

@@ -7,10 +7,14 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/beluga-nlp/beluga/internal/memlimit"
+	"github.com/beluga-nlp/beluga/internal/pickle"
 )
 
 // stateDictPickle is torch.save's data.pkl for {"w": tensor} whose one
@@ -71,6 +75,7 @@ func TestPyTorchGuard(t *testing.T) {
 	}
 	pkl := stateDictPickle(2)
 	evil := bytes.Replace(pkl, []byte("ctorch._utils\n_rebuild_tensor_v2\n"), []byte("cos\nsystem\n"), 1)
+	evilStack := bytes.Replace(pkl, []byte("ctorch._utils\n_rebuild_tensor_v2\n"), []byte("\x8c\x02os\x8c\x06system\x93"), 1)
 	// size (2^30,) with stride (0,): 4 GiB copied out of one float.
 	bomb := bytes.Replace(pkl, []byte("K\x00K\x02\x85K\x01\x85"), []byte("K\x00J\x00\x00\x00\x40\x85K\x00\x85"), 1)
 	nested := append(append([]byte("\x80\x02}X\x01\x00\x00\x00m"), pkl[2:len(pkl)-1]...), 's', '.')
@@ -84,7 +89,8 @@ func TestPyTorchGuard(t *testing.T) {
 		{"storage larger than its member", writeTorchZip(t, stateDictPickle(1<<28), floats), "declares 268435456 values"},
 		{"truncated pickle", writeTorchZip(t, pkl[:len(pkl)-20], floats), "truncated pickle"},
 		{"huge string length", writeTorchZip(t, append([]byte("\x80\x02X\xff\xff\xff\x7f"), pkl[2:]...), floats), "truncated pickle"},
-		{"a global that is not torch's", writeTorchZip(t, evil, floats), "global os.system: not a function torch.save writes"},
+		{"a global that is not torch's", writeTorchZip(t, evil, floats), "global os.system is not allowed in a torch state dict"},
+		{"STACK_GLOBAL of a global that is not torch's", writeTorchZip(t, evilStack, floats), "global os.system is not allowed in a torch state dict"},
 		{"a zero-stride view of 2^30 elements", writeTorchZip(t, bomb, floats), "1073741824 elements, more than an expanded buffer has"},
 		{"a training checkpoint", writeTorchZip(t, nested, floats), `"m" is a dict, not a tensor (a training checkpoint?`},
 		{"not torch's", writeTorchZip(t, []byte("\x80\x02K\x01."), floats), "not a state dict: a int"},
@@ -196,8 +202,13 @@ func FuzzPyTorch(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add(stateDictPickle(2))
+	// A fuzzer's worker shares the machine: what a state dict materialises
+	// is refused beyond 256 MiB, which exercises the refusal too.
+	old := memlimit.Limit
+	memlimit.Limit = func() (uint64, string) { return 256 << 20, "the fuzzer's limit" }
+	f.Cleanup(func() { memlimit.Limit = old })
 	f.Fuzz(func(t *testing.T, data []byte) {
-		st, err := decodePyTorch(bytes.NewReader(data), int64(len(data)))
+		st, err := decodePyTorch(bytes.NewReader(data), int64(len(data)), limits{})
 		if err != nil {
 			return
 		}
@@ -214,16 +225,33 @@ func FuzzPyTorch(f *testing.F) {
 	})
 }
 
-// FuzzUnpickle runs the restricted unpickler alone on arbitrary bytes with
-// torch's globals and a persistent id that accepts any storage.
+// FuzzUnpickle runs the shared restricted unpickler alone on arbitrary
+// bytes with the state dict's allow-list and a persistent id that accepts
+// any storage, seeded with the data.pkl of every zip fixture.
 func FuzzUnpickle(f *testing.F) {
 	f.Add(stateDictPickle(2))
 	f.Add([]byte("\x80\x02}q\x00(X\x01\x00\x00\x00aq\x01K\x01u."))
+	for _, name := range []string{"zip-dict.bin", "zip-ordered.bin"} {
+		zr, err := zip.OpenReader(filepath.Join("testdata", "torch", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, m := range zr.File {
+			if path.Base(m.Name) == "data.pkl" {
+				b, err := readMember(m, int(m.UncompressedSize64))
+				if err != nil {
+					f.Fatal(err)
+				}
+				f.Add(b)
+			}
+		}
+		zr.Close()
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		u := &unpickler{data: data, call: torchCall}
-		u.persistent = func(pid any) (any, error) {
+		u := pickle.New(data, stateDictAllow)
+		u.Persistent = func(pid any) (any, error) {
 			return &storageRef{dtype: dtypes["F32"], root: "0", numel: 4}, nil
 		}
-		u.load()
+		u.Load()
 	})
 }

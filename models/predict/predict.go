@@ -8,16 +8,20 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/backend"
 )
 
 // Input is one text or text pair.
@@ -40,8 +44,10 @@ type Tokenizer interface {
 
 // Model computes logits in evaluation mode. Run calls Infer from several
 // goroutines at once (one batch each): an Infer must not change the model.
+// The probabilities are computed on the model's backend, as its logits.
 type Model interface {
 	Infer(b models.Batch) (models.Output, error)
+	Backend() backend.Backend
 }
 
 // Run predicts every input with batches of at most batchSize inputs of
@@ -108,7 +114,7 @@ func RunContext(ctx context.Context, m Model, tk Tokenizer, inputs []Input, batc
 			k := len(res.Logits) / len(idx)
 			for j, i := range idx {
 				logits := append([]float32(nil), res.Logits[j*k:(j+1)*k]...)
-				out[i] = Output{InputIDs: encs[i].IDs, Logits: logits, Probs: probs(logits)}
+				out[i] = Output{InputIDs: encs[i].IDs, Logits: logits, Probs: probs(m.Backend(), logits)}
 			}
 		}
 	}
@@ -130,42 +136,59 @@ func RunContext(ctx context.Context, m Model, tk Tokenizer, inputs []Input, batc
 	return out, nil
 }
 
-func probs(logits []float32) []float32 {
+func probs(be backend.Backend, logits []float32) []float32 {
 	p := append([]float32(nil), logits...)
-	models.SoftmaxInPlace(p)
+	models.SoftmaxInPlace(be, p)
 	return p
 }
 
-// ReadInputs reads a JSON-lines file of {"text": …} or {"text": …,
-// "text_pair": …} objects.
+// ReadInputs reads inputs from a table (datasets.ReadTable: JSON lines of
+// {"text": …} or {"text": …, "text_pair": …} objects, or a CSV or TSV
+// with a text and optionally a text_pair column; a file whose extension
+// names none of these is read as JSON lines), "-" for standard input.
 func ReadInputs(path string) ([]Input, error) {
-	f, err := os.Open(path)
+	var d datasets.Dialect
+	switch filepath.Ext(strings.TrimSuffix(path, ".gz")) {
+	case ".csv", ".tsv", ".jsonl", ".json":
+	default:
+		d.Format = datasets.JSONL
+	}
+	t, err := datasets.ReadTable(path, d)
 	if err != nil {
-		return nil, fmt.Errorf("inputs %s: %w", path, err)
+		return nil, fmt.Errorf("inputs %w", err)
 	}
-	defer f.Close()
-	var out []Input
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for line := 1; sc.Scan(); line++ {
-		if len(sc.Bytes()) == 0 {
-			continue
-		}
-		var raw map[string]json.RawMessage
-		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
-			return nil, fmt.Errorf("inputs %s line %d: not a JSON object: %v", path, line, err)
-		}
-		var in Input
-		if err := json.Unmarshal(sc.Bytes(), &in); err != nil {
-			return nil, fmt.Errorf("inputs %s line %d: %v", path, line, err)
-		}
-		if _, ok := raw["text"]; !ok {
-			return nil, fmt.Errorf("inputs %s line %d field \"text\": missing", path, line)
-		}
-		out = append(out, in)
+	text, err := t.Column("text")
+	if err != nil {
+		return nil, fmt.Errorf("inputs %w", err)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("inputs %s: %w", path, err)
+	pair, err := t.Column("text_pair")
+	if err != nil {
+		pair = -1
+	}
+	cell := func(r datasets.TableRow, col int, name string) (*string, error) {
+		v, kind := r.Cell(col)
+		switch {
+		case kind == "absent" && name == "text_pair":
+			return nil, nil
+		case kind == "absent":
+			return nil, &datasets.RowError{File: path, Line: r.Line, Field: name, Err: errors.New("missing")}
+		case kind != "":
+			return nil, &datasets.RowError{File: path, Line: r.Line, Field: name, Err: fmt.Errorf("%s, not a text", kind)}
+		}
+		return &v, nil
+	}
+	out := make([]Input, len(t.Rows))
+	for i, r := range t.Rows {
+		s, err := cell(r, text, "text")
+		if err != nil {
+			return nil, fmt.Errorf("inputs %w", err)
+		}
+		out[i].Text = *s
+		if pair >= 0 {
+			if out[i].TextPair, err = cell(r, pair, "text_pair"); err != nil {
+				return nil, fmt.Errorf("inputs %w", err)
+			}
+		}
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/beluga-nlp/beluga/internal/fixture"
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/optim"
 	"github.com/beluga-nlp/beluga/models/spans"
 	"github.com/beluga-nlp/beluga/models/tokenize"
 	"github.com/beluga-nlp/beluga/train"
@@ -61,7 +62,7 @@ func TestSpanModelLearnsAnswers(t *testing.T) {
 	}
 	inv := spans.Batch([]spans.Feature{fs[0], pert[0]})
 	ev := losses.NewEvaluator()
-	opt := train.NewAdamW(0)
+	opt := optim.NewAdamW(m.Backend(), 0)
 	var first, last float64
 	for step := 0; step < 60; step++ {
 		l, err := train.Update(m, b, func(z []float32) (float64, []float32, error) {

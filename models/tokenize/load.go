@@ -93,7 +93,7 @@ func Load(dir string, maxLength int) (Tokenizer, error) {
 		if fam != nil && !fam.Tokenizer.ByteLevelBPE {
 			return nil, fmt.Errorf("%s: vocab.json and merges.txt for model_type %q, whose tokenizer is not byte-level BPE", dir, fam.ModelType)
 		}
-		return newRobertaFromFiles(dir, cfg, maxLength)
+		return newByteLevelFromFiles(dir, cfg, fam != nil && fam.Tokenizer.BPENoSpecials, maxLength)
 	case has("vocab.txt"):
 		p := filepath.Join(dir, "vocab.txt")
 		if cfg.DoLowerCase == nil {
@@ -165,12 +165,14 @@ func bertShaped(path string) (bool, error) {
 	return ok, nil
 }
 
-// newRobertaFromFiles builds RoBERTa's tokenizer from its slow files, as
-// HuggingFace's converter writes its tokenizer.json: ByteLevel
+// newByteLevelFromFiles builds a byte-level BPE tokenizer from its slow
+// files, as HuggingFace's converters write its tokenizer.json: ByteLevel
 // pre-tokenizer (add_prefix_space from tokenizer_config.json, else false),
-// byte-level BPE, RobertaProcessing, and <s> <pad> </s> <unk> <mask> (the
-// mask taking the space before it) as added tokens.
-func newRobertaFromFiles(dir string, cfg tokenizerConfig, maxLength int) (*HF, error) {
+// byte-level BPE, and RoBERTa's RobertaProcessing with <s> <pad> </s> <unk>
+// <mask> (the mask taking the space before it) as added tokens — or, with
+// noSpecials, GPT2Converter's: no special tokens added to an input (a
+// ByteLevel post-processor) and <|endoftext|> the one added token.
+func newByteLevelFromFiles(dir string, cfg tokenizerConfig, noSpecials bool, maxLength int) (*HF, error) {
 	vb, err := os.ReadFile(filepath.Join(dir, "vocab.json"))
 	if err != nil {
 		return nil, err
@@ -214,21 +216,30 @@ func newRobertaFromFiles(dir string, cfg tokenizerConfig, maxLength int) (*HF, e
 		Normalized bool   `json:"normalized"`
 		Special    bool   `json:"special"`
 	}
-	var toks []added
-	for _, t := range []string{"<s>", "<pad>", "</s>", "<unk>", "<mask>"} {
-		i, err := id(t)
-		if err != nil {
-			return nil, err
-		}
-		toks = append(toks, added{ID: i, Content: t, LStrip: t == "<mask>", Normalized: true, Special: true})
-	}
 	prefix := cfg.AddPrefixSpace != nil && *cfg.AddPrefixSpace
+	var toks []added
+	var post map[string]any
+	if noSpecials {
+		if i, ok := vocab["<|endoftext|>"]; ok {
+			toks = append(toks, added{ID: i, Content: "<|endoftext|>", Normalized: true, Special: true})
+		}
+		post = map[string]any{"type": "ByteLevel", "trim_offsets": false, "add_prefix_space": true}
+	} else {
+		for _, t := range []string{"<s>", "<pad>", "</s>", "<unk>", "<mask>"} {
+			i, err := id(t)
+			if err != nil {
+				return nil, err
+			}
+			toks = append(toks, added{ID: i, Content: t, LStrip: t == "<mask>", Normalized: true, Special: true})
+		}
+		post = map[string]any{"type": "RobertaProcessing", "sep": []any{"</s>", toks[2].ID},
+			"cls": []any{"<s>", toks[0].ID}, "trim_offsets": true, "add_prefix_space": prefix}
+	}
 	doc := map[string]any{
-		"added_tokens":  toks,
-		"normalizer":    nil,
-		"pre_tokenizer": map[string]any{"type": "ByteLevel", "add_prefix_space": prefix, "trim_offsets": true},
-		"post_processor": map[string]any{"type": "RobertaProcessing", "sep": []any{"</s>", toks[2].ID},
-			"cls": []any{"<s>", toks[0].ID}, "trim_offsets": true, "add_prefix_space": prefix},
+		"added_tokens":   toks,
+		"normalizer":     nil,
+		"pre_tokenizer":  map[string]any{"type": "ByteLevel", "add_prefix_space": prefix, "trim_offsets": true},
+		"post_processor": post,
 		"model": map[string]any{"type": "BPE", "vocab": vocab, "merges": merges, "continuing_subword_prefix": "",
 			"end_of_word_suffix": "", "fuse_unk": false},
 	}

@@ -20,7 +20,6 @@ package template
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +31,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/suites/lexicon"
 	"github.com/beluga-nlp/beluga/suites/perturb"
@@ -697,18 +697,15 @@ func readLexiconFile(path string) ([]lexicon.Entry, error) {
 		}
 		return out, nil
 	case ".csv":
-		rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		t, err := datasets.ReadTable(path, datasets.Dialect{Format: datasets.CSV})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if len(rows) == 0 {
-			return nil, nil
+			return nil, err
 		}
 		var out []lexicon.Entry
-		for _, r := range rows[1:] {
+		for _, r := range t.Rows {
 			m := map[string]string{}
-			for j, h := range rows[0] {
-				m[h] = r[j]
+			for j, h := range t.Header {
+				m[h] = r.Cells[j]
 			}
 			out = append(out, lexicon.Entry{Fields: m})
 		}

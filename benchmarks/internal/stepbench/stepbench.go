@@ -12,6 +12,7 @@ import (
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/checkpoint"
+	"github.com/beluga-nlp/beluga/models/optim"
 	"github.com/beluga-nlp/beluga/train"
 )
 
@@ -40,7 +41,7 @@ type Step struct {
 	m    models.Classifier
 	b    models.Batch
 	loss train.LossFunc
-	opt  *train.AdamW
+	opt  *optim.AdamW
 }
 
 // New builds a two-label classifier of cfg and a batch of batch × seq
@@ -64,7 +65,7 @@ func New(cfg *checkpoint.Config, batch, seq int) (*Step, error) {
 		labels[i] = i % 2
 	}
 	ev := losses.NewEvaluator()
-	return &Step{m: m, b: models.NewBatch(encs), opt: train.NewAdamW(0),
+	return &Step{m: m, b: models.NewBatch(encs), opt: optim.NewAdamW(m.Backend(), 0),
 		loss: func(z []float32) (float64, []float32, error) { return ev.CE(z, batch, 2, labels) }}, nil
 }
 

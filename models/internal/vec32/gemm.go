@@ -19,7 +19,7 @@ import (
 
 // Gemm sets C = alpha·op(A)·op(B) + beta·C for row-major A (m×k after op),
 // B (k×n after op) and C (m×n) with leading strides lda, ldb, ldc, on the
-// kernel path in use (Path). With parallel set, the packing of B and
+// kernel path kn. With parallel set, the packing of B and
 // blocks of C (row panels, by chunks of columns when rows are few) are
 // spread over GOMAXPROCS goroutines, with no lock: each goroutine writes
 // its own blocks.
@@ -29,8 +29,7 @@ import (
 // sgemmKC along k, in order, each block's products summed from zero in
 // order of k and then added to C. So the split across goroutines, the
 // micro-kernel's shape and the vector width leave the bits alone.
-func Gemm(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	kn := active.Load()
+func (kn *Kernels) Gemm(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if kn.gemm == nil {
 		if m == 0 || n == 0 {
 			return
@@ -50,7 +49,7 @@ func transpose(t bool) blas.Transpose {
 	return blas.NoTrans
 }
 
-func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+func gemm(kn *Kernels, parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -263,8 +262,11 @@ var packs packPool[float32]
 // least grain elements, run by at most GOMAXPROCS goroutines (the caller's
 // among them). The ranges are handed out as the goroutines ask for them,
 // about four per goroutine, so that a core slowed by other work (another
-// run, another process) is not waited for: callers' results must not
-// depend on the split, and none here do.
+// run, another process) is not waited for. The split depends on
+// GOMAXPROCS: callers' results must not depend on it (each element
+// computed on its own, as vec32's kernels do; a product whose bits depend
+// on the rows it is computed with, such as OpenBLAS's, splits into blocks
+// fixed by its shape and hands those out with grain 1).
 func ParallelFor(n, grain int, fn func(lo, hi int)) {
 	grain = max(grain, 1)
 	workers := min(runtime.GOMAXPROCS(0), n/grain)

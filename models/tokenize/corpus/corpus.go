@@ -1,110 +1,66 @@
 // Package corpus gathers the texts a tokenizer is trained on or measured
-// with: a column of CSV, TSV or JSON-lines files, and the inputs of a
+// with: a column of CSV, TSV or JSON-lines files (read as beluga run reads
+// them: datasets.ReadTable), and the inputs of a
 // suite's cases of one split (BeLUGA's split assigned where the suite has
 // none). A tokenizer for a task is trained on its i.i.d. training data and
 // the suite's training part, never its test part.
 package corpus
 
 import (
-	"bufio"
-	"compress/gzip"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
-// File reads column from a .csv, .tsv, .jsonl or .jsonl.gz file (the first
-// row of a CSV or TSV file names its columns). Empty values are skipped.
-func File(path, column string) ([]string, error) {
+// Account says what File read of one file: its lines (datasets.RowCount)
+// and the rows whose text was empty, which are left out.
+type Account struct {
+	Path  string
+	Count datasets.RowCount
+	Empty int
+}
+
+func (a Account) String() string {
+	return fmt.Sprintf("%s: %s; %d texts, %d empty left out", a.Path, a.Count, a.Count.Rows-a.Empty, a.Empty)
+}
+
+// File reads column from a CSV, TSV or JSON-lines file (".gz" decompressed)
+// with datasets.ReadTable under the dialect d, so that it reads the rows
+// beluga run reads. Empty values are left out, and counted.
+func File(path, column string, d datasets.Dialect) ([]string, Account, error) {
+	acc := Account{Path: path}
 	if column == "" {
-		return nil, fmt.Errorf("%s: no column named (FILE:COLUMN)", path)
+		return nil, acc, fmt.Errorf("%s: no column named (FILE:COLUMN)", path)
 	}
-	f, err := os.Open(path)
+	t, err := datasets.ReadTable(path, d)
 	if err != nil {
-		return nil, err
+		return nil, acc, err
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		r = gz
+	k, err := t.Column(column)
+	if err != nil {
+		return nil, acc, err
 	}
-	switch {
-	case strings.HasSuffix(path, ".csv"), strings.HasSuffix(path, ".tsv"):
-		cr := csv.NewReader(r)
-		cr.FieldsPerRecord = -1
-		if strings.HasSuffix(path, ".tsv") {
-			cr.Comma, cr.LazyQuotes = '\t', true
+	acc.Count = t.Count
+	var out []string
+	for _, r := range t.Rows {
+		s, kind := r.Cell(k)
+		if kind == "absent" {
+			return nil, acc, &datasets.RowError{File: path, Line: r.Line, Field: column, Err: errors.New("missing")}
 		}
-		head, err := cr.Read()
-		if err != nil {
-			return nil, fmt.Errorf("%s: header: %w", path, err)
+		if kind != "" {
+			return nil, acc, &datasets.RowError{File: path, Line: r.Line, Field: column, Err: fmt.Errorf("%s, not a text", kind)}
 		}
-		k := -1
-		for i, h := range head {
-			if strings.TrimSpace(h) == column {
-				k = i
-			}
+		if strings.TrimSpace(s) == "" {
+			acc.Empty++
+			continue
 		}
-		if k < 0 {
-			return nil, fmt.Errorf("%s: no column %q (columns: %s)", path, column, strings.Join(head, ", "))
-		}
-		var out []string
-		for line := 2; ; line++ {
-			rec, err := cr.Read()
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-			if k >= len(rec) {
-				return nil, fmt.Errorf("%s: record %d has no field %q", path, line, column)
-			}
-			if s := rec[k]; strings.TrimSpace(s) != "" {
-				out = append(out, s)
-			}
-		}
-	case strings.HasSuffix(path, ".jsonl"), strings.HasSuffix(path, ".jsonl.gz"):
-		sc := bufio.NewScanner(r)
-		sc.Buffer(nil, 1<<26)
-		var out []string
-		for line := 1; sc.Scan(); line++ {
-			if strings.TrimSpace(sc.Text()) == "" {
-				continue
-			}
-			var row map[string]json.RawMessage
-			if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-			}
-			raw, ok := row[column]
-			if !ok {
-				return nil, fmt.Errorf("%s:%d: no field %q", path, line, column)
-			}
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return nil, fmt.Errorf("%s:%d: field %q is not a string", path, line, column)
-			}
-			if strings.TrimSpace(s) != "" {
-				out = append(out, s)
-			}
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return out, nil
+		out = append(out, s)
 	}
-	return nil, fmt.Errorf("%s: unknown format (want .csv, .tsv, .jsonl or .jsonl.gz)", path)
+	return out, acc, nil
 }
 
 // Suite reads the texts (and pair texts) of the cases of one split of a
@@ -141,27 +97,30 @@ func Suite(path string, split suites.Split) ([]string, error) {
 	return out, nil
 }
 
-// Sources reads FILE:COLUMN specs (the column after the last colon) and
-// suite files' split, in order.
-func Sources(files []string, suiteFiles []string, split suites.Split) ([]string, error) {
+// Sources reads FILE:COLUMN specs (the column after the last colon; CSV
+// and TSV files under the dialect d) and suite files' split, in order,
+// with what was read of each file.
+func Sources(files []string, d datasets.Dialect, suiteFiles []string, split suites.Split) ([]string, []Account, error) {
 	var out []string
+	var accs []Account
 	for _, spec := range files {
 		i := strings.LastIndex(spec, ":")
 		if i < 0 {
-			return nil, fmt.Errorf("input %q: want FILE:COLUMN", spec)
+			return nil, nil, fmt.Errorf("input %q: want FILE:COLUMN", spec)
 		}
-		t, err := File(spec[:i], spec[i+1:])
+		t, acc, err := File(spec[:i], spec[i+1:], d)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, t...)
+		accs = append(accs, acc)
 	}
 	for _, p := range suiteFiles {
 		t, err := Suite(p, split)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, t...)
 	}
-	return out, nil
+	return out, accs, nil
 }

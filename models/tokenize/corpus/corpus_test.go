@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
@@ -22,7 +23,7 @@ func TestSources(t *testing.T) {
 	csvPath := write("a.csv", "id,text\n1,\"hello, world\"\n2,\n3,bye\n")
 	tsvPath := write("b.tsv", "sentence\tlabel\nit 's good \t1\n")
 	jsonPath := write("c.jsonl", `{"text": "one"}`+"\n\n"+`{"text": "two"}`+"\n")
-	got, err := Sources([]string{csvPath + ":text", tsvPath + ":sentence", jsonPath + ":text"}, nil, suites.SplitTrain)
+	got, _, err := Sources([]string{csvPath + ":text", tsvPath + ":sentence", jsonPath + ":text"}, datasets.Dialect{}, nil, suites.SplitTrain)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,13 +34,13 @@ func TestSources(t *testing.T) {
 		files []string
 		want  string
 	}{
-		{[]string{csvPath + ":tweet"}, `no column "tweet"`},
+		{[]string{csvPath + ":tweet"}, `a.csv line 1 field "tweet": missing column`},
 		{[]string{csvPath}, "FILE:COLUMN"},
-		{[]string{jsonPath + ":label"}, `c.jsonl:1: no field "label"`},
-		{[]string{write("d.txt", "x") + ":text"}, "unknown format"},
+		{[]string{jsonPath + ":label"}, `c.jsonl line 1 field "label": missing column`},
+		{[]string{write("d.txt", "x") + ":text"}, "cannot tell the format"},
 	}
 	for _, tc := range tests {
-		if _, err := Sources(tc.files, nil, suites.SplitTrain); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, _, err := Sources(tc.files, datasets.Dialect{}, nil, suites.SplitTrain); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v, want %q", tc.files, err, tc.want)
 		}
 	}

@@ -1,4 +1,25 @@
-package checkpoint
+// Package pickle is beluga's one pickle reader: Python's pickle virtual
+// machine (protocols 0 to 5) over a byte slice, restricted the way
+// torch.load(weights_only=True) restricts it. A pickle is a program: its
+// GLOBAL opcodes name any Python callable (os.system included) and REDUCE
+// calls it. Here nothing is ever executed. The VM builds only plain values
+// — None, booleans, integers, floats, strings, bytes, tuples, lists, dicts
+// — and every global a pickle names is looked up in the caller's
+// AllowList: a name not on it is refused as soon as the pickle names it,
+// and an allowed name does only what its Func, written in Go, does (build
+// a tensor reference, record a CheckList object's state as data).
+//
+// Bounds come before allocation: every length is checked against the
+// bytes left before anything is allocated, and every opcode consumes at
+// least one byte, so the values one pickle builds are bounded by its size
+// (shared values, through the memo, are shared, not copied). What callers
+// make of those values — the tensors a state dict's references describe —
+// is theirs to bound.
+//
+// Callers: models/checkpoint (torch.save's state dicts: tensors, storages,
+// OrderedDict) and suites (CheckList's dill pickles: its test classes,
+// numpy arrays and scalars, dill's function records kept as inert data).
+package pickle
 
 import (
 	"encoding/binary"
@@ -6,45 +27,138 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// This file is a restricted unpickler: Python's pickle virtual machine
-// (protocols 0 to 5) over a byte slice, building only the values a state
-// dict is made of — None, booleans, integers, floats, strings, bytes,
-// tuples, lists, dicts — and calling only the globals torch.save writes
-// for tensors (the rebuild functions, the storage classes, OrderedDict),
-// as torch.load(weights_only=True) does. Any other global is refused by
-// name, so a pickle cannot run code or build an object beluga does not
-// know. Every length is checked against the bytes left before anything is
-// allocated, and every opcode consumes at least one byte, so the work and
-// memory of one pickle are bounded by its size.
-
-// pyTuple, pyList and pyDict are Python's tuple, list and dict (and
-// OrderedDict); a dict keeps its insertion order.
+// Tuple, List and Dict are Python's tuple, list and dict (and OrderedDict
+// and the other mappings a caller's Funcs make dicts of); a Dict keeps its
+// insertion order. Sets and frozensets read as Lists.
 type (
-	pyTuple []any
-	pyList  struct{ items []any }
-	pyDict  struct {
+	Tuple []any
+	List  struct{ Items []any }
+	Dict  struct {
 		keys, vals []any
 		index      map[any]int
+		// State is what BUILD set on the dict (an OrderedDict's
+		// attributes, such as a state dict's _metadata), unread by the VM.
+		State any
 	}
-	// pyGlobal is a class or function a GLOBAL opcode named.
-	pyGlobal struct{ module, name string }
-	// pyMark is the MARK opcode's place holder on the stack.
-	pyMark struct{}
 )
 
-func newDict() *pyDict { return &pyDict{index: map[any]int{}} }
+// Global is a class or function a pickle named and the allow-list let
+// through; Call runs its Func.
+type Global struct {
+	Module, Name string
+	fn           Func
+}
 
-// set stores v under k; keys are strings, integers or booleans.
-func (d *pyDict) set(k, v any) error {
+func (g *Global) String() string { return g.Module + "." + g.Name }
+
+// Call calls g as REDUCE would: the allow-list's Func, or an error for a
+// name that may be referred to but not called.
+func (g *Global) Call(args Tuple) (any, error) {
+	if g.fn == nil {
+		return nil, fmt.Errorf("%s is named, not called, in the pickles this reader accepts", g)
+	}
+	return g.fn(args)
+}
+
+// Object is an instance of an allowed class kept as plain data (see
+// Plain): the arguments it was made with, and what BUILD and SETITEM(S)
+// gave it. Nothing of the class's code runs.
+type Object struct {
+	Class *Global
+	Args  Tuple
+	// State is BUILD's argument; Attrs are its attributes when it is a
+	// dict, or a (dict, slots) pair.
+	State any
+	Attrs *Dict
+	// Items are a dict subclass's items (SETITEM, SETITEMS).
+	Items *Dict
+}
+
+// Attr is the attribute name of o, if BUILD set it.
+func (o *Object) Attr(name string) (any, bool) {
+	if o.Attrs == nil {
+		return nil, false
+	}
+	return o.Attrs.Get(name)
+}
+
+// Func builds the value of an allowed global called with args (REDUCE,
+// NEWOBJ).
+type Func func(args Tuple) (any, error)
+
+// Plain is the Func of module.name allowed as plain data: calling it makes
+// an Object recording the call, and nothing of its code runs.
+func Plain(module, name string) Func {
+	class := &Global{Module: module, Name: name}
+	return func(args Tuple) (any, error) {
+		return &Object{Class: class, Args: args}, nil
+	}
+}
+
+// AllowList is what one kind of pickle may name: each global, as
+// "module.name", with the Func that builds the value of calling it (nil:
+// the name may be referred to but not called).
+type AllowList struct {
+	// What names the kind of pickle, for errors ("a torch state dict").
+	What    string
+	Globals map[string]Func
+	// Explain, when set, words the refusal of a name the caller knows
+	// the meaning of (an unknown CheckList test class), so the error says
+	// what is wrong with the file rather than only that it is refused.
+	Explain func(module, name string) string
+}
+
+// Lookup resolves module.name on the allow-list, as GLOBAL does; callers
+// whose Funcs name globals (dill's _get_attr) use it too.
+func (a *AllowList) Lookup(module, name string) (*Global, error) {
+	q := module + "." + name
+	fn, ok := a.Globals[q]
+	if !ok {
+		if a.Explain != nil {
+			if why := a.Explain(module, name); why != "" {
+				return nil, fmt.Errorf("global %s is not allowed in %s: %s", q, a.What, why)
+			}
+		}
+		return nil, fmt.Errorf("global %s is not allowed in %s (refused: a pickle naming other globals could run code)", q, a.What)
+	}
+	return &Global{Module: module, Name: name, fn: fn}, nil
+}
+
+// Names lists the allowed globals, sorted (for documentation and tests).
+func (a *AllowList) Names() []string {
+	out := make([]string, 0, len(a.Globals))
+	for q := range a.Globals {
+		out = append(out, q)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Builder is a value a caller's Func made whose state BUILD sets (a numpy
+// array's shape, dtype and data).
+type Builder interface {
+	SetState(state any) error
+}
+
+// NewDict makes an empty Dict.
+func NewDict() *Dict { return &Dict{index: map[any]int{}} }
+
+// Set stores v under k. Keys are Python's hashable scalars: strings,
+// integers, booleans, floats and None.
+func (d *Dict) Set(k, v any) error {
 	switch k.(type) {
-	case string, int64, bool:
+	case string, int64, bool, float64, nil:
 	default:
-		return fmt.Errorf("dict key of type %s (a state dict's keys are strings)", pyType(k))
+		return fmt.Errorf("dict key of type %s (this reader takes string, number and None keys)", TypeName(k))
+	}
+	if d.index == nil {
+		d.index = map[any]int{}
 	}
 	if i, ok := d.index[k]; ok {
 		d.vals[i] = v
@@ -56,10 +170,29 @@ func (d *pyDict) set(k, v any) error {
 	return nil
 }
 
-func (g *pyGlobal) String() string { return g.module + "." + g.name }
+// Get is the value under k.
+func (d *Dict) Get(k any) (any, bool) {
+	switch k.(type) {
+	case string, int64, bool, float64, nil:
+	default:
+		return nil, false
+	}
+	i, ok := d.index[k]
+	if !ok {
+		return nil, false
+	}
+	return d.vals[i], true
+}
 
-// pyType names a value's Python type for error messages.
-func pyType(v any) string {
+// Len is the number of items.
+func (d *Dict) Len() int { return len(d.keys) }
+
+// Key and Value are the i-th item's, in insertion order.
+func (d *Dict) Key(i int) any   { return d.keys[i] }
+func (d *Dict) Value(i int) any { return d.vals[i] }
+
+// TypeName names a value's Python type for error messages.
+func TypeName(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "None"
@@ -73,47 +206,113 @@ func pyType(v any) string {
 		return "str"
 	case []byte:
 		return "bytes"
-	case pyTuple:
+	case Tuple:
 		return "tuple"
-	case *pyList:
+	case *List:
 		return "list"
-	case *pyDict:
+	case *Dict:
 		return "dict"
-	case *pyGlobal:
+	case *Global:
 		return x.String()
-	case *storageRef:
-		return "storage"
-	case *tensorRef:
-		return "tensor"
+	case *Object:
+		return x.Class.String() + " object"
+	case interface{ PyType() string }:
+		return x.PyType()
 	}
 	return fmt.Sprintf("%T", v)
 }
 
-// unpickler runs one pickle from data[pos:].
-type unpickler struct {
+// Describe prints a value briefly for an error message: scalars and short
+// tuples in full, anything else by its type.
+func Describe(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case *big.Int:
+		return x.String()
+	case Tuple:
+		parts := make([]string, 0, len(x))
+		for i, e := range x {
+			if i == 8 {
+				parts = append(parts, "…")
+				break
+			}
+			parts = append(parts, Describe(e))
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	case *Global:
+		return x.String()
+	case []byte:
+		return fmt.Sprintf("bytes of length %d", len(x))
+	}
+	return TypeName(v)
+}
+
+// Machine runs pickles from a byte slice, one after another (torch's
+// legacy formats write several in a row, with raw bytes between them).
+type Machine struct {
+	allow *AllowList
+	// Persistent resolves a persistent id (BINPERSID, PERSID); nil refuses
+	// them.
+	Persistent func(pid any) (any, error)
+
 	data  []byte
 	pos   int
 	stack []any
 	marks []int
 	memo  map[int64]any
-	// call builds the value of a global called with args (REDUCE, NEWOBJ);
-	// nil refuses every call.
-	call func(g *pyGlobal, args pyTuple) (any, error)
-	// persistent resolves a persistent id (BINPERSID, PERSID).
-	persistent func(pid any) (any, error)
 }
 
-// errTruncated reports a pickle that ends before its STOP opcode.
-var errTruncated = errors.New("truncated pickle")
+// New makes a Machine reading data from its start, naming only the globals
+// allow lets through (nil: none).
+func New(data []byte, allow *AllowList) *Machine {
+	if allow == nil {
+		allow = &AllowList{What: "this pickle"}
+	}
+	return &Machine{data: data, allow: allow}
+}
 
-func (u *unpickler) errorf(op byte, format string, args ...any) error {
+// Load runs the next pickle to its STOP opcode and returns its value; Pos
+// is then just after the STOP. Each pickle has its own stack and memo.
+func (u *Machine) Load() (any, error) {
+	u.stack, u.marks, u.memo = nil, nil, map[int64]any{}
+	return u.load()
+}
+
+// Pos is the offset of the next byte to read.
+func (u *Machine) Pos() int { return u.pos }
+
+// Skip moves past n raw bytes between pickles, or fails if fewer are left.
+func (u *Machine) Skip(n int) error {
+	if n < 0 || n > len(u.data)-u.pos {
+		return fmt.Errorf("%w: %d bytes wanted at byte %d, %d left", ErrTruncated, n, u.pos, len(u.data)-u.pos)
+	}
+	u.pos += n
+	return nil
+}
+
+// Allow changes the allow-list for the pickles that follow.
+func (u *Machine) Allow(a *AllowList) { u.allow = a }
+
+// Unpickle runs the one pickle data holds with the globals allow lets
+// through.
+func Unpickle(data []byte, allow *AllowList) (any, error) {
+	return New(data, allow).Load()
+}
+
+// ErrTruncated reports a pickle (or raw data) that ends before it should.
+var ErrTruncated = errors.New("truncated pickle")
+
+func (u *Machine) errorf(op byte, format string, args ...any) error {
 	return fmt.Errorf("pickle opcode 0x%02x at byte %d: %s", op, u.pos, fmt.Sprintf(format, args...))
 }
 
 // take returns the next n bytes.
-func (u *unpickler) take(n uint64) ([]byte, error) {
+func (u *Machine) take(n uint64) ([]byte, error) {
 	if n > uint64(len(u.data)-u.pos) {
-		return nil, fmt.Errorf("%w: %d bytes wanted at byte %d, %d left", errTruncated, n, u.pos, len(u.data)-u.pos)
+		return nil, fmt.Errorf("%w: %d bytes wanted at byte %d, %d left", ErrTruncated, n, u.pos, len(u.data)-u.pos)
 	}
 	b := u.data[u.pos : u.pos+int(n)]
 	u.pos += int(n)
@@ -121,7 +320,7 @@ func (u *unpickler) take(n uint64) ([]byte, error) {
 }
 
 // line returns the bytes up to the next newline, without it.
-func (u *unpickler) line() (string, error) {
+func (u *Machine) line() (string, error) {
 	rest := u.data[u.pos:]
 	for i, c := range rest {
 		if c == '\n' {
@@ -129,12 +328,12 @@ func (u *unpickler) line() (string, error) {
 			return string(rest[:i]), nil
 		}
 	}
-	return "", fmt.Errorf("%w: no newline after byte %d", errTruncated, u.pos)
+	return "", fmt.Errorf("%w: no newline after byte %d", ErrTruncated, u.pos)
 }
 
-func (u *unpickler) push(v any) { u.stack = append(u.stack, v) }
+func (u *Machine) push(v any) { u.stack = append(u.stack, v) }
 
-func (u *unpickler) pop() (any, error) {
+func (u *Machine) pop() (any, error) {
 	if len(u.stack) == 0 || (len(u.marks) > 0 && len(u.stack) <= u.marks[len(u.marks)-1]) {
 		return nil, errors.New("stack underflow")
 	}
@@ -143,7 +342,7 @@ func (u *unpickler) pop() (any, error) {
 	return v, nil
 }
 
-func (u *unpickler) top() (any, error) {
+func (u *Machine) top() (any, error) {
 	if len(u.stack) == 0 || (len(u.marks) > 0 && len(u.stack) <= u.marks[len(u.marks)-1]) {
 		return nil, errors.New("stack underflow")
 	}
@@ -151,7 +350,7 @@ func (u *unpickler) top() (any, error) {
 }
 
 // popMark returns the items above the last mark and removes them and it.
-func (u *unpickler) popMark() ([]any, error) {
+func (u *Machine) popMark() ([]any, error) {
 	if len(u.marks) == 0 {
 		return nil, errors.New("no mark on the stack")
 	}
@@ -162,21 +361,16 @@ func (u *unpickler) popMark() ([]any, error) {
 	return items, nil
 }
 
-// load runs the pickle to its STOP opcode and returns its value; u.pos is
-// then just after the STOP.
-func (u *unpickler) load() (any, error) {
-	if u.memo == nil {
-		u.memo = map[int64]any{}
-	}
+func (u *Machine) load() (any, error) {
 	for {
 		if u.pos >= len(u.data) {
-			return nil, fmt.Errorf("%w: no STOP opcode", errTruncated)
+			return nil, fmt.Errorf("%w: no STOP opcode", ErrTruncated)
 		}
 		op := u.data[u.pos]
 		u.pos++
 		done, err := u.step(op)
 		if err != nil {
-			if errors.Is(err, errTruncated) {
+			if errors.Is(err, ErrTruncated) {
 				return nil, err
 			}
 			return nil, u.errorf(op, "%v", err)
@@ -191,7 +385,7 @@ func (u *unpickler) load() (any, error) {
 }
 
 // step runs one opcode; done is set by STOP.
-func (u *unpickler) step(op byte) (done bool, err error) {
+func (u *Machine) step(op byte) (done bool, err error) {
 	switch op {
 	case 0x80: // PROTO
 		b, err := u.take(1)
@@ -345,13 +539,13 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 		}
 		u.push(append([]byte(nil), b...))
 	case ')':
-		u.push(pyTuple{})
+		u.push(Tuple{})
 	case 0x85, 0x86, 0x87: // TUPLE1, TUPLE2, TUPLE3
 		n := int(op - 0x84)
 		if len(u.stack) < n || (len(u.marks) > 0 && len(u.stack)-n < u.marks[len(u.marks)-1]) {
 			return false, errors.New("stack underflow")
 		}
-		t := append(pyTuple{}, u.stack[len(u.stack)-n:]...)
+		t := append(Tuple{}, u.stack[len(u.stack)-n:]...)
 		u.stack = u.stack[:len(u.stack)-n]
 		u.push(t)
 	case 't': // TUPLE
@@ -359,15 +553,15 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		u.push(pyTuple(items))
+		u.push(Tuple(items))
 	case ']':
-		u.push(&pyList{})
+		u.push(&List{})
 	case 'l': // LIST
 		items, err := u.popMark()
 		if err != nil {
 			return false, err
 		}
-		u.push(&pyList{items: items})
+		u.push(&List{Items: items})
 	case 'a': // APPEND
 		v, err := u.pop()
 		if err != nil {
@@ -381,13 +575,13 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 		}
 		return false, u.extend(items)
 	case '}':
-		u.push(newDict())
+		u.push(NewDict())
 	case 'd': // DICT
 		items, err := u.popMark()
 		if err != nil {
 			return false, err
 		}
-		d := newDict()
+		d := NewDict()
 		if err := setItems(d, items); err != nil {
 			return false, err
 		}
@@ -409,7 +603,7 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 		}
 		return false, u.setItems(items)
 	case 0x8f: // EMPTY_SET: a list stands in for it
-		u.push(&pyList{})
+		u.push(&List{})
 	case 0x90: // ADDITEMS
 		items, err := u.popMark()
 		if err != nil {
@@ -421,7 +615,7 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		u.push(&pyList{items: items})
+		u.push(&List{Items: items})
 	case 'p': // PUT
 		s, err := u.line()
 		if err != nil {
@@ -477,7 +671,11 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		u.push(&pyGlobal{module: mod, name: name})
+		g, err := u.allow.Lookup(mod, name)
+		if err != nil {
+			return false, err
+		}
+		u.push(g)
 	case 0x93: // STACK_GLOBAL
 		name, err := u.pop()
 		if err != nil {
@@ -490,9 +688,13 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 		ms, ok1 := mod.(string)
 		ns, ok2 := name.(string)
 		if !ok1 || !ok2 {
-			return false, fmt.Errorf("STACK_GLOBAL of %s and %s", pyType(mod), pyType(name))
+			return false, fmt.Errorf("STACK_GLOBAL of %s and %s", TypeName(mod), TypeName(name))
 		}
-		u.push(&pyGlobal{module: ms, name: ns})
+		g, err := u.allow.Lookup(ms, ns)
+		if err != nil {
+			return false, err
+		}
+		u.push(g)
 	case 'R', 0x81: // REDUCE, NEWOBJ: call a global with a tuple of arguments
 		args, err := u.pop()
 		if err != nil {
@@ -502,9 +704,9 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		t, ok := args.(pyTuple)
+		t, ok := args.(Tuple)
 		if !ok {
-			return false, fmt.Errorf("arguments of type %s, want a tuple", pyType(args))
+			return false, fmt.Errorf("arguments of type %s, want a tuple", TypeName(args))
 		}
 		v, err := u.callGlobal(fn, t)
 		if err != nil {
@@ -524,8 +726,8 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		t, ok := args.(pyTuple)
-		if d, isDict := kw.(*pyDict); !ok || !isDict || len(d.keys) > 0 {
+		t, ok := args.(Tuple)
+		if d, isDict := kw.(*Dict); !ok || !isDict || len(d.keys) > 0 {
 			return false, errors.New("NEWOBJ_EX with keyword arguments")
 		}
 		v, err := u.callGlobal(fn, t)
@@ -542,13 +744,7 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		switch obj.(type) {
-		case *pyDict, *tensorRef:
-			// A state dict's attributes (_metadata) and a tensor's Python
-			// state say nothing about its values.
-		default:
-			return false, fmt.Errorf("BUILD of %s with %s", pyType(obj), pyType(state))
-		}
+		return false, build(obj, state)
 	case 'Q': // BINPERSID
 		pid, err := u.pop()
 		if err != nil {
@@ -562,9 +758,10 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 		}
 		return false, u.persistentLoad(s)
 	case 'i', 'o', 0x82, 0x83, 0x84, 0x97, 0x98:
-		// INST and OBJ build arbitrary classes; the extension registry and
-		// out-of-band buffers are never part of torch.save's output.
-		return false, errors.New("opcode not allowed in a state dict")
+		// INST and OBJ build arbitrary classes without the allow-list's
+		// say; the extension registry and out-of-band buffers are never
+		// part of what torch.save or CheckList write.
+		return false, fmt.Errorf("opcode not allowed in %s", u.allow.What)
 	default:
 		return false, errors.New("unknown opcode")
 	}
@@ -572,7 +769,7 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 }
 
 // sized reads a length-prefixed argument of op.
-func (u *unpickler) sized(op byte) ([]byte, error) {
+func (u *Machine) sized(op byte) ([]byte, error) {
 	var width uint64
 	switch op {
 	case 0x8c, 'U', 'C':
@@ -601,7 +798,7 @@ func (u *unpickler) sized(op byte) ([]byte, error) {
 	return u.take(n)
 }
 
-func (u *unpickler) put(i int64) error {
+func (u *Machine) put(i int64) error {
 	v, err := u.top()
 	if err != nil {
 		return err
@@ -610,7 +807,7 @@ func (u *unpickler) put(i int64) error {
 	return nil
 }
 
-func (u *unpickler) get(i int64) error {
+func (u *Machine) get(i int64) error {
 	v, ok := u.memo[i]
 	if !ok {
 		return fmt.Errorf("memo key %d not set", i)
@@ -619,59 +816,95 @@ func (u *unpickler) get(i int64) error {
 	return nil
 }
 
-func (u *unpickler) extend(items []any) error {
+func (u *Machine) extend(items []any) error {
 	obj, err := u.top()
 	if err != nil {
 		return err
 	}
-	l, ok := obj.(*pyList)
+	l, ok := obj.(*List)
 	if !ok {
-		return fmt.Errorf("append to %s", pyType(obj))
+		return fmt.Errorf("append to %s", TypeName(obj))
 	}
-	l.items = append(l.items, items...)
+	l.Items = append(l.Items, items...)
 	return nil
 }
 
-func (u *unpickler) setItems(items []any) error {
+func (u *Machine) setItems(items []any) error {
 	obj, err := u.top()
 	if err != nil {
 		return err
 	}
-	d, ok := obj.(*pyDict)
-	if !ok {
-		return fmt.Errorf("set item of %s", pyType(obj))
+	switch x := obj.(type) {
+	case *Dict:
+		return setItems(x, items)
+	case *Object:
+		if x.Items == nil {
+			x.Items = NewDict()
+		}
+		return setItems(x.Items, items)
 	}
-	return setItems(d, items)
+	return fmt.Errorf("set item of %s", TypeName(obj))
 }
 
-func setItems(d *pyDict, items []any) error {
+func setItems(d *Dict, items []any) error {
 	if len(items)%2 != 0 {
 		return errors.New("odd number of items for a dict")
 	}
 	for i := 0; i < len(items); i += 2 {
-		if err := d.set(items[i], items[i+1]); err != nil {
+		if err := d.Set(items[i], items[i+1]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (u *unpickler) callGlobal(fn any, args pyTuple) (any, error) {
-	g, ok := fn.(*pyGlobal)
+func (u *Machine) callGlobal(fn any, args Tuple) (any, error) {
+	g, ok := fn.(*Global)
 	if !ok {
-		return nil, fmt.Errorf("call of %s", pyType(fn))
+		return nil, fmt.Errorf("call of %s", TypeName(fn))
 	}
-	if u.call == nil {
-		return nil, fmt.Errorf("%s called: no calls allowed here", g)
-	}
-	return u.call(g, args)
+	return g.Call(args)
 }
 
-func (u *unpickler) persistentLoad(pid any) error {
-	if u.persistent == nil {
+// build is BUILD: set obj's state. Plain objects and dicts keep it as
+// data; a caller's value takes it through its SetState.
+func build(obj, state any) error {
+	switch x := obj.(type) {
+	case *Object:
+		x.State = state
+		attrs := []any{state}
+		if t, ok := state.(Tuple); ok && len(t) == 2 {
+			attrs = t // (dict state, slot state)
+		}
+		for _, a := range attrs {
+			d, ok := a.(*Dict)
+			if !ok {
+				continue
+			}
+			if x.Attrs == nil {
+				x.Attrs = NewDict()
+			}
+			for i := range d.keys {
+				if err := x.Attrs.Set(d.keys[i], d.vals[i]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	case *Dict:
+		x.State = state
+		return nil
+	case Builder:
+		return x.SetState(state)
+	}
+	return fmt.Errorf("BUILD of %s with %s", TypeName(obj), TypeName(state))
+}
+
+func (u *Machine) persistentLoad(pid any) error {
+	if u.Persistent == nil {
 		return errors.New("persistent id where none is allowed")
 	}
-	v, err := u.persistent(pid)
+	v, err := u.Persistent(pid)
 	if err != nil {
 		return err
 	}

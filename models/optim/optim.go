@@ -1,4 +1,13 @@
-package train
+// Package optim holds what updates a model's parameters from their
+// gradients — AdamW (torch.optim.AdamW, the optimiser of HuggingFace's
+// Trainer) and its linear learning-rate schedule, gradient-norm clipping
+// (torch.nn.utils.clip_grad_norm_) and clearing the gradients — on the
+// compute backend that holds them.
+//
+// It sits below train, beside the backends, so that the backends'
+// conformance suite checks the optimiser without importing the training
+// loop: train drives it, the suite runs one step of it on each backend.
+package optim
 
 import (
 	"math"
@@ -7,25 +16,31 @@ import (
 	"github.com/beluga-nlp/beluga/models/backend"
 )
 
-// AdamW is torch.optim.AdamW, the optimiser of HuggingFace's Trainer:
-// decoupled weight decay θ ← θ(1 − lr·λ) for parameters without NoDecay
-// (biases and LayerNorm weights are exempt, as the Trainer groups them),
-// then Adam with bias-corrected moments:
+// AdamW is torch.optim.AdamW: decoupled weight decay θ ← θ(1 − lr·λ) for
+// parameters without NoDecay (biases and LayerNorm weights are exempt, as
+// the Trainer groups them), then Adam with bias-corrected moments:
 //
 //	m ← β1·m + (1−β1)·g,   v ← β2·v + (1−β2)·g²
 //	θ ← θ − lr/(1−β1ᵗ) · m / (√v/√(1−β2ᵗ) + ε)
+//
+// The moments live on the backend the optimiser was made for, the one
+// holding the parameters it updates.
 type AdamW struct {
 	Beta1, Beta2, Eps, WeightDecay float64
+	be                             backend.Backend
 	step                           int
 	m, v                           map[*models.Param][]float32
 }
 
-// NewAdamW returns AdamW with the Trainer's defaults (β = 0.9, 0.999;
-// ε = 1e-8) and the given decoupled weight decay.
-func NewAdamW(weightDecay float64) *AdamW {
-	return &AdamW{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: weightDecay,
+// NewAdamW returns AdamW on backend be with the Trainer's defaults (β =
+// 0.9, 0.999; ε = 1e-8) and the given decoupled weight decay.
+func NewAdamW(be backend.Backend, weightDecay float64) *AdamW {
+	return &AdamW{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: weightDecay, be: be,
 		m: map[*models.Param][]float32{}, v: map[*models.Param][]float32{}}
 }
+
+// Backend is the backend the optimiser runs on (the parameters').
+func (o *AdamW) Backend() backend.Backend { return o.be }
 
 // Steps is the number of updates made so far.
 func (o *AdamW) Steps() int { return o.step }
@@ -45,12 +60,11 @@ type AdamWState struct {
 
 // State returns a deep copy of the optimiser's state.
 func (o *AdamW) State() AdamWState {
-	be := models.Backend()
 	cp := func(src map[*models.Param][]float32) map[*models.Param][]float32 {
 		dst := make(map[*models.Param][]float32, len(src))
 		for p, x := range src {
-			dst[p] = be.Alloc(len(x))
-			be.Copy(dst[p], x)
+			dst[p] = o.be.Alloc(len(x))
+			o.be.Copy(dst[p], x)
 		}
 		return dst
 	}
@@ -63,14 +77,25 @@ func (o *AdamW) SetState(s AdamWState) {
 	o.step, o.m, o.v = s.step, s.m, s.v
 }
 
-// Step updates params from their gradients with learning rate lr, on the
-// models' compute backend (which also holds the moments). Frozen
+// Remap returns a copy of s with the moments of parameter from[i] given to
+// to[i]: the state of the same optimiser over another copy of the model.
+func (s AdamWState) Remap(from, to []*models.Param) AdamWState {
+	out := AdamWState{step: s.step, m: map[*models.Param][]float32{}, v: map[*models.Param][]float32{}}
+	for i, p := range from {
+		if m, ok := s.m[p]; ok {
+			out.m[to[i]] = append([]float32(nil), m...)
+			out.v[to[i]] = append([]float32(nil), s.v[p]...)
+		}
+	}
+	return out
+}
+
+// Step updates params from their gradients with learning rate lr. Frozen
 // parameters (skip returns true) keep their values and moments.
 func (o *AdamW) Step(params []*models.Param, lr float64, skip func(*models.Param) bool) {
 	o.step++
 	bc1 := 1 - math.Pow(o.Beta1, float64(o.step))
 	bc2 := math.Sqrt(1 - math.Pow(o.Beta2, float64(o.step)))
-	be := models.Backend()
 	s := backend.AdamWStep{Beta1: float32(o.Beta1), Beta2: float32(o.Beta2),
 		Eps: float32(o.Eps), StepSize: float32(lr / bc1), InvBC2: float32(1 / bc2)}
 	for _, p := range params {
@@ -79,23 +104,22 @@ func (o *AdamW) Step(params []*models.Param, lr float64, skip func(*models.Param
 		}
 		m, ok := o.m[p]
 		if !ok {
-			m, o.v[p] = be.Alloc(len(p.Value)), be.Alloc(len(p.Value))
+			m, o.v[p] = o.be.Alloc(len(p.Value)), o.be.Alloc(len(p.Value))
 			o.m[p] = m
 		}
 		s.Decay = 1
 		if !p.NoDecay && o.WeightDecay != 0 {
 			s.Decay = float32(1 - lr*o.WeightDecay)
 		}
-		be.AdamW(p.Value, p.Grad, m, o.v[p], s)
+		o.be.AdamW(p.Value, p.Grad, m, o.v[p], s)
 	}
 }
 
 // ClipGradNorm scales all gradients so that their global L2 norm is at most
 // maxNorm, as torch.nn.utils.clip_grad_norm_ does (coefficient
-// maxNorm/(norm + 1e-6), applied only when below 1). It returns the norm
-// before clipping.
-func ClipGradNorm(params []*models.Param, maxNorm float64) float64 {
-	be := models.Backend()
+// maxNorm/(norm + 1e-6), applied only when below 1), on backend be. It
+// returns the norm before clipping.
+func ClipGradNorm(be backend.Backend, params []*models.Param, maxNorm float64) float64 {
 	var sq float64
 	for _, p := range params {
 		sq = be.AddSquares(sq, p.Grad)
@@ -109,9 +133,8 @@ func ClipGradNorm(params []*models.Param, maxNorm float64) float64 {
 	return norm
 }
 
-// ZeroGrad clears every gradient.
-func ZeroGrad(params []*models.Param) {
-	be := models.Backend()
+// ZeroGrad clears every gradient, on backend be.
+func ZeroGrad(be backend.Backend, params []*models.Param) {
 	for _, p := range params {
 		be.Zero(p.Grad)
 	}

@@ -1,4 +1,4 @@
-package train
+package optim_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/backend"
+	"github.com/beluga-nlp/beluga/models/optim"
 )
 
 func TestAdamWMatchesTorch(t *testing.T) {
@@ -24,12 +26,12 @@ func TestAdamWMatchesTorch(t *testing.T) {
 	w := &models.Param{Name: "w", Value: append([]float32(nil), ref.Init["w"]...), Grad: make([]float32, 6)}
 	b := &models.Param{Name: "b", Value: append([]float32(nil), ref.Init["b"]...), Grad: make([]float32, 3), NoDecay: true}
 	params := []*models.Param{w, b}
-	opt := NewAdamW(0.1)
+	opt := optim.NewAdamW(backend.Reference(), 0.1)
 	for step, g := range ref.Grads {
 		copy(w.Grad, g["w"])
 		copy(b.Grad, g["b"])
-		ClipGradNorm(params, 1.0)
-		opt.Step(params, LinearDecay(1e-2, step, len(ref.Grads)), nil)
+		optim.ClipGradNorm(backend.Reference(), params, 1.0)
+		opt.Step(params, optim.LinearDecay(1e-2, step, len(ref.Grads)), nil)
 	}
 	for _, p := range params {
 		for i, v := range p.Value {
@@ -45,7 +47,7 @@ func TestAdamWDecoupledDecay(t *testing.T) {
 	// θ ← θ(1 − lr·λ) for decayed parameters, unchanged for NoDecay ones.
 	w := &models.Param{Value: []float32{2, -4}, Grad: []float32{0, 0}}
 	b := &models.Param{Value: []float32{3}, Grad: []float32{0}, NoDecay: true}
-	opt := NewAdamW(0.1)
+	opt := optim.NewAdamW(backend.Reference(), 0.1)
 	for i := 0; i < 3; i++ {
 		opt.Step([]*models.Param{w, b}, 0.5, nil)
 	}

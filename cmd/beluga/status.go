@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/internal/termtext"
 	"github.com/beluga-nlp/beluga/train"
 )
 
@@ -98,14 +99,14 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 			case err != nil:
 				return fmt.Errorf("run %s: %w", r.ID, err)
 			case ok:
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, z, r.Spec.Label(), oneLine(why))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, z, termtext.Name(r.Spec.Label()), oneLine(why))
 			default:
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, "-", r.Spec.Label(), oneLine(why))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, "-", termtext.Name(r.Spec.Label()), oneLine(why))
 			}
 			continue
 		}
 		// One row a run: a reason of several lines is joined.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, r.Spec.Label(), oneLine(why))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, termtext.Name(r.Spec.Label()), oneLine(why))
 	}
 	return tw.Flush()
 }

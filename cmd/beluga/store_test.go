@@ -189,3 +189,51 @@ func TestCaseViewsCheckCasesAgainstDone(t *testing.T) {
 		}
 	}
 }
+
+// Names from a suite or spec reach the terminal escaped: a functionality
+// called "gree ESC[2J tings" (clear the screen), a class that retitles
+// the window and a task name hidden by ESC[8m print as their escapes in
+// suite stats, the dry run and status.
+func TestNamesAreEscapedOnTheTerminal(t *testing.T) {
+	spec := identityDir(t)
+	dir := filepath.Dir(spec)
+	suite := filepath.Join(dir, "suite.jsonl")
+	b := bytes.ReplaceAll(readFile(t, suite), []byte(`"greetings"`), []byte(`"gree\u001b[2Jtings"`))
+	b = bytes.ReplaceAll(b, []byte(`"Intent"`), []byte(`"Int\u001b]0;pwned\u0007ent"`))
+	if err := os.WriteFile(suite, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := bytes.Replace(readFile(t, spec), []byte("scores: [seen, type]"), []byte("scores: [seen, func]"), 1)
+	s = bytes.Replace(s, []byte("name: INTENT"), []byte(`name: "IN\e[8mTENT"`), 1)
+	if err := os.WriteFile(spec, s, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Trained, then the suite changed: status lists every run, stale, by
+	// its names.
+	mustRun(t, "run", spec)
+	runs, _ := filepath.Glob(filepath.Join(dir, "store", "*", "train", "cases.jsonl"))
+	for _, c := range runs {
+		if out := mustRun(t, "failures", c); strings.ContainsAny(out, "\x1b\x07") {
+			t.Errorf("beluga failures prints control characters:\n%q", out)
+		}
+	}
+	os.WriteFile(suite, bytes.Replace(b, []byte(`"hi there"`), []byte(`"hi over there"`), 1), 0o644)
+	for _, args := range [][]string{
+		{"suite", "stats", suite},
+		{"run", spec, "--dry-run"},
+		{"status", spec},
+	} {
+		out := mustRun(t, args...)
+		if strings.ContainsAny(out, "\x1b\x07") {
+			t.Errorf("beluga %s prints control characters:\n%q", strings.Join(args, " "), out)
+		}
+	}
+	if out := mustRun(t, "suite", "stats", suite); !strings.Contains(out, `gree\x1b[2Jtings`) || !strings.Contains(out, `Int\x1b]0;pwned\aent`) {
+		t.Errorf("suite stats does not show the escaped names:\n%s", out)
+	}
+	for _, args := range [][]string{{"run", spec, "--dry-run"}, {"status", spec}} {
+		if out := mustRun(t, args...); !strings.Contains(out, `gree\x1b[2Jtings`) || !strings.Contains(out, `IN\x1b[8mTENT`) {
+			t.Errorf("beluga %s does not show the escaped names:\n%s", strings.Join(args, " "), out)
+		}
+	}
+}

@@ -144,10 +144,8 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	// The digests (and what the preflight found) are kept for next time,
 	// whatever comes after.
-	if err := in.Digests.Save(); err != nil {
-		return err
-	}
-	defer in.Digests.Save()
+	in.Digests.SaveOrWarn(stderr)
+	defer in.Digests.SaveOrWarn(stderr)
 	sw.Store.StaleAfter = o.staleAfter
 	runs := sw.Runs
 	if o.sel != nil {
@@ -205,7 +203,8 @@ func openSweep(ctx context.Context, arg, store string) (*experiments.Sweep, erro
 	if err != nil {
 		return nil, err
 	}
-	return sw, in.Digests.Save()
+	in.Digests.SaveOrWarn(rootCmd.ErrOrStderr())
+	return sw, nil
 }
 
 // readSweep is openSweep for the commands that read a finished store

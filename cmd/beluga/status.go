@@ -66,9 +66,7 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	st := experiments.StatusOf(sw.Store, sw.Runs, sw.Inputs)
-	if err := sw.Inputs.Digests.Save(); err != nil {
-		return err
-	}
+	sw.Inputs.Digests.SaveOrWarn(rootCmd.ErrOrStderr())
 	flagged := ""
 	if st.Flagged > 0 {
 		flagged = fmt.Sprintf(" (%d flagged %s)", st.Flagged, flagMarker)

@@ -237,3 +237,42 @@ func TestNamesAreEscapedOnTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// A digest cache that cannot be written (a read-only $BELUGA_DATA) is a
+// warning for status and report, not a failure; and report -o to a
+// device derives no side file from the device's name.
+func TestUnwritableCacheAndDeviceOutput(t *testing.T) {
+	spec := identityDir(t)
+	mustRun(t, "run", spec)
+	data := t.TempDir()
+	if os.Getuid() == 0 {
+		// root writes through permissions: a directory where the
+		// digest file goes cannot be written by anyone.
+		if err := os.Mkdir(filepath.Join(data, experiments.DigestsFile), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		os.Chmod(data, 0o555)
+		defer os.Chmod(data, 0o755)
+	}
+	t.Setenv("BELUGA_DATA", data)
+	for _, args := range [][]string{{"status", spec}, {"report", spec}} {
+		out, err := execute(t, args...)
+		if err != nil || !strings.Contains(out, "warning: digest cache") {
+			t.Errorf("beluga %s with an unwritable digest cache: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+
+	dir := t.TempDir()
+	dev := filepath.Join(dir, "out.md")
+	if err := os.Symlink(os.DevNull, dev); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "report", spec, "-o", dev)
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("report -o a link to %s wrote %v beside it, want nothing", os.DevNull, entries)
+	}
+	if st, err := os.Lstat(dev); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link to %s was replaced: %v", os.DevNull, err)
+	}
+}

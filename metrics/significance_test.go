@@ -2,9 +2,13 @@ package metrics
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/big"
 	"os"
 	"testing"
+
+	"github.com/beluga-nlp/beluga/internal/nprand"
 )
 
 type refSignificance struct {
@@ -287,5 +291,63 @@ func BenchmarkRandomisation(b *testing.B) {
 		if _, err := Randomisation(a, c, opt); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkRandomisationEqualCells is a HateCheck-sized per-group test:
+// 30 functionalities of 120 cases each, two models of one pass rate,
+// 10,000 trials — equal cells, so many trials tie the observed statistic
+// and are decided in rational arithmetic.
+func BenchmarkRandomisationEqualCells(b *testing.B) {
+	rng := nprand.NewPythonRandom(3)
+	names := make([]string, 30)
+	a := map[string][]float64{}
+	c := map[string][]float64{}
+	for i := range names {
+		names[i] = fmt.Sprintf("f%02d", i)
+		for range 120 {
+			a[names[i]] = append(a[names[i]], float64(rng.GetRandBits(1)))
+			c[names[i]] = append(c[names[i]], float64(rng.GetRandBits(1)))
+		}
+	}
+	wrap := func(m map[string][]float64) Scores {
+		return Scores{Suite: map[string]map[string]map[string][]float64{"hc": {"seen": m}}}
+	}
+	opt := RandomisationOptions{Tasks: []string{"hc"}, ScoreNames: []string{"seen"}, Functionalities: map[string][]string{"hc": names}, Trials: 10000, Seed: 42}
+	for b.Loop() {
+		if _, err := Randomisation(wrap(a), wrap(c), opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// exactSuite's int64 sum over the common denominator equals the plain
+// rational mean, whether the cells share sizes or their sizes' least
+// common multiple overflows int64 (distinct primes: the big.Rat path).
+func TestExactSuite(t *testing.T) {
+	primes := []int{53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113}
+	for name, sizes := range map[string][]int{"equal": {10, 10, 10, 10}, "mixed": {7, 12, 30, 45}, "primes": primes} {
+		var comps []*component
+		var cells []int
+		want := new(big.Rat)
+		for i, n := range sizes {
+			s := (i*7 + 3) % (n + 1)
+			comps = append(comps, &component{sum: [2]float64{float64(s)}, n: [2]float64{float64(n)}})
+			cells = append(cells, i)
+			want.Add(want, big.NewRat(int64(s), int64(n)))
+		}
+		want.Quo(want, big.NewRat(int64(len(sizes)), 1))
+		if got := exactSuite(comps, cells, 0); got == nil || got.Cmp(want) != 0 {
+			t.Errorf("%s: exactSuite = %v, want %v", name, got, want)
+		}
+		if got := exactSuite(comps, cells, 1); got != nil {
+			t.Errorf("%s: model 1 has no items, exactSuite = %v, want nil", name, got)
+		}
+	}
+	if _, _, ok := addFrac(0, 1, 1, math.MaxInt64); !ok {
+		t.Error("addFrac(0/1 + 1/MaxInt64) overflowed")
+	}
+	if _, _, ok := addFrac(1, math.MaxInt64-1, 1, math.MaxInt64); ok {
+		t.Error("addFrac over a denominator beyond int64 did not report it")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/beluga-nlp/beluga/internal/nprand"
@@ -63,17 +64,22 @@ func (r refScores) scores() Scores {
 	return s
 }
 
-func loadSignificance(t *testing.T) refSignificance {
+// loadRef reads a reference file of testdata/ (written by its gen_*.py).
+func loadRef[T any](t *testing.T, name string) T {
 	t.Helper()
-	b, err := os.ReadFile("testdata/significance.json")
+	var r T
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err == nil {
+		err = json.Unmarshal(b, &r)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r refSignificance
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
 	return r
+}
+
+func loadSignificance(t *testing.T) refSignificance {
+	return loadRef[refSignificance](t, "significance.json")
 }
 
 func TestBinomTestMatchesScipy(t *testing.T) {
@@ -124,18 +130,7 @@ type exactRef struct {
 	}
 }
 
-func loadExact(t *testing.T) exactRef {
-	t.Helper()
-	b, err := os.ReadFile("testdata/exact_randomisation.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r exactRef
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
+func loadExact(t *testing.T) exactRef { return loadRef[exactRef](t, "exact_randomisation.json") }
 
 // The trials are BeLUGA's (its items, order and random bits); the
 // p-values are the exact-arithmetic reference's. BeLUGA's own float

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -332,7 +333,8 @@ func printBalance(w io.Writer, col string, bal []splits.GroupBalance) error {
 	if len(bal) == 0 {
 		return fmt.Errorf("--by %s: no case has a value in this metadata column", col)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	var buf strings.Builder
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%s\tsuite\ttrain\tvalidation\ttest\tsuite share\ttest share\t\n", col)
 	var sum splits.GroupBalance
 	for _, g := range bal {
@@ -342,6 +344,11 @@ func printBalance(w io.Writer, col string, bal []splits.GroupBalance) error {
 	fmt.Fprintf(tw, "(all)\t%d\t%d\t%d\t%d\t\t\t\n", sum.Suite, sum.Train, sum.Validation, sum.Test)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+strings.Repeat("\n", strings.Count(line, "\n"))); err != nil {
+			return err
+		}
 	}
 	_, err := fmt.Fprintf(w, "%s the test share differs from the suite share by more than %.0f points; %s fewer than %d test cases. beluga suite split --stratify %s gives each value its suite share of every part.\n",
 		splits.SkewMark, 100*splits.SkewTolerance, splits.SmallMark, splits.MinTestCases, col)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/internal/csvcell"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
@@ -106,6 +107,7 @@ case and its perturbation stay in one split. Errors name the file, line and colu
 	f.StringArrayVar(&tm.classRules, "class-rule", nil, "PREFIX=CLASS or /REGEXP/=CLASS; repeatable, first match wins")
 	f.StringVar(&tm.m.Type, "type-column", "", "column of the test type (MFT, INV or DIR)")
 	f.StringSliceVar(&tm.m.Labels, "labels", nil, "label names in class order (default: the values, sorted)")
+	f.StringArrayVar(&tm.labelMap, "label-map", nil, "TABLE_LABEL=SUITE_LABEL: read a table's label as one of the suite's; repeatable")
 	f.StringArrayVar(&tm.where, "where", nil, "keep only rows with COLUMN=VALUE (or COLUMN!=VALUE); repeatable")
 	f.StringVar(&tm.m.Link, "link", "", "column naming the case a row perturbs or contrasts")
 	f.StringArrayVar(&tm.linkRules, "link-rule", nil, "PREFIX=INV or /REGEXP/=DIR: the functionalities whose linked rows are INV or DIR pairs")
@@ -171,11 +173,15 @@ type tableFlags struct {
 	m                            suites.TableMapping
 	classMap                     string
 	classRules, where, linkRules []string
+	labelMap                     []string
 }
 
 func (t *tableFlags) mapping() (suites.TableMapping, error) {
 	m := t.m
 	var err error
+	if m.LabelMap, err = datasets.ParseLabelMap("--label-map", t.labelMap); err != nil {
+		return m, err
+	}
 	if t.classMap != "" {
 		if m.ClassMap, err = suites.ReadClassMap(t.classMap); err != nil {
 			return m, err

@@ -739,6 +739,9 @@ func (s *RunSpec) readIID(task *Task) (iidData, error) {
 			}
 			rows, err := f.ReadRows()
 			d.addLabels(f, rows)
+			if err == nil && once(f.Path+rows.Count.String()) {
+				slog.Info("read", "file", f.Path, "lines", rows.Count.String(), "examples", len(rows.Examples), "dropped", rows.Dropped)
+			}
 			warnTexts(rows.Warnings)
 			return rows.Examples, rows.Lines, &f, err
 		}

@@ -579,7 +579,7 @@ func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 		iid.trainedSize(p.checks, kept)
 	}
 	p.trained = trainedRecord(spec, &iid, kept, suite, fold)
-	if p.tk, err = withTokenCache(p.tk, spec.Cache, suite, train, iid.dev); err != nil {
+	if p.tk, err = withTokenCache(ctx, p.tk, spec.Cache, suite, train, iid.dev); err != nil {
 		return nil, err
 	}
 	if spec.config().IID {

@@ -2,14 +2,15 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/metrics"
-	"github.com/beluga-nlp/beluga/splits"
+	"github.com/beluga-nlp/beluga/modeltest"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
@@ -53,10 +54,7 @@ name or class index per row, for suites whose cases have one input each.`,
 			if err != nil {
 				return err
 			}
-			if opt.Split != "" && suites.Summarise(s).Splits[opt.Split].Cases == 0 {
-				slog.Info("suite carries no split; assigning BeLUGA's", "seed", splits.BeLUGASeed)
-				splits.Assign(s, splits.BeLUGASeed)
-			}
+			modeltest.EnsureSplit(s, opt.Split)
 			if err := atomicfile.Writable(output, casesPath, smartTags); err != nil {
 				return err
 			}
@@ -128,12 +126,12 @@ type scoreFlags struct {
 
 func (f *scoreFlags) bind(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.split, "split", "", "score only this split (train, validation, test)")
+	fl.StringVar(&f.split, "split", "", "score only this split (train, validation, test); a suite without splits gets BeLUGA's split computed (seed 123), and says so")
 	fl.StringVar(&f.squash, "squash", "checklist", "sentiment 3-class squash at p = 0.5 ± 1/6: checklist (class 0, as CheckList) or corrected")
 	fl.StringVar(&f.triplet, "triplet", "checklist", "QQP implication rule: checklist (its notebook's always-failing branch) or corrected")
 	fl.StringVar(&f.labels, "labels", "beluga", "labels scored against: beluga (its re-labelled QQP \"Order does matter for asymmetric relations\") or checklist")
-	fl.Float64Var(&f.tolerance, "tolerance", 0.1, "override the INV / DIR tolerance of every expectation")
-	fl.StringSliceVar(&f.exclude, "exclude", nil, "functionalities left out of the suite score (default: BeLUGA's two unscorable sentiment DIR tests)")
+	fl.Float64Var(&f.tolerance, "tolerance", 0, "when given, replaces the tolerance of every INV / DIR expectation; without it each test keeps its own (0.1 in CheckList's release suites)")
+	fl.StringSliceVar(&f.exclude, "exclude", nil, "tests left out of the suite score (default: on a sentiment suite BeLUGA's two, whose cases a confident model has all filtered: "+quotedList(metrics.UnscorableSentiment)+"; none on others)")
 	enumFlag(cmd, "squash", "checklist", "corrected")
 	enumFlag(cmd, "triplet", "checklist", "corrected")
 	enumFlag(cmd, "labels", "beluga", "checklist")
@@ -182,4 +180,13 @@ func parseMode[M any](s, flag string, faithful, corrected M) (M, error) {
 	}
 	var zero M
 	return zero, fmt.Errorf("unknown --%s %q (want checklist or corrected)", flag, s)
+}
+
+// quotedList quotes names for a help text: "a", "b".
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }

@@ -33,7 +33,7 @@ type reportOptions struct {
 func init() {
 	o := &reportOptions{}
 	cmd := &cobra.Command{
-		Use:   "report SPEC|DIR",
+		Use:   "report SPEC|DIR|TEST_FOLDER",
 		Short: "Write Table 3 (G scores per task and score, significance vs the IID baseline) from a run store",
 		Long: `report reads the finished runs of an experiment (its spec, or a run store
 directory) and writes BeLUGA's Table 3: rows = IID baseline, then configuration
@@ -101,6 +101,7 @@ suite score, mean +- SE over seeds.`,
   beluga report specs/sent-full.yaml --format csv -o table3.csv --pass-rates pass-rates.csv
   beluga report runs/two-seeds --ci 95 --comparisons functionalities.csv
   beluga report quickstart-out --format html -o report.html   # after beluga quickstart
+  beluga report sst2-test                                     # the test report of a folder beluga test wrote
   beluga report runs/sent-full --partial                      # while its sweep is running
   beluga report runs/two-seeds --spread swings.csv --swing 20
   beluga report specs/hatecheck-identout.yaml --groups groups.md
@@ -164,6 +165,9 @@ func (o *reportOptions) validate() error {
 }
 
 func (o *reportOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	if report.IsTestDir(o.arg) {
+		return o.runTest(stdout, stderr)
+	}
 	opt := report.Options{Trials: o.trials, Seed: o.seed, CI: o.ci, Resamples: o.resamples, Bootstrap: o.bootstrap, Baselines: o.baselines,
 		GAccuracy: o.gAccuracy, Baseline: o.base, Partial: o.partial, MixedInputs: o.mixedInputs}
 	if !o.baseSet {
@@ -320,4 +324,34 @@ func writeSizes(ctx context.Context, w io.Writer, arg, store string, csv bool) e
 		return err
 	}
 	return experiments.WriteSizes(w, rows, csv)
+}
+
+// runTest writes the test report of a folder beluga test wrote: the same
+// page beluga test writes (html), or its Markdown.
+func (o *reportOptions) runTest(stdout, stderr io.Writer) error {
+	var write func(io.Writer) error
+	switch o.format {
+	case "html":
+		src, err := explore.FromTestDirs(o.arg)
+		if err != nil {
+			return err
+		}
+		write = src.WriteHTML
+	case "md", "markdown":
+		r, _, err := report.ReadTestReport(o.arg)
+		if err != nil {
+			return err
+		}
+		write = r.WriteMarkdown
+	default:
+		return fmt.Errorf("%s is a folder beluga test wrote: its report is --format md or html, not %s", o.arg, o.format)
+	}
+	if o.out == "" || o.out == "-" {
+		return write(stdout)
+	}
+	if err := atomicfile.Write(o.out, write); err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, "wrote", o.out)
+	return nil
 }

@@ -44,20 +44,12 @@ func LoadCausalLM(ctx context.Context, ref string, opt Options) (*LM, error) {
 }
 
 func loadCausalLM(dir string, opt Options) (*LM, error) {
-	ck, err := checkpoint.LoadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	fam, err := models.LookupFamily(ck.Config.ModelType)
+	ck, fam, weights, bufs, err := readFamily(dir)
 	if err != nil {
 		return nil, err
 	}
 	if fam.CausalLM == "" {
 		return nil, fmt.Errorf("model_type %q is an encoder family: no language model to score with", fam.ModelType)
-	}
-	weights, bufs, err := familyNames(fam, ck)
-	if err != nil {
-		return nil, err
 	}
 	m, rep, err := models.NewCausalLM(ck.Config, weights, opt.Seed)
 	if err != nil {

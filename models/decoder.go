@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"github.com/beluga-nlp/beluga/models/backend"
 	"math"
 
 	"github.com/beluga-nlp/beluga/models/checkpoint"
@@ -163,7 +164,7 @@ func embedBackward(grad, dx []float32, b Batch, h int) {
 // heads · seq · (past+seq)) receives the probabilities when not nil (a
 // training pass keeps them for the backward pass); keep holds their dropout
 // multipliers (nil: none).
-func causalAttentionForward[T Float](pr Precision, ctx, probs, q, k, v, pk, pv []T, past int, mask []float32, keep []T, batch, seq, heads, kvHeads, d int) {
+func causalAttentionForward[T Float](be backend.Backend, ctx, probs, q, k, v, pk, pv []T, past int, mask []float32, keep []T, batch, seq, heads, kvHeads, d int) {
 	h, kh := heads*d, kvHeads*d
 	group := heads / kvHeads
 	w := past + seq
@@ -187,9 +188,9 @@ func causalAttentionForward[T Float](pr Precision, ctx, probs, q, k, v, pk, pv [
 				p = probs[base : base+seq*w]
 			}
 			if past > 0 {
-				gemmSerial(pr, false, true, seq, past, d, scale, q[qo:], h, pk[po:], kh, 0, p, w)
+				gemmSerial(be, false, true, seq, past, d, scale, q[qo:], h, pk[po:], kh, 0, p, w)
 			}
-			gemmSerial(pr, false, true, seq, seq, d, scale, q[qo:], h, k[ko:], kh, 0, p[past:], w)
+			gemmSerial(be, false, true, seq, seq, d, scale, q[qo:], h, k[ko:], kh, 0, p[past:], w)
 			m := mask[b*seq : (b+1)*seq]
 			for i := 0; i < seq; i++ {
 				row := p[i*w : (i+1)*w]
@@ -199,15 +200,15 @@ func causalAttentionForward[T Float](pr Precision, ctx, probs, q, k, v, pk, pv [
 						own[j] += -math.MaxFloat32
 					}
 				}
-				softmaxRow(row)
+				softmaxRow(be, row)
 			}
-			use := withDropout(p, keep, base, dropped)
+			use := withDropout(be, p, keep, base, dropped)
 			if past > 0 {
-				gemmSerial(pr, false, false, seq, d, past, 1, use, w, pv[po:], kh, 0, ctx[qo:], h)
-				gemmSerial(pr, false, false, seq, d, seq, 1, use[past:], w, v[ko:], kh, 1, ctx[qo:], h)
+				gemmSerial(be, false, false, seq, d, past, 1, use, w, pv[po:], kh, 0, ctx[qo:], h)
+				gemmSerial(be, false, false, seq, d, seq, 1, use[past:], w, v[ko:], kh, 1, ctx[qo:], h)
 				continue
 			}
-			gemmSerial(pr, false, false, seq, d, seq, 1, use, w, v[ko:], kh, 0, ctx[qo:], h)
+			gemmSerial(be, false, false, seq, d, seq, 1, use, w, v[ko:], kh, 0, ctx[qo:], h)
 		}
 	})
 }
@@ -216,9 +217,9 @@ func causalAttentionForward[T Float](pr Precision, ctx, probs, q, k, v, pk, pv [
 // from dctx for a pass without a prefix, given its probabilities and
 // dropout multipliers: attentionBackward on the key/value heads repeated
 // to every query head, whose gradients each key/value head then sums.
-func causalAttentionBackward(pr Precision, pool *bufPool, dq, dk, dv, dctx, probs, keep, q, k, v []float32, batch, seq, heads, kvHeads, d int) {
+func causalAttentionBackward(be backend.Backend, pool *bufPool, dq, dk, dv, dctx, probs, keep, q, k, v []float32, batch, seq, heads, kvHeads, d int) {
 	if kvHeads == heads {
-		attentionBackward(pr, dq, dk, dv, dctx, probs, keep, q, k, v, batch, seq, heads, d)
+		attentionBackward(be, dq, dk, dv, dctx, probs, keep, q, k, v, batch, seq, heads, d)
 		return
 	}
 	n, h := batch*seq, heads*d
@@ -226,7 +227,7 @@ func causalAttentionBackward(pr Precision, pool *bufPool, dq, dk, dv, dctx, prob
 	defer pool.put(kf, vf, dkf, dvf)
 	repeatKV(kf, k, n, heads, kvHeads, d)
 	repeatKV(vf, v, n, heads, kvHeads, d)
-	attentionBackward(pr, dq, dkf, dvf, dctx, probs, keep, q, kf, vf, batch, seq, heads, d)
+	attentionBackward(be, dq, dkf, dvf, dctx, probs, keep, q, kf, vf, batch, seq, heads, d)
 	sumKV(dk, dkf, n, heads, kvHeads, d)
 	sumKV(dv, dvf, n, heads, kvHeads, d)
 }
@@ -326,7 +327,7 @@ func (s *scoreHead) Out() int                       { return s.out }
 
 func (s *scoreHead) Forward(r *Run, x []float32, rows int) HeadPass {
 	y := r.Alloc(rows * s.out)
-	linearForward(r.m.precision, y, x, s.w.Value, make([]float32, s.out), rows, s.in, s.out)
+	linearForward(r.m.be, y, x, s.w.Value, make([]float32, s.out), rows, s.in, s.out)
 	return &scorePass{s: s, x: x, y: y, rows: rows}
 }
 
@@ -339,7 +340,7 @@ type scorePass struct {
 func (p *scorePass) Out() []float32 { return p.y }
 func (p *scorePass) Backward(r *Run, dOut, dx []float32) {
 	s := p.s
-	linearBackward(r.m.precision, dx, s.w.Grad, s.discard, dOut, p.x, s.w.Value, p.rows, s.in, s.out)
+	linearBackward(r.m.be, dx, s.w.Grad, s.discard, dOut, p.x, s.w.Value, p.rows, s.in, s.out)
 }
 
 // geluTanhForward is GPT-2's gelu_new, ½x(1 + tanh(√(2/π)(x + 0.044715x³))),

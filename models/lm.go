@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/beluga-nlp/beluga/models/backend"
 	"github.com/beluga-nlp/beluga/models/checkpoint"
 	"github.com/beluga-nlp/beluga/models/internal/vec32"
 )
@@ -141,23 +142,29 @@ func (m *CausalLM) logProbsAt(hidden []float32, at, targets []int) []float64 {
 		for i := lo; i < hi; i++ {
 			copy(x[(i-lo)*h:(i-lo+1)*h], hidden[at[i]*h:(at[i]+1)*h])
 		}
-		gemm(m.precision, false, true, rows, vocab, h, 1, x, h, m.out.Value, h, 0, logits, vocab)
+		gemm(m.be, false, true, rows, vocab, h, 1, x, h, m.out.Value, h, 0, logits, vocab)
 		vec32.ParallelFor(rows, 1, func(a, b int) {
 			for i := a; i < b; i++ {
-				out[lo+i] = logSoftmaxAt(logits[i*vocab:(i+1)*vocab], targets[lo+i])
+				out[lo+i] = logSoftmaxAt(m.be, logits[i*vocab:(i+1)*vocab], targets[lo+i])
 			}
 		})
 	}
 	return out
 }
 
-// logSoftmaxAt is log softmax(z)[t] = z[t] − max − log Σ e^(z−max), the
-// exponentials on the vector unit (vec32.ExpShiftSum, which overwrites z);
-// a target's log-probability never underflows, however small.
-func logSoftmaxAt(z []float32, t int) float64 {
-	zt := z[t]
-	top := vec32.Max(z)
-	return float64(zt-top) - math.Log(float64(vec32.ExpShiftSum(z, top)))
+// logSoftmaxAt is log softmax(z)[t] = (z[t] − max) + log softmax(z)[argmax],
+// the softmax on the model's backend (which overwrites z): the largest
+// probability is at least 1/len(z), so a target's log-probability never
+// underflows, however small.
+func logSoftmaxAt(be backend.Backend, z []float32, t int) float64 {
+	zt, top, arg := z[t], z[0], 0
+	for i, v := range z {
+		if v > top {
+			top, arg = v, i
+		}
+	}
+	be.Softmax(z)
+	return float64(zt-top) + math.Log(float64(z[arg]))
 }
 
 // checkIDs refuses a token id outside the vocabulary.

@@ -236,9 +236,9 @@ DATA gelu<>+920(SB)/4, $0xbf000000
 DATA gelu<>+924(SB)/4, $0xbf000000
 GLOBL gelu<>(SB), RODATA|NOPTR, $928
 
-// func geluForwardAVX(y *float32, x *float32, n int)
+// func geluForwardAVX2(y *float32, x *float32, n int)
 // Requires: AVX, FMA3
-TEXT ·geluForwardAVX(SB), NOSPLIT, $0-24
+TEXT ·geluForwardAVX2(SB), NOSPLIT, $0-24
 	MOVQ y+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ n+16(FP), CX
@@ -318,9 +318,9 @@ fdone:
 	VZEROUPPER
 	RET
 
-// func geluBackwardAVX(dx *float32, dy *float32, x *float32, n int)
+// func geluBackwardAVX2(dx *float32, dy *float32, x *float32, n int)
 // Requires: AVX, AVX2, FMA3
-TEXT ·geluBackwardAVX(SB), NOSPLIT, $0-32
+TEXT ·geluBackwardAVX2(SB), NOSPLIT, $0-32
 	MOVQ dx+0(FP), DI
 	MOVQ dy+8(FP), DX
 	MOVQ x+16(FP), SI
@@ -464,9 +464,9 @@ bdone:
 	VZEROUPPER
 	RET
 
-// func expShiftAVX(x *float32, n int, shift float32, sums *[8]float32)
+// func expShiftAVX2(x *float32, n int, shift float32, sums *[8]float32)
 // Requires: AVX, AVX2, FMA3
-TEXT ·expShiftAVX(SB), NOSPLIT, $0-32
+TEXT ·expShiftAVX2(SB), NOSPLIT, $0-32
 	MOVQ         x+0(FP), SI
 	MOVQ         n+8(FP), CX
 	VBROADCASTSS shift+16(FP), Y12

@@ -6,3 +6,4 @@ package vec32
 // CI regenerates it and fails when the committed files differ.
 
 //go:generate go run -C asm ./gelu -out ../gelu_amd64.s
+//go:generate go run -C asm ./elem -out ../elem_amd64.s

@@ -9,13 +9,13 @@ func sgemmKernel6x16(k int, a *float32, rs, ks int, b *float32, bs int, c *float
 func sgemmKernel12x32(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
 
 //go:noescape
-func geluForwardAVX(y, x *float32, n int)
+func geluForwardAVX2(y, x *float32, n int)
 
 //go:noescape
-func geluBackwardAVX(dx, dy, x *float32, n int)
+func geluBackwardAVX2(dx, dy, x *float32, n int)
 
 //go:noescape
-func expShiftAVX(x *float32, n int, shift float32, sums *[8]float32)
+func expShiftAVX2(x *float32, n int, shift float32, sums *[8]float32)
 
 //go:noescape
 func geluForwardAVX512(y, x *float32, n int)
@@ -100,7 +100,7 @@ var (
 )
 
 var avx2Kernels = &Kernels{name: PathAVX2, mr: 6, nr: 16, gemm: sgemmKernel6x16,
-	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2,
+	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShift8, adamW: adamWAVX2,
 	dropout: dropoutKernel(8, dropoutMaskAVX2), addRows: addRowsKernel(8, addRowsAVX2),
 	scale: scaleKernel(8, scaleAVX2), mulTo: mulToKernel(8, mulToAVX2), mulAdd: mulAddKernel(8, mulAddAVX2),
 	max: maxKernel(8, maxAVX2), sumSquares: sumSquaresKernel(sumSquaresAVX2),
@@ -131,7 +131,7 @@ var avx512Kernels = &Kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel
 		if n > 0 {
 			expShiftAVX512(&x[0], n, shift, sums)
 		}
-		return n + expShiftAVX2(x[n:], shift, sums)
+		return n + expShift8(x[n:], shift, sums)
 	},
 	adamW: func(value, grad, m, v []float32, c *AdamWCoef) int {
 		n := len(value) &^ 15
@@ -255,7 +255,7 @@ func normBackRowKernel(w int, asm func(dx, dy, xhat, gamma *float32, n int, mg, 
 func geluAVX2(y, x []float32) int {
 	n := len(x) &^ 7
 	if n > 0 {
-		geluForwardAVX(&y[0], &x[0], n)
+		geluForwardAVX2(&y[0], &x[0], n)
 	}
 	return n
 }
@@ -263,15 +263,15 @@ func geluAVX2(y, x []float32) int {
 func geluBackAVX2(dx, dy, x []float32) int {
 	n := len(x) &^ 7
 	if n > 0 {
-		geluBackwardAVX(&dx[0], &dy[0], &x[0], n)
+		geluBackwardAVX2(&dx[0], &dy[0], &x[0], n)
 	}
 	return n
 }
 
-func expShiftAVX2(x []float32, shift float32, sums *[8]float32) int {
+func expShift8(x []float32, shift float32, sums *[8]float32) int {
 	n := len(x) &^ 7
 	if n > 0 {
-		expShiftAVX(&x[0], n, shift, sums)
+		expShiftAVX2(&x[0], n, shift, sums)
 	}
 	return n
 }

@@ -19,7 +19,7 @@ import (
 
 // Width is the vector width a kernel is generated for.
 type Width struct {
-	// Suffix ends the kernel's name: "AVX" (AVX2 and FMA), "AVX512".
+	// Suffix ends the kernel's name: "AVX2" (AVX2 and FMA), "AVX512".
 	Suffix string
 	// Lanes is the float32 lanes of a register: 8 or 16.
 	Lanes int
@@ -27,7 +27,7 @@ type Width struct {
 
 // The widths of the vector paths.
 var (
-	AVX2   = Width{"AVX", 8}
+	AVX2   = Width{"AVX2", 8}
 	AVX512 = Width{"AVX512", 16}
 )
 

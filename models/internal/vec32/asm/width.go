@@ -58,7 +58,8 @@ func (w Width) V(i int) reg.VecPhysical {
 
 var (
 	ymm = []reg.VecPhysical{reg.Y0, reg.Y1, reg.Y2, reg.Y3, reg.Y4, reg.Y5, reg.Y6, reg.Y7, reg.Y8, reg.Y9, reg.Y10, reg.Y11, reg.Y12, reg.Y13, reg.Y14, reg.Y15}
-	zmm = []reg.VecPhysical{reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7, reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15}
+	zmm = []reg.VecPhysical{reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7, reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15,
+		reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20, reg.Z21, reg.Z22, reg.Z23, reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31}
 )
 
 // Table is a constant table: each constant a 32-byte row of eight copies,
@@ -126,6 +127,23 @@ func (w Width) LoadC(c Mem, dst Op) {
 		return
 	}
 	VMOVUPS(c, dst)
+}
+
+// Registers is how many vector registers the width has: 16 YMM, 32 ZMM.
+func (w Width) Registers() int {
+	if w.Wide() {
+		return 32
+	}
+	return 16
+}
+
+// Zero sets register r to +0 in every lane.
+func (w Width) Zero(r Op) {
+	if w.Wide() {
+		VPXORD(r, r, r) // AVX512F has no VXORPS on ZMM
+		return
+	}
+	VXORPS(r, r, r)
 }
 
 // Round rounds src to the nearest integer, ties to even, into dst.

@@ -1,0 +1,126 @@
+// Command gemm writes kernel_amd64.s: the float32 micro-kernels of vec32's
+// matrix product, C[mr×2·lanes] += A·B, for AVX2 (6×16) and AVX-512
+// (12×32) from one source (package asm).
+//
+// The tile is two registers of B wide and as many rows of A as the
+// registers allow: 2·mr accumulators, two registers for B's row and the
+// rest for A's broadcasts (6×16: 12 + 2 + 2 of the 16 YMM; 12×32: 24 + 2 +
+// 6 of the 32 ZMM). Each element of C is summed over k in order, one FMA a
+// step, from zero, then added to C: the same bits at either width.
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+
+	"github.com/beluga-nlp/beluga/models/internal/vec32/asm"
+)
+
+// tile is a micro-kernel's shape at a width: mr rows of A, addressed from
+// a base pointer per group of rows (rows base + j·rs, j < group).
+type tile struct {
+	w     asm.Width
+	mr    int
+	group int
+}
+
+func main() {
+	for _, t := range []tile{{asm.AVX2, 6, 3}, {asm.AVX512, 12, 4}} {
+		kernel(t)
+	}
+	Generate()
+}
+
+func kernel(t tile) {
+	w := t.w
+	nr := 2 * w.Lanes
+	TEXT(fmt.Sprintf("sgemmKernel%dx%d", t.mr, nr), NOSPLIT,
+		"func(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)")
+	Doc(fmt.Sprintf("C[%d×%d] += A·B for A's element (i, l) at a + i·rs + l·ks bytes and B's", t.mr, nr),
+		"row l at b + l·bs bytes; C's rows are ldc floats apart. With fresh set",
+		"C is not read: each element is set to its sum plus +0.")
+	k, a, rs, ks, b, bs, c, ldc := RCX, RSI, R9, R12, RDI, RBX, RDX, R8
+	Load(Param("k"), k)
+	Load(Param("a"), a)
+	Load(Param("rs"), rs)
+	Load(Param("ks"), ks)
+	Load(Param("b"), b)
+	Load(Param("bs"), bs)
+	Load(Param("c"), c)
+	Load(Param("ldc"), ldc)
+	SHLQ(U8(2), ldc)
+	// The rows' addresses: a base pointer per group of rows, the rows of a
+	// group at base + j·rs (j·rs by the index scale, or 3·rs in R10).
+	bases := []GPPhysical{a}
+	offsets := []Mem{{Base: a}, {Base: a, Index: rs, Scale: 1}, {Base: a, Index: rs, Scale: 2}}
+	if t.group == 4 {
+		LEAQ(Mem{Base: rs, Index: rs, Scale: 2}, R10)
+		offsets = append(offsets, Mem{Base: a, Index: R10, Scale: 1})
+		for _, r := range []GPPhysical{R11, R13}[:t.mr/4-1] {
+			LEAQ(Mem{Base: bases[len(bases)-1], Index: rs, Scale: 4}, r)
+			bases = append(bases, r)
+		}
+	} else {
+		LEAQ(Mem{Base: a, Index: rs, Scale: 2}, R11)
+		ADDQ(rs, R11)
+		bases = append(bases, R11)
+	}
+	row := func(i int) Mem {
+		m := offsets[i%t.group]
+		m.Base = bases[i/t.group]
+		return m
+	}
+	acc := func(i, j int) VecPhysical { return w.V(2*i + j) }
+	bReg := func(j int) VecPhysical { return w.V(2*t.mr + j) }
+	bcasts := w.Registers() - 2*t.mr - 2
+	bcast := func(i int) VecPhysical { return w.V(2*t.mr + 2 + i%bcasts) }
+	for i := 0; i < 2*t.mr; i++ {
+		w.Zero(w.V(i))
+	}
+	TESTQ(k, k)
+	JZ(LabelRef("store"))
+	Label("loop")
+	VMOVUPS(Mem{Base: b}, bReg(0))
+	VMOVUPS(Mem{Base: b, Disp: w.Bytes()}, bReg(1))
+	for i := 0; i < t.mr; i++ {
+		VBROADCASTSS(row(i), bcast(i))
+		VFMADD231PS(bReg(0), bcast(i), acc(i, 0))
+		VFMADD231PS(bReg(1), bcast(i), acc(i, 1))
+	}
+	for _, p := range bases {
+		ADDQ(ks, p)
+	}
+	ADDQ(bs, b)
+	DECQ(k)
+	JNZ(LabelRef("loop"))
+
+	Label("store")
+	MOVBQZX(NewParamAddr("fresh", 64), RAX)
+	TESTQ(RAX, RAX)
+	JNZ(LabelRef("fresh"))
+	store(t, acc, func(j int) Op { return Mem{Base: c, Disp: j * w.Bytes()} })
+	Label("fresh")
+	zero := bReg(0)
+	w.Zero(zero)
+	store(t, acc, func(int) Op { return zero })
+}
+
+// store adds the accumulators to addend(j) (C's row, or zeros) and writes
+// them to C, row after row, and returns.
+func store(t tile, acc func(i, j int) VecPhysical, addend func(j int) Op) {
+	c, ldc := RDX, R8
+	for i := 0; i < t.mr; i++ {
+		for j := 0; j < 2; j++ {
+			VADDPS(addend(j), acc(i, j), acc(i, j))
+			VMOVUPS(acc(i, j), Mem{Base: c, Disp: j * t.w.Bytes()})
+		}
+		if i < t.mr-1 {
+			ADDQ(ldc, c)
+		}
+	}
+	VZEROUPPER()
+	RET()
+}

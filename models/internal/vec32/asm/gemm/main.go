@@ -31,8 +31,35 @@ func main() {
 	for _, t := range []tile{{asm.AVX2, 6, 3}, {asm.AVX512, 12, 4}} {
 		kernel(t)
 	}
+	for _, w := range asm.Widths {
+		fmaPeak(w)
+	}
 	Generate()
 }
+
+// fmaPeak is the FMA units' throughput at the width: n iterations of
+// fmaChains independent FMAs (more than the FMA latency times the FMA ports
+// of any x86 core), the micro-kernels' instruction without their loads:
+// the peak the floor tool measures the products against.
+func fmaPeak(w asm.Width) {
+	TEXT("fmaPeak"+w.Suffix, NOSPLIT, "func(n int)")
+	n := RCX
+	Load(Param("n"), n)
+	for i := 0; i < fmaChains+2; i++ {
+		w.Zero(w.V(i))
+	}
+	Label("loop")
+	for i := 0; i < fmaChains; i++ {
+		VFMADD231PS(w.V(fmaChains), w.V(fmaChains+1), w.V(i))
+	}
+	DECQ(n)
+	JNZ(LabelRef("loop"))
+	VZEROUPPER()
+	RET()
+}
+
+// fmaChains is the FMAs of an iteration of fmaPeak.
+const fmaChains = 12
 
 func kernel(t tile) {
 	w := t.w

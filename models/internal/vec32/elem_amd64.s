@@ -706,3 +706,103 @@ pnarrowstore:
 pdone:
 	VZEROUPPER
 	RET
+
+// func adamWAVX2(value *float32, grad *float32, m *float32, v *float32, n int, c *[8]float32)
+// Requires: AVX
+TEXT ·adamWAVX2(SB), NOSPLIT, $0-48
+	MOVQ         value+0(FP), DI
+	MOVQ         grad+8(FP), SI
+	MOVQ         m+16(FP), DX
+	MOVQ         v+24(FP), BX
+	MOVQ         n+32(FP), CX
+	MOVQ         c+40(FP), R8
+	VBROADCASTSS (R8), Y8
+	VBROADCASTSS 4(R8), Y9
+	VBROADCASTSS 8(R8), Y10
+	VBROADCASTSS 12(R8), Y11
+	VBROADCASTSS 16(R8), Y12
+	VBROADCASTSS 20(R8), Y13
+	VBROADCASTSS 24(R8), Y14
+	VBROADCASTSS 28(R8), Y15
+	SHRQ         $0x03, CX
+	JZ           adone
+
+aloop:
+	VMOVUPS (SI), Y0
+	VMULPS  (DX), Y8, Y1
+	VMULPS  Y0, Y9, Y2
+	VADDPS  Y2, Y1, Y1
+	VMOVUPS Y1, (DX)
+	VMULPS  (BX), Y10, Y3
+	VMULPS  Y0, Y11, Y4
+	VMULPS  Y0, Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS Y3, (BX)
+	VSQRTPS Y3, Y5
+	VMULPS  Y12, Y5, Y5
+	VADDPS  Y13, Y5, Y5
+	VMULPS  Y15, Y1, Y6
+	VDIVPS  Y5, Y6, Y6
+	VMULPS  (DI), Y14, Y7
+	VSUBPS  Y6, Y7, Y7
+	VMOVUPS Y7, (DI)
+	ADDQ    $0x00000020, SI
+	ADDQ    $0x00000020, DX
+	ADDQ    $0x00000020, BX
+	ADDQ    $0x00000020, DI
+	DECQ    CX
+	JNZ     aloop
+
+adone:
+	VZEROUPPER
+	RET
+
+// func adamWAVX512(value *float32, grad *float32, m *float32, v *float32, n int, c *[8]float32)
+// Requires: AVX, AVX512F
+TEXT ·adamWAVX512(SB), NOSPLIT, $0-48
+	MOVQ         value+0(FP), DI
+	MOVQ         grad+8(FP), SI
+	MOVQ         m+16(FP), DX
+	MOVQ         v+24(FP), BX
+	MOVQ         n+32(FP), CX
+	MOVQ         c+40(FP), R8
+	VBROADCASTSS (R8), Z8
+	VBROADCASTSS 4(R8), Z9
+	VBROADCASTSS 8(R8), Z10
+	VBROADCASTSS 12(R8), Z11
+	VBROADCASTSS 16(R8), Z12
+	VBROADCASTSS 20(R8), Z13
+	VBROADCASTSS 24(R8), Z14
+	VBROADCASTSS 28(R8), Z15
+	SHRQ         $0x04, CX
+	JZ           adone
+
+aloop:
+	VMOVUPS (SI), Z0
+	VMULPS  (DX), Z8, Z1
+	VMULPS  Z0, Z9, Z2
+	VADDPS  Z2, Z1, Z1
+	VMOVUPS Z1, (DX)
+	VMULPS  (BX), Z10, Z3
+	VMULPS  Z0, Z11, Z4
+	VMULPS  Z0, Z4, Z4
+	VADDPS  Z4, Z3, Z3
+	VMOVUPS Z3, (BX)
+	VSQRTPS Z3, Z5
+	VMULPS  Z12, Z5, Z5
+	VADDPS  Z13, Z5, Z5
+	VMULPS  Z15, Z1, Z6
+	VDIVPS  Z5, Z6, Z6
+	VMULPS  (DI), Z14, Z7
+	VSUBPS  Z6, Z7, Z7
+	VMOVUPS Z7, (DI)
+	ADDQ    $0x00000040, SI
+	ADDQ    $0x00000040, DX
+	ADDQ    $0x00000040, BX
+	ADDQ    $0x00000040, DI
+	DECQ    CX
+	JNZ     aloop
+
+adone:
+	VZEROUPPER
+	RET

@@ -33,7 +33,7 @@ func geluBackwardAVX512(dx, dy, x *float32, n int)
 func expShiftAVX512(x *float32, n int, shift float32, sums *[8]float32)
 
 //go:noescape
-func adamWAVX(value, grad, m, v *float32, n int, c *AdamWCoef)
+func adamWAVX2(value, grad, m, v *float32, n int, c *AdamWCoef)
 
 //go:noescape
 func scaleAVX512(x *float32, n int, s float32)
@@ -106,7 +106,7 @@ var (
 )
 
 var avx2Kernels = &Kernels{name: PathAVX2, mr: 6, nr: 16, gemm: sgemmKernel6x16, lanes: 8, fmaPeak: fmaPeakAVX2,
-	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShift8, adamW: adamWAVX2,
+	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShift8, adamW: adamW8,
 	dropout: dropoutKernel(8, dropoutMaskAVX2), addRows: addRowsKernel(8, addRowsAVX2),
 	scale: scaleKernel(8, scaleAVX2), mulTo: mulToKernel(8, mulToAVX2), mulAdd: mulAddKernel(8, mulAddAVX2),
 	max: maxKernel(8, maxAVX2), sumSquares: sumSquaresKernel(sumSquaresAVX2),
@@ -144,7 +144,7 @@ var avx512Kernels = &Kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel
 		if n > 0 {
 			adamWAVX512(&value[0], &grad[0], &m[0], &v[0], n, c)
 		}
-		return n + adamWAVX2(value[n:], grad[n:], m[n:], v[n:], c)
+		return n + adamW8(value[n:], grad[n:], m[n:], v[n:], c)
 	},
 	dropout: dropoutKernel(16, dropoutMaskAVX512), addRows: addRowsKernel(16, addRowsAVX512),
 	scale: scaleKernel(16, scaleAVX512), mulTo: mulToKernel(16, mulToAVX512), mulAdd: mulAddKernel(16, mulAddAVX512),
@@ -282,10 +282,10 @@ func expShift8(x []float32, shift float32, sums *[8]float32) int {
 	return n
 }
 
-func adamWAVX2(value, grad, m, v []float32, c *AdamWCoef) int {
+func adamW8(value, grad, m, v []float32, c *AdamWCoef) int {
 	n := len(value) &^ 7
 	if n > 0 {
-		adamWAVX(&value[0], &grad[0], &m[0], &v[0], n, c)
+		adamWAVX2(&value[0], &grad[0], &m[0], &v[0], n, c)
 	}
 	return n
 }

@@ -1,6 +1,6 @@
 // Command elem writes elem_amd64.s: the element-wise kernels (scaling,
 // products, dropout-and-residual, the maximum, sums of squares, LayerNorm's
-// rows and column sums) for AVX2 and AVX-512 from one source (package
+// rows and column sums, AdamW's update) for AVX2 and AVX-512 from one source (package
 // asm). Each is the scalar Go loop's operations in its order, a register
 // of lanes at a time, each operation rounded apart (no FMA): the bits of
 // the scalar loops on either width.
@@ -15,7 +15,7 @@ import (
 )
 
 func main() {
-	for _, k := range []func(asm.Width){scale, mulTo, mulAdd, maxOf, sumSquares, normRow, normBackRow, addRows, addRowProducts} {
+	for _, k := range []func(asm.Width){scale, mulTo, mulAdd, maxOf, sumSquares, normRow, normBackRow, addRows, addRowProducts, adamW} {
 		for _, w := range asm.Widths {
 			k(w)
 		}
@@ -360,5 +360,45 @@ func addRowProducts(w asm.Width) {
 			}
 		},
 	}.emit(w)
+	end()
+}
+
+// adamW is one AdamW update (AdamW in adamw.go), each operation rounded as
+// Go rounds the scalar loop: products and sums apart, no FMA; VSQRTPS is
+// the float32 rounding of the float64 square root. The coefficients are
+// AdamWCoef's eight float32 fields, in order.
+func adamW(w asm.Width) {
+	TEXT("adamW"+w.Suffix, NOSPLIT, "func(value, grad, m, v *float32, n int, c *[8]float32)")
+	value, grad, mom, vel, n, c, v := RDI, RSI, RDX, RBX, RCX, R8, w.V
+	Load(Param("value"), value)
+	Load(Param("grad"), grad)
+	Load(Param("m"), mom)
+	Load(Param("v"), vel)
+	Load(Param("n"), n)
+	Load(Param("c"), c)
+	// B1, 1−B1, B2, 1−B2, InvBC2, Eps, Decay, StepSize in v(8)–v(15).
+	for i := 0; i < 8; i++ {
+		VBROADCASTSS(m(c, 4*i), v(8+i))
+	}
+	loop(w, "a", n, []GPPhysical{grad, mom, vel, value}, func() {
+		VMOVUPS(m(grad, 0), v(0))
+		VMULPS(m(mom, 0), v(8), v(1))
+		VMULPS(v(0), v(9), v(2))
+		VADDPS(v(2), v(1), v(1))
+		VMOVUPS(v(1), m(mom, 0))
+		VMULPS(m(vel, 0), v(10), v(3))
+		VMULPS(v(0), v(11), v(4))
+		VMULPS(v(0), v(4), v(4))
+		VADDPS(v(4), v(3), v(3))
+		VMOVUPS(v(3), m(vel, 0))
+		VSQRTPS(v(3), v(5))
+		VMULPS(v(12), v(5), v(5))
+		VADDPS(v(13), v(5), v(5))
+		VMULPS(v(15), v(1), v(6))
+		VDIVPS(v(5), v(6), v(6))
+		VMULPS(m(value, 0), v(14), v(7))
+		VSUBPS(v(6), v(7), v(7))
+		VMOVUPS(v(7), m(value, 0))
+	})
 	end()
 }

@@ -419,3 +419,81 @@ loop:
 	JNZ         loop
 	VZEROUPPER
 	RET
+
+// func packBTransAVX(panel *float32, b *float32, ldb int, kb int, nr int)
+// Requires: AVX
+TEXT ·packBTransAVX(SB), NOSPLIT, $0-40
+	MOVQ  panel+0(FP), DI
+	MOVQ  b+8(FP), SI
+	MOVQ  ldb+16(FP), R8
+	SHLQ  $0x02, R8
+	MOVQ  kb+24(FP), R9
+	SHRQ  $0x03, R9
+	MOVQ  nr+32(FP), R10
+	SHLQ  $0x02, R10
+	LEAQ  (R8)(R8*2), R11
+	LEAQ  (R10)(R10*2), R12
+	TESTQ R9, R9
+	JZ    pdone
+
+lblock:
+	MOVQ SI, AX
+	MOVQ DI, DX
+	MOVQ nr+32(FP), CX
+	SHRQ $0x03, CX
+
+jblock:
+	LEAQ       (AX)(R8*4), BX
+	VMOVUPS    (AX), Y0
+	VMOVUPS    (AX)(R8*1), Y1
+	VMOVUPS    (AX)(R8*2), Y2
+	VMOVUPS    (AX)(R11*1), Y3
+	VMOVUPS    (BX), Y4
+	VMOVUPS    (BX)(R8*1), Y5
+	VMOVUPS    (BX)(R8*2), Y6
+	VMOVUPS    (BX)(R11*1), Y7
+	VUNPCKLPS  Y1, Y0, Y8
+	VUNPCKHPS  Y1, Y0, Y9
+	VUNPCKLPS  Y3, Y2, Y10
+	VUNPCKHPS  Y3, Y2, Y11
+	VUNPCKLPS  Y5, Y4, Y12
+	VUNPCKHPS  Y5, Y4, Y13
+	VUNPCKLPS  Y7, Y6, Y14
+	VUNPCKHPS  Y7, Y6, Y15
+	VSHUFPS    $0x44, Y10, Y8, Y0
+	VSHUFPS    $0xee, Y10, Y8, Y1
+	VSHUFPS    $0x44, Y11, Y9, Y2
+	VSHUFPS    $0xee, Y11, Y9, Y3
+	VSHUFPS    $0x44, Y14, Y12, Y4
+	VSHUFPS    $0xee, Y14, Y12, Y5
+	VSHUFPS    $0x44, Y15, Y13, Y6
+	VSHUFPS    $0xee, Y15, Y13, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	LEAQ       (DX)(R10*4), BX
+	VMOVUPS    Y8, (DX)
+	VMOVUPS    Y9, (DX)(R10*1)
+	VMOVUPS    Y10, (DX)(R10*2)
+	VMOVUPS    Y11, (DX)(R12*1)
+	VMOVUPS    Y12, (BX)
+	VMOVUPS    Y13, (BX)(R10*1)
+	VMOVUPS    Y14, (BX)(R10*2)
+	VMOVUPS    Y15, (BX)(R12*1)
+	LEAQ       (AX)(R8*8), AX
+	ADDQ       $0x00000020, DX
+	DECQ       CX
+	JNZ        jblock
+	ADDQ       $0x00000020, SI
+	LEAQ       (DI)(R10*8), DI
+	DECQ       R9
+	JNZ        lblock
+
+pdone:
+	VZEROUPPER
+	RET

@@ -34,6 +34,7 @@ func main() {
 	for _, w := range asm.Widths {
 		fmaPeak(w)
 	}
+	packBTrans()
 	Generate()
 }
 
@@ -148,6 +149,75 @@ func store(t tile, acc func(i, j int) VecPhysical, addend func(j int) Op) {
 			ADDQ(ldc, c)
 		}
 	}
+	VZEROUPPER()
+	RET()
+}
+
+// packBTrans packs a transposed B's full panel for the kernels:
+// panel[l·nr + j] = b[j·ldb + l] for j < nr and l < kb (multiples of 8), by
+// 8×8 blocks transposed in YMM registers (the scalar loop gathers one
+// float per load). The transpose is 8 floats wide at either width.
+func packBTrans() {
+	TEXT("packBTransAVX", NOSPLIT, "func(panel, b *float32, ldb, kb, nr int)")
+	panel, b, ldb, kb, row := RDI, RSI, R8, R9, R10
+	Load(Param("panel"), panel)
+	Load(Param("b"), b)
+	Load(Param("ldb"), ldb)
+	SHLQ(U8(2), ldb) // bytes
+	Load(Param("kb"), kb)
+	SHRQ(U8(3), kb) // blocks of l
+	Load(Param("nr"), row)
+	SHLQ(U8(2), row) // a packed row in bytes
+	LEAQ(Mem{Base: ldb, Index: ldb, Scale: 2}, R11)
+	LEAQ(Mem{Base: row, Index: row, Scale: 2}, R12)
+	// The four rows from base: base + {0, 1, 2, 3}·stride (3·stride in s3).
+	four := func(base, stride, s3 GPPhysical) []Mem {
+		return []Mem{{Base: base}, {Base: base, Index: stride, Scale: 1}, {Base: base, Index: stride, Scale: 2}, {Base: base, Index: s3, Scale: 1}}
+	}
+	y := func(i int) VecPhysical { return asm.AVX2.V(i) }
+	TESTQ(kb, kb)
+	JZ(LabelRef("pdone"))
+	Label("lblock")
+	MOVQ(b, RAX)     // b at (j0 = 0, l)
+	MOVQ(panel, RDX) // panel at (l, j0 = 0)
+	Load(Param("nr"), RCX)
+	SHRQ(U8(3), RCX) // blocks of j
+	Label("jblock")
+	LEAQ(Mem{Base: RAX, Index: ldb, Scale: 4}, RBX) // row j0+4
+	rows := append(four(RAX, ldb, R11), four(RBX, ldb, R11)...)
+	for i, r := range rows {
+		VMOVUPS(r, y(i))
+	}
+	for i := 0; i < 4; i++ {
+		VUNPCKLPS(y(2*i+1), y(2*i), y(8+2*i))
+		VUNPCKHPS(y(2*i+1), y(2*i), y(9+2*i))
+	}
+	for i := 0; i < 2; i++ {
+		lo, hi := 8+4*i, 10+4*i
+		VSHUFPS(U8(0x44), y(hi), y(lo), y(4*i))
+		VSHUFPS(U8(0xEE), y(hi), y(lo), y(4*i+1))
+		VSHUFPS(U8(0x44), y(hi+1), y(lo+1), y(4*i+2))
+		VSHUFPS(U8(0xEE), y(hi+1), y(lo+1), y(4*i+3))
+	}
+	for i := 0; i < 4; i++ {
+		VPERM2F128(U8(0x20), y(4+i), y(i), y(8+i))
+	}
+	for i := 0; i < 4; i++ {
+		VPERM2F128(U8(0x31), y(4+i), y(i), y(12+i))
+	}
+	LEAQ(Mem{Base: RDX, Index: row, Scale: 4}, RBX) // packed row l+4
+	for i, r := range append(four(RDX, row, R12), four(RBX, row, R12)...) {
+		VMOVUPS(y(8+i), r)
+	}
+	LEAQ(Mem{Base: RAX, Index: ldb, Scale: 8}, RAX) // next 8 rows of b
+	ADDQ(U32(32), RDX)                              // next 8 columns of the panel
+	DECQ(RCX)
+	JNZ(LabelRef("jblock"))
+	ADDQ(U32(32), b)                                    // l += 8
+	LEAQ(Mem{Base: panel, Index: row, Scale: 8}, panel) // 8 packed rows on
+	DECQ(kb)
+	JNZ(LabelRef("lblock"))
+	Label("pdone")
 	VZEROUPPER()
 	RET()
 }

@@ -8,3 +8,4 @@ package vec32
 //go:generate go run -C asm ./gelu -out ../gelu_amd64.s
 //go:generate go run -C asm ./elem -out ../elem_amd64.s
 //go:generate go run -C asm ./gemm -out ../kernel_amd64.s
+//go:generate go run -C asm ./dropout -out ../dropout_amd64.s

@@ -346,6 +346,324 @@ fresh:
 	VZEROUPPER
 	RET
 
+// func bf16Kernel12x32(kp int, a *uint32, rs int, ks int, b *uint32, c *float32, ldc int)
+// Requires: AVX, AVX512F
+TEXT ·bf16Kernel12x32(SB), NOSPLIT, $0-56
+	MOVQ   kp+0(FP), CX
+	MOVQ   a+8(FP), SI
+	MOVQ   rs+16(FP), R9
+	MOVQ   ks+24(FP), R12
+	MOVQ   b+32(FP), DI
+	MOVQ   c+40(FP), DX
+	MOVQ   ldc+48(FP), R8
+	SHLQ   $0x02, R8
+	LEAQ   (R9)(R9*2), R10
+	LEAQ   (SI)(R9*4), R11
+	LEAQ   (R11)(R9*4), R13
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	TESTQ  CX, CX
+	JZ     store
+
+loop:
+	VMOVUPS      (DI), Z24
+	VMOVUPS      64(DI), Z25
+	VBROADCASTSS (SI), Z26
+
+	// vdpbf16ps %zmm26,%zmm24,%zmm0
+	BYTE $0x62
+	BYTE $0x92
+	BYTE $0x3e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xc2
+
+	// vdpbf16ps %zmm26,%zmm25,%zmm1
+	BYTE         $0x62
+	BYTE         $0x92
+	BYTE         $0x36
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xca
+	VBROADCASTSS (SI)(R9*1), Z27
+
+	// vdpbf16ps %zmm27,%zmm24,%zmm2
+	BYTE $0x62
+	BYTE $0x92
+	BYTE $0x3e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xd3
+
+	// vdpbf16ps %zmm27,%zmm25,%zmm3
+	BYTE         $0x62
+	BYTE         $0x92
+	BYTE         $0x36
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xdb
+	VBROADCASTSS (SI)(R9*2), Z28
+
+	// vdpbf16ps %zmm28,%zmm24,%zmm4
+	BYTE $0x62
+	BYTE $0x92
+	BYTE $0x3e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xe4
+
+	// vdpbf16ps %zmm28,%zmm25,%zmm5
+	BYTE         $0x62
+	BYTE         $0x92
+	BYTE         $0x36
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xec
+	VBROADCASTSS (SI)(R10*1), Z29
+
+	// vdpbf16ps %zmm29,%zmm24,%zmm6
+	BYTE $0x62
+	BYTE $0x92
+	BYTE $0x3e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xf5
+
+	// vdpbf16ps %zmm29,%zmm25,%zmm7
+	BYTE         $0x62
+	BYTE         $0x92
+	BYTE         $0x36
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xfd
+	VBROADCASTSS (R11), Z30
+
+	// vdpbf16ps %zmm30,%zmm24,%zmm8
+	BYTE $0x62
+	BYTE $0x12
+	BYTE $0x3e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xc6
+
+	// vdpbf16ps %zmm30,%zmm25,%zmm9
+	BYTE         $0x62
+	BYTE         $0x12
+	BYTE         $0x36
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xce
+	VBROADCASTSS (R11)(R9*1), Z31
+
+	// vdpbf16ps %zmm31,%zmm24,%zmm10
+	BYTE $0x62
+	BYTE $0x12
+	BYTE $0x3e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xd7
+
+	// vdpbf16ps %zmm31,%zmm25,%zmm11
+	BYTE         $0x62
+	BYTE         $0x12
+	BYTE         $0x36
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xdf
+	VBROADCASTSS (R11)(R9*2), Z26
+
+	// vdpbf16ps %zmm26,%zmm24,%zmm12
+	BYTE $0x62
+	BYTE $0x12
+	BYTE $0x3e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xe2
+
+	// vdpbf16ps %zmm26,%zmm25,%zmm13
+	BYTE         $0x62
+	BYTE         $0x12
+	BYTE         $0x36
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xea
+	VBROADCASTSS (R11)(R10*1), Z27
+
+	// vdpbf16ps %zmm27,%zmm24,%zmm14
+	BYTE $0x62
+	BYTE $0x12
+	BYTE $0x3e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xf3
+
+	// vdpbf16ps %zmm27,%zmm25,%zmm15
+	BYTE         $0x62
+	BYTE         $0x12
+	BYTE         $0x36
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xfb
+	VBROADCASTSS (R13), Z28
+
+	// vdpbf16ps %zmm28,%zmm24,%zmm16
+	BYTE $0x62
+	BYTE $0x82
+	BYTE $0x3e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xc4
+
+	// vdpbf16ps %zmm28,%zmm25,%zmm17
+	BYTE         $0x62
+	BYTE         $0x82
+	BYTE         $0x36
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xcc
+	VBROADCASTSS (R13)(R9*1), Z29
+
+	// vdpbf16ps %zmm29,%zmm24,%zmm18
+	BYTE $0x62
+	BYTE $0x82
+	BYTE $0x3e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xd5
+
+	// vdpbf16ps %zmm29,%zmm25,%zmm19
+	BYTE         $0x62
+	BYTE         $0x82
+	BYTE         $0x36
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xdd
+	VBROADCASTSS (R13)(R9*2), Z30
+
+	// vdpbf16ps %zmm30,%zmm24,%zmm20
+	BYTE $0x62
+	BYTE $0x82
+	BYTE $0x3e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xe6
+
+	// vdpbf16ps %zmm30,%zmm25,%zmm21
+	BYTE         $0x62
+	BYTE         $0x82
+	BYTE         $0x36
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xee
+	VBROADCASTSS (R13)(R10*1), Z31
+
+	// vdpbf16ps %zmm31,%zmm24,%zmm22
+	BYTE $0x62
+	BYTE $0x82
+	BYTE $0x3e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xf7
+
+	// vdpbf16ps %zmm31,%zmm25,%zmm23
+	BYTE $0x62
+	BYTE $0x82
+	BYTE $0x36
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xff
+	ADDQ R12, SI
+	ADDQ R12, R11
+	ADDQ R12, R13
+	ADDQ $0x00000080, DI
+	DECQ CX
+	JNZ  loop
+
+store:
+	VADDPS  (DX), Z0, Z0
+	VMOVUPS Z0, (DX)
+	VADDPS  64(DX), Z1, Z1
+	VMOVUPS Z1, 64(DX)
+	ADDQ    R8, DX
+	VADDPS  (DX), Z2, Z2
+	VMOVUPS Z2, (DX)
+	VADDPS  64(DX), Z3, Z3
+	VMOVUPS Z3, 64(DX)
+	ADDQ    R8, DX
+	VADDPS  (DX), Z4, Z4
+	VMOVUPS Z4, (DX)
+	VADDPS  64(DX), Z5, Z5
+	VMOVUPS Z5, 64(DX)
+	ADDQ    R8, DX
+	VADDPS  (DX), Z6, Z6
+	VMOVUPS Z6, (DX)
+	VADDPS  64(DX), Z7, Z7
+	VMOVUPS Z7, 64(DX)
+	ADDQ    R8, DX
+	VADDPS  (DX), Z8, Z8
+	VMOVUPS Z8, (DX)
+	VADDPS  64(DX), Z9, Z9
+	VMOVUPS Z9, 64(DX)
+	ADDQ    R8, DX
+	VADDPS  (DX), Z10, Z10
+	VMOVUPS Z10, (DX)
+	VADDPS  64(DX), Z11, Z11
+	VMOVUPS Z11, 64(DX)
+	ADDQ    R8, DX
+	VADDPS  (DX), Z12, Z12
+	VMOVUPS Z12, (DX)
+	VADDPS  64(DX), Z13, Z13
+	VMOVUPS Z13, 64(DX)
+	ADDQ    R8, DX
+	VADDPS  (DX), Z14, Z14
+	VMOVUPS Z14, (DX)
+	VADDPS  64(DX), Z15, Z15
+	VMOVUPS Z15, 64(DX)
+	ADDQ    R8, DX
+	VADDPS  (DX), Z16, Z16
+	VMOVUPS Z16, (DX)
+	VADDPS  64(DX), Z17, Z17
+	VMOVUPS Z17, 64(DX)
+	ADDQ    R8, DX
+	VADDPS  (DX), Z18, Z18
+	VMOVUPS Z18, (DX)
+	VADDPS  64(DX), Z19, Z19
+	VMOVUPS Z19, 64(DX)
+	ADDQ    R8, DX
+	VADDPS  (DX), Z20, Z20
+	VMOVUPS Z20, (DX)
+	VADDPS  64(DX), Z21, Z21
+	VMOVUPS Z21, 64(DX)
+	ADDQ    R8, DX
+	VADDPS  (DX), Z22, Z22
+	VMOVUPS Z22, (DX)
+	VADDPS  64(DX), Z23, Z23
+	VMOVUPS Z23, 64(DX)
+	VZEROUPPER
+	RET
+
 // func fmaPeakAVX2(n int)
 // Requires: AVX, FMA3
 TEXT ·fmaPeakAVX2(SB), NOSPLIT, $0-8

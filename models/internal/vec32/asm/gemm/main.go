@@ -16,19 +16,25 @@ import (
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 
+	"github.com/mmcloughlin/avo/ir"
+
 	"github.com/beluga-nlp/beluga/models/internal/vec32/asm"
 )
 
 // tile is a micro-kernel's shape at a width: mr rows of A, addressed from
-// a base pointer per group of rows (rows base + j·rs, j < group).
+// a base pointer per group of rows (rows base + j·rs, j < group). With
+// bf16 it is the bf16 product's kernel: A and B hold pairs of bf16, each
+// step a VDPBF16PS (a pair's two products added to a float32 lane) instead
+// of an FMA, B a packed panel, C always read.
 type tile struct {
 	w     asm.Width
 	mr    int
 	group int
+	bf16  bool
 }
 
 func main() {
-	for _, t := range []tile{{asm.AVX2, 6, 3}, {asm.AVX512, 12, 4}} {
+	for _, t := range []tile{{asm.AVX2, 6, 3, false}, {asm.AVX512, 12, 4, false}, {asm.AVX512, 12, 4, true}} {
 		kernel(t)
 	}
 	for _, w := range asm.Widths {
@@ -65,18 +71,28 @@ const fmaChains = 12
 func kernel(t tile) {
 	w := t.w
 	nr := 2 * w.Lanes
-	TEXT(fmt.Sprintf("sgemmKernel%dx%d", t.mr, nr), NOSPLIT,
-		"func(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)")
-	Doc(fmt.Sprintf("C[%d×%d] += A·B for A's element (i, l) at a + i·rs + l·ks bytes and B's", t.mr, nr),
-		"row l at b + l·bs bytes; C's rows are ldc floats apart. With fresh set",
-		"C is not read: each element is set to its sum plus +0.")
 	k, a, rs, ks, b, bs, c, ldc := RCX, RSI, R9, R12, RDI, RBX, RDX, R8
-	Load(Param("k"), k)
+	if t.bf16 {
+		TEXT(fmt.Sprintf("bf16Kernel%dx%d", t.mr, nr), NOSPLIT,
+			"func(kp int, a *uint32, rs, ks int, b *uint32, c *float32, ldc int)")
+		Doc(fmt.Sprintf("C[%d×%d] += A·B for kp pairs of k: A's pair l of row i at a + i·rs + l·ks", t.mr, nr),
+			"bytes, a packed panel of B's pairs; C's rows are ldc floats apart.")
+		Load(Param("kp"), k)
+	} else {
+		TEXT(fmt.Sprintf("sgemmKernel%dx%d", t.mr, nr), NOSPLIT,
+			"func(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)")
+		Doc(fmt.Sprintf("C[%d×%d] += A·B for A's element (i, l) at a + i·rs + l·ks bytes and B's", t.mr, nr),
+			"row l at b + l·bs bytes; C's rows are ldc floats apart. With fresh set",
+			"C is not read: each element is set to its sum plus +0.")
+		Load(Param("k"), k)
+	}
 	Load(Param("a"), a)
 	Load(Param("rs"), rs)
 	Load(Param("ks"), ks)
 	Load(Param("b"), b)
-	Load(Param("bs"), bs)
+	if !t.bf16 {
+		Load(Param("bs"), bs)
+	}
 	Load(Param("c"), c)
 	Load(Param("ldc"), ldc)
 	SHLQ(U8(2), ldc)
@@ -115,17 +131,30 @@ func kernel(t tile) {
 	VMOVUPS(Mem{Base: b, Disp: w.Bytes()}, bReg(1))
 	for i := 0; i < t.mr; i++ {
 		VBROADCASTSS(row(i), bcast(i))
-		VFMADD231PS(bReg(0), bcast(i), acc(i, 0))
-		VFMADD231PS(bReg(1), bcast(i), acc(i, 1))
+		for j := 0; j < 2; j++ {
+			if t.bf16 {
+				vdpbf16ps(acc(i, j), bReg(j), bcast(i))
+			} else {
+				VFMADD231PS(bReg(j), bcast(i), acc(i, j))
+			}
+		}
 	}
 	for _, p := range bases {
 		ADDQ(ks, p)
 	}
-	ADDQ(bs, b)
+	if t.bf16 {
+		ADDQ(U32(nr*4), b) // a packed pair-row of B
+	} else {
+		ADDQ(bs, b)
+	}
 	DECQ(k)
 	JNZ(LabelRef("loop"))
 
 	Label("store")
+	if t.bf16 {
+		store(t, acc, func(j int) Op { return Mem{Base: c, Disp: j * w.Bytes()} })
+		return
+	}
 	MOVBQZX(NewParamAddr("fresh", 64), RAX)
 	TESTQ(RAX, RAX)
 	JNZ(LabelRef("fresh"))
@@ -220,4 +249,26 @@ func packBTrans() {
 	Label("pdone")
 	VZEROUPPER()
 	RET()
+}
+
+// vdpbf16ps writes VDPBF16PS dst, src1, src2 (Intel order: dst += the
+// pairs' products of src1 and src2, per float32 lane) as bytes: Go's
+// assembler knows no AVX512_BF16 instruction. The encoding is
+// EVEX.512.F3.0F38.W0 52 /r, register form.
+func vdpbf16ps(dst, src1, src2 VecPhysical) {
+	Comment(fmt.Sprintf("vdpbf16ps %%zmm%d,%%zmm%d,%%zmm%d", src2.PhysicalIndex(), src1.PhysicalIndex(), dst.PhysicalIndex()))
+	evex(0x52, int(dst.PhysicalIndex()), int(src1.PhysicalIndex()), int(src2.PhysicalIndex()))
+}
+
+// evex emits a 512-bit EVEX instruction of map 0F38, prefix F3, W0, opcode
+// op, with register operands reg (ModRM.reg), vvvv and rm (ModRM.rm).
+func evex(op byte, reg, vvvv, rm int) {
+	inv := func(v, bit int) byte { return byte(^(v >> bit) & 1) }
+	p0 := inv(reg, 3)<<7 | inv(rm, 4)<<6 | inv(rm, 3)<<5 | inv(reg, 4)<<4 | 0b10 // map 0F38
+	p1 := byte(^vvvv&15)<<3 | 1<<2 | 0b10                                        // W0, prefix F3
+	p2 := byte(0b10)<<5 | inv(vvvv, 4)<<3                                        // 512 bits, no mask
+	modrm := byte(0b11)<<6 | byte(reg&7)<<3 | byte(rm&7)
+	for _, b := range []byte{0x62, p0, p1, p2, op, modrm} {
+		Instruction(&ir.Instruction{Opcode: "BYTE", Operands: []Op{U8(b)}})
+	}
 }

@@ -1,6 +1,8 @@
-// Command gemm writes kernel_amd64.s: the float32 micro-kernels of vec32's
-// matrix product, C[mr×2·lanes] += A·B, for AVX2 (6×16) and AVX-512
-// (12×32) from one source (package asm).
+// Command gemm writes kernel_amd64.s: the micro-kernels of vec32's matrix
+// product, C[mr×2·lanes] += A·B, for AVX2 (6×16) and AVX-512 (12×32) from
+// one source (package asm) — and the bf16 product's 12×32 kernel from the
+// same tile with VDPBF16PS for the FMA — beside the FMA peak loop at each
+// width (the floor tool's) and the packing of a transposed B.
 //
 // The tile is two registers of B wide and as many rows of A as the
 // registers allow: 2·mr accumulators, two registers for B's row and the

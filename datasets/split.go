@@ -83,38 +83,71 @@ func (s Split) sizes(n int) (dev, test int) {
 }
 
 // Indices splits the rows of labels (one class a row) into train, dev and
-// test, each in file order. It is stratified: each class is split in the
-// file's proportions, its share of a part apportioned by largest
-// remainder so that the parts have exactly the declared sizes. Each
-// class's rows, in file order, are shuffled with one permutation of
-// numpy's default_rng(seed) stream, drawn class after class in class
-// order; a shuffled class gives its first rows to test, the next to dev.
+// test, each in file order, with the declared sizes. It is stratified:
+// each class's share of test is apportioned by largest remainder, then its
+// share of dev from what test left (the quotas these splits have had
+// since they were introduced, so that a run's rows stay its rows), and
+// the rows drawn as Stratify draws them.
 func (s Split) Indices(labels []int) (train, dev, test []int, err error) {
 	n := len(labels)
 	if err := s.Validate("split", n); err != nil {
 		return nil, nil, nil, err
 	}
 	nDev, nTest := s.sizes(n)
-	classes, byClass := classRows(labels)
-	sizes := make([]int, len(classes))
-	for i, c := range classes {
-		sizes[i] = len(byClass[c])
-	}
+	sizes := strataSizes(labels)
 	testQ := apportion(nTest, sizes)
-	rest := make([]int, len(classes))
+	rest := make([]int, len(sizes))
 	for i := range sizes {
 		rest[i] = sizes[i] - testQ[i]
 	}
 	devQ := apportion(nDev, rest)
-	gen := nprand.NewGenerator(s.SeedOrDefault())
+	q := make([][]int, len(sizes))
+	for i := range q {
+		q[i] = []int{testQ[i], devQ[i]}
+	}
+	train, dev, test = draw(labels, q, s.SeedOrDefault())
+	return train, dev, test, nil
+}
+
+// Stratify splits the items of strata (one stratum an item: a value of a
+// suite's metadata column, or a class) into train, dev and test parts of
+// nDev and nTest items, each part in item order. Each stratum is split in
+// the whole's proportions with a controlled rounding (quotas): every
+// stratum's count in every part is within one item of its exact share,
+// and the parts have exactly the given sizes. The items are drawn as
+// Indices draws its rows: each stratum's items, in order, shuffled with
+// one permutation of numpy's default_rng(seed) stream, stratum after
+// stratum; a shuffled stratum gives its first items to test, the next to
+// dev. splits.AssignStratified splits each functionality of a suite so.
+func Stratify(strata []int, nDev, nTest int, seed uint32) (train, dev, test []int) {
+	sizes := strataSizes(strata)
+	return draw(strata, quotas(sizes, []int{nTest, nDev, len(strata) - nTest - nDev}), seed)
+}
+
+// strataSizes returns each stratum's size, in stratum order.
+func strataSizes(strata []int) []int {
+	classes, byClass := classRows(strata)
+	sizes := make([]int, len(classes))
+	for i, c := range classes {
+		sizes[i] = len(byClass[c])
+	}
+	return sizes
+}
+
+// draw gives each stratum's quota q[i] = {test, dev} of its items, drawn
+// with one permutation of default_rng(seed) per stratum in stratum order;
+// the rest go to train. Each part is returned in item order.
+func draw(strata []int, q [][]int, seed uint32) (train, dev, test []int) {
+	classes, byClass := classRows(strata)
+	gen := nprand.NewGenerator(seed)
 	for i, c := range classes {
 		rows := byClass[c]
 		perm := nprand.Permutation(gen, len(rows))
 		for k, p := range perm {
 			switch {
-			case k < testQ[i]:
+			case k < q[i][0]:
 				test = append(test, rows[p])
-			case k < testQ[i]+devQ[i]:
+			case k < q[i][0]+q[i][1]:
 				dev = append(dev, rows[p])
 			default:
 				train = append(train, rows[p])
@@ -124,7 +157,7 @@ func (s Split) Indices(labels []int) (train, dev, test []int, err error) {
 	slices.Sort(train)
 	slices.Sort(dev)
 	slices.Sort(test)
-	return train, dev, test, nil
+	return train, dev, test
 }
 
 // GroupIndices splits rows as Indices does, keeping the rows of each
@@ -251,6 +284,131 @@ func classRows(labels []int) ([]int, map[int][]int) {
 		}
 	})
 	return classes, byClass
+}
+
+// quotas divides strata of the given sizes among parts of the given sizes
+// (both summing to n): cell [v][p] is how many of stratum v go to part p.
+// Rows sum to the strata's sizes, columns to the parts', and every cell is
+// its exact share sizes[v]·parts[p]/n rounded down or up — a controlled
+// rounding, which always exists. The floors come first; the units left
+// go to the cells with the largest fractions first, and where that greedy
+// pass leaves a stratum or a part short, augmenting paths (a max flow over
+// the cells with a fraction) move units until every margin holds.
+func quotas(sizes, parts []int) [][]int {
+	n := 0
+	for _, s := range sizes {
+		n += s
+	}
+	V, P := len(sizes), len(parts)
+	q := make([][]int, V)
+	frac := make([][]float64, V)
+	rowLeft, colLeft := slices.Clone(sizes), slices.Clone(parts)
+	for v := range sizes {
+		q[v], frac[v] = make([]int, P), make([]float64, P)
+		for p := range parts {
+			if n == 0 {
+				continue
+			}
+			e := float64(sizes[v]) * float64(parts[p]) / float64(n)
+			q[v][p] = int(math.Floor(e + 1e-9))
+			frac[v][p] = e - float64(q[v][p])
+			rowLeft[v] -= q[v][p]
+			colLeft[p] -= q[v][p]
+		}
+	}
+	// up[v][p]: the cell got its extra unit.
+	up := make([][]bool, V)
+	for v := range up {
+		up[v] = make([]bool, P)
+	}
+	type cell struct{ v, p int }
+	var cells []cell
+	for v := range sizes {
+		for p := range parts {
+			if frac[v][p] > 1e-9 {
+				cells = append(cells, cell{v, p})
+			}
+		}
+	}
+	slices.SortStableFunc(cells, func(a, b cell) int {
+		switch fa, fb := frac[a.v][a.p], frac[b.v][b.p]; {
+		case fa > fb:
+			return -1
+		case fa < fb:
+			return 1
+		}
+		return 0
+	})
+	for _, c := range cells {
+		if rowLeft[c.v] > 0 && colLeft[c.p] > 0 {
+			up[c.v][c.p] = true
+			rowLeft[c.v]--
+			colLeft[c.p]--
+		}
+	}
+	// Augment: from a stratum with units left, alternate an unused cell
+	// (stratum → part) and a used one (part → another stratum) until a
+	// part with room is reached; flip the path's cells.
+	for v0 := range sizes {
+		for rowLeft[v0] > 0 {
+			prevV := make([]int, P) // the stratum a part was reached from
+			prevP := make([]int, V) // the part a stratum was reached from
+			for i := range prevV {
+				prevV[i] = -1
+			}
+			for i := range prevP {
+				prevP[i] = -1
+			}
+			queue := []int{v0}
+			seenV := make([]bool, V)
+			seenV[v0] = true
+			end := -1
+			for len(queue) > 0 && end < 0 {
+				v := queue[0]
+				queue = queue[1:]
+				for p := range parts {
+					if prevV[p] >= 0 || up[v][p] || frac[v][p] <= 1e-9 {
+						continue
+					}
+					prevV[p] = v
+					if colLeft[p] > 0 {
+						end = p
+						break
+					}
+					for w := range sizes {
+						if !seenV[w] && up[w][p] {
+							seenV[w] = true
+							prevP[w] = p
+							queue = append(queue, w)
+						}
+					}
+				}
+			}
+			if end < 0 {
+				break // cannot happen for consistent margins
+			}
+			colLeft[end]--
+			rowLeft[v0]--
+			for p := end; ; {
+				v := prevV[p]
+				up[v][p] = true
+				if v == v0 {
+					break
+				}
+				pp := prevP[v]
+				up[v][pp] = false
+				p = pp
+			}
+		}
+	}
+	for v := range q {
+		for p := range q[v] {
+			if up[v][p] {
+				q[v][p]++
+			}
+		}
+	}
+	return q
 }
 
 // apportion divides total among groups in proportion to their sizes by

@@ -201,6 +201,12 @@ func (s *Spec) taskRun(ctx context.Context, in *Inputs, i int, t Task) (taskBase
 		}
 		tr.Suite = x.Path
 	}
+	if t.Split != nil {
+		if t.Split.Stratify == "" {
+			return taskBase{}, fmt.Errorf("field %s.split.stratify: required (a case-metadata column, such as target_ident)", field)
+		}
+		tr.SuiteStratify = t.Split.Stratify
+	}
 	for k, e := range t.Eval {
 		x, err := in.local(fmt.Sprintf("iid_eval[%d].path", k), s.resolve(e.Path))
 		if err := addInput(fmt.Sprintf("%s.eval[%d].path", field, k), e.Path)(x, err); err != nil {

@@ -26,6 +26,9 @@ func TestDigestsAreComputedOnce(t *testing.T) {
 	reads := 0
 	defer func(h func(string) (string, int64, error)) { hashFile = h }(hashFile)
 	hashFile = func(p string) (string, int64, error) { reads++; return hashFileContent(p) }
+	// The file is older than the racy window when it is digested.
+	defer func(c func() time.Time) { digestNow = c }(digestNow)
+	digestNow = func() time.Time { return time.Now().Add(2 * racyWindow) }
 
 	cache := filepath.Join(dir, DigestsFile)
 	d := &Digests{File: cache}
@@ -56,6 +59,69 @@ func TestDigestsAreComputedOnce(t *testing.T) {
 	os.Chtimes(path, later, later)
 	if again, _, _ := (&Digests{File: cache}).Path(path); again == first || reads != 2 {
 		t.Errorf("a rewritten file kept its digest %s (%d reads)", again, reads)
+	}
+}
+
+// A file rewritten with its size and modification time restored (a
+// retrained checkpoint unpacked from a tarball with normalised
+// timestamps, labels flipped then touch -r) is digested again: its
+// status-change time moved, which nothing can restore.
+func TestDigestsSeeThroughRestoredTimes(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "model.safetensors")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("w"), 1<<12), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	os.Chtimes(path, old, old)
+	defer func(c func() time.Time) { digestNow = c }(digestNow)
+	digestNow = func() time.Time { return time.Now().Add(2 * racyWindow) }
+	cache := filepath.Join(dir, DigestsFile)
+	d := &Digests{File: cache}
+	first, _, err := d.Path(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Save(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // past the filesystem clock's tick
+	if err := os.WriteFile(path, bytes.Repeat([]byte("v"), 1<<12), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(path, old, old)
+	for name, d := range map[string]*Digests{"the same process": d, "another process": {File: cache}} {
+		if again, _, err := d.Path(path); err != nil || again == first {
+			t.Errorf("%s: a rewritten file of the same size and mtime kept its digest %.12s (%v)", name, again, err)
+		}
+	}
+}
+
+// An entry taken while its file was fresh is racy (the file may change
+// again within the timestamp's tick without its times changing): it is
+// digested again on every use until the file is older than racyWindow.
+func TestRacyDigestIsTakenAgain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "train.csv")
+	if err := os.WriteFile(path, []byte("text,label\nhi,0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reads := 0
+	defer func(h func(string) (string, int64, error)) { hashFile = h }(hashFile)
+	hashFile = func(p string) (string, int64, error) { reads++; return hashFileContent(p) }
+	defer func(c func() time.Time) { digestNow = c }(digestNow)
+	d := &Digests{}
+	for range 2 {
+		d.Path(path)
+	}
+	if reads != 2 {
+		t.Errorf("a file written just now was read %d times for two digests, want 2 (racy)", reads)
+	}
+	digestNow = func() time.Time { return time.Now().Add(2 * racyWindow) }
+	for range 2 {
+		d.Path(path)
+	}
+	if reads != 3 {
+		t.Errorf("once old enough, %d reads in all, want 3 (one more, then trusted)", reads)
 	}
 }
 

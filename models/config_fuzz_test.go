@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/beluga-nlp/beluga/internal/memlimit"
 	"github.com/beluga-nlp/beluga/models/checkpoint"
 )
 
@@ -27,9 +28,9 @@ func FuzzConfig(f *testing.F) {
 	f.Add([]byte(`{"model_type": "bert", "hidden_size": 1000000000, "num_hidden_layers": 1000000, "vocab_size": 30522, "num_attention_heads": 2, "intermediate_size": 8, "max_position_embeddings": 8}`))
 	// A fuzzer's worker shares the machine: configs are refused beyond
 	// 256 MiB, which exercises the refusal as much as the machine's limit.
-	old := memoryLimit
-	memoryLimit = func() (uint64, string) { return 256 << 20, "the fuzzer's limit" }
-	f.Cleanup(func() { memoryLimit = old })
+	old := memlimit.Limit
+	memlimit.Limit = func() (uint64, string) { return 256 << 20, "the fuzzer's limit" }
+	f.Cleanup(func() { memlimit.Limit = old })
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := checkpoint.ParseConfig(data)
 		if err != nil {

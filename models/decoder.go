@@ -319,38 +319,52 @@ func (p *scorePass) Backward(r *Run, dOut, dx []float32) {
 }
 
 // geluTanhForward is GPT-2's gelu_new, ½x(1 + tanh(√(2/π)(x + 0.044715x³))),
-// each element in float64.
+// computed as x·σ(2u) (u the tanh's argument): float32 on the vector
+// unit's exponential (vec32.Exp, a few ulp), float64 (the gradient
+// checks) on math.Exp.
 func geluTanhForward[T Float](y, x []T) {
 	vec32.ParallelFor(len(x), elementGrain, func(lo, hi int) {
+		sig := sigmoidOf(x[lo:hi])
 		for i := lo; i < hi; i++ {
-			v := float64(x[i])
-			y[i] = T(0.5 * v * (1 + math.Tanh(geluTanhC*(v+0.044715*v*v*v))))
+			v := x[i]
+			y[i] = v * sig(T(2*geluTanhC)*(v+T(0.044715)*v*v*v))
 		}
 	})
 }
 
 const geluTanhC = 0.7978845608028654 // √(2/π)
 
-// geluTanhBackward sets dx = dy·gelu_new′(x); dx may be dy.
+// geluTanhBackward sets dx = dy·gelu_new′(x); dx may be dy. With s =
+// σ(2u): gelu_new′ = s + 2x·s(1−s)·√(2/π)(1 + 3·0.044715x²).
 func geluTanhBackward[T Float](dx, dy, x []T) {
 	vec32.ParallelFor(len(x), elementGrain, func(lo, hi int) {
+		sig := sigmoidOf(x[lo:hi])
 		for i := lo; i < hi; i++ {
-			v := float64(x[i])
-			t := math.Tanh(geluTanhC * (v + 0.044715*v*v*v))
-			g := 0.5*(1+t) + 0.5*v*(1-t*t)*geluTanhC*(1+3*0.044715*v*v)
-			dx[i] = T(float64(dy[i]) * g)
+			v := x[i]
+			s := sig(T(2*geluTanhC) * (v + T(0.044715)*v*v*v))
+			dx[i] = dy[i] * (s + 2*v*s*(1-s)*T(geluTanhC)*(1+T(3*0.044715)*v*v))
 		}
 	})
+}
+
+// sigmoidOf returns σ for the element type of x: float32 on vec32.Exp,
+// float64 on math.Exp.
+func sigmoidOf[T Float](x []T) func(T) T {
+	if _, ok := any(x).([]float32); ok {
+		return func(v T) T { return 1 / (1 + T(vec32.Exp(float32(-v)))) }
+	}
+	return func(v T) T { return T(1 / (1 + math.Exp(-float64(v)))) }
 }
 
 // swigluForward is Llama's MLP gate: g = SiLU(gate)·up, SiLU(x) = x·σ(x),
 // keeping σ(gate) for the backward pass (n × f each).
 func swigluForward[T Float](g, sig, gate, up []T) {
 	vec32.ParallelFor(len(g), elementGrain, func(lo, hi int) {
+		sigma := sigmoidOf(gate[lo:hi])
 		for i := lo; i < hi; i++ {
-			s := 1 / (1 + math.Exp(-float64(gate[i])))
-			sig[i] = T(s)
-			g[i] = T(float64(gate[i])*s) * up[i]
+			s := sigma(gate[i])
+			sig[i] = s
+			g[i] = gate[i] * s * up[i]
 		}
 	})
 }
@@ -360,9 +374,9 @@ func swigluForward[T Float](g, sig, gate, up []T) {
 func swigluBackward[T Float](dgate, dup, dg, sig, gate, up []T) {
 	vec32.ParallelFor(len(dg), elementGrain, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			s, x := float64(sig[i]), float64(gate[i])
-			dup[i] = dg[i] * T(x*s)
-			dgate[i] = T(float64(dg[i]) * float64(up[i]) * s * (1 + x*(1-s)))
+			s, x := sig[i], gate[i]
+			dup[i] = dg[i] * x * s
+			dgate[i] = dg[i] * up[i] * s * (1 + x*(1-s))
 		}
 	})
 }

@@ -18,6 +18,13 @@ const BeLUGASeed = 123
 // without groups keeps BeLUGA's split exactly.
 func Assign(s *suites.Suite, seed uint32) {
 	assign(s, seed)
+	joinGroups(s)
+}
+
+// joinGroups gives every case of a Group the split of the group's first
+// case in suite order: the one rule by which suite cases stay together,
+// after BeLUGA's split (Assign) or a stratified one (AssignStratified).
+func joinGroups(s *suites.Suite) {
 	groups := map[string]suites.Split{}
 	for _, f := range s.Functionalities {
 		for _, c := range f.Cases {

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/beluga-nlp/beluga/internal/memlimit"
 	"github.com/beluga-nlp/beluga/internal/pickle"
 )
 
@@ -85,16 +86,28 @@ func ImportCheckList(path string) (*Suite, error) {
 	return s, nil
 }
 
+// unpickleBytes is what reading a CheckList pickle takes per byte of it,
+// with room: the 14.8 MB sentiment suite peaks at 127 MB.
+const unpickleBytes = 10
+
+// readPickleBytes reads the suite's pickle: the file, or the first .pkl
+// member of a .tar.gz. Its size — the file's, or what the member's header
+// declares — is checked against the memory limit before anything is read:
+// a 3 MB archive can hold a 3 GiB member of zeros.
 func readPickleBytes(path string) (data []byte, inner string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, "", fmt.Errorf("checklist suite %s: %w", path, err)
 	}
 	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, "", fmt.Errorf("checklist suite %s: %w", path, err)
+	}
 	br := bufio.NewReader(f)
 	magic, _ := br.Peek(2)
 	if len(magic) < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
-		data, err := io.ReadAll(br)
+		data, err := readSized(br, info.Size())
 		if err != nil {
 			return nil, "", fmt.Errorf("checklist suite %s: %w", path, err)
 		}
@@ -114,13 +127,26 @@ func readPickleBytes(path string) (data []byte, inner string, err error) {
 			return nil, "", fmt.Errorf("checklist suite %s: archive: %w", path, err)
 		}
 		if h.Typeflag == tar.TypeReg && strings.HasSuffix(h.Name, ".pkl") {
-			data, err := io.ReadAll(tr)
+			data, err := readSized(tr, h.Size)
 			if err != nil {
 				return nil, "", fmt.Errorf("checklist suite %s: %s: %w", path, h.Name, err)
 			}
 			return data, h.Name, nil
 		}
 	}
+}
+
+// readSized reads the size bytes of a pickle from r once the memory they
+// and their unpickling take is known to fit.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	if err := memlimit.Check(fmt.Sprintf("reading a %d-byte pickle", size), float64(size)*unpickleBytes); err != nil {
+		return nil, err
+	}
+	b := make([]byte, size)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // unpickle reads a CheckList pickle with the shared restricted VM and

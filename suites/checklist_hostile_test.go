@@ -1,10 +1,14 @@
 package suites
 
 import (
+	"archive/tar"
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/beluga-nlp/beluga/internal/hostiletest"
 )
 
 // sbu is pickle's SHORT_BINUNICODE s.
@@ -48,4 +52,29 @@ func TestHostileCheckListRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHostileCheckListArchive: a 3 MB .tar.gz whose .pkl member is 3 GiB
+// of zeros (made at test time, hostiletest.GzipZeros) is refused from the
+// member's declared size, before it is read, under ulimit -v.
+func TestHostileCheckListArchive(t *testing.T) {
+	hostiletest.Run(t, func(t *testing.T) {
+		var hdr bytes.Buffer
+		tw := tar.NewWriter(&hdr)
+		if err := tw.WriteHeader(&tar.Header{Name: "suite.pkl", Mode: 0o644, Size: 3 << 30, Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		// The header alone; the member's zeros and the end-of-archive
+		// blocks are the zeros that follow it.
+		p := filepath.Join(t.TempDir(), "suite.tar.gz")
+		if err := os.WriteFile(p, hostiletest.GzipZeros(hdr.Bytes()[:512], 3<<10+1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ImportCheckList(p)
+		want := "suite.pkl: reading a 3221225472-byte pickle would take about 30.0 GiB, more than the"
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), p) {
+			t.Fatalf("error %v, want it to name the file and say %q", err, want)
+		}
+		t.Logf("refused: %v", err)
+	})
 }

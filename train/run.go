@@ -121,6 +121,11 @@ type RunSpec struct {
 	// out take (Profiles; empty: DefaultProfile, BeLUGA's).
 	Profile string `json:"profile,omitempty" yaml:"profile,omitempty"`
 	Suite   string `json:"suite" yaml:"suite"`
+	// SuiteStratify, when set, splits the suite by BeLUGA's sizes but
+	// stratified by this case-metadata column
+	// (splits.AssignStratified), whatever split the suite file holds;
+	// empty keeps the file's split, or assigns BeLUGA's where it has none.
+	SuiteStratify string `json:"suite_stratify,omitempty" yaml:"suite_stratify,omitempty"`
 	// IIDTrain and IIDDev are a built-in task's registered i.i.d. files
 	// (BeLUGA halves the dev file into validation and i.i.d. test).
 	IIDTrain string `json:"iid_train,omitempty" yaml:"iid_train,omitempty"`
@@ -866,6 +871,22 @@ func (d *iidData) report(r *inputcheck.Report) {
 	}
 }
 
+// SplitSuite gives a suite the split a run gives it: stratified by the
+// case-metadata column stratify when set (RunSpec.SuiteStratify), else the
+// split the suite holds, else BeLUGA's.
+func SplitSuite(suite *suites.Suite, stratify string) error {
+	switch {
+	case stratify != "":
+		if len(splits.Balance(suite, stratify)) == 0 {
+			return fmt.Errorf("suite %s: split stratified by %q: no case has a value in this metadata column", suite.Name, stratify)
+		}
+		splits.AssignStratified(suite, splits.BeLUGASeed, stratify)
+	case suites.Summarise(suite).Splits[suites.SplitTest].Cases == 0:
+		splits.Assign(suite, splits.BeLUGASeed)
+	}
+	return nil
+}
+
 // openSuite opens the run's suite, assigning BeLUGA's split if it has
 // none, and finds its held-out fold (nil for a seen run).
 func (s *RunSpec) openSuite() (*suites.Suite, *splits.Fold, error) {
@@ -873,8 +894,8 @@ func (s *RunSpec) openSuite() (*suites.Suite, *splits.Fold, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if suites.Summarise(suite).Splits[suites.SplitTest].Cases == 0 {
-		splits.Assign(suite, splits.BeLUGASeed)
+	if err := SplitSuite(suite, s.SuiteStratify); err != nil {
+		return nil, nil, err
 	}
 	if s.HeldOut == nil {
 		return suite, nil, nil

@@ -77,3 +77,28 @@ func TestHeaderlessTSVByPosition(t *testing.T) {
 		t.Errorf("tokenizer stats --quoted: exit %d, %s", code, msg)
 	}
 }
+
+// suite stats --by counts a metadata column's values per part, and suite
+// split --stratify splits by it; a column no case has is refused.
+func TestSuiteStatsByAndSplitStratify(t *testing.T) {
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "mhc.jsonl")
+	code, msg := beluga(t, "suite", "import", "table", "../../suites/testdata/mhc_tiny.csv", "-o", suite,
+		"--text", "test_case", "--label", "label_gold", "--case-id", "mhc_case_id", "--labels", "non-hateful,hateful")
+	if code != 0 {
+		t.Fatalf("import: %s", msg)
+	}
+	code, msg = beluga(t, "suite", "stats", suite, "--by", "target_ident")
+	if code != 0 || !strings.Contains(msg, "target_ident  suite  train  validation  test  suite share  test share") || !strings.Contains(msg, "¶ fewer than 50 test cases") {
+		t.Errorf("stats --by: exit %d, %s", code, msg)
+	}
+	split := filepath.Join(dir, "split.jsonl")
+	code, msg = beluga(t, "suite", "split", suite, "-o", split, "--stratify", "target_ident")
+	if code != 0 || !strings.Contains(msg, "wrote "+split) {
+		t.Errorf("split --stratify: exit %d, %s", code, msg)
+	}
+	code, msg = beluga(t, "suite", "split", suite, "-o", split, "--stratify", "nope")
+	if code != 1 || !strings.Contains(msg, "--stratify nope: no case of") {
+		t.Errorf("split --stratify nope: exit %d, %s", code, msg)
+	}
+}

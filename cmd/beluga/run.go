@@ -170,6 +170,17 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	checks.Print(stderr)
 	if o.dryRun {
+		// What each held-out metadata column's scores will rest on.
+		bals, err := sw.Spec.GroupBalances(ctx, in.Data)
+		if err != nil {
+			return fmt.Errorf("experiment spec %s: %w", o.spec, err)
+		}
+		for _, b := range bals {
+			fmt.Fprintf(stdout, "\n%s, held out by %s: cases per part\n", b.Task, b.Column)
+			if err := printBalance(stdout, b.Column, b.Values); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	if err := sw.Store.RecordSweep(sw.Runs); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/internal/csvcell"
+	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
 )
@@ -113,13 +114,14 @@ case and its perturbation stay in one split. Errors name the file, line and colu
 		importCmd.AddCommand(c)
 	}
 
-	var format, group string
+	var format, group, by string
 	stats := &cobra.Command{
 		Use:   "stats SUITE",
 		Short: "Count classes, functionalities, test cases, inputs, split sizes, labels and the scripts of the texts",
 		Example: `  beluga suite stats sentiment.jsonl.gz
   beluga suite stats sentiment.jsonl.gz --format csv > sentiment-stats.csv
-  beluga suite stats mhc_arabic.jsonl --group templ_id`,
+  beluga suite stats mhc_arabic.jsonl --group templ_id
+  beluga suite stats hatecheck.jsonl --by target_ident`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := suites.Open(args[0])
@@ -139,6 +141,15 @@ case and its perturbation stay in one split. Errors name the file, line and colu
 			if err := writeStats(cmd.OutOrStdout(), st, format); err != nil {
 				return err
 			}
+			if by != "" {
+				if len(st.Splits) == 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "%s has no split: counting BeLUGA's (beluga suite split)\n", args[0])
+					splits.Assign(s, splits.BeLUGASeed)
+				}
+				if err := printBalance(cmd.OutOrStdout(), by, splits.Balance(s, by)); err != nil {
+					return err
+				}
+			}
 			if group != "" {
 				if len(st.Splits) == 0 {
 					fmt.Fprintf(cmd.ErrOrStderr(), "%s has no split: checking BeLUGA's (beluga suite split)\n", args[0])
@@ -149,6 +160,7 @@ case and its perturbation stay in one split. Errors name the file, line and colu
 		},
 	}
 	stats.Flags().StringVar(&format, "format", "table", "output format: table, csv or json")
+	stats.Flags().StringVar(&by, "by", "", "case-metadata column (target_ident) whose values to count per part, with their shares of the suite and of T_test")
 	stats.Flags().StringVar(&group, "group", "", "case-metadata column (templ_id, target_ident) whose values the train, validation and test cases should not share: report the values they do")
 	suiteCmd.AddCommand(importCmd, stats)
 }
@@ -311,4 +323,27 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown --format %q (want table, csv or json)", format)
+}
+
+// printBalance prints each value of a metadata column's cases per part of
+// the split, its share of the suite and of T_test, and its marks (see
+// splits.Balance): the counts a held-out group column rests on.
+func printBalance(w io.Writer, col string, bal []splits.GroupBalance) error {
+	if len(bal) == 0 {
+		return fmt.Errorf("--by %s: no case has a value in this metadata column", col)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\tsuite\ttrain\tvalidation\ttest\tsuite share\ttest share\t\n", col)
+	var sum splits.GroupBalance
+	for _, g := range bal {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.1f%%\t%.1f%%%s\t\n", g.Value, g.Suite, g.Train, g.Validation, g.Test, 100*g.SuiteShare, 100*g.TestShare, g.Marks())
+		sum.Suite, sum.Train, sum.Validation, sum.Test = sum.Suite+g.Suite, sum.Train+g.Train, sum.Validation+g.Validation, sum.Test+g.Test
+	}
+	fmt.Fprintf(tw, "(all)\t%d\t%d\t%d\t%d\t\t\t\n", sum.Suite, sum.Train, sum.Validation, sum.Test)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%s the test share differs from the suite share by more than %.0f points; %s fewer than %d test cases. beluga suite split --stratify %s gives each value its suite share of every part.\n",
+		splits.SkewMark, 100*splits.SkewTolerance, splits.SmallMark, splits.MinTestCases, col)
+	return err
 }

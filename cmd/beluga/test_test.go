@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/beluga-nlp/beluga/modeltest"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
@@ -120,7 +122,7 @@ func TestTestMatchesPredictAndEval(t *testing.T) {
 	if counts["pass"] == 0 || counts["fail"] == 0 || differ == 0 {
 		t.Errorf("verdicts %v, %d changed by the mapping: the fixture cannot tell a right match from a wrong one", counts, differ)
 	}
-	for _, name := range []string{"results.json", "predictions.jsonl", "labels.json", "table.txt", "report.html"} {
+	for _, name := range []string{"results.json", "predictions.jsonl", "test.json", "table.txt", "report.html"} {
 		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -173,5 +175,88 @@ func TestFailuresReadsATestFolder(t *testing.T) {
 	}
 	if !strings.Contains(got, "not negative (Negation, MFT): 2 of 2 scored cases failed") {
 		t.Errorf("failures on the test folder:\n%s", got)
+	}
+}
+
+// beluga report (Markdown and HTML) and serve read the folder beluga test
+// wrote as its test report.
+func TestReportAndServeReadATestFolder(t *testing.T) {
+	out, _ := testFolder(t)
+	code, md := beluga(t, "report", out)
+	if code != 0 {
+		t.Fatalf("report %s: exit %d: %s", out, code, md)
+	}
+	for _, want := range []string{"| not negative | Negation | MFT | 2 | 0 | 2 | 100.0% |", "## Fail rates by capability and test type",
+		"| Negation | 100.0% (1) |  |  |", "Suite score: 80.0% — mean pass rate (100 − fail rate) over 5 of 5 tests"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report --format md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "Table 3") || strings.Contains(md, "baseline") {
+		t.Errorf("the test report talks of Table 3 or baselines:\n%s", md)
+	}
+	page := filepath.Join(t.TempDir(), "page.html")
+	if code, msg := beluga(t, "report", out, "--format", "html", "-o", page); code != 0 {
+		t.Fatalf("report --format html: exit %d: %s", code, msg)
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), `id="beluga-cases-4"`) {
+		t.Errorf("the page lacks the cases (%v)", err)
+	}
+	resp, err := http.Get(serveURL(t, out) + "api/view")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var view struct {
+		Test struct {
+			Tests []struct {
+				Name  string `json:"name"`
+				Stats []struct {
+					FailRate *float64 `json:"fail_rate"`
+				} `json:"stats"`
+			} `json:"tests"`
+		} `json:"test"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&view); err != nil {
+		t.Fatal(err)
+	}
+	if ts := view.Test.Tests; len(ts) != 5 || ts[2].Name != "not negative" || ts[2].Stats[0].FailRate == nil || *ts[2].Stats[0].FailRate != 100 {
+		t.Errorf("served test report: %+v", ts)
+	}
+}
+
+// --n 2 --seed 1 scores, of every test, the cases CheckList's
+// suite.run(n=2, seed=1) runs, and the report says so.
+func TestTestSamplesAsCheckList(t *testing.T) {
+	out, msg := testFolder(t, "--n", "2", "--seed", "1")
+	if !strings.Contains(msg, "cases scored: CheckList's sampling: at most 2 cases per test, drawn as suite.run(n=2, seed=1) draws them") {
+		t.Errorf("the output does not say how cases were sampled:\n%s", msg)
+	}
+	got := caseVerdicts(t, filepath.Join(out, "cases.jsonl"))
+	s, err := suites.Open(filepath.Join("..", "..", "train", "testdata", "tiny_suite.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, f := range s.Functionalities {
+		for _, k := range modeltest.CheckListSample(len(f.Cases), 2, 1) {
+			want++
+			if _, ok := got[fmt.Sprintf("%s/%d", f.Name, f.Cases[k].ID)]; !ok {
+				t.Errorf("%s: case at position %d, drawn by CheckList, not scored", f.Name, k)
+			}
+		}
+	}
+	if len(got) != want {
+		t.Errorf("%d cases scored, CheckList's draw has %d", len(got), want)
+	}
+}
+
+// --split on a suite without splits computes BeLUGA's and says so.
+func TestTestSaysItComputesTheSplit(t *testing.T) {
+	code, msg := beluga(t, "test", "--model", filepath.Join("..", "..", "models", "testdata", "hfsaved", "classifier"),
+		"--suite", filepath.Join("..", "..", "suites", "testdata", "mhc_tiny.csv"), "--label-map", "POSITIVE=non-hateful,NEGATIVE=hateful",
+		"--split", "test", "-o", filepath.Join(t.TempDir(), "out"))
+	if code != 0 || !strings.Contains(msg, "carries no split; computing BeLUGA's split") {
+		t.Errorf("test --split test on an unsplit suite:\n%s", msg)
 	}
 }

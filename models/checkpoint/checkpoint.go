@@ -149,7 +149,7 @@ func LoadDir(dir string) (*Checkpoint, error) {
 			continue
 		}
 		ck.Source = p
-		st, err := ReadWeights(p)
+		st, err := readWeights(p, limitsFor(cfg))
 		if err != nil {
 			return nil, err
 		}
@@ -161,14 +161,18 @@ func LoadDir(dir string) (*Checkpoint, error) {
 
 // ReadWeights reads a weights file by its name: *.safetensors,
 // *.index.json (a sharded checkpoint) or anything else as torch.save's.
-func ReadWeights(path string) (*State, error) {
+func ReadWeights(path string) (*State, error) { return readWeights(path, limits{}) }
+
+// readWeights is ReadWeights within lim (the checkpoint's config's, when
+// known).
+func readWeights(path string, lim limits) (*State, error) {
 	switch {
 	case strings.HasSuffix(path, ".index.json"):
-		return ReadSharded(path)
+		return readSharded(path, lim)
 	case strings.HasSuffix(path, ".safetensors"):
-		return ReadSafetensors(path)
+		return readSafetensors(path, lim)
 	}
-	return ReadPyTorch(path)
+	return readPyTorch(path, lim)
 }
 
 // modelDir finds the directory holding config.json: dir itself, or its only

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/internal/fixture"
+	"github.com/beluga-nlp/beluga/internal/memlimit"
 	"github.com/beluga-nlp/beluga/internal/shareddata"
 )
 
@@ -113,8 +114,19 @@ func FuzzDecodeSafetensors(f *testing.F) {
 	WriteSafetensors(path, Tensors{"w": {Shape: []int{2, 2}, Data: []float32{1, 2, 3, 4}}})
 	b, _ := os.ReadFile(path)
 	f.Add(b)
+	// torch's safetensors writer's file of every dtype, and the refused
+	// shapes: a name twice, trailing bytes, overlapping offsets.
+	if b, err := os.ReadFile(filepath.Join("testdata", "torch", "all-dtypes.safetensors")); err == nil {
+		f.Add(b)
+	}
+	f.Add(safetensorsFile(`{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"w":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}}`, make([]byte, 16)))
+	f.Add(safetensorsFile(`{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`, make([]byte, 16)))
+	f.Add(safetensorsFile(`{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},"b":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}`, make([]byte, 2)))
+	old := memlimit.Limit
+	memlimit.Limit = func() (uint64, string) { return 256 << 20, "the fuzzer's limit" }
+	f.Cleanup(func() { memlimit.Limit = old })
 	f.Fuzz(func(t *testing.T, data []byte) {
-		st, err := decodeSafetensors(data)
+		st, err := decodeSafetensors(data, limits{})
 		if err != nil {
 			return
 		}

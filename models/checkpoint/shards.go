@@ -23,7 +23,9 @@ type shardIndex struct {
 // whole checkpoint. Every tensor the index names must be in its shard, and
 // no tensor in two shards; like transformers, tensors a shard holds beyond
 // the index are kept.
-func ReadSharded(index string) (*State, error) {
+func ReadSharded(index string) (*State, error) { return readSharded(index, limits{}) }
+
+func readSharded(index string, lim limits) (*State, error) {
 	b, err := os.ReadFile(index)
 	if err != nil {
 		return nil, fmt.Errorf("sharded checkpoint %s: %w", index, err)
@@ -51,7 +53,7 @@ func ReadSharded(index string) (*State, error) {
 	from := map[string]string{}
 	dir := filepath.Dir(index)
 	for _, shard := range shards {
-		st, err := ReadWeights(filepath.Join(dir, shard))
+		st, err := readWeights(filepath.Join(dir, shard), lim)
 		if err != nil {
 			return nil, fmt.Errorf("sharded checkpoint %s: %w", index, err)
 		}

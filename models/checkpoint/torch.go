@@ -92,7 +92,9 @@ func (*tensorRef) SetState(any) error { return nil }
 // ReadPyTorch reads a pytorch_model.bin (any format torch.save writes) as
 // float32 weights and integer buffers, honouring storage offsets, strides
 // and byte order.
-func ReadPyTorch(file string) (*State, error) {
+func ReadPyTorch(file string) (*State, error) { return readPyTorch(file, limits{}) }
+
+func readPyTorch(file string, lim limits) (*State, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("pytorch %s: %w", file, err)
@@ -102,7 +104,7 @@ func ReadPyTorch(file string) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pytorch %s: %w", file, err)
 	}
-	st, err := decodePyTorch(f, info.Size())
+	st, err := decodePyTorch(f, info.Size(), lim)
 	if err != nil {
 		return nil, fmt.Errorf("pytorch %s: %w", file, err)
 	}
@@ -110,26 +112,26 @@ func ReadPyTorch(file string) (*State, error) {
 }
 
 // decodePyTorch reads the size bytes of r in the format they start with.
-func decodePyTorch(r io.ReaderAt, size int64) (*State, error) {
+func decodePyTorch(r io.ReaderAt, size int64, lim limits) (*State, error) {
 	var head [512]byte
 	n, _ := r.ReadAt(head[:], 0)
 	switch {
 	case n >= 4 && string(head[:4]) == "PK\x03\x04":
-		return readTorchZip(r, size)
+		return readTorchZip(r, size, lim)
 	case n >= 262 && string(head[257:262]) == "ustar":
-		return readTorchTar(io.NewSectionReader(r, 0, size), size)
+		return readTorchTar(io.NewSectionReader(r, 0, size), size, lim)
 	case n >= 2 && head[0] == 0x80:
 		b := make([]byte, size)
 		if _, err := r.ReadAt(b, 0); err != nil && err != io.EOF {
 			return nil, err
 		}
-		return readTorchLegacy(b)
+		return readTorchLegacy(b, lim)
 	}
 	return nil, errors.New("not a file torch.save writes (neither a zip archive, a tar archive nor a pickle)")
 }
 
 // readTorchZip reads torch.save's zip format.
-func readTorchZip(r io.ReaderAt, size int64) (*State, error) {
+func readTorchZip(r io.ReaderAt, size int64, lim limits) (*State, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("zip archive: %w", err)
@@ -159,13 +161,13 @@ func readTorchZip(r io.ReaderAt, size int64) (*State, error) {
 		return nil, fmt.Errorf("data.pkl declares %d bytes, more than a state dict needs", pkl.UncompressedSize64)
 	}
 	prefix := path.Dir(pkl.Name) + "/"
-	data, err := readMember(pkl)
+	data, err := readMember(pkl, int(pkl.UncompressedSize64))
 	if err != nil {
 		return nil, err
 	}
 	order := binary.ByteOrder(binary.LittleEndian)
 	if bo := members[prefix+"byteorder"]; bo != nil && bo.UncompressedSize64 < 16 {
-		b, err := readMember(bo)
+		b, err := readMember(bo, int(bo.UncompressedSize64))
 		if err != nil {
 			return nil, err
 		}
@@ -178,6 +180,9 @@ func readTorchZip(r io.ReaderAt, size int64) (*State, error) {
 		}
 	}
 	roots := map[string]*zip.File{}
+	// rootBytes are the bytes of each root storage the state dict reads:
+	// its declared elements, never the member's declared size.
+	rootBytes := map[string]int{}
 	u := pickle.New(data, stateDictAllow)
 	u.Persistent = func(pid any) (any, error) {
 		t, ok := pid.(pickle.Tuple)
@@ -201,6 +206,7 @@ func readTorchZip(r io.ReaderAt, size int64) (*State, error) {
 			return nil, fmt.Errorf("storage %s declares %d values of %d bytes, its archive member holds %d bytes", key, numel, d.size, m.UncompressedSize64)
 		}
 		roots[key] = m
+		rootBytes[key] = max(rootBytes[key], int(numel)*d.size)
 		return &storageRef{dtype: d, root: key, numel: int(numel)}, nil
 	}
 	obj, err := u.Load()
@@ -208,10 +214,10 @@ func readTorchZip(r io.ReaderAt, size int64) (*State, error) {
 		return nil, fmt.Errorf("data.pkl: %w", err)
 	}
 	cache := map[string][]byte{}
-	return materialise(obj, order, func(s *storageRef) ([]byte, error) {
+	return materialise(obj, order, lim, func(root string) int { return rootBytes[root] }, func(s *storageRef) ([]byte, error) {
 		b, ok := cache[s.root]
 		if !ok {
-			if b, err = readMember(roots[s.root]); err != nil {
+			if b, err = readMember(roots[s.root], rootBytes[s.root]); err != nil {
 				return nil, err
 			}
 			cache[s.root] = b
@@ -220,14 +226,16 @@ func readTorchZip(r io.ReaderAt, size int64) (*State, error) {
 	})
 }
 
-// readMember reads a zip member whose declared size has been checked.
-func readMember(f *zip.File) ([]byte, error) {
+// readMember reads the first n bytes of a zip member, n checked against
+// its declared size and the limits by the caller: a member that deflates to
+// gigabytes is never inflated past what is read of it.
+func readMember(f *zip.File, n int) ([]byte, error) {
 	rc, err := f.Open()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	defer rc.Close()
-	b := make([]byte, f.UncompressedSize64)
+	b := make([]byte, n)
 	if _, err := io.ReadFull(rc, b); err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Name, err)
 	}
@@ -235,7 +243,7 @@ func readMember(f *zip.File) ([]byte, error) {
 }
 
 // readTorchLegacy reads torch.save's stream format of torch < 1.6.
-func readTorchLegacy(b []byte) (*State, error) {
+func readTorchLegacy(b []byte, lim limits) (*State, error) {
 	u := pickle.New(b, stateDictAllow)
 	magic, err := u.Load()
 	if err != nil {
@@ -345,7 +353,7 @@ func readTorchLegacy(b []byte) (*State, error) {
 		data[key] = b[pos : pos+nb]
 		pos += nb
 	}
-	return materialise(obj, order, func(s *storageRef) ([]byte, error) {
+	return materialise(obj, order, lim, nil, func(s *storageRef) ([]byte, error) {
 		d, ok := data[s.root]
 		if !ok {
 			return nil, fmt.Errorf("legacy format: storage %s is not in the file", s.root)
@@ -355,7 +363,7 @@ func readTorchLegacy(b []byte) (*State, error) {
 }
 
 // readTorchTar reads torch.save's tar format of torch ≤ 0.3.
-func readTorchTar(r io.Reader, size int64) (*State, error) {
+func readTorchTar(r io.Reader, size int64, lim limits) (*State, error) {
 	members := map[string][]byte{}
 	tr := tar.NewReader(r)
 	for {
@@ -511,13 +519,15 @@ func readTorchTar(r io.Reader, size int64) (*State, error) {
 		if t == nil {
 			return nil, fmt.Errorf("persistent id %s names no tensor of the archive", pickle.Describe(pid))
 		}
-		return t, nil
+		// torch ≤ 0.3 names a tied weight's one tensor under both names.
+		tied := *t
+		return &tied, nil
 	}
 	obj, err := u.Load()
 	if err != nil {
 		return nil, fmt.Errorf("legacy tar format: state dict: %w", err)
 	}
-	return materialise(obj, order, func(s *storageRef) ([]byte, error) { return data[s.root], nil })
+	return materialise(obj, order, lim, nil, func(s *storageRef) ([]byte, error) { return data[s.root], nil })
 }
 
 func int64Tuple(v []int64) pickle.Tuple {
@@ -736,13 +746,28 @@ func intTuple(v any, what string) ([]int, error) {
 }
 
 // materialise turns an unpickled state dict into tensors, reading each
-// storage's bytes through data (the root storage's bytes).
-func materialise(obj any, order binary.ByteOrder, data func(*storageRef) ([]byte, error)) (*State, error) {
+// storage's bytes through data (the root storage's bytes). Before reading
+// any storage or allocating any tensor it adds up what that takes — the
+// bytes rootBytes says reading a root storage costs (nil: the roots are in
+// memory already) and every tensor's values — and checks the sum against
+// lim. A tensor object under two names is refused: torch.save writes each
+// tensor of a state dict once (tied weights are two tensors of one
+// storage), and the memo would let five thousand names materialise one
+// tensor five thousand times.
+func materialise(obj any, order binary.ByteOrder, lim limits, rootBytes func(root string) int, data func(*storageRef) ([]byte, error)) (*State, error) {
 	d, ok := obj.(*pickle.Dict)
 	if !ok {
 		return nil, fmt.Errorf("not a state dict: a %s, want a mapping of names to tensors", pickle.TypeName(obj))
 	}
-	st := &State{Weights: Tensors{}, Buffers: Buffers{}}
+	type entry struct {
+		name string
+		t    *tensorRef
+		n    int
+	}
+	entries := make([]entry, 0, d.Len())
+	seen := map[*tensorRef]string{}
+	roots := map[string]bool{}
+	need, values := 0.0, 0.0
 	for i := 0; i < d.Len(); i++ {
 		k, v := d.Key(i), d.Value(i)
 		name, ok := k.(string)
@@ -757,20 +782,41 @@ func materialise(obj any, order binary.ByteOrder, data func(*storageRef) ([]byte
 			}
 			return nil, fmt.Errorf("%q is a %s, not a tensor%s", name, pickle.TypeName(v), hint)
 		}
-		b, err := data(t.storage)
-		if err != nil {
-			return nil, fmt.Errorf("tensor %q: %w", name, err)
+		if prev, dup := seen[t]; dup {
+			return nil, fmt.Errorf("%q and %q are one tensor object: a state dict holds each tensor once (tied weights are two tensors of one storage)", prev, name)
 		}
-		s := t.storage
-		if len(b) < (s.start+s.numel)*s.dtype.size {
-			return nil, fmt.Errorf("tensor %q: storage %s holds %d bytes, %d wanted", name, s.root, len(b), (s.start+s.numel)*s.dtype.size)
-		}
+		seen[t] = name
 		n, _ := numElements(t.shape, maxTensorElements) // checked by rebuildTensor
-		ft, bt := gather(s.dtype, b, order, t.shape, t.stride, s.start+t.offset, n)
+		width := 4                                      // float32
+		if !t.storage.dtype.float {
+			width = 8 // int64
+		}
+		need += float64(n) * float64(width)
+		values += float64(n)
+		if rootBytes != nil && !roots[t.storage.root] {
+			roots[t.storage.root] = true
+			need += float64(rootBytes(t.storage.root))
+		}
+		entries = append(entries, entry{name, t, n})
+	}
+	if err := lim.check(fmt.Sprintf("reading the state dict's %d tensors (%.4g values)", len(entries), values), need); err != nil {
+		return nil, err
+	}
+	st := &State{Weights: Tensors{}, Buffers: Buffers{}}
+	for _, e := range entries {
+		b, err := data(e.t.storage)
+		if err != nil {
+			return nil, fmt.Errorf("tensor %q: %w", e.name, err)
+		}
+		s := e.t.storage
+		if len(b) < (s.start+s.numel)*s.dtype.size {
+			return nil, fmt.Errorf("tensor %q: storage %s holds %d bytes, %d wanted", e.name, s.root, len(b), (s.start+s.numel)*s.dtype.size)
+		}
+		ft, bt := gather(s.dtype, b, order, e.t.shape, e.t.stride, s.start+e.t.offset, e.n)
 		if ft != nil {
-			st.Weights[name] = ft
+			st.Weights[e.name] = ft
 		} else {
-			st.Buffers[name] = bt
+			st.Buffers[e.name] = bt
 		}
 	}
 	return st, nil

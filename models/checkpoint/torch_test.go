@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/beluga-nlp/beluga/internal/memlimit"
 	"github.com/beluga-nlp/beluga/internal/pickle"
 )
 
@@ -201,8 +202,13 @@ func FuzzPyTorch(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add(stateDictPickle(2))
+	// A fuzzer's worker shares the machine: what a state dict materialises
+	// is refused beyond 256 MiB, which exercises the refusal too.
+	old := memlimit.Limit
+	memlimit.Limit = func() (uint64, string) { return 256 << 20, "the fuzzer's limit" }
+	f.Cleanup(func() { memlimit.Limit = old })
 	f.Fuzz(func(t *testing.T, data []byte) {
-		st, err := decodePyTorch(bytes.NewReader(data), int64(len(data)))
+		st, err := decodePyTorch(bytes.NewReader(data), int64(len(data)), limits{})
 		if err != nil {
 			return
 		}
@@ -232,7 +238,7 @@ func FuzzUnpickle(f *testing.F) {
 		}
 		for _, m := range zr.File {
 			if path.Base(m.Name) == "data.pkl" {
-				b, err := readMember(m)
+				b, err := readMember(m, int(m.UncompressedSize64))
 				if err != nil {
 					f.Fatal(err)
 				}

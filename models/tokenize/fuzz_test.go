@@ -96,6 +96,10 @@ func FuzzTokenizerJSON(f *testing.F) {
 	for _, b := range smallTokenizerJSONs() {
 		f.Add(b)
 	}
+	// Ids of 2^31−1 and −1 in a WordPiece and a BPE vocabulary.
+	for _, h := range hostileIDs() {
+		f.Add(h.json)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, err := parseHF(data, 16)
 		if err != nil {

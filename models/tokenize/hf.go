@@ -186,9 +186,15 @@ func parseHF(data []byte, maxLength int) (*HF, error) {
 	}
 	var raw, nrm []addedToken
 	h.size = h.model.size()
+	// An added token is one of the model's or numbered after them, as
+	// HuggingFace numbers them.
+	maxAdded := h.model.size() + len(f.AddedTokens)
 	for i, t := range f.AddedTokens {
 		if t.Content == "" {
 			return nil, fmt.Errorf("added_tokens[%d] is empty", i)
+		}
+		if t.ID < 0 || t.ID >= maxAdded {
+			return nil, fmt.Errorf("added_tokens[%d] %q has id %d, outside 0…%d (the model's %d tokens and %d added)", i, t.Content, t.ID, maxAdded-1, h.model.size(), len(f.AddedTokens))
 		}
 		h.size = max(h.size, t.ID+1)
 		if t.Normalized && h.norm != nil {
@@ -197,6 +203,9 @@ func parseHF(data []byte, maxLength int) (*HF, error) {
 		} else {
 			raw = append(raw, t)
 		}
+	}
+	if err := h.post.checkIDs(h.size); err != nil {
+		return nil, fmt.Errorf("post_processor: %w", err)
 	}
 	h.raw, h.nrm = newAddedSet(raw), newAddedSet(nrm)
 	h.specials = findSpecials(f.AddedTokens, h.model)
@@ -391,9 +400,9 @@ func (h hasher) str(s string) {
 
 func (h hasher) sum() string { return hex.EncodeToString(h.h.Sum(nil)) }
 
-// hashVocab hashes a vocabulary in id order.
+// hashVocab hashes a vocabulary (checked by vocabSize) in id order.
 func hashVocab(v map[string]int32) string {
-	toks := make([]string, vocabSize(v))
+	toks := make([]string, len(v))
 	for t, id := range v {
 		toks[id] = t
 	}

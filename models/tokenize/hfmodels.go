@@ -100,13 +100,21 @@ func buildModel(raw json.RawMessage) (subword, error) {
 		if !ok {
 			return nil, fmt.Errorf("WordPiece: unk_token %q is not in the vocabulary", unk)
 		}
-		return &wpModel{vocab: vocab, unk: u, prefix: prefix, maxChars: maxChars, n: vocabSize(vocab)}, nil
+		n, err := vocabSize("WordPiece", vocab)
+		if err != nil {
+			return nil, err
+		}
+		return &wpModel{vocab: vocab, unk: u, prefix: prefix, maxChars: maxChars, n: n}, nil
 	case "WordLevel":
 		var vocab map[string]int32
 		if err := json.Unmarshal(m.Vocab, &vocab); err != nil {
 			return nil, fmt.Errorf("WordLevel vocab: %w", err)
 		}
-		wl := &wlModel{vocab: vocab, unk: -1, n: vocabSize(vocab)}
+		n, err := vocabSize("WordLevel", vocab)
+		if err != nil {
+			return nil, err
+		}
+		wl := &wlModel{vocab: vocab, unk: -1, n: n}
 		if u, ok := vocab[str(m.UnkToken)]; ok {
 			wl.unk = u
 		}
@@ -140,12 +148,23 @@ func buildModel(raw json.RawMessage) (subword, error) {
 	return nil, fmt.Errorf("model type %q is not supported", t)
 }
 
-func vocabSize(v map[string]int32) int {
-	n := 0
-	for _, id := range v {
-		n = max(n, int(id)+1)
+// vocabSize checks a model's vocabulary and returns its size: every id
+// must be in 0 … len(v)−1, as the tokens HuggingFace numbers are. Tables
+// indexed by id are sized by it, so an id of 2^31−1 would allocate
+// gigabytes and a negative one index out of range; either is refused,
+// naming the token (the first in sorted order, so the error is the same
+// from run to run).
+func vocabSize(model string, v map[string]int32) (int, error) {
+	bad := ""
+	for t, id := range v {
+		if (id < 0 || int(id) >= len(v)) && (bad == "" || t < bad) {
+			bad = t
+		}
 	}
-	return n
+	if bad != "" {
+		return 0, fmt.Errorf("%s vocab: token %q has id %d, outside 0…%d (the vocabulary has %d tokens)", model, bad, v[bad], len(v)-1, len(v))
+	}
+	return len(v), nil
 }
 
 // parseMerges reads merges as "a b" strings or [a, b] pairs.
@@ -226,8 +245,12 @@ type bpeModel struct {
 }
 
 func newBPE(vocab map[string]int32, merges [][2]string, unk, prefix, suffix string, fuseUnk, byteFallback, ignoreMerges bool) (*bpeModel, error) {
+	n, err := vocabSize("BPE", vocab)
+	if err != nil {
+		return nil, err
+	}
 	b := &bpeModel{vocab: vocab, merges: make(map[[2]int32][2]int32, len(merges)), unk: -1, prefix: prefix,
-		suffix: suffix, fuseUnk: fuseUnk, byteFallback: byteFallback, ignoreMerges: ignoreMerges, n: vocabSize(vocab)}
+		suffix: suffix, fuseUnk: fuseUnk, byteFallback: byteFallback, ignoreMerges: ignoreMerges, n: n}
 	if unk != "" {
 		u, ok := vocab[unk]
 		if !ok {

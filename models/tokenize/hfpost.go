@@ -35,6 +35,20 @@ func (p *postProcessor) added(isPair bool) int {
 	return n
 }
 
+// checkIDs refuses a special token id outside the vocabulary of size n.
+func (p *postProcessor) checkIDs(n int) error {
+	for _, t := range [][]tmplItem{p.single, p.pair} {
+		for _, it := range t {
+			for _, id := range it.special {
+				if id < 0 || id >= n {
+					return fmt.Errorf("special token id %d outside 0…%d (the vocabulary's %d tokens)", id, n-1, n)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // noPost is the behaviour without a post-processor: no special tokens, the
 // pair's tokens of type 1.
 func noPost() *postProcessor {

@@ -296,6 +296,9 @@ func NewWordPieceFromJSON(path string, maxLength int) (*WordPiece, error) {
 	if vocab == nil {
 		return nil, fmt.Errorf("tokenizer %s: model has no vocab", path)
 	}
+	if _, err := vocabSize("WordPiece", vocab); err != nil {
+		return nil, fmt.Errorf("tokenizer %s: %w", path, err)
+	}
 	var special []specialToken
 	for _, t := range cfg.AddedTokens {
 		if t.Normalized {
@@ -347,8 +350,16 @@ func newWordPiece(vocab map[string]int32, special []specialToken, unk, cls, sep,
 	// where both match.
 	sort.SliceStable(special, func(i, j int) bool { return len(special[i].text) > len(special[j].text) })
 	w.special = special
+	// The ids are checked (vocabSize, or a vocab.txt's line numbers).
 	for _, id := range vocab {
 		w.size = max(w.size, int(id)+1)
+	}
+	// An added token is one of the vocabulary's or numbered after them.
+	maxID := w.size + len(special)
+	for _, s := range special {
+		if s.id < 0 || s.id >= maxID {
+			return nil, fmt.Errorf("added token %q has id %d, outside 0…%d (the vocabulary's %d tokens and %d added)", s.text, s.id, maxID-1, w.size, len(special))
+		}
 	}
 	for _, s := range special {
 		w.size = max(w.size, s.id+1)

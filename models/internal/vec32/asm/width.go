@@ -161,3 +161,18 @@ func (w Width) pick(plain, bcst func(...Op)) func(...Op) {
 	}
 	return plain
 }
+
+// Loop runs body over n >> Shift registers' worth of elements, the
+// pointers each stepping a register; name prefixes its labels.
+func (w Width) Loop(name string, n reg.GPPhysical, ptrs []reg.GPPhysical, body func()) {
+	SHRQ(U8(w.Shift()), n)
+	JZ(LabelRef(name + "done"))
+	Label(name + "loop")
+	body()
+	for _, p := range ptrs {
+		ADDQ(U32(w.Bytes()), p)
+	}
+	DECQ(n)
+	JNZ(LabelRef(name + "loop"))
+	Label(name + "done")
+}

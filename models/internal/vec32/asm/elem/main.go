@@ -25,20 +25,6 @@ func main() {
 
 func m(base GPPhysical, disp int) Mem { return Mem{Base: base, Disp: disp} }
 
-// loop runs body over n>>Shift registers, the pointers stepping a register.
-func loop(w asm.Width, name string, n GPPhysical, ptrs []GPPhysical, body func()) {
-	SHRQ(U8(w.Shift()), n)
-	JZ(LabelRef(name + "done"))
-	Label(name + "loop")
-	body()
-	for _, p := range ptrs {
-		ADDQ(U32(w.Bytes()), p)
-	}
-	DECQ(n)
-	JNZ(LabelRef(name + "loop"))
-	Label(name + "done")
-}
-
 func end() {
 	VZEROUPPER()
 	RET()
@@ -50,7 +36,7 @@ func scale(w asm.Width) {
 	Load(Param("x"), x)
 	Load(Param("n"), n)
 	VBROADCASTSS(NewParamAddr("s", 16), v(1))
-	loop(w, "s", n, []GPPhysical{x}, func() {
+	w.Loop("s", n, []GPPhysical{x}, func() {
 		VMULPS(m(x, 0), v(1), v(0))
 		VMOVUPS(v(0), m(x, 0))
 	})
@@ -64,7 +50,7 @@ func mulTo(w asm.Width) {
 	Load(Param("a"), a)
 	Load(Param("b"), b)
 	Load(Param("n"), n)
-	loop(w, "m", n, []GPPhysical{dst, a, b}, func() {
+	w.Loop("m", n, []GPPhysical{dst, a, b}, func() {
 		VMOVUPS(m(a, 0), v(0))
 		VMULPS(m(b, 0), v(0), v(0))
 		VMOVUPS(v(0), m(dst, 0))
@@ -80,7 +66,7 @@ func mulAdd(w asm.Width) {
 	Load(Param("b"), b)
 	Load(Param("c"), c)
 	Load(Param("n"), n)
-	loop(w, "ma", n, []GPPhysical{dst, a, b, c}, func() {
+	w.Loop("ma", n, []GPPhysical{dst, a, b, c}, func() {
 		VMOVUPS(m(a, 0), v(0))
 		VMULPS(m(b, 0), v(0), v(0))
 		VADDPS(m(c, 0), v(0), v(0))
@@ -106,7 +92,7 @@ func maxOf(w asm.Width) {
 	}
 	ADDQ(U32(w.Bytes()), x)
 	SUBQ(U32(w.Lanes), n)
-	loop(w, "x", n, []GPPhysical{x}, func() {
+	w.Loop("x", n, []GPPhysical{x}, func() {
 		VMOVUPS(m(x, 0), v(1))
 		VMAXPS(v(1), v(0), v(0))
 		if w.Wide() {
@@ -195,7 +181,7 @@ func normRow(w asm.Width) {
 	Load(Param("n"), n)
 	VBROADCASTSS(NewParamAddr("mean", 48), v(6))
 	VBROADCASTSS(NewParamAddr("inv", 52), v(7))
-	loop(w, "n", n, []GPPhysical{x, y, xhat, gamma, beta}, func() {
+	w.Loop("n", n, []GPPhysical{x, y, xhat, gamma, beta}, func() {
 		VMOVUPS(m(x, 0), v(0))
 		VSUBPS(v(6), v(0), v(0))
 		VMULPS(v(7), v(0), v(0))
@@ -219,7 +205,7 @@ func normBackRow(w asm.Width) {
 	VBROADCASTSS(NewParamAddr("mg", 40), v(5))
 	VBROADCASTSS(NewParamAddr("mgx", 44), v(6))
 	VBROADCASTSS(NewParamAddr("inv", 48), v(7))
-	loop(w, "b", n, []GPPhysical{dy, dx, xhat, gamma}, func() {
+	w.Loop("b", n, []GPPhysical{dy, dx, xhat, gamma}, func() {
 		VMOVUPS(m(dy, 0), v(0))
 		VMULPS(m(gamma, 0), v(0), v(0))
 		VSUBPS(v(5), v(0), v(0))
@@ -380,7 +366,7 @@ func adamW(w asm.Width) {
 	for i := 0; i < 8; i++ {
 		VBROADCASTSS(m(c, 4*i), v(8+i))
 	}
-	loop(w, "a", n, []GPPhysical{grad, mom, vel, value}, func() {
+	w.Loop("a", n, []GPPhysical{grad, mom, vel, value}, func() {
 		VMOVUPS(m(grad, 0), v(0))
 		VMULPS(m(mom, 0), v(8), v(1))
 		VMULPS(v(0), v(9), v(2))

@@ -96,20 +96,6 @@ func exp(w asm.Width) {
 	VPADDD(v(7), v(9), v(9))
 }
 
-// loop runs body over n>>Shift registers, the pointers stepping a register.
-func loop(w asm.Width, name string, n GPPhysical, ptrs []GPPhysical, body func()) {
-	SHRQ(U8(w.Shift()), n)
-	JZ(LabelRef(name + "done"))
-	Label(name + "loop")
-	body()
-	for _, p := range ptrs {
-		ADDQ(U32(w.Bytes()), p)
-	}
-	DECQ(n)
-	JNZ(LabelRef(name + "loop"))
-	Label(name + "done")
-}
-
 func geluForward(w asm.Width) {
 	TEXT("geluForward"+w.Suffix, NOSPLIT, "func(y, x *float32, n int)")
 	Doc("y = ½x(1 + erf(x/√2)) for n (a multiple of the lanes) floats.")
@@ -118,7 +104,7 @@ func geluForward(w asm.Width) {
 	Load(Param("x"), x)
 	Load(Param("n"), n)
 	v := w.V
-	loop(w, "f", n, []GPPhysical{x, y}, func() {
+	w.Loop("f", n, []GPPhysical{x, y}, func() {
 		VMOVUPS(Mem{Base: x}, v(0))
 		erf(w, 3)
 		w.MulC(t.C("half"), v(0), v(5))
@@ -139,7 +125,7 @@ func geluBackward(w asm.Width) {
 	Load(Param("x"), x)
 	Load(Param("n"), n)
 	v := w.V
-	loop(w, "b", n, []GPPhysical{x, dy, dx}, func() {
+	w.Loop("b", n, []GPPhysical{x, dy, dx}, func() {
 		VMOVUPS(Mem{Base: x}, v(0))
 		erf(w, 3)
 		Comment("Φ(x) = ½ + ½·erf")
@@ -173,7 +159,7 @@ func expShift(w asm.Width) {
 	VBROADCASTSS(NewParamAddr("shift", 16), v(12))
 	Load(Param("sums"), sums)
 	VMOVUPS(Mem{Base: sums}, Y13)
-	loop(w, "e", n, []GPPhysical{x}, func() {
+	w.Loop("e", n, []GPPhysical{x}, func() {
 		VMOVUPS(Mem{Base: x}, v(6))
 		VSUBPS(v(12), v(6), v(6))
 		if w.Wide() {

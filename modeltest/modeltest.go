@@ -66,8 +66,8 @@ type Options struct {
 	Suite string
 	// LabelMap maps the model's label names (id2label) to the suite's
 	// class names, for the classes whose names differ; keys are matched
-	// case-insensitively.
-	LabelMap map[string]string
+	// case-insensitively. It is datasets.LabelMap, the one label map.
+	LabelMap datasets.LabelMap
 	// Score are the scoring options (split, squash, tolerance, …), as
 	// beluga eval takes them.
 	Score metrics.ScoreOptions
@@ -315,7 +315,7 @@ func modelLabels(m *pretrained.Model) []string {
 // matchLabels matches the model's classes to the suite's (the package
 // doc's rule): the suite classes matched against and, per model class, its
 // suite class.
-func matchLabels(model []string, s *suites.Suite, labelMap map[string]string) ([]string, []int, error) {
+func matchLabels(model []string, s *suites.Suite, labelMap datasets.LabelMap) ([]string, []int, error) {
 	lower := map[string]string{}
 	for k, v := range labelMap {
 		lower[strings.ToLower(k)] = v
@@ -390,21 +390,10 @@ func suitePrediction(probs []float32, match []int) metrics.Prediction {
 	return metrics.Prediction{Class: best, Probs: p}
 }
 
-// ParseLabelMap reads --label-map's MODEL=SUITE pairs.
-func ParseLabelMap(pairs []string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, p := range pairs {
-		k, v, ok := strings.Cut(p, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || v == "" {
-			return nil, fmt.Errorf("--label-map %q: want MODEL_LABEL=SUITE_LABEL", p)
-		}
-		if _, dup := out[k]; dup {
-			return nil, fmt.Errorf("--label-map: %q given twice", k)
-		}
-		out[k] = v
-	}
-	return out, nil
+// ParseLabelMap reads --label-map's MODEL=SUITE pairs
+// (datasets.ParseLabelMap).
+func ParseLabelMap(pairs []string) (datasets.LabelMap, error) {
+	return datasets.ParseLabelMap("--label-map", pairs)
 }
 
 // EnsureSplit gives a suite without the split asked for BeLUGA's split

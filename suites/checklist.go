@@ -324,33 +324,21 @@ func trainingFromTable(m map[string]string) (Training, error) {
 }
 
 // infoDescription is suite.info[name]["description"], or "" (the info
-// is a defaultdict of defaultdicts: objects whose items hold it).
+// is a defaultdict of defaultdicts).
 func infoDescription(root *pickle.Object, name string) string {
 	info, _ := root.Attr("info")
-	entries := dictItems(info)
+	entries := pickle.Items(info)
 	if entries == nil {
 		return ""
 	}
 	v, _ := entries.Get(name)
-	fields := dictItems(v)
+	fields := pickle.Items(v)
 	if fields == nil {
 		return ""
 	}
 	d, _ := fields.Get("description")
 	s, _ := d.(string)
 	return s
-}
-
-// dictItems is a dict's items, or a dict subclass's (defaultdict); nil
-// for anything else.
-func dictItems(v any) *pickle.Dict {
-	switch x := v.(type) {
-	case *pickle.Object:
-		return x.Items
-	case *pickle.Dict:
-		return x
-	}
-	return nil
 }
 
 func stringAttr(o *pickle.Object, name string) (string, bool) {

@@ -10,7 +10,8 @@ token type and dense-tanh head without pooler; ELECTRA's half-width
 embeddings with embeddings_project and dense-GELU head; DistilBERT's lack of
 token types and pre_classifier-ReLU head. The encoder layers are torch's
 nn.TransformerEncoderLayer (post-LayerNorm, exact GELU) for every family but
-modernbert, whose graph is torch_modernbert.py's.
+modernbert, whose graph is torch_modernbert.py's, and the decoders, which are
+transformers' own classes (torch_decoder.py).
 Run with Debian's python3-torch: /usr/bin/python3 torch_step.py --steps 10"""
 import argparse
 import importlib
@@ -35,6 +36,11 @@ FAMILIES = {
     # Relative attention, not nn.TransformerEncoderLayer: torch_deberta_step.py.
     "deberta-v2": dict(graph="deberta"),
     "modernbert": dict(model="torch_modernbert"),
+    # transformers' own GPT2/Llama/Qwen2ForSequenceClassification
+    # (torch_decoder.py; TRANSFORMERS_SRC names the source tree).
+    "gpt2": dict(model="torch_decoder", cls="TinyGPT2"),
+    "llama": dict(model="torch_decoder", cls="TinyLlama"),
+    "qwen2": dict(model="torch_decoder", cls="TinyQwen2"),
 }
 
 
@@ -91,7 +97,8 @@ def main():
         from torch_deberta_step import TinyDeberta
         model = TinyDeberta(**size)
     elif "model" in FAMILIES[a.family]:
-        model = importlib.import_module(FAMILIES[a.family]["model"]).TinyModernBert(**size)
+        f = FAMILIES[a.family]
+        model = getattr(importlib.import_module(f["model"]), f.get("cls", "TinyModernBert"))(**size)
     else:
         model = TinyBert(family=a.family, **size)
     model.train()

@@ -83,38 +83,71 @@ func (s Split) sizes(n int) (dev, test int) {
 }
 
 // Indices splits the rows of labels (one class a row) into train, dev and
-// test, each in file order. It is stratified: each class is split in the
-// file's proportions, its share of a part apportioned by largest
-// remainder so that the parts have exactly the declared sizes. Each
-// class's rows, in file order, are shuffled with one permutation of
-// numpy's default_rng(seed) stream, drawn class after class in class
-// order; a shuffled class gives its first rows to test, the next to dev.
+// test, each in file order, with the declared sizes. It is stratified:
+// each class's share of test is apportioned by largest remainder, then its
+// share of dev from what test left (the quotas these splits have had
+// since they were introduced, so that a run's rows stay its rows), and
+// the rows drawn as Stratify draws them.
 func (s Split) Indices(labels []int) (train, dev, test []int, err error) {
 	n := len(labels)
 	if err := s.Validate("split", n); err != nil {
 		return nil, nil, nil, err
 	}
 	nDev, nTest := s.sizes(n)
-	classes, byClass := classRows(labels)
-	sizes := make([]int, len(classes))
-	for i, c := range classes {
-		sizes[i] = len(byClass[c])
-	}
+	sizes := strataSizes(labels)
 	testQ := apportion(nTest, sizes)
-	rest := make([]int, len(classes))
+	rest := make([]int, len(sizes))
 	for i := range sizes {
 		rest[i] = sizes[i] - testQ[i]
 	}
 	devQ := apportion(nDev, rest)
-	gen := nprand.NewGenerator(s.SeedOrDefault())
+	q := make([][]int, len(sizes))
+	for i := range q {
+		q[i] = []int{testQ[i], devQ[i]}
+	}
+	train, dev, test = draw(labels, q, s.SeedOrDefault())
+	return train, dev, test, nil
+}
+
+// Stratify splits the items of strata (one stratum an item: a value of a
+// suite's metadata column, or a class) into train, dev and test parts of
+// nDev and nTest items, each part in item order. Each stratum is split in
+// the whole's proportions with a controlled rounding (quotas): every
+// stratum's count in every part is within one item of its exact share,
+// and the parts have exactly the given sizes. The items are drawn as
+// Indices draws its rows: each stratum's items, in order, shuffled with
+// one permutation of numpy's default_rng(seed) stream, stratum after
+// stratum; a shuffled stratum gives its first items to test, the next to
+// dev. splits.AssignStratified splits each functionality of a suite so.
+func Stratify(strata []int, nDev, nTest int, seed uint32) (train, dev, test []int) {
+	sizes := strataSizes(strata)
+	return draw(strata, quotas(sizes, []int{nTest, nDev, len(strata) - nTest - nDev}), seed)
+}
+
+// strataSizes returns each stratum's size, in stratum order.
+func strataSizes(strata []int) []int {
+	classes, byClass := classRows(strata)
+	sizes := make([]int, len(classes))
+	for i, c := range classes {
+		sizes[i] = len(byClass[c])
+	}
+	return sizes
+}
+
+// draw gives each stratum's quota q[i] = {test, dev} of its items, drawn
+// with one permutation of default_rng(seed) per stratum in stratum order;
+// the rest go to train. Each part is returned in item order.
+func draw(strata []int, q [][]int, seed uint32) (train, dev, test []int) {
+	classes, byClass := classRows(strata)
+	gen := nprand.NewGenerator(seed)
 	for i, c := range classes {
 		rows := byClass[c]
 		perm := nprand.Permutation(gen, len(rows))
 		for k, p := range perm {
 			switch {
-			case k < testQ[i]:
+			case k < q[i][0]:
 				test = append(test, rows[p])
-			case k < testQ[i]+devQ[i]:
+			case k < q[i][0]+q[i][1]:
 				dev = append(dev, rows[p])
 			default:
 				train = append(train, rows[p])
@@ -124,7 +157,7 @@ func (s Split) Indices(labels []int) (train, dev, test []int, err error) {
 	slices.Sort(train)
 	slices.Sort(dev)
 	slices.Sort(test)
-	return train, dev, test, nil
+	return train, dev, test
 }
 
 // GroupIndices splits rows as Indices does, keeping the rows of each
@@ -251,6 +284,143 @@ func classRows(labels []int) ([]int, map[int][]int) {
 		}
 	})
 	return classes, byClass
+}
+
+// quotas divides strata of the given sizes among parts of the given sizes
+// (both summing to n): cell [v][p] is how many of stratum v go to part p.
+// Rows sum to the strata's sizes, columns to the parts', and every cell is
+// its exact share sizes[v]·parts[p]/n rounded down or up — a controlled
+// rounding, which always exists. The floors come first; the units left
+// go to the cells with the largest fractions first, and where that greedy
+// pass leaves a stratum or a part short, augmenting paths (a max flow over
+// the cells with a fraction) move units until every margin holds.
+func quotas(sizes, parts []int) [][]int {
+	n := 0
+	for _, s := range sizes {
+		n += s
+	}
+	r := rounding{frac: make([][]float64, len(sizes)), up: make([][]bool, len(sizes)), rowLeft: slices.Clone(sizes), colLeft: slices.Clone(parts)}
+	q := make([][]int, len(sizes))
+	for v := range sizes {
+		q[v], r.frac[v], r.up[v] = make([]int, len(parts)), make([]float64, len(parts)), make([]bool, len(parts))
+		for p := range parts {
+			if n == 0 {
+				continue
+			}
+			e := float64(sizes[v]) * float64(parts[p]) / float64(n)
+			q[v][p] = int(math.Floor(e + 1e-9))
+			r.frac[v][p] = e - float64(q[v][p])
+			r.rowLeft[v] -= q[v][p]
+			r.colLeft[p] -= q[v][p]
+		}
+	}
+	r.greedy()
+	for v := range sizes {
+		for r.rowLeft[v] > 0 && r.augment(v) {
+		}
+	}
+	for v := range q {
+		for p := range q[v] {
+			if r.up[v][p] {
+				q[v][p]++
+			}
+		}
+	}
+	return q
+}
+
+// rounding is quotas' state: each cell's fraction above its floor, which
+// cells got their extra unit, and the units each stratum (row) and part
+// (column) still lacks.
+type rounding struct {
+	frac             [][]float64
+	up               [][]bool
+	rowLeft, colLeft []int
+}
+
+// canUp says whether cell (v, p) may get an extra unit: its exact share
+// has a fraction.
+func (r *rounding) canUp(v, p int) bool { return r.frac[v][p] > 1e-9 }
+
+// greedy gives the extra units to the cells with the largest fractions
+// first, while their stratum and part still lack units.
+func (r *rounding) greedy() {
+	type cell struct{ v, p int }
+	var cells []cell
+	for v := range r.frac {
+		for p := range r.frac[v] {
+			if r.canUp(v, p) {
+				cells = append(cells, cell{v, p})
+			}
+		}
+	}
+	slices.SortStableFunc(cells, func(a, b cell) int {
+		switch fa, fb := r.frac[a.v][a.p], r.frac[b.v][b.p]; {
+		case fa > fb:
+			return -1
+		case fa < fb:
+			return 1
+		}
+		return 0
+	})
+	for _, c := range cells {
+		if r.rowLeft[c.v] > 0 && r.colLeft[c.p] > 0 {
+			r.up[c.v][c.p] = true
+			r.rowLeft[c.v]--
+			r.colLeft[c.p]--
+		}
+	}
+}
+
+// augment moves one unit to stratum v0 along an augmenting path: from v0
+// an unused cell to a part, from a part a used cell back to another
+// stratum, until a part that lacks units is reached; the path's cells
+// flip. It reports whether it found one (it always does for margins that
+// sum alike).
+func (r *rounding) augment(v0 int) bool {
+	V, P := len(r.frac), len(r.colLeft)
+	fromV := make([]int, P) // the stratum a part was reached from
+	fromP := make([]int, V) // the part a stratum was reached from
+	for i := range fromV {
+		fromV[i] = -1
+	}
+	seen := make([]bool, V)
+	seen[v0] = true
+	queue, end := []int{v0}, -1
+	for len(queue) > 0 && end < 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for p := 0; p < P && end < 0; p++ {
+			if fromV[p] >= 0 || r.up[v][p] || !r.canUp(v, p) {
+				continue
+			}
+			fromV[p] = v
+			if r.colLeft[p] > 0 {
+				end = p
+				continue
+			}
+			for w := range seen {
+				if !seen[w] && r.up[w][p] {
+					seen[w], fromP[w] = true, p
+					queue = append(queue, w)
+				}
+			}
+		}
+	}
+	if end < 0 {
+		return false
+	}
+	r.colLeft[end]--
+	r.rowLeft[v0]--
+	for p := end; ; {
+		v := fromV[p]
+		r.up[v][p] = true
+		if v == v0 {
+			return true
+		}
+		p = fromP[v]
+		r.up[v][p] = false
+	}
 }
 
 // apportion divides total among groups in proportion to their sizes by

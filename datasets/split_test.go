@@ -3,6 +3,7 @@ package datasets
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -251,5 +252,39 @@ func TestGroupSplitRefusesGroupsLargerThanAPart(t *testing.T) {
 	}
 	if _, _, _, err := (Split{Test: 10, Group: "g"}).GroupIndices(labels, groups); err == nil || !strings.Contains(err.Error(), "test part") {
 		t.Errorf("error %v, want the test part named", err)
+	}
+}
+
+// quotas is a controlled rounding: margins exact, every cell its exact
+// share rounded down or up — where apportioning test, then dev from the
+// rest, left train (the remainder) up to two off its share.
+func TestQuotasRoundEveryCellWithinOne(t *testing.T) {
+	tests := [][]int{{13, 13, 13, 12, 12}, {1, 2, 3}, {0, 5}, {7}, {16, 14, 14, 14, 14, 14, 14, 13}, {101, 1, 1, 1}}
+	for _, sizes := range tests {
+		n := 0
+		for _, s := range sizes {
+			n += s
+		}
+		valTest := (n + 1) / 2
+		parts := []int{(valTest + 1) / 2, valTest - (valTest+1)/2, n - valTest}
+		q := quotas(sizes, parts)
+		col := make([]int, len(parts))
+		for v, row := range q {
+			sum := 0
+			for p, k := range row {
+				exact := float64(sizes[v]) * float64(parts[p]) / float64(n)
+				if math.Abs(float64(k)-exact) >= 1 {
+					t.Errorf("sizes %v: stratum %d part %d: %d, exact share %.2f", sizes, v, p, k, exact)
+				}
+				sum += k
+				col[p] += k
+			}
+			if sum != sizes[v] {
+				t.Errorf("sizes %v: stratum %d gets %d, has %d", sizes, v, sum, sizes[v])
+			}
+		}
+		if !slices.Equal(col, parts) {
+			t.Errorf("sizes %v: parts %v, want %v", sizes, col, parts)
+		}
 	}
 }

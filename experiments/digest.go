@@ -13,14 +13,23 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 )
 
 // Digests computes the SHA-256 content digests that identify a run's
-// inputs, and remembers each file's digest by its path, size and
-// modification time: a 420 MB checkpoint is read once, and again only when
-// it changes. With File set, the digests are kept in that file between
+// inputs, and remembers each file's digest with what its content cannot
+// change without changing too: its path, inode, size, modification time
+// and status-change time (ctime). A 420 MB checkpoint is read once, and
+// again only when it changes. Size and modification time alone are no
+// proof: a retrained checkpoint of the same size unpacked from a tarball
+// with normalised timestamps, or a file edited and then `touch -r`-ed,
+// keeps both; neither tar nor touch can restore an inode or a ctime. As git
+// does with its index, an entry whose file was modified (mtime or ctime)
+// no earlier than racyWindow before its digest was taken is racy — the
+// file may have changed again within the same timestamp tick — and is
+// digested again each time until the file is older. With File set, the digests are kept in that file between
 // processes (DigestsFile in the data cache); several processes may share
 // it: each writes the union of what it found and what the file holds, and a
 // digest lost to a race is only computed again.
@@ -32,17 +41,20 @@ type Digests struct {
 	loaded bool
 	m      map[string]digestEntry
 	added  map[string]digestEntry
+	warned bool // SaveOrWarn said the file cannot be written
 }
 
 // DigestsFile is the name of the digest file in a data cache directory.
 const DigestsFile = "digests.json"
 
-// digestEntry is one file's digest, valid while the file keeps its size and
-// modification time.
+// digestEntry is one file's digest, valid while the file keeps its inode,
+// size, modification and change times (fileKey) and the entry is not
+// racy.
 type digestEntry struct {
-	Size    int64  `json:"size"`
-	ModTime int64  `json:"mtime_ns"`
-	SHA256  string `json:"sha256"`
+	fileKey
+	// Seen is when the file was digested (Unix ns, taken before reading).
+	Seen   int64  `json:"seen_ns"`
+	SHA256 string `json:"sha256"`
 	// Cases is a suite's number of test cases (0: not a suite, or not
 	// counted yet), Folds its held-out folds by score (those listed yet).
 	Cases int                 `json:"cases,omitempty"`
@@ -66,13 +78,15 @@ func (d *Digests) file(path string) (digestEntry, error) {
 	if !st.Mode().IsRegular() {
 		return digestEntry{}, fmt.Errorf("%s: not a regular file", path)
 	}
+	key := keyOf(st)
 	d.mu.Lock()
 	d.load()
 	e, ok := d.m[abs]
 	d.mu.Unlock()
-	if ok && e.Size == st.Size() && e.ModTime == st.ModTime().UnixNano() {
+	if ok && e.valid(key) {
 		return e, nil
 	}
+	seen := digestNow().UnixNano()
 	sum, n, err := hashFile(abs)
 	if err != nil {
 		return digestEntry{}, err
@@ -83,11 +97,51 @@ func (d *Digests) file(path string) (digestEntry, error) {
 	if err != nil {
 		return digestEntry{}, err
 	}
-	e = digestEntry{Size: n, ModTime: st.ModTime().UnixNano(), SHA256: sum}
-	if after.Size() == st.Size() && after.ModTime().Equal(st.ModTime()) && n == st.Size() {
+	// A racy entry digested again keeps what it knew of the content
+	// (cases, folds, checks) when the content is the same.
+	keep := e
+	e = digestEntry{fileKey: key, Seen: seen, SHA256: sum}
+	if ok && keep.SHA256 == sum && keep.Size == n {
+		e.Cases, e.Folds, e.Checked = keep.Cases, keep.Folds, keep.Checked
+	}
+	e.Size = n
+	if keyOf(after) == key && n == st.Size() {
 		d.remember(abs, e)
 	}
 	return e, nil
+}
+
+// fileKey is what identifies a file's state on disk without reading it:
+// the inode, the size, and the modification and status-change times (ns).
+type fileKey struct {
+	Inode   uint64 `json:"inode"`
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"mtime_ns"`
+	CTime   int64  `json:"ctime_ns"`
+}
+
+func keyOf(st os.FileInfo) fileKey {
+	ino, ctime := inodeCtime(st)
+	return fileKey{Inode: ino, Size: st.Size(), ModTime: st.ModTime().UnixNano(), CTime: ctime}
+}
+
+// racyWindow is how close to its digest a file's change may be for the
+// entry to be distrusted: timestamps come from a coarse clock (a tick of up
+// to 10 ms, 2 s on FAT), and a network filesystem's from the server's, a
+// little off ours.
+const racyWindow = 2 * time.Second
+
+// digestNow is the clock entries are dated by (a variable: tests move it).
+var digestNow = time.Now
+
+// valid reports whether the entry still describes the file whose state is
+// k: the same key, and not racy.
+func (e digestEntry) valid(k fileKey) bool {
+	if e.fileKey != k || e.Seen == 0 {
+		return false
+	}
+	limit := e.Seen - racyWindow.Nanoseconds()
+	return k.ModTime < limit && k.CTime < limit
 }
 
 // setCases records the number of test cases of the suite at path, whose
@@ -203,7 +257,7 @@ func (d *Digests) Save() error {
 		if _, ok := d.added[k]; ok {
 			continue
 		}
-		if st, err := os.Stat(k); err != nil || st.Size() != e.Size || st.ModTime().UnixNano() != e.ModTime {
+		if st, err := os.Stat(k); err != nil || keyOf(st) != e.fileKey {
 			delete(all, k)
 		}
 	}
@@ -212,13 +266,25 @@ func (d *Digests) Save() error {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(d.File), 0o755); err != nil {
-		return err
+		return fmt.Errorf("digest cache: %w", err)
 	}
 	if err := atomicfile.WriteFile(d.File, append(b, '\n')); err != nil {
 		return fmt.Errorf("digest cache: %w", err)
 	}
 	clear(d.added)
 	return nil
+}
+
+// SaveOrWarn is Save where the cache is only a saving: a digest file that
+// cannot be written (a read-only $BELUGA_DATA, a shared cache of another
+// user) costs the digests being computed again next time, so it is a
+// warning on w, never a failed status or report.
+// It warns once per Digests.
+func (d *Digests) SaveOrWarn(w io.Writer) {
+	if err := d.Save(); err != nil && !d.warned {
+		d.warned = true
+		fmt.Fprintf(w, "warning: %v (not kept: the inputs are digested again next time)\n", err)
+	}
 }
 
 // hashFile returns the SHA-256 of a file's content and its length (a

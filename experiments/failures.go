@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // CasesFile is where, in a run directory, package train writes the run's
@@ -13,8 +14,42 @@ const CasesFile = "train/cases.jsonl"
 
 // RunCases finds a run's case file: run is a case file, a run directory,
 // a folder beluga test wrote (its cases.jsonl), or a run ID in the store
-// directory store.
+// directory store. A case file of a finished run is checked against the
+// run's done first (VerifyPart): verdicts edited since the run finished
+// are an error, not a list of failures.
 func RunCases(run, store string) (string, error) {
+	path, err := runCases(run, store)
+	if err != nil {
+		return "", err
+	}
+	if dir, rel, ok := finishedRunOf(path); ok {
+		if err := VerifyPart(dir, rel, nil); err != nil {
+			return "", err
+		}
+	}
+	return path, nil
+}
+
+// finishedRunOf returns the finished run directory (one with done) the
+// file at path lies in, within the depth of a run's files, and the file's
+// slash-separated path in it.
+func finishedRunOf(path string) (dir, rel string, ok bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", "", false
+	}
+	dir = filepath.Dir(abs)
+	for range strings.Count(CasesFile, "/") + 1 {
+		if exists(filepath.Join(dir, DoneFile)) {
+			rel, err := filepath.Rel(dir, abs)
+			return dir, filepath.ToSlash(rel), err == nil
+		}
+		dir = filepath.Dir(dir)
+	}
+	return "", "", false
+}
+
+func runCases(run, store string) (string, error) {
 	st, err := os.Stat(run)
 	switch {
 	case err == nil && !st.IsDir():

@@ -127,6 +127,67 @@ func verifyRun(dir string, full bool) error {
 	return nil
 }
 
+// VerifyPart checks what a later step reads from a finished run — a file,
+// or a directory such as the model a dependent run fine-tunes — against
+// the run's done marker before it is used: every file at or under rel (a
+// slash-separated path in the run directory dir) must be one done vouches
+// for, with its size and content, and every file done lists there must
+// be present. Digests, when not nil, remembers the contents checked (a
+// baseline's model, read by every run that starts from it, is read once
+// while it stays as it is; see Digests). The error names the file at
+// fault.
+func VerifyPart(dir, rel string, digests *Digests) error {
+	m, err := readManifest(dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	under := func(f string) bool { return f == rel || strings.HasPrefix(f, rel+"/") }
+	root := filepath.Join(dir, filepath.FromSlash(rel))
+	if _, err := os.Stat(root); err != nil {
+		return fmt.Errorf("%s: %w", root, err)
+	}
+	seen := map[string]bool{}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		r, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		r = filepath.ToSlash(r)
+		want, ok := m.Files[r]
+		if !ok {
+			return fmt.Errorf("%s is not one of the files the run's %s vouches for (added after the run finished)", path, DoneFile)
+		}
+		seen[r] = true
+		var sum string
+		var size int64
+		if digests != nil {
+			e, err := digests.file(path)
+			if err != nil {
+				return err
+			}
+			sum, size = e.SHA256, e.Size
+		} else if sum, size, err = hashFile(path); err != nil {
+			return err
+		}
+		if size != want.Size || sum != want.SHA256 {
+			return fmt.Errorf("%s is not what the run's %s recorded (%d bytes, sha256 %.12s…; recorded %d bytes, %.12s…): edited or damaged since the run finished", path, DoneFile, size, sum, want.Size, want.SHA256)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range sortedKeys(m.Files) {
+		if under(f) && !seen[f] {
+			return fmt.Errorf("%s is missing", filepath.Join(dir, filepath.FromSlash(f)))
+		}
+	}
+	return nil
+}
+
 // Verify checks the content of every file of every run of ids that holds
 // done (beluga verify): the damaged ones are returned with why, by ID.
 func (s *Store) Verify(ids []string) (checked int, damaged map[string]string) {

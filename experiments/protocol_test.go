@@ -264,8 +264,8 @@ func TestTimingRecordsKernels(t *testing.T) {
 	if err := json.Unmarshal(b, &tm); err != nil {
 		t.Fatal(err)
 	}
-	path, _ := models.KernelPath()
-	if want := models.Backend().Name() + "/" + path; tm.Kernels != want || tm.Threads != runtime.GOMAXPROCS(0) {
+	def, _ := models.DefaultBackend()
+	if want := def.Name() + "/" + def.Kernels(); tm.Kernels != want || tm.Threads != runtime.GOMAXPROCS(0) {
 		t.Errorf("timing.json records kernels %q on %d threads, want %q on %d", tm.Kernels, tm.Threads, want, runtime.GOMAXPROCS(0))
 	}
 }

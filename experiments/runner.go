@@ -107,7 +107,13 @@ func (r *TrainRunner) Spec(ctx context.Context, run Run) (train.RunSpec, error) 
 		if r.Store == nil || r.Store.State(run.From) != Done {
 			return s, fmt.Errorf("%s starts from the IID baseline %s, which is not done", run.Configuration, run.From)
 		}
-		s.FromIID = filepath.Join(r.Store.RunDir(run.From), "train", "model")
+		// Every file of the model is checked against the baseline's done
+		// before it is fine-tuned: a model edited since (floats
+		// overwritten in place) would silently change every dependent run.
+		if err := VerifyPart(r.Store.RunDir(run.From), BaselineModel, r.inputs().digests()); err != nil {
+			return s, fmt.Errorf("%s starts from the IID baseline %s, whose model is not the one it trained: %w (remove %s for beluga run to train the baseline again)", run.Configuration, run.From, err, r.Store.RunDir(run.From))
+		}
+		s.FromIID = filepath.Join(r.Store.RunDir(run.From), filepath.FromSlash(BaselineModel))
 	}
 	if run.HyperFrom != "" {
 		h, err := r.chosen(run.HyperFrom)
@@ -128,6 +134,10 @@ func (r *TrainRunner) Spec(ctx context.Context, run Run) (train.RunSpec, error) 
 	}
 	return s, nil
 }
+
+// BaselineModel is where, in an IID baseline's run directory, the model
+// that IID→T and IID→(IID+T) runs start from lies.
+const BaselineModel = "train/model"
 
 // CacheDir is where, in a store, the runs of a sweep share what they would
 // otherwise each compute: tokenised suites and datasets, frozen encoders'
@@ -343,9 +353,9 @@ func (r *TrainRunner) Run(ctx context.Context, run Run, dir string) error {
 		_, _, err := Search(ctx, s, g, dir)
 		return err
 	}
-	// The resolved training spec (paths, the searched hyper-parameters) is
-	// kept beside the run's own spec.
-	if err := writeJSON(filepath.Join(dir, TrainSpecFile), s); err != nil {
+	// What the run trains — its effective spec, with the paths and the
+	// searched hyper-parameters — is kept beside the run's own spec.
+	if err := writeJSON(filepath.Join(dir, TrainSpecFile), s.Effective()); err != nil {
 		return err
 	}
 	res, err := train.Run(ctx, s, filepath.Join(dir, "train"))

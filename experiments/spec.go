@@ -253,10 +253,23 @@ type Task struct {
 	// name of a CheckList release suite (sentiment, qqp, squad, or a
 	// dataset name).
 	Suite string `yaml:"suite"`
+	// Split, when set, says how the suite's cases are split into T_train,
+	// T_val and T_test: {stratify: COLUMN} keeps BeLUGA's sizes but gives
+	// each value of the case-metadata column its suite share of every
+	// part (splits.AssignStratified) — for a column held out (IdentOut's
+	// target_ident). Without it the suite's own split, or BeLUGA's.
+	Split *SuiteSplit `yaml:"split,omitempty"`
 	// Folds lists the held-out folds per score (func, class, type,
 	// meta:COLUMN). When a
 	// score is missing here its folds are read from the suite file.
 	Folds map[string][]string `yaml:"folds,omitempty"`
+}
+
+// SuiteSplit declares a task's split of its suite.
+type SuiteSplit struct {
+	// Stratify is the case-metadata column each of whose values keeps its
+	// suite share of T_train, T_val and T_test.
+	Stratify string `yaml:"stratify"`
 }
 
 // Model names a model and its settings.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -338,8 +339,8 @@ func precision(spec any) string {
 
 // kernels names the backend and kernel path computations run on.
 func kernels() string {
-	p, _ := models.KernelPath()
-	return models.Backend().Name() + "/" + p
+	b, _ := models.DefaultBackend()
+	return b.Name() + "/" + b.Kernels()
 }
 
 func writeJSON(path string, v any) error {
@@ -368,7 +369,10 @@ func (s *Store) Clean(ids []string, states ...State) (int, error) {
 	return n, nil
 }
 
-// Dirs lists the run IDs present in the store directory.
+// Dirs lists the run IDs present in the store directory: its
+// sub-directories, and its symbolic links to directories (a run moved to
+// another disk and linked back is still the store's, for verify as for
+// status).
 func (s *Store) Dirs() ([]string, error) {
 	entries, err := os.ReadDir(s.Dir)
 	if err != nil {
@@ -379,6 +383,12 @@ func (s *Store) Dirs() ([]string, error) {
 	}
 	var ids []string
 	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(filepath.Join(s.Dir, e.Name())); err == nil && st.IsDir() {
+				ids = append(ids, e.Name())
+			}
+			continue
+		}
 		if e.IsDir() {
 			ids = append(ids, e.Name())
 		}

@@ -73,6 +73,22 @@ func TestExactDuplicateIsShownBeforeNormalisedOnes(t *testing.T) {
 	}
 }
 
+// Two tweets that differ only in their @-mentions and case (GermEval has
+// such a pair across its validation and test halves) are one text to the
+// overlap check, reported per side with both lines, as exact copies are.
+func TestNearDuplicateDifferingInMentionsIsReported(t *testing.T) {
+	dev := writeFile(t, "dev.tsv", "text\tlabel\n@SteinbachErika Die Grünen sind schuld |LBR| Typisch\tyes\nnothing alike\tno\n")
+	test := writeFile(t, "test.tsv", "text\tlabel\nanother text\tno\n@Ralf_Stegner @welt die grünen SIND schuld |LBR| typisch\tyes\n")
+	var r Report
+	r.AddOverlaps([]Part{{Name: "i.i.d. dev", Rows: fileRows(t, dev)}, {Name: "i.i.d. test", Rows: fileRows(t, test)}})
+	if len(r.Overlaps) != 1 || r.Overlaps[0].Exact != 0 || r.Overlaps[0].Normalised != 1 {
+		t.Fatalf("overlaps %+v, want one near-duplicate", r.Overlaps)
+	}
+	if want := dev + " line 2 = " + test + " line 3"; !strings.Contains(r.Findings[0].Message, want) {
+		t.Errorf("finding %q lacks %q", r.Findings[0].Message, want)
+	}
+}
+
 func TestNoOverlapNoFinding(t *testing.T) {
 	var r Report
 	r.AddOverlaps([]Part{{Name: "a", Rows: []Row{{Text: "one"}}}, {Name: "b", Rows: []Row{{Text: "two"}}}, {Name: "c", Rows: []Row{{Text: ""}}}, {Name: "d", Rows: []Row{{Text: "!!"}}}})
@@ -88,7 +104,11 @@ func TestNormalise(t *testing.T) {
 		{"café", "cafe"},
 		{"انا بكـــره النساء.", "انا بكره النساء"},
 		{"مَرْحَبًا", "مرحبا"},
-		{"@user @url 😀 ok", "user url ok"},
+		{"@user @url 😀 ok", "user ok"},
+		{"@Alice_99 Du bist https://t.co/xY1 SO dumm!!", "user du bist url so dumm"},
+		{"@bob du BIST www.example.org/a so dumm", "user du bist url so dumm"},
+		{"3,000 Fans at 10:30 on 1.5.2018", "0 fans at 0 on 0"},
+		{"Ça me plaît", "ca me plait"},
 	} {
 		if got := Normalise(c.in); got != c.want {
 			t.Errorf("Normalise(%q) = %q, want %q", c.in, got, c.want)

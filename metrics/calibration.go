@@ -1,10 +1,14 @@
 package metrics
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Calibration asks whether a model's confidence means what it says: of the
@@ -262,4 +266,106 @@ func Calibrate(preds []Prediction, gold []int, bins int, b Binning) (Calibration
 		return Calibration{}, err
 	}
 	return c, nil
+}
+
+// CalibrateInputs measures the calibration of the labelled inputs among
+// the lines of case files (train's cases.jsonl) and i.i.d. prediction
+// files (iid_predictions.jsonl): those with a gold label, a predicted
+// class and probabilities. A prediction is right when its label's name is
+// the gold one. The Brier score needs each gold label's class index, which
+// the lines give only through the predictions (pred, pred_class): it is
+// NaN when some gold label is never predicted. n is the number of inputs
+// used; none is an error.
+func CalibrateInputs(ins []CaseInput, bins int, b Binning) (c Calibration, err error) {
+	return calibrateInputs(ins, classesOf(ins), bins, b)
+}
+
+// classesOf maps the label names the lines predict to their classes.
+func classesOf(ins []CaseInput) map[string]int {
+	class := map[string]int{}
+	for _, in := range ins {
+		if in.PredClass != nil {
+			class[in.Pred] = *in.PredClass
+		}
+	}
+	return class
+}
+
+// labelled reports whether a line can be measured: a gold label, and a
+// predicted class among its probabilities.
+func labelled(in CaseInput) bool {
+	return in.Label != "" && in.PredClass != nil && *in.PredClass >= 0 && *in.PredClass < len(in.Probs)
+}
+
+// calibrateInputs is CalibrateInputs with the classes of the label names
+// given (learnt from a larger set of lines than those measured).
+func calibrateInputs(ins []CaseInput, class map[string]int, bins int, b Binning) (c Calibration, err error) {
+	var conf []float64
+	var correct []bool
+	var used []CaseInput
+	for _, in := range ins {
+		if !labelled(in) {
+			continue
+		}
+		conf = append(conf, in.Probs[*in.PredClass])
+		correct = append(correct, in.Pred == in.Label)
+		used = append(used, in)
+	}
+	if c, err = Reliability(conf, correct, bins, b); err != nil {
+		return c, err
+	}
+	probs, gold := make([][]float64, len(used)), make([]int, len(used))
+	for i, in := range used {
+		k, ok := class[in.Label]
+		if !ok {
+			return c, nil
+		}
+		probs[i], gold[i] = in.Probs, k
+	}
+	if c.Brier, err = Brier(probs, gold); err != nil {
+		return Calibration{}, err
+	}
+	return c, nil
+}
+
+// ReadInputLines reads a file of prediction lines, one CaseInput a line:
+// train's iid_predictions.jsonl. Errors name the file and line.
+func ReadInputLines(path string) ([]CaseInput, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []CaseInput
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<26)
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var in CaseInput
+		if err := json.Unmarshal(sc.Bytes(), &in); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		out = append(out, in)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
+
+// Wilson is the Wilson score interval of a proportion of k successes in n
+// trials at the normal quantile z (1.96 for 95 %): better behaved than the
+// normal approximation near 0 and 1 and with few trials, where a worst
+// group's pass rate usually lies. Both ends are NaN when n is 0.
+func Wilson(k, n int, z float64) (lo, hi float64) {
+	if n <= 0 {
+		return math.NaN(), math.NaN()
+	}
+	p, nf := float64(k)/float64(n), float64(n)
+	z2 := z * z
+	centre := (p + z2/(2*nf)) / (1 + z2/nf)
+	half := z / (1 + z2/nf) * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
+	return math.Max(0, centre-half), math.Min(1, centre+half)
 }

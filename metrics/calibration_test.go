@@ -10,7 +10,15 @@ import (
 
 // refCalibration is testdata/calibration.json, written by
 // gen_calibration.py with sklearn's calibration_curve and numpy.
-type refCalibration []struct {
+type refCalibration struct {
+	Fixtures []refCalibrationFixture
+	Wilson   []struct {
+		K, N   int
+		Lo, Hi float64
+	}
+}
+
+type refCalibrationFixture struct {
 	Name   string
 	Probs  [][]float64
 	Pred   []int
@@ -49,7 +57,7 @@ func TestCalibrationMatchesSklearn(t *testing.T) {
 		t.Fatal(err)
 	}
 	worst := 0.0
-	for _, f := range ref {
+	for _, f := range ref.Fixtures {
 		preds := make([]Prediction, len(f.Probs))
 		for i, p := range f.Probs {
 			preds[i] = Prediction{Class: f.Pred[i], Probs: p}
@@ -86,7 +94,7 @@ func TestCalibrationMatchesSklearn(t *testing.T) {
 				for _, d := range []float64{bin.Accuracy - c.Sklearn.Accuracy[k], bin.Confidence - c.Sklearn.Confidence[k]} {
 					worst = math.Max(worst, math.Abs(d))
 				}
-				if math.Abs(bin.Accuracy-c.Sklearn.Accuracy[k]) > calibrationTolerance || math.Abs(bin.Confidence-c.Sklearn.Confidence[k]) > calibrationTolerance {
+				if far(bin.Accuracy-c.Sklearn.Accuracy[k], calibrationTolerance) || far(bin.Confidence-c.Sklearn.Confidence[k], calibrationTolerance) {
 					t.Errorf("%s non-empty bin %d: accuracy %v confidence %v, sklearn %v %v", where, k, bin.Accuracy, bin.Confidence, c.Sklearn.Accuracy[k], c.Sklearn.Confidence[k])
 				}
 				k++
@@ -95,19 +103,25 @@ func TestCalibrationMatchesSklearn(t *testing.T) {
 				t.Errorf("%s: %d non-empty bins, sklearn %d", where, k, len(c.Sklearn.Accuracy))
 			}
 			worst = math.Max(worst, math.Abs(got.ECE-c.Numpy.ECE))
-			if math.Abs(got.ECE-c.Numpy.ECE) > calibrationTolerance {
+			if far(got.ECE-c.Numpy.ECE, calibrationTolerance) {
 				t.Errorf("%s: ECE %v, numpy %v", where, got.ECE, c.Numpy.ECE)
 			}
 			worst = math.Max(worst, math.Abs(got.Brier-f.Brier))
-			if math.Abs(got.Brier-f.Brier) > calibrationTolerance {
+			if far(got.Brier-f.Brier, calibrationTolerance) {
 				t.Errorf("%s: Brier %v, numpy %v", f.Name, got.Brier, f.Brier)
 			}
-			if f.BrierSklearn2x != nil && math.Abs(got.Brier-*f.BrierSklearn2x) > calibrationTolerance {
+			if f.BrierSklearn2x != nil && far(got.Brier-*f.BrierSklearn2x, calibrationTolerance) {
 				t.Errorf("%s: Brier %v, twice sklearn's brier_score_loss %v", f.Name, got.Brier, *f.BrierSklearn2x)
 			}
 		}
 	}
 	t.Logf("largest difference from sklearn/numpy: %g", worst)
+	for _, w := range ref.Wilson {
+		lo, hi := Wilson(w.K, w.N, 1.959963984540054)
+		if far(lo-w.Lo, 1e-12) || far(hi-w.Hi, 1e-12) {
+			t.Errorf("Wilson(%d, %d) = [%v, %v], scipy [%v, %v]", w.K, w.N, lo, hi, w.Lo, w.Hi)
+		}
+	}
 }
 
 // TestCalibrationByHand checks the measures on cases small enough to work
@@ -124,7 +138,7 @@ func TestCalibrationByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(c.ECE) > 1e-15 || math.Abs(c.Brier-(3*0.125+1.125)/4) > 1e-15 || c.Bins[7].N != 4 || c.Accuracy != 0.75 {
+	if far(c.ECE, 1e-15) || far(c.Brier-(3*0.125+1.125)/4, 1e-15) || c.Bins[7].N != 4 || c.Accuracy != 0.75 {
 		t.Errorf("calibrated bin: ECE %v Brier %v bin 7 %+v accuracy %v", c.ECE, c.Brier, c.Bins[7], c.Accuracy)
 	}
 	// Certain and wrong: ECE 1, Brier 2.
@@ -160,3 +174,38 @@ func TestCalibrationByHand(t *testing.T) {
 		t.Error("ParseBinning accepted an unknown binning")
 	}
 }
+
+// TestCalibrateInputs reads labelled lines as train writes them: unlabelled
+// inputs (INV, DIR) are left out, rightness is by label name, and the Brier
+// score needs every gold label's class, known only from the predictions.
+func TestCalibrateInputs(t *testing.T) {
+	zero, one := 0, 1
+	ins := []CaseInput{
+		{Label: "pos", Pred: "pos", PredClass: &one, Probs: []float64{0.2, 0.8}},
+		{Label: "neg", Pred: "neg", PredClass: &zero, Probs: []float64{0.6, 0.4}},
+		{Label: "", Pred: "neg", PredClass: &zero, Probs: []float64{0.9, 0.1}}, // an INV input
+		{Label: "neg", Pred: "pos", PredClass: &one, Probs: []float64{0.3, 0.7}},
+	}
+	c, err := CalibrateInputs(ins, 10, EqualWidth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBrier := (2*0.04 + 2*0.16 + 2*0.49) / 3
+	// Bins: 0.6 (right) alone, 0.7 (wrong) alone, 0.8 (right) alone.
+	wantECE := (0.4 + 0.7 + 0.2) / 3
+	if c.N != 3 || far(c.Brier-wantBrier, 1e-15) || far(c.ECE-wantECE, 1e-15) {
+		t.Errorf("N %d ECE %v Brier %v, want 3 %v %v", c.N, c.ECE, c.Brier, wantECE, wantBrier)
+	}
+	// "neutral" is never predicted: its class is unknown, so no Brier score.
+	c, err = CalibrateInputs(append(ins, CaseInput{Label: "neutral", Pred: "pos", PredClass: &one, Probs: []float64{0.1, 0.9}}), 10, EqualWidth)
+	if err != nil || c.N != 4 || !math.IsNaN(c.Brier) {
+		t.Errorf("unknown gold class: N %d Brier %v (%v)", c.N, c.Brier, err)
+	}
+	if _, err := CalibrateInputs(ins[2:3], 10, EqualWidth); err == nil {
+		t.Error("no labelled input measured")
+	}
+}
+
+// far reports whether a difference exceeds tol, NaN included (a NaN
+// result must not pass as close).
+func far(d, tol float64) bool { return !(math.Abs(d) <= tol) }

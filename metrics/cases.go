@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/beluga-nlp/beluga/internal/termtext"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
@@ -135,10 +136,10 @@ func writeFailureHeading(bw *bufio.Writer, name string, first CaseVerdict, fails
 	var about []string
 	for _, s := range []string{first.Class, string(first.Type)} {
 		if s != "" {
-			about = append(about, s)
+			about = append(about, termtext.Name(s))
 		}
 	}
-	fmt.Fprintf(bw, "%s", name)
+	fmt.Fprintf(bw, "%s", termtext.Name(name))
 	if len(about) > 0 {
 		fmt.Fprintf(bw, " (%s)", strings.Join(about, ", "))
 	}

@@ -8,28 +8,31 @@ type ClassScores struct {
 	// right, Recall the fraction of its gold examples predicted as it, F1
 	// their harmonic mean; each 0 when its denominator is (scikit-learn's
 	// zero_division=0).
-	Precision, Recall, F1 float64
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	F1        float64 `json:"f1"`
 	// Support is the number of gold examples of the class, Predicted the
 	// number of predictions of it.
-	Support, Predicted int
+	Support   int `json:"support"`
+	Predicted int `json:"predicted"`
 }
 
 // Classification is how class predictions compare with gold labels: what
 // Azimuth and scikit-learn's classification_report show for a labelled
 // data set.
 type Classification struct {
-	N int
+	N int `json:"n"`
 	// Accuracy is the fraction of predictions equal to the gold class.
-	Accuracy float64
+	Accuracy float64 `json:"accuracy"`
 	// MacroF1 is the unweighted mean of every class's F1, over all the
 	// task's classes (a class neither in the gold labels nor predicted
 	// counts as 0, as in package train's macro_f1; scikit-learn averages
 	// over the classes present unless given labels).
-	MacroF1 float64
+	MacroF1 float64 `json:"macro_f1"`
 	// Classes holds each class's scores, in class order.
-	Classes []ClassScores
+	Classes []ClassScores `json:"classes"`
 	// Confusion[g][p] counts the examples of gold class g predicted as p.
-	Confusion [][]int
+	Confusion [][]int `json:"confusion"`
 }
 
 // Classify compares predicted with gold classes among classes classes.

@@ -49,9 +49,25 @@ func (r *Result) WriteTable(w io.Writer) error {
 		return err
 	}
 	if r.Score != nil {
-		_, err := fmt.Fprintf(w, "\nsuite score (mean pass rate over scored functionalities): %.2f%%\n", *r.Score)
+		passed, scored := r.CasesPassed()
+		_, err := fmt.Fprintf(w, "\nsuite score (mean pass rate over scored functionalities): %.2f%%\ncases passed, all scored functionalities together: %d of %d (%.1f%%)\n",
+			*r.Score, passed, scored, 100*float64(passed)/float64(scored))
 		return err
 	}
 	_, err := fmt.Fprintln(w, "\nsuite score: none (every functionality was filtered)")
 	return err
+}
+
+// CasesPassed counts the cases that passed and those scored (not
+// filtered) over the functionalities in the suite score: HateCheck's
+// overall accuracy, where the suite score weighs functionalities equally.
+func (r *Result) CasesPassed() (passed, scored int) {
+	for _, f := range r.Functionalities {
+		if f.Excluded {
+			continue
+		}
+		scored += f.Cases - f.Filtered
+		passed += f.Cases - f.Filtered - f.Failed
+	}
+	return passed, scored
 }

@@ -434,3 +434,27 @@ func (m TripletMode) MarshalText() ([]byte, error) {
 func (m SquashMode) MarshalText() ([]byte, error) {
 	return []byte([...]string{"checklist", "corrected"}[m]), nil
 }
+
+// UnmarshalText reads checklist or corrected.
+func (m *TripletMode) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "checklist":
+		*m = TripletCheckList
+	case "corrected":
+		*m = TripletCorrected
+	default:
+		return fmt.Errorf("triplet mode %q: want checklist or corrected", b)
+	}
+	return nil
+}
+
+// UnmarshalText reads checklist or corrected.
+func (m *SquashMode) UnmarshalText(b []byte) error {
+	for _, c := range []SquashMode{0, 1} {
+		if t, _ := c.MarshalText(); string(t) == string(b) {
+			*m = c
+			return nil
+		}
+	}
+	return fmt.Errorf("squash mode %q: want checklist or corrected", b)
+}

@@ -3,6 +3,7 @@ package models
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/beluga-nlp/beluga/models/backend"
 	"math"
 	"strings"
 
@@ -271,7 +272,7 @@ func (m *bertEncoder) positionIDs(b Batch) ([]int, error) {
 }
 
 func (m *bertEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
-	c, pr := &m.cfg, r.m.precision
+	c, be := &m.cfg, r.m.be
 	h, e, L := c.HiddenSize, m.e, b.SeqLen
 	if len(b.IDs) != b.Size*L || len(b.Types) != b.Size*L || len(b.Mask) != b.Size*L {
 		return nil, fmt.Errorf("batch of %d×%d has %d ids, %d types, %d mask values", b.Size, L, len(b.IDs), len(b.Types), len(b.Mask))
@@ -323,13 +324,13 @@ func (m *bertEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 		}
 	})
 	p.embXhat, p.embRstd = r.Alloc(n*e), r.Alloc(n)
-	layerNormForward(x, p.embXhat, p.embRstd, x, m.lnW.Value, m.lnB.Value, e, c.LayerNormEps)
+	layerNormForward(be, x, p.embXhat, p.embRstd, x, m.lnW.Value, m.lnB.Value, e, c.LayerNormEps)
 	p.embKeep = r.Keep(n*e, r.HiddenRate)
-	applyKeep(x, p.embKeep)
+	applyKeep(be, x, p.embKeep)
 	if m.projW != nil {
 		p.embOut = x
 		x = r.Alloc(n * h)
-		linearForward(pr, x, p.embOut, m.projW.Value, m.projB.Value, n, e, h)
+		linearForward(be, x, p.embOut, m.projW.Value, m.projB.Value, n, e, h)
 	}
 	pool := &r.m.pool
 	for l := range m.layers {
@@ -359,37 +360,37 @@ func (m *bertEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 // layerForward runs layer l on x, keeping its activations in a; its buffers
 // come from r.
 func (m *bertEncoder) layerForward(l int, x []float32, b Batch, hidRate, attnRate float64, a *layerActs, r *Run) []float32 {
-	c, pr := &m.cfg, r.m.precision
+	c, be := &m.cfg, r.m.be
 	h, f, heads := c.HiddenSize, c.IntermediateSize, c.NumAttentionHeads
 	n, L := b.Size*b.SeqLen, b.SeqLen
 	P := &m.layers[l]
 	alloc := r.Alloc
 	a.x = x
 	a.q, a.k, a.v = alloc(n*h), alloc(n*h), alloc(n*h)
-	linearForward(pr, a.q, x, P.qW.Value, P.qB.Value, n, h, h)
-	linearForward(pr, a.k, x, P.kW.Value, P.kB.Value, n, h, h)
-	linearForward(pr, a.v, x, P.vW.Value, P.vB.Value, n, h, h)
+	linearForward(be, a.q, x, P.qW.Value, P.qB.Value, n, h, h)
+	linearForward(be, a.k, x, P.kW.Value, P.kB.Value, n, h, h)
+	linearForward(be, a.v, x, P.vW.Value, P.vB.Value, n, h, h)
 	a.probs = alloc(b.Size * heads * L * L)
 	a.attnKeep = r.m.keepMask(alloc, len(a.probs), attnRate)
 	a.ctx = alloc(n * h)
-	attentionForward(pr, a.ctx, a.probs, a.q, a.k, a.v, b.Mask, a.attnKeep, b.Size, L, heads, h/heads)
+	attentionForward(be, a.ctx, a.probs, a.q, a.k, a.v, b.Mask, a.attnKeep, b.Size, L, heads, h/heads)
 	res := alloc(n * h)
-	linearForward(pr, res, a.ctx, P.oW.Value, P.oB.Value, n, h, h)
+	linearForward(be, res, a.ctx, P.oW.Value, P.oB.Value, n, h, h)
 	if m.lay.attnOutDropout {
 		a.hidKeep1 = r.m.keepMask(alloc, n*h, hidRate)
 	}
-	keptAdd(res, a.hidKeep1, x)
+	keptAdd(be, res, a.hidKeep1, x)
 	a.y1, a.xhat1, a.rstd1 = alloc(n*h), alloc(n*h), alloc(n)
-	layerNormForward(a.y1, a.xhat1, a.rstd1, res, P.ln1W.Value, P.ln1B.Value, h, c.LayerNormEps)
+	layerNormForward(be, a.y1, a.xhat1, a.rstd1, res, P.ln1W.Value, P.ln1B.Value, h, c.LayerNormEps)
 	a.u, a.g = alloc(n*f), alloc(n*f)
-	linearForward(pr, a.u, a.y1, P.iW.Value, P.iB.Value, n, h, f)
-	geluForward(a.g, a.u)
+	linearForward(be, a.u, a.y1, P.iW.Value, P.iB.Value, n, h, f)
+	geluForward(be, a.g, a.u)
 	out := alloc(n * h)
-	linearForward(pr, out, a.g, P.fW.Value, P.fB.Value, n, f, h)
+	linearForward(be, out, a.g, P.fW.Value, P.fB.Value, n, f, h)
 	a.hidKeep2 = r.m.keepMask(alloc, n*h, hidRate)
-	keptAdd(out, a.hidKeep2, a.y1)
+	keptAdd(be, out, a.hidKeep2, a.y1)
 	a.xhat2, a.rstd2 = alloc(n*h), alloc(n)
-	layerNormForward(out, a.xhat2, a.rstd2, out, P.ln2W.Value, P.ln2B.Value, h, c.LayerNormEps)
+	layerNormForward(be, out, a.xhat2, a.rstd2, out, P.ln2W.Value, P.ln2B.Value, h, c.LayerNormEps)
 	return out
 }
 
@@ -398,25 +399,25 @@ func (m *bertEncoder) layerForward(l int, x []float32, b Batch, hidRate, attnRat
 // embeddings into the parameters' gradients.
 func (p *bertPass) Backward(r *Run, dx []float32) {
 	m, b := p.m, p.b
-	pool, pr := &r.m.pool, r.m.precision
+	pool, be := &r.m.pool, r.m.be
 	c := &m.cfg
 	h, e, n := c.HiddenSize, m.e, b.Size*b.SeqLen
 	for l := len(m.layers) - 1; l >= 0; l-- {
-		dIn := m.layerBackward(l, dx, b, &p.layers[l], pool, pr)
+		dIn := m.layerBackward(l, dx, b, &p.layers[l], pool, be)
 		pool.put(dx)
 		dx = dIn
 	}
 	if m.projW != nil {
 		de := pool.get(n * e)
-		linearBackward(pr, de, m.projW.Grad, m.projB.Grad, dx, p.embOut, m.projW.Value, n, e, h)
+		linearBackward(be, de, m.projW.Grad, m.projB.Grad, dx, p.embOut, m.projW.Value, n, e, h)
 		pool.put(dx)
 		dx = de
 	}
 	defer pool.put(dx)
-	applyKeep(dx, p.embKeep)
+	applyKeep(be, dx, p.embKeep)
 	dsum := pool.get(n * e)
 	defer pool.put(dsum)
-	layerNormBackward(dsum, m.lnW.Grad, m.lnB.Grad, dx, p.embXhat, p.embRstd, m.lnW.Value, e)
+	layerNormBackward(be, dsum, m.lnW.Grad, m.lnB.Grad, dx, p.embXhat, p.embRstd, m.lnW.Value, e)
 	wg, pg := m.word.Grad, m.pos.Grad
 	var tg []float32
 	if m.typ != nil {
@@ -449,21 +450,21 @@ func (p *bertPass) Backward(r *Run, dx []float32) {
 
 // layerBackward back-propagates dout through layer l and returns the
 // gradient of its input, in a buffer from the pool.
-func (m *bertEncoder) layerBackward(l int, dout []float32, b Batch, a *layerActs, pool *bufPool, pr Precision) []float32 {
+func (m *bertEncoder) layerBackward(l int, dout []float32, b Batch, a *layerActs, pool *bufPool, be backend.Backend) []float32 {
 	c := &m.cfg
 	h, f, heads := c.HiddenSize, c.IntermediateSize, c.NumAttentionHeads
 	n, L := b.Size*b.SeqLen, b.SeqLen
 	P := &m.layers[l]
-	dx, dctx := P.outputBackward(dout, a, n, h, f, pool, pr)
+	dx, dctx := P.outputBackward(dout, a, n, h, f, pool, be)
 	defer pool.put(dctx)
 	dq, dk, dv := pool.get(n*h), pool.get(n*h), pool.get(n*h)
 	defer pool.put(dq, dk, dv)
-	attentionBackward(pr, dq, dk, dv, dctx, a.probs, a.attnKeep, a.q, a.k, a.v, b.Size, L, heads, h/heads)
+	attentionBackward(be, dq, dk, dv, dctx, a.probs, a.attnKeep, a.q, a.k, a.v, b.Size, L, heads, h/heads)
 	for _, s := range []struct {
 		w, b *Param
 		d    []float32
 	}{{P.qW, P.qB, dq}, {P.kW, P.kB, dk}, {P.vW, P.vB, dv}} {
-		linearBackwardAdd(pr, dx, s.w.Grad, s.b.Grad, s.d, a.x, s.w.Value, n, h, h)
+		linearBackwardAdd(be, dx, s.w.Grad, s.b.Grad, s.d, a.x, s.w.Value, n, h, h)
 	}
 	return dx
 }
@@ -475,33 +476,33 @@ func (m *bertEncoder) layerBackward(l int, dout []float32, b Batch, a *layerActs
 // buffer the caller returns up, to which the attention's input gradients
 // are then added), and dctx, the gradient of the attention context (a pool
 // buffer the caller puts back).
-func (P *bertLayer) outputBackward(dout []float32, a *layerActs, n, h, f int, pool *bufPool, pr Precision) (dx, dctx []float32) {
+func (P *bertLayer) outputBackward(dout []float32, a *layerActs, n, h, f int, pool *bufPool, be backend.Backend) (dx, dctx []float32) {
 	// second LayerNorm: out = LN(dropout(FFN(y1)) + y1)
 	dy1 := pool.get(n * h)
 	defer pool.put(dy1)
-	layerNormBackward(dy1, P.ln2W.Grad, P.ln2B.Grad, dout, a.xhat2, a.rstd2, P.ln2W.Value, h)
+	layerNormBackward(be, dy1, P.ln2W.Grad, P.ln2B.Grad, dout, a.xhat2, a.rstd2, P.ln2W.Value, h)
 	dres2 := dy1
 	if a.hidKeep2 != nil {
 		dres2 = pool.get(n * h)
 		defer pool.put(dres2)
-		keptCopy(dres2, dy1, a.hidKeep2)
+		keptCopy(be, dres2, dy1, a.hidKeep2)
 	}
 	dg := pool.get(n * f)
 	defer pool.put(dg)
-	linearBackward(pr, dg, P.fW.Grad, P.fB.Grad, dres2, a.g, P.fW.Value, n, f, h)
-	geluBackward(dg, dg, a.u)
-	linearBackwardAdd(pr, dy1, P.iW.Grad, P.iB.Grad, dg, a.y1, P.iW.Value, n, h, f)
+	linearBackward(be, dg, P.fW.Grad, P.fB.Grad, dres2, a.g, P.fW.Value, n, f, h)
+	geluBackward(be, dg, dg, a.u)
+	linearBackwardAdd(be, dy1, P.iW.Grad, P.iB.Grad, dg, a.y1, P.iW.Value, n, h, f)
 	// first LayerNorm: y1 = LN(dropout(attention(x)) + x)
 	dx = pool.get(n * h)
-	layerNormBackward(dx, P.ln1W.Grad, P.ln1B.Grad, dy1, a.xhat1, a.rstd1, P.ln1W.Value, h)
+	layerNormBackward(be, dx, P.ln1W.Grad, P.ln1B.Grad, dy1, a.xhat1, a.rstd1, P.ln1W.Value, h)
 	dres1 := dx
 	if a.hidKeep1 != nil {
 		dres1 = pool.get(n * h)
 		defer pool.put(dres1)
-		keptCopy(dres1, dx, a.hidKeep1)
+		keptCopy(be, dres1, dx, a.hidKeep1)
 	}
 	dctx = pool.get(n * h)
-	linearBackward(pr, dctx, P.oW.Grad, P.oB.Grad, dres1, a.ctx, P.oW.Value, n, h, h)
+	linearBackward(be, dctx, P.oW.Grad, P.oB.Grad, dres1, a.ctx, P.oW.Value, n, h, h)
 	return dx, dctx
 }
 

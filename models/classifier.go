@@ -7,6 +7,8 @@ package models
 // outside the encoder lets one encoder serve every loss, including IRM's
 // penalty, which depends on the parameters only through the logits.
 
+import "github.com/beluga-nlp/beluga/models/backend"
+
 // Encoding is one tokenized input.
 type Encoding struct {
 	IDs     []int // token ids, special tokens included
@@ -75,6 +77,10 @@ type Classifier interface {
 	// SetFrozenEncoder freezes (or unfreezes) the encoder: Backward then
 	// computes no gradient for encoder parameters and leaves them untouched.
 	SetFrozenEncoder(frozen bool)
+	// Backend is the model's compute context: the backend (kernel path and
+	// precision included) its passes run on and its parameters live on,
+	// where its optimiser runs too.
+	Backend() backend.Backend
 }
 
 // Pass is the result of one forward pass.

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"github.com/beluga-nlp/beluga/models/backend"
 	"math"
 
 	"github.com/beluga-nlp/beluga/models/internal/vec32"
@@ -87,7 +88,7 @@ type relAttention struct {
 	// rows is how many rows of the relative embeddings the indices reach;
 	// posQ and posK passed to the kernels are those rows' projections.
 	rows int
-	pr   Precision // the model's products
+	be   backend.Backend // the model's compute (its precision's)
 }
 
 // scratch is the size of each buffer the kernels take for one position
@@ -108,10 +109,10 @@ func relAttentionForward[T Float](a relAttention, ctx, probs, q, k, v, posQ, pos
 		for hd := lo; hd < hi; hd++ {
 			off := hd * a.d
 			if cAll != nil {
-				gemmSerial(a.pr, false, true, n, a.rows, a.d, 1, q[off:], h, posK[off:], h, 0, cAll[hd*n*a.rows:], a.rows)
+				gemmSerial(a.be, false, true, n, a.rows, a.d, 1, q[off:], h, posK[off:], h, 0, cAll[hd*n*a.rows:], a.rows)
 			}
 			if pAll != nil {
-				gemmSerial(a.pr, false, true, n, a.rows, a.d, 1, k[off:], h, posQ[off:], h, 0, pAll[hd*n*a.rows:], a.rows)
+				gemmSerial(a.be, false, true, n, a.rows, a.d, 1, k[off:], h, posQ[off:], h, 0, pAll[hd*n*a.rows:], a.rows)
 			}
 		}
 	})
@@ -126,7 +127,7 @@ func relAttentionForward[T Float](a relAttention, ctx, probs, q, k, v, posQ, pos
 			off := b*seq*h + hd*a.d
 			base := bh * seq * seq
 			p := probs[base : base+seq*seq]
-			gemmSerial(a.pr, false, true, seq, seq, a.d, 1, q[off:], h, k[off:], h, 0, p, seq)
+			gemmSerial(a.be, false, true, seq, seq, a.d, 1, q[off:], h, k[off:], h, 0, p, seq)
 			r0 := hd*n + b*seq // this (head, sequence)'s first row of C and P
 			m := mask[b*seq : (b+1)*seq]
 			for i := 0; i < seq; i++ {
@@ -153,10 +154,10 @@ func relAttentionForward[T Float](a relAttention, ctx, probs, q, k, v, posQ, pos
 						row[j] = -math.MaxFloat32
 					}
 				}
-				softmaxRow(row)
+				softmaxRow(a.be, row)
 			}
-			use := withDropout(p, keep, base, dropped)
-			gemmSerial(a.pr, false, false, seq, a.d, seq, 1, use, seq, v[off:], h, 0, ctx[off:], h)
+			use := withDropout(a.be, p, keep, base, dropped)
+			gemmSerial(a.be, false, false, seq, a.d, seq, 1, use, seq, v[off:], h, 0, ctx[off:], h)
 		}
 	})
 }
@@ -183,14 +184,14 @@ func relAttentionBackward[T Float](a relAttention, dq, dk, dv, dPosQ, dPosK, dct
 			off := b*seq*h + hd*a.d
 			base := bh * seq * seq
 			p := probs[base : base+seq*seq]
-			use := withDropout(p, keep, base, dropped)
+			use := withDropout(a.be, p, keep, base, dropped)
 			// ctx = use·v ⇒ dv = useᵀ·dctx, d(use) = dctx·vᵀ
-			gemmSerial(a.pr, true, false, seq, a.d, seq, 1, use, seq, dctx[off:], h, 0, dv[off:], h)
-			gemmSerial(a.pr, false, true, seq, seq, a.d, 1, dctx[off:], h, v[off:], h, 0, ds, seq)
-			softmaxBackwardRows(ds, p, keep, base, seq, scale)
+			gemmSerial(a.be, true, false, seq, a.d, seq, 1, use, seq, dctx[off:], h, 0, dv[off:], h)
+			gemmSerial(a.be, false, true, seq, seq, a.d, 1, dctx[off:], h, v[off:], h, 0, ds, seq)
+			softmaxBackwardRows(a.be, ds, p, keep, base, seq, scale)
 			// content term: s = q·kᵀ ⇒ dq = ds·k, dk = dsᵀ·q
-			gemmSerial(a.pr, false, false, seq, a.d, seq, 1, ds, seq, k[off:], h, 0, dq[off:], h)
-			gemmSerial(a.pr, true, false, seq, a.d, seq, 1, ds, seq, q[off:], h, 0, dk[off:], h)
+			gemmSerial(a.be, false, false, seq, a.d, seq, 1, ds, seq, k[off:], h, 0, dq[off:], h)
+			gemmSerial(a.be, true, false, seq, a.d, seq, 1, ds, seq, q[off:], h, 0, dk[off:], h)
 			// the gathers scatter back: C[i, c(i,j)] and P[j, p(i,j)]
 			r0 := hd*n + b*seq
 			for i := 0; i < seq; i++ {
@@ -217,13 +218,13 @@ func relAttentionBackward[T Float](a relAttention, dq, dk, dv, dPosQ, dPosK, dct
 			off := hd * a.d
 			if dC != nil {
 				c := dC[hd*n*a.rows:]
-				gemmSerial(a.pr, false, false, n, a.d, a.rows, 1, c, a.rows, posK[off:], h, 1, dq[off:], h)
-				gemmSerial(a.pr, true, false, a.rows, a.d, n, 1, c, a.rows, q[off:], h, 0, dPosK[off:], h)
+				gemmSerial(a.be, false, false, n, a.d, a.rows, 1, c, a.rows, posK[off:], h, 1, dq[off:], h)
+				gemmSerial(a.be, true, false, a.rows, a.d, n, 1, c, a.rows, q[off:], h, 0, dPosK[off:], h)
 			}
 			if dP != nil {
 				p := dP[hd*n*a.rows:]
-				gemmSerial(a.pr, false, false, n, a.d, a.rows, 1, p, a.rows, posQ[off:], h, 1, dk[off:], h)
-				gemmSerial(a.pr, true, false, a.rows, a.d, n, 1, p, a.rows, k[off:], h, 0, dPosQ[off:], h)
+				gemmSerial(a.be, false, false, n, a.d, a.rows, 1, p, a.rows, posQ[off:], h, 1, dk[off:], h)
+				gemmSerial(a.be, true, false, a.rows, a.d, n, 1, p, a.rows, k[off:], h, 0, dPosQ[off:], h)
 			}
 		}
 	})

@@ -97,7 +97,7 @@ func (p *debertaPass) Hidden() []float32 { return p.out }
 
 // Forward runs the embeddings and the layers on b.
 func (m *debertaEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
-	c, pr := &m.cfg, r.m.precision
+	c, be := &m.cfg, r.m.be
 	h, e, L := c.HiddenSize, c.EmbeddingSize, b.SeqLen
 	if len(b.IDs) != b.Size*L || len(b.Mask) != b.Size*L || (c.TypeVocabSize > 0 && len(b.Types) != b.Size*L) {
 		return nil, fmt.Errorf("batch of %d×%d has %d ids, %d types, %d mask values", b.Size, L, len(b.IDs), len(b.Types), len(b.Mask))
@@ -144,19 +144,19 @@ func (m *debertaEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 		proj = r.Alloc(n * h)
 		zero := r.Alloc(h)
 		clear(zero)
-		linearForward(pr, proj, p.emb, m.proj.Value, zero, n, e, h)
+		linearForward(be, proj, p.emb, m.proj.Value, zero, n, e, h)
 	}
 	p.embXhat, p.embRstd = r.Alloc(n*h), r.Alloc(n)
-	layerNormForward(x, p.embXhat, p.embRstd, proj, m.lnW.Value, m.lnB.Value, h, c.LayerNormEps)
+	layerNormForward(be, x, p.embXhat, p.embRstd, proj, m.lnW.Value, m.lnB.Value, h, c.LayerNormEps)
 	for r := 0; r < n; r++ {
 		if b.Mask[r] == 0 {
 			clear(x[r*h : (r+1)*h])
 		}
 	}
 	p.embKeep = r.Keep(n*h, r.HiddenRate)
-	applyKeep(x, p.embKeep)
+	applyKeep(be, x, p.embKeep)
 
-	p.att = relAttention{batch: b.Size, seq: L, heads: c.NumAttentionHeads, d: h / c.NumAttentionHeads, pr: r.m.precision,
+	p.att = relAttention{batch: b.Size, seq: L, heads: c.NumAttentionHeads, d: h / c.NumAttentionHeads, be: r.m.be,
 		scale: 1 / float64(float32(math.Sqrt(float64(h/c.NumAttentionHeads*c.scaleFactor()))))}
 	if c.RelativeAttention {
 		c2p, p2c, lo, rows := relativeIndices(L, c.span(), c.PositionBuckets, c.maxRelative())
@@ -171,7 +171,7 @@ func (m *debertaEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 		p.relE = rel
 		if m.relW != nil {
 			p.relE, p.relXhat, p.relRstd = r.Alloc(len(rel)), r.Alloc(len(rel)), r.Alloc(len(rel)/h)
-			layerNormForward(p.relE, p.relXhat, p.relRstd, rel, m.relW.Value, m.relB.Value, h, c.LayerNormEps)
+			layerNormForward(be, p.relE, p.relXhat, p.relRstd, rel, m.relW.Value, m.relB.Value, h, c.LayerNormEps)
 		}
 	}
 	pool := &r.m.pool
@@ -202,15 +202,15 @@ func (m *debertaEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 // layerForward runs layer l on x, keeping its activations in a; its
 // buffers and dropout come from r.
 func (m *debertaEncoder) layerForward(l int, x []float32, p *debertaPass, a *debertaLayer, r *Run) []float32 {
-	c, pr := &m.cfg, r.m.precision
+	c, be := &m.cfg, r.m.be
 	h, f, heads := c.HiddenSize, c.IntermediateSize, c.NumAttentionHeads
 	b, w := p.b, &m.layers[l]
 	n, L := b.Size*b.SeqLen, b.SeqLen
 	a.x = x
 	a.q, a.k, a.v = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n*h)
-	linearForward(pr, a.q, x, w.qW.Value, w.qB.Value, n, h, h)
-	linearForward(pr, a.k, x, w.kW.Value, w.kB.Value, n, h, h)
-	linearForward(pr, a.v, x, w.vW.Value, w.vB.Value, n, h, h)
+	linearForward(be, a.q, x, w.qW.Value, w.qB.Value, n, h, h)
+	linearForward(be, a.k, x, w.kW.Value, w.kB.Value, n, h, h)
+	linearForward(be, a.v, x, w.vW.Value, w.vB.Value, n, h, h)
 	if c.RelativeAttention {
 		// Each layer drops out its own copy of the relative embeddings
 		// (DisentangledSelfAttention.pos_dropout, the hidden rate), and
@@ -221,15 +221,15 @@ func (m *debertaEncoder) layerForward(l int, x []float32, p *debertaPass, a *deb
 			win := a.relIn
 			a.relIn = r.Alloc(s2 * h)
 			copy(a.relIn, win)
-			applyKeep(a.relIn, a.relKeep)
+			applyKeep(be, a.relIn, a.relKeep)
 		}
 		if p.att.p2c != nil {
 			a.posQ = r.Alloc(s2 * h)
-			linearForward(pr, a.posQ, a.relIn, w.qW.Value, w.qB.Value, s2, h, h)
+			linearForward(be, a.posQ, a.relIn, w.qW.Value, w.qB.Value, s2, h, h)
 		}
 		if p.att.c2p != nil {
 			a.posK = r.Alloc(s2 * h)
-			linearForward(pr, a.posK, a.relIn, w.kW.Value, w.kB.Value, s2, h, h)
+			linearForward(be, a.posK, a.relIn, w.kW.Value, w.kB.Value, s2, h, h)
 		}
 	}
 	a.probs = r.Alloc(b.Size * heads * L * L)
@@ -244,21 +244,21 @@ func (m *debertaEncoder) layerForward(l int, x []float32, p *debertaPass, a *deb
 	}
 	relAttentionForward(p.att, a.ctx, a.probs, a.q, a.k, a.v, a.posQ, a.posK, b.Mask, a.attnKeep, cAll, pAll)
 	y1 := r.Alloc(n * h)
-	linearForward(pr, y1, a.ctx, w.oW.Value, w.oB.Value, n, h, h)
+	linearForward(be, y1, a.ctx, w.oW.Value, w.oB.Value, n, h, h)
 	a.hidKeep1 = r.Keep(n*h, r.HiddenRate)
-	keptAdd(y1, a.hidKeep1, x)
+	keptAdd(be, y1, a.hidKeep1, x)
 	a.xhat1, a.rstd1 = r.Alloc(n*h), r.Alloc(n)
-	layerNormForward(y1, a.xhat1, a.rstd1, y1, w.ln1W.Value, w.ln1B.Value, h, c.LayerNormEps)
+	layerNormForward(be, y1, a.xhat1, a.rstd1, y1, w.ln1W.Value, w.ln1B.Value, h, c.LayerNormEps)
 	a.y1 = y1
 	a.u, a.g = r.Alloc(n*f), r.Alloc(n*f)
-	linearForward(pr, a.u, y1, w.iW.Value, w.iB.Value, n, h, f)
-	geluForward(a.g, a.u)
+	linearForward(be, a.u, y1, w.iW.Value, w.iB.Value, n, h, f)
+	geluForward(be, a.g, a.u)
 	out := r.Alloc(n * h)
-	linearForward(pr, out, a.g, w.fW.Value, w.fB.Value, n, f, h)
+	linearForward(be, out, a.g, w.fW.Value, w.fB.Value, n, f, h)
 	a.hidKeep2 = r.Keep(n*h, r.HiddenRate)
-	keptAdd(out, a.hidKeep2, y1)
+	keptAdd(be, out, a.hidKeep2, y1)
 	a.xhat2, a.rstd2 = r.Alloc(n*h), r.Alloc(n)
-	layerNormForward(out, a.xhat2, a.rstd2, out, w.ln2W.Value, w.ln2B.Value, h, c.LayerNormEps)
+	layerNormForward(be, out, a.xhat2, a.rstd2, out, w.ln2W.Value, w.ln2B.Value, h, c.LayerNormEps)
 	return out
 }
 
@@ -266,7 +266,7 @@ func (m *debertaEncoder) layerForward(l int, x []float32, p *debertaPass, a *deb
 // buffer it takes over) through the layers and the embeddings.
 func (p *debertaPass) Backward(r *Run, dHidden []float32) {
 	m, b := p.m, p.b
-	pool, pr := &r.m.pool, r.m.precision
+	pool, be := &r.m.pool, r.m.be
 	c := &m.cfg
 	dx := dHidden
 	h, e, L, n := c.HiddenSize, c.EmbeddingSize, b.SeqLen, b.Size*b.SeqLen
@@ -281,7 +281,7 @@ func (p *debertaPass) Backward(r *Run, dHidden []float32) {
 		dx = dIn
 	}
 	defer pool.put(dx)
-	applyKeep(dx, p.embKeep)
+	applyKeep(be, dx, p.embKeep)
 	for row := 0; row < n; row++ {
 		if b.Mask[row] == 0 {
 			clear(dx[row*h : (row+1)*h])
@@ -289,14 +289,14 @@ func (p *debertaPass) Backward(r *Run, dHidden []float32) {
 	}
 	dsum := pool.get(n * h)
 	defer pool.put(dsum)
-	layerNormBackward(dsum, m.lnW.Grad, m.lnB.Grad, dx, p.embXhat, p.embRstd, m.lnW.Value, h)
+	layerNormBackward(be, dsum, m.lnW.Grad, m.lnB.Grad, dx, p.embXhat, p.embRstd, m.lnW.Value, h)
 	dEmb := dsum
 	if m.proj != nil {
 		dEmb = pool.get(n * e)
 		defer pool.put(dEmb)
 		scratch := pool.get(h) // embed_proj has no bias
 		defer pool.put(scratch)
-		linearBackward(pr, dEmb, m.proj.Grad, scratch, dsum, p.emb, m.proj.Value, n, e, h)
+		linearBackward(be, dEmb, m.proj.Grad, scratch, dsum, p.emb, m.proj.Value, n, e, h)
 	}
 	wg := m.word.Grad
 	var pg, tg []float32
@@ -339,7 +339,7 @@ func (p *debertaPass) Backward(r *Run, dHidden []float32) {
 	}
 	dr := pool.get(len(dRel))
 	defer pool.put(dr)
-	layerNormBackward(dr, m.relW.Grad, m.relB.Grad, dRel, p.relXhat, p.relRstd, m.relW.Value, h)
+	layerNormBackward(be, dr, m.relW.Grad, m.relB.Grad, dRel, p.relXhat, p.relRstd, m.relW.Value, h)
 	for i, v := range dr {
 		rg[i] += v
 	}
@@ -349,11 +349,11 @@ func (p *debertaPass) Backward(r *Run, dHidden []float32) {
 // the relative embeddings it saw into dRel, and returns the gradient of its
 // input in a pool buffer.
 func (m *debertaEncoder) layerBackward(l int, dout []float32, p *debertaPass, a *debertaLayer, dRel []float32, pool *bufPool) []float32 {
-	c, pr := &m.cfg, p.att.pr
+	c, be := &m.cfg, p.att.be
 	h, f := c.HiddenSize, c.IntermediateSize
 	n := p.b.Size * p.b.SeqLen
 	w := &m.layers[l]
-	dx, dctx := w.outputBackward(dout, &a.layerActs, n, h, f, pool, pr)
+	dx, dctx := w.outputBackward(dout, &a.layerActs, n, h, f, pool, be)
 	defer pool.put(dctx)
 	dq, dk, dv := pool.get(n*h), pool.get(n*h), pool.get(n*h)
 	defer pool.put(dq, dk, dv)
@@ -368,9 +368,9 @@ func (m *debertaEncoder) layerBackward(l int, dout []float32, p *debertaPass, a 
 		defer pool.put(dPosK, dC)
 	}
 	relAttentionBackward(p.att, dq, dk, dv, dPosQ, dPosK, dctx, a.probs, a.attnKeep, a.q, a.k, a.v, a.posQ, a.posK, dC, dP)
-	linearBackwardAdd(pr, dx, w.qW.Grad, w.qB.Grad, dq, a.x, w.qW.Value, n, h, h)
-	linearBackwardAdd(pr, dx, w.kW.Grad, w.kB.Grad, dk, a.x, w.kW.Value, n, h, h)
-	linearBackwardAdd(pr, dx, w.vW.Grad, w.vB.Grad, dv, a.x, w.vW.Value, n, h, h)
+	linearBackwardAdd(be, dx, w.qW.Grad, w.qB.Grad, dq, a.x, w.qW.Value, n, h, h)
+	linearBackwardAdd(be, dx, w.kW.Grad, w.kB.Grad, dk, a.x, w.kW.Value, n, h, h)
+	linearBackwardAdd(be, dx, w.vW.Grad, w.vB.Grad, dv, a.x, w.vW.Value, n, h, h)
 	if dRel == nil || (dPosQ == nil && dPosK == nil) {
 		return dx
 	}
@@ -379,12 +379,12 @@ func (m *debertaEncoder) layerBackward(l int, dout []float32, p *debertaPass, a 
 	dIn := pool.zeroed(s2 * h)
 	defer pool.put(dIn)
 	if dPosQ != nil {
-		linearBackwardAdd(pr, dIn, w.qW.Grad, w.qB.Grad, dPosQ, a.relIn, w.qW.Value, s2, h, h)
+		linearBackwardAdd(be, dIn, w.qW.Grad, w.qB.Grad, dPosQ, a.relIn, w.qW.Value, s2, h, h)
 	}
 	if dPosK != nil {
-		linearBackwardAdd(pr, dIn, w.kW.Grad, w.kB.Grad, dPosK, a.relIn, w.kW.Value, s2, h, h)
+		linearBackwardAdd(be, dIn, w.kW.Grad, w.kB.Grad, dPosK, a.relIn, w.kW.Value, s2, h, h)
 	}
-	applyKeep(dIn, a.relKeep)
+	applyKeep(be, dIn, a.relKeep)
 	win := dRel[p.relLo*h:]
 	for i, v := range dIn {
 		win[i] += v

@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"github.com/beluga-nlp/beluga/models/backend"
 	"math"
 
 	"github.com/beluga-nlp/beluga/models/checkpoint"
@@ -138,7 +139,7 @@ func embedBackward(grad, dx []float32, b Batch, h int) {
 // heads · seq · (past+seq)) receives the probabilities when not nil (a
 // training pass keeps them for the backward pass); keep holds their dropout
 // multipliers (nil: none).
-func causalAttentionForward[T Float](pr Precision, ctx, probs, q, k, v, pk, pv []T, past int, mask []float32, keep []T, batch, seq, heads, kvHeads, d int) {
+func causalAttentionForward[T Float](be backend.Backend, ctx, probs, q, k, v, pk, pv []T, past int, mask []float32, keep []T, batch, seq, heads, kvHeads, d int) {
 	h, kh := heads*d, kvHeads*d
 	group := heads / kvHeads
 	w := past + seq
@@ -162,9 +163,9 @@ func causalAttentionForward[T Float](pr Precision, ctx, probs, q, k, v, pk, pv [
 				p = probs[base : base+seq*w]
 			}
 			if past > 0 {
-				gemmSerial(pr, false, true, seq, past, d, scale, q[qo:], h, pk[po:], kh, 0, p, w)
+				gemmSerial(be, false, true, seq, past, d, scale, q[qo:], h, pk[po:], kh, 0, p, w)
 			}
-			gemmSerial(pr, false, true, seq, seq, d, scale, q[qo:], h, k[ko:], kh, 0, p[past:], w)
+			gemmSerial(be, false, true, seq, seq, d, scale, q[qo:], h, k[ko:], kh, 0, p[past:], w)
 			m := mask[b*seq : (b+1)*seq]
 			for i := 0; i < seq; i++ {
 				row := p[i*w : (i+1)*w]
@@ -174,15 +175,15 @@ func causalAttentionForward[T Float](pr Precision, ctx, probs, q, k, v, pk, pv [
 						own[j] += -math.MaxFloat32
 					}
 				}
-				softmaxRow(row)
+				softmaxRow(be, row)
 			}
-			use := withDropout(p, keep, base, dropped)
+			use := withDropout(be, p, keep, base, dropped)
 			if past > 0 {
-				gemmSerial(pr, false, false, seq, d, past, 1, use, w, pv[po:], kh, 0, ctx[qo:], h)
-				gemmSerial(pr, false, false, seq, d, seq, 1, use[past:], w, v[ko:], kh, 1, ctx[qo:], h)
+				gemmSerial(be, false, false, seq, d, past, 1, use, w, pv[po:], kh, 0, ctx[qo:], h)
+				gemmSerial(be, false, false, seq, d, seq, 1, use[past:], w, v[ko:], kh, 1, ctx[qo:], h)
 				continue
 			}
-			gemmSerial(pr, false, false, seq, d, seq, 1, use, w, v[ko:], kh, 0, ctx[qo:], h)
+			gemmSerial(be, false, false, seq, d, seq, 1, use, w, v[ko:], kh, 0, ctx[qo:], h)
 		}
 	})
 }
@@ -191,9 +192,9 @@ func causalAttentionForward[T Float](pr Precision, ctx, probs, q, k, v, pk, pv [
 // from dctx for a pass without a prefix, given its probabilities and
 // dropout multipliers: attentionBackward on the key/value heads repeated
 // to every query head, whose gradients each key/value head then sums.
-func causalAttentionBackward(pr Precision, pool *bufPool, dq, dk, dv, dctx, probs, keep, q, k, v []float32, batch, seq, heads, kvHeads, d int) {
+func causalAttentionBackward(be backend.Backend, pool *bufPool, dq, dk, dv, dctx, probs, keep, q, k, v []float32, batch, seq, heads, kvHeads, d int) {
 	if kvHeads == heads {
-		attentionBackward(pr, dq, dk, dv, dctx, probs, keep, q, k, v, batch, seq, heads, d)
+		attentionBackward(be, dq, dk, dv, dctx, probs, keep, q, k, v, batch, seq, heads, d)
 		return
 	}
 	n, h := batch*seq, heads*d
@@ -201,7 +202,7 @@ func causalAttentionBackward(pr Precision, pool *bufPool, dq, dk, dv, dctx, prob
 	defer pool.put(kf, vf, dkf, dvf)
 	repeatKV(kf, k, n, heads, kvHeads, d)
 	repeatKV(vf, v, n, heads, kvHeads, d)
-	attentionBackward(pr, dq, dkf, dvf, dctx, probs, keep, q, kf, vf, batch, seq, heads, d)
+	attentionBackward(be, dq, dkf, dvf, dctx, probs, keep, q, kf, vf, batch, seq, heads, d)
 	sumKV(dk, dkf, n, heads, kvHeads, d)
 	sumKV(dv, dvf, n, heads, kvHeads, d)
 }
@@ -301,7 +302,7 @@ func (s *scoreHead) Out() int                       { return s.out }
 
 func (s *scoreHead) Forward(r *Run, x []float32, rows int) HeadPass {
 	y := r.Alloc(rows * s.out)
-	linearForward(r.m.precision, y, x, s.w.Value, make([]float32, s.out), rows, s.in, s.out)
+	linearForward(r.m.be, y, x, s.w.Value, make([]float32, s.out), rows, s.in, s.out)
 	return &scorePass{s: s, x: x, y: y, rows: rows}
 }
 
@@ -314,42 +315,56 @@ type scorePass struct {
 func (p *scorePass) Out() []float32 { return p.y }
 func (p *scorePass) Backward(r *Run, dOut, dx []float32) {
 	s := p.s
-	linearBackward(r.m.precision, dx, s.w.Grad, s.discard, dOut, p.x, s.w.Value, p.rows, s.in, s.out)
+	linearBackward(r.m.be, dx, s.w.Grad, s.discard, dOut, p.x, s.w.Value, p.rows, s.in, s.out)
 }
 
 // geluTanhForward is GPT-2's gelu_new, ½x(1 + tanh(√(2/π)(x + 0.044715x³))),
-// each element in float64.
+// computed as x·σ(2u) (u the tanh's argument): float32 on the vector
+// unit's exponential (vec32.Exp, a few ulp), float64 (the gradient
+// checks) on math.Exp.
 func geluTanhForward[T Float](y, x []T) {
 	vec32.ParallelFor(len(x), elementGrain, func(lo, hi int) {
+		sig := sigmoidOf(x[lo:hi])
 		for i := lo; i < hi; i++ {
-			v := float64(x[i])
-			y[i] = T(0.5 * v * (1 + math.Tanh(geluTanhC*(v+0.044715*v*v*v))))
+			v := x[i]
+			y[i] = v * sig(T(2*geluTanhC)*(v+T(0.044715)*v*v*v))
 		}
 	})
 }
 
 const geluTanhC = 0.7978845608028654 // √(2/π)
 
-// geluTanhBackward sets dx = dy·gelu_new′(x); dx may be dy.
+// geluTanhBackward sets dx = dy·gelu_new′(x); dx may be dy. With s =
+// σ(2u): gelu_new′ = s + 2x·s(1−s)·√(2/π)(1 + 3·0.044715x²).
 func geluTanhBackward[T Float](dx, dy, x []T) {
 	vec32.ParallelFor(len(x), elementGrain, func(lo, hi int) {
+		sig := sigmoidOf(x[lo:hi])
 		for i := lo; i < hi; i++ {
-			v := float64(x[i])
-			t := math.Tanh(geluTanhC * (v + 0.044715*v*v*v))
-			g := 0.5*(1+t) + 0.5*v*(1-t*t)*geluTanhC*(1+3*0.044715*v*v)
-			dx[i] = T(float64(dy[i]) * g)
+			v := x[i]
+			s := sig(T(2*geluTanhC) * (v + T(0.044715)*v*v*v))
+			dx[i] = dy[i] * (s + 2*v*s*(1-s)*T(geluTanhC)*(1+T(3*0.044715)*v*v))
 		}
 	})
+}
+
+// sigmoidOf returns σ for the element type of x: float32 on vec32.Exp,
+// float64 on math.Exp.
+func sigmoidOf[T Float](x []T) func(T) T {
+	if _, ok := any(x).([]float32); ok {
+		return func(v T) T { return 1 / (1 + T(vec32.Exp(float32(-v)))) }
+	}
+	return func(v T) T { return T(1 / (1 + math.Exp(-float64(v)))) }
 }
 
 // swigluForward is Llama's MLP gate: g = SiLU(gate)·up, SiLU(x) = x·σ(x),
 // keeping σ(gate) for the backward pass (n × f each).
 func swigluForward[T Float](g, sig, gate, up []T) {
 	vec32.ParallelFor(len(g), elementGrain, func(lo, hi int) {
+		sigma := sigmoidOf(gate[lo:hi])
 		for i := lo; i < hi; i++ {
-			s := 1 / (1 + math.Exp(-float64(gate[i])))
-			sig[i] = T(s)
-			g[i] = T(float64(gate[i])*s) * up[i]
+			s := sigma(gate[i])
+			sig[i] = s
+			g[i] = gate[i] * s * up[i]
 		}
 	})
 }
@@ -359,9 +374,9 @@ func swigluForward[T Float](g, sig, gate, up []T) {
 func swigluBackward[T Float](dgate, dup, dg, sig, gate, up []T) {
 	vec32.ParallelFor(len(dg), elementGrain, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			s, x := float64(sig[i]), float64(gate[i])
-			dup[i] = dg[i] * T(x*s)
-			dgate[i] = T(float64(dg[i]) * float64(up[i]) * s * (1 + x*(1-s)))
+			s, x := sig[i], gate[i]
+			dup[i] = dg[i] * x * s
+			dgate[i] = dg[i] * up[i] * s * (1 + x*(1-s))
 		}
 	})
 }

@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"github.com/beluga-nlp/beluga/models/backend"
 	"math"
 	"runtime"
 	"testing"
@@ -30,7 +31,7 @@ func TestKeepMaskIsTheSerialStream(t *testing.T) {
 					want[i] = float32(1 / (1 - tc.rate))
 				}
 			}
-			c := &core{dropout: newInitStream(42)}
+			c := &core{dropout: newInitStream(42), computeCtx: newCompute()}
 			c.dropout.float()
 			prev := runtime.GOMAXPROCS(tc.procs)
 			got := c.keepMask(func(n int) []float32 { return make([]float32, n) }, tc.n, tc.rate)
@@ -66,7 +67,7 @@ func TestBiasGradSumsRowsInOrder(t *testing.T) {
 			}
 		}
 		prev := runtime.GOMAXPROCS(tc.procs)
-		biasGrad(db, dy, tc.n, tc.out)
+		biasGrad(backend.Reference(), db, dy, tc.n, tc.out)
 		runtime.GOMAXPROCS(prev)
 		for j := range want {
 			if math.Float32bits(db[j]) != math.Float32bits(want[j]) {
@@ -103,7 +104,7 @@ func TestSoftmaxBackwardRowsSideBySide(t *testing.T) {
 				dr[j] = pr[j] * (dr[j] - dot) * 0.125
 			}
 		}
-		softmaxBackwardRows(dp, p, keep, 3, seq, 0.125)
+		softmaxBackwardRows(backend.Reference(), dp, p, keep, 3, seq, 0.125)
 		for i := range want {
 			if math.Float32bits(dp[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("seq %d: ds[%d] = %g, the row loop gives %g", seq, i, dp[i], want[i])

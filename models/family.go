@@ -131,9 +131,10 @@ type HeadPass interface {
 // the order the layers ask for it. The pieces families share are in
 // heads.go (first-token pooling, linear and dense heads, qa_outputs, HF's
 // dropout rules) and kernels.go; a BERT-shaped encoder is a bertLayout
-// (bert.go). Its checks: a reference checkpoint from
-// testdata/families/gen.py (or, for a family transformers 4.27.1 has,
-// testdata/hfsaved/gen.py) and the family's name in the families lists of
+// (bert.go); a decoder shares decoder.go (gpt2.go, llama.go). Its checks: a
+// reference checkpoint from testdata/families/gen.py (or, for a family
+// transformers 4.27.1 has, testdata/hfsaved/gen.py; a decoder's,
+// testdata/decoders/gen.py) and the family's name in the families lists of
 // the tests that range over them (models, pretrained, train, cmd/beluga),
 // and an entry in benchmarks/gostep's tinyFamily and torch_step.py's
 // FAMILIES.

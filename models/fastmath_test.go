@@ -1,6 +1,7 @@
 package models
 
 import (
+	"github.com/beluga-nlp/beluga/models/backend"
 	"math"
 	"testing"
 
@@ -23,10 +24,10 @@ func TestFloat32KernelsMatchFloat64(t *testing.T) {
 	}
 	y64, dx64 := make([]float64, n), make([]float64, n)
 	y32, dx32 := make([]float32, n), make([]float32, n)
-	geluForward(y64, x64)
-	geluForward(y32, x32)
-	geluBackward(dx64, dy64, x64)
-	geluBackward(dx32, dy32, x32)
+	geluForward(backend.Reference(), y64, x64)
+	geluForward(backend.Reference(), y32, x32)
+	geluBackward(backend.Reference(), dx64, dy64, x64)
+	geluBackward(backend.Reference(), dx32, dy32, x32)
 	for i := range x64 {
 		if math.Abs(float64(y32[i])-y64[i]) > 2e-6*math.Max(1, math.Abs(y64[i])) {
 			t.Fatalf("gelu(%g) = %g in float32, %g in float64", x64[i], y32[i], y64[i])
@@ -42,8 +43,8 @@ func TestFloat32KernelsMatchFloat64(t *testing.T) {
 		row32[i] = float32(v * 10)
 		row64[i] = float64(row32[i])
 	}
-	softmaxRow(row64)
-	softmaxRow(row32)
+	softmaxRow(backend.Reference(), row64)
+	softmaxRow(backend.Reference(), row32)
 	for i := range row64 {
 		if math.Abs(float64(row32[i])-row64[i]) > 1e-6 {
 			t.Fatalf("softmax[%d] = %g in float32, %g in float64", i, row32[i], row64[i])

@@ -3,6 +3,7 @@ package models
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/beluga-nlp/beluga/models/backend"
 	"math"
 
 	"github.com/beluga-nlp/beluga/models/checkpoint"
@@ -196,20 +197,20 @@ func (m *gpt2Encoder) Bind(param func(string) *Param) {
 }
 
 // conv1DForward is GPT-2's Conv1D: y (n×out) = x (n×in)·w + b, w [in, out].
-func conv1DForward(pr Precision, y, x, w, b []float32, n, in, out int) {
+func conv1DForward(be backend.Backend, y, x, w, b []float32, n, in, out int) {
 	for r := 0; r < n; r++ {
 		copy(y[r*out:(r+1)*out], b)
 	}
-	gemm(pr, false, false, n, out, in, 1, x, in, w, out, 1, y, out)
+	gemm(be, false, false, n, out, in, 1, x, in, w, out, 1, y, out)
 }
 
 // conv1DBackward adds dw += xᵀ·dy and db += Σ dy, and sets dx = dy·wᵀ
 // when dx is not nil.
-func conv1DBackward(pr Precision, dx, dw, db, dy, x, w []float32, n, in, out int) {
-	gemm(pr, true, false, in, out, n, 1, x, in, dy, out, 1, dw, out)
-	biasGrad(db, dy, n, out)
+func conv1DBackward(be backend.Backend, dx, dw, db, dy, x, w []float32, n, in, out int) {
+	gemm(be, true, false, in, out, n, 1, x, in, dy, out, 1, dw, out)
+	biasGrad(be, db, dy, n, out)
 	if dx != nil {
-		gemm(pr, false, true, n, in, out, 1, dy, out, w, out, 0, dx, in)
+		gemm(be, false, true, n, in, out, 1, dy, out, w, out, 0, dx, in)
 	}
 }
 
@@ -268,7 +269,7 @@ func (m *gpt2Encoder) forwardCached(r *Run, b Batch, past *kvCache, save bool) (
 		addTo(x[t*h:(t+1)*h], wpe[q*h:(q+1)*h])
 	}
 	p.embKeep = r.Keep(n*h, r.HiddenRate)
-	applyKeep(x, p.embKeep)
+	applyKeep(r.m.be, x, p.embKeep)
 	var cache *kvCache
 	pool := &r.m.pool
 	for l := range m.blocks {
@@ -292,7 +293,7 @@ func (m *gpt2Encoder) forwardCached(r *Run, b Batch, past *kvCache, save bool) (
 		r.bufs = append(r.bufs, x)
 	}
 	p.out, p.finXhat, p.finRstd = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n)
-	layerNormForward(p.out, p.finXhat, p.finRstd, x, m.lnfW.Value, m.lnfB.Value, h, m.a.LayerNormEpsilon)
+	layerNormForward(r.m.be, p.out, p.finXhat, p.finRstd, x, m.lnfW.Value, m.lnfB.Value, h, m.a.LayerNormEpsilon)
 	return p, cache, nil
 }
 
@@ -304,14 +305,14 @@ func (m *gpt2Encoder) blockForward(l int, x []float32, p *gpt2Pass, r *Run, s *g
 	b := p.b
 	n, L, d := b.Size*b.SeqLen, b.SeqLen, h/heads
 	P := &m.blocks[l]
-	pool, pr := &r.m.pool, r.m.precision
+	pool, be := &r.m.pool, r.m.be
 	eps := m.a.LayerNormEpsilon
 	s.x = x
 	s.a, s.xhat1, s.rstd1 = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n)
-	layerNormForward(s.a, s.xhat1, s.rstd1, x, P.ln1w.Value, P.ln1b.Value, h, eps)
+	layerNormForward(be, s.a, s.xhat1, s.rstd1, x, P.ln1w.Value, P.ln1b.Value, h, eps)
 	qkv := pool.get(n * 3 * h)
 	defer pool.put(qkv)
-	conv1DForward(pr, qkv, s.a, P.attnW.Value, P.attnB.Value, n, h, 3*h)
+	conv1DForward(be, qkv, s.a, P.attnW.Value, P.attnB.Value, n, h, 3*h)
 	s.q, s.k, s.v = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n*h)
 	for row := 0; row < n; row++ {
 		src := qkv[row*3*h:]
@@ -332,20 +333,20 @@ func (m *gpt2Encoder) blockForward(l int, x []float32, p *gpt2Pass, r *Run, s *g
 		s.attnKeep = r.Keep(len(s.probs), r.AttentionRate)
 	}
 	s.ctx = r.Alloc(n * h)
-	causalAttentionForward(pr, s.ctx, s.probs, s.q, s.k, s.v, pk, pv, pastN, b.Mask, s.attnKeep, b.Size, L, heads, heads, d)
+	causalAttentionForward(be, s.ctx, s.probs, s.q, s.k, s.v, pk, pv, pastN, b.Mask, s.attnKeep, b.Size, L, heads, heads, d)
 	s.x1 = r.Alloc(n * h)
-	conv1DForward(pr, s.x1, s.ctx, P.projW.Value, P.projB.Value, n, h, h)
+	conv1DForward(be, s.x1, s.ctx, P.projW.Value, P.projB.Value, n, h, h)
 	s.projKeep = r.Keep(n*h, r.HiddenRate)
-	keptAdd(s.x1, s.projKeep, x)
+	keptAdd(be, s.x1, s.projKeep, x)
 	s.mIn, s.xhat2, s.rstd2 = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n)
-	layerNormForward(s.mIn, s.xhat2, s.rstd2, s.x1, P.ln2w.Value, P.ln2b.Value, h, eps)
+	layerNormForward(be, s.mIn, s.xhat2, s.rstd2, s.x1, P.ln2w.Value, P.ln2b.Value, h, eps)
 	s.u, s.g = r.Alloc(n*f), r.Alloc(n*f)
-	conv1DForward(pr, s.u, s.mIn, P.fcW.Value, P.fcB.Value, n, h, f)
+	conv1DForward(be, s.u, s.mIn, P.fcW.Value, P.fcB.Value, n, h, f)
 	geluTanhForward(s.g, s.u)
 	out := r.Alloc(n * h)
-	conv1DForward(pr, out, s.g, P.fc2W.Value, P.fc2B.Value, n, f, h)
+	conv1DForward(be, out, s.g, P.fc2W.Value, P.fc2B.Value, n, f, h)
 	s.mlpKeep = r.Keep(n*h, r.HiddenRate)
-	keptAdd(out, s.mlpKeep, s.x1)
+	keptAdd(be, out, s.mlpKeep, s.x1)
 	return out
 }
 
@@ -358,11 +359,11 @@ func (p *gpt2Pass) Backward(r *Run, dHidden []float32) {
 	defer pool.put(dHidden)
 	dx := pool.get(n * h)
 	defer pool.put(dx)
-	layerNormBackward(dx, m.lnfW.Grad, m.lnfB.Grad, dHidden, p.finXhat, p.finRstd, m.lnfW.Value, h)
+	layerNormBackward(r.m.be, dx, m.lnfW.Grad, m.lnfB.Grad, dHidden, p.finXhat, p.finRstd, m.lnfW.Value, h)
 	for l := len(p.layers) - 1; l >= 0; l-- {
-		m.blockBackward(l, dx, p, pool, r.m.precision)
+		m.blockBackward(l, dx, p, pool, r.m.be)
 	}
-	applyKeep(dx, p.embKeep)
+	applyKeep(r.m.be, dx, p.embKeep)
 	embedBackward(m.wte.Grad, dx, b, h)
 	wg := m.wpe.Grad
 	for t, q := range p.pos {
@@ -375,7 +376,7 @@ func (p *gpt2Pass) Backward(r *Run, dHidden []float32) {
 
 // blockBackward replaces dx, the gradient of block l's output, by the
 // gradient of its input.
-func (m *gpt2Encoder) blockBackward(l int, dx []float32, p *gpt2Pass, pool *bufPool, pr Precision) {
+func (m *gpt2Encoder) blockBackward(l int, dx []float32, p *gpt2Pass, pool *bufPool, be backend.Backend) {
 	c := &m.cfg
 	h, f, heads := c.HiddenSize, c.IntermediateSize, c.NumAttentionHeads
 	b, s, P := p.b, &p.layers[l], &m.blocks[l]
@@ -383,26 +384,26 @@ func (m *gpt2Encoder) blockBackward(l int, dx []float32, p *gpt2Pass, pool *bufP
 	// out = x1 + drop(c_proj(gelu_new(c_fc(ln_2(x1)))))
 	do := pool.get(n * h)
 	defer pool.put(do)
-	keptCopyOrCopy(do, dx, s.mlpKeep)
+	keptCopyOrCopy(be, do, dx, s.mlpKeep)
 	dg := pool.get(n * f)
 	defer pool.put(dg)
-	conv1DBackward(pr, dg, P.fc2W.Grad, P.fc2B.Grad, do, s.g, P.fc2W.Value, n, f, h)
+	conv1DBackward(be, dg, P.fc2W.Grad, P.fc2B.Grad, do, s.g, P.fc2W.Value, n, f, h)
 	geluTanhBackward(dg, dg, s.u)
 	dm := pool.get(n * h)
 	defer pool.put(dm)
-	conv1DBackward(pr, dm, P.fcW.Grad, P.fcB.Grad, dg, s.mIn, P.fcW.Value, n, h, f)
+	conv1DBackward(be, dm, P.fcW.Grad, P.fcB.Grad, dg, s.mIn, P.fcW.Value, n, h, f)
 	dx1 := pool.get(n * h)
 	defer pool.put(dx1)
-	layerNormBackward(dx1, P.ln2w.Grad, P.ln2b.Grad, dm, s.xhat2, s.rstd2, P.ln2w.Value, h)
+	layerNormBackward(be, dx1, P.ln2w.Grad, P.ln2b.Grad, dm, s.xhat2, s.rstd2, P.ln2w.Value, h)
 	addTo(dx, dx1) // dx now holds d(x1)
 	// x1 = x + drop(c_proj(attention(ln_1(x))))
-	keptCopyOrCopy(do, dx, s.projKeep)
+	keptCopyOrCopy(be, do, dx, s.projKeep)
 	dctx := pool.get(n * h)
 	defer pool.put(dctx)
-	conv1DBackward(pr, dctx, P.projW.Grad, P.projB.Grad, do, s.ctx, P.projW.Value, n, h, h)
+	conv1DBackward(be, dctx, P.projW.Grad, P.projB.Grad, do, s.ctx, P.projW.Value, n, h, h)
 	dq, dk, dv := pool.get(n*h), pool.get(n*h), pool.get(n*h)
 	defer pool.put(dq, dk, dv)
-	causalAttentionBackward(pr, pool, dq, dk, dv, dctx, s.probs, s.attnKeep, s.q, s.k, s.v, b.Size, L, heads, heads, d)
+	causalAttentionBackward(be, pool, dq, dk, dv, dctx, s.probs, s.attnKeep, s.q, s.k, s.v, b.Size, L, heads, heads, d)
 	dqkv := pool.get(n * 3 * h)
 	defer pool.put(dqkv)
 	for row := 0; row < n; row++ {
@@ -411,18 +412,18 @@ func (m *gpt2Encoder) blockBackward(l int, dx []float32, p *gpt2Pass, pool *bufP
 		copy(dst[h:2*h], dk[row*h:(row+1)*h])
 		copy(dst[2*h:3*h], dv[row*h:(row+1)*h])
 	}
-	conv1DBackward(pr, dm, P.attnW.Grad, P.attnB.Grad, dqkv, s.a, P.attnW.Value, n, h, 3*h)
-	layerNormBackward(dx1, P.ln1w.Grad, P.ln1b.Grad, dm, s.xhat1, s.rstd1, P.ln1w.Value, h)
+	conv1DBackward(be, dm, P.attnW.Grad, P.attnB.Grad, dqkv, s.a, P.attnW.Value, n, h, 3*h)
+	layerNormBackward(be, dx1, P.ln1w.Grad, P.ln1b.Grad, dm, s.xhat1, s.rstd1, P.ln1w.Value, h)
 	addTo(dx, dx1)
 }
 
 // keptCopyOrCopy sets dst = src·keep, or dst = src without dropout.
-func keptCopyOrCopy(dst, src, keep []float32) {
+func keptCopyOrCopy(be backend.Backend, dst, src, keep []float32) {
 	if keep == nil {
 		copy(dst, src)
 		return
 	}
-	keptCopy(dst, src, keep)
+	keptCopy(be, dst, src, keep)
 }
 
 // TinyGPT2Config is a GPT-2 at BERT-tiny's scale for tests and benchmarks:

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"github.com/beluga-nlp/beluga/models/backend"
 	"math"
 
 	"github.com/beluga-nlp/beluga/models/checkpoint"
@@ -48,13 +49,13 @@ func (l *linear) bind(param func(string) *Param) {
 	l.w, l.b = param(l.name+".weight"), param(l.name+".bias")
 }
 
-func (l *linear) forward(pr Precision, y, x []float32, rows int) {
-	linearForward(pr, y, x, l.w.Value, l.b.Value, rows, l.in, l.out)
+func (l *linear) forward(be backend.Backend, y, x []float32, rows int) {
+	linearForward(be, y, x, l.w.Value, l.b.Value, rows, l.in, l.out)
 }
 
 // backward adds the weight and bias gradients and sets dx (when not nil).
-func (l *linear) backward(pr Precision, dx, dy, x []float32, rows int) {
-	linearBackward(pr, dx, l.w.Grad, l.b.Grad, dy, x, l.w.Value, rows, l.in, l.out)
+func (l *linear) backward(be backend.Backend, dx, dy, x []float32, rows int) {
+	linearBackward(be, dx, l.w.Grad, l.b.Grad, dy, x, l.w.Value, rows, l.in, l.out)
 }
 
 // dropoutCopy returns x after dropout (a copy owned by the run when a
@@ -66,7 +67,7 @@ func dropoutCopy(r *Run, x []float32, rate float64) (y, keep []float32) {
 	}
 	y = r.Alloc(len(x))
 	copy(y, x)
-	applyKeep(y, keep)
+	applyKeep(r.m.be, y, keep)
 	return y, keep
 }
 
@@ -88,7 +89,7 @@ func (p *bertPooler) Forward(r *Run, hidden []float32, b Batch) PoolPass {
 	h := p.h
 	pp := &bertPoolPass{p: p, b: b, cls: firstTokens(r, hidden, b, h)}
 	pp.pooled = r.Alloc(b.Size * h)
-	p.dense.forward(r.m.precision, pp.pooled, pp.cls, b.Size)
+	p.dense.forward(r.m.be, pp.pooled, pp.cls, b.Size)
 	for i, v := range pp.pooled {
 		pp.pooled[i] = float32(math.Tanh(float64(v)))
 	}
@@ -110,7 +111,7 @@ func (pp *bertPoolPass) Backward(r *Run, dFeatures, dHidden []float32) {
 	pool := &r.m.pool
 	dCLS := pool.get(len(pp.cls))
 	defer pool.put(dCLS)
-	pp.p.dense.backward(r.m.precision, dCLS, dFeatures, pp.cls, pp.b.Size)
+	pp.p.dense.backward(r.m.be, dCLS, dFeatures, pp.cls, pp.b.Size)
 	scatterFirstTokens(dHidden, dCLS, pp.b, pp.p.h)
 }
 
@@ -178,7 +179,7 @@ func (h *linearHead) Forward(r *Run, x []float32, rows int) HeadPass {
 		p.in, p.keep = dropoutCopy(r, x, h.dropout(r))
 	}
 	p.y = r.Alloc(rows * h.out.out)
-	h.out.forward(r.m.precision, p.y, p.in, rows)
+	h.out.forward(r.m.be, p.y, p.in, rows)
 	return p
 }
 
@@ -192,9 +193,9 @@ type linearHeadPass struct {
 func (p *linearHeadPass) Out() []float32 { return p.y }
 
 func (p *linearHeadPass) Backward(r *Run, dOut, dx []float32) {
-	p.h.out.backward(r.m.precision, dx, dOut, p.in, p.rows)
+	p.h.out.backward(r.m.be, dx, dOut, p.in, p.rows)
 	if dx != nil {
-		applyKeep(dx, p.keep)
+		applyKeep(r.m.be, dx, p.keep)
 	}
 }
 
@@ -220,14 +221,14 @@ const (
 	actReLU
 )
 
-func (a activation) forward(y, x []float32) {
+func (a activation) forward(be backend.Backend, y, x []float32) {
 	switch a {
 	case actTanh:
 		for i, v := range x {
 			y[i] = float32(math.Tanh(float64(v)))
 		}
 	case actGELU:
-		geluForward(y, x)
+		geluForward(be, y, x)
 	case actReLU:
 		for i, v := range x {
 			y[i] = max(v, 0)
@@ -236,14 +237,14 @@ func (a activation) forward(y, x []float32) {
 }
 
 // backward sets du = dy·act'(u), given u and y = act(u); du may be dy.
-func (a activation) backward(du, dy, u, y []float32) {
+func (a activation) backward(be backend.Backend, du, dy, u, y []float32) {
 	switch a {
 	case actTanh:
 		for i, v := range y {
 			du[i] = dy[i] * (1 - v*v)
 		}
 	case actGELU:
-		geluBackward(du, dy, u)
+		geluBackward(be, du, dy, u)
 	case actReLU:
 		for i, v := range u {
 			if v <= 0 {
@@ -280,11 +281,11 @@ func (h *denseHead) Forward(r *Run, x []float32, rows int) HeadPass {
 	}
 	w := h.dense.out
 	p.u, p.g = r.Alloc(rows*w), r.Alloc(rows*w)
-	h.dense.forward(r.m.precision, p.u, p.a, rows)
-	h.act.forward(p.g, p.u)
+	h.dense.forward(r.m.be, p.u, p.a, rows)
+	h.act.forward(r.m.be, p.g, p.u)
 	p.gd, p.keep2 = dropoutCopy(r, p.g, h.drop2(r))
 	p.y = r.Alloc(rows * h.out.out)
-	h.out.forward(r.m.precision, p.y, p.gd, rows)
+	h.out.forward(r.m.be, p.y, p.gd, rows)
 	return p
 }
 
@@ -303,11 +304,11 @@ func (p *denseHeadPass) Backward(r *Run, dOut, dx []float32) {
 	pool := &r.m.pool
 	dg := pool.get(len(p.g))
 	defer pool.put(dg)
-	p.h.out.backward(r.m.precision, dg, dOut, p.gd, p.rows)
-	applyKeep(dg, p.keep2)
-	p.h.act.backward(dg, dg, p.u, p.g)
-	p.h.dense.backward(r.m.precision, dx, dg, p.a, p.rows)
+	p.h.out.backward(r.m.be, dg, dOut, p.gd, p.rows)
+	applyKeep(r.m.be, dg, p.keep2)
+	p.h.act.backward(r.m.be, dg, dg, p.u, p.g)
+	p.h.dense.backward(r.m.be, dx, dg, p.a, p.rows)
 	if dx != nil {
-		applyKeep(dx, p.keep1)
+		applyKeep(r.m.be, dx, p.keep1)
 	}
 }

@@ -19,13 +19,12 @@ type Float = backend.Float
 
 // gemm computes C = alpha·op(A)·op(B) + beta·C for row-major A (m×k after
 // op), B (k×n after op) and C (m×n) with the given leading strides, on all
-// cores: float32 products run on the compute backend in the model's
-// precision pr (Precision: bf16 products for a bf16 model); float64 ones (the
-// gradient checks) on the BLAS, where it is single-threaded (splitGemm) a
+// cores: float32 products run on be, the model's backend (backend.BF16 of
+// it for a bf16 model); float64 ones (the gradient checks) on the BLAS, where it is single-threaded (splitGemm) a
 // large product split by rows of C across goroutines.
-func gemm[T Float](pr Precision, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+func gemm[T Float](be backend.Backend, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if a32, ok := any(a).([]float32); ok {
-		pr.gemm32(true, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		be.Gemm(true, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 		return
 	}
 	if splitGemm && m >= 64 && m*n*k >= gemmSplitWork {
@@ -34,11 +33,11 @@ func gemm[T Float](pr Precision, transA, transB bool, m, n, k int, alpha T, a []
 			if transA {
 				aOff = lo // columns of A
 			}
-			gemmSerial(pr, transA, transB, hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc)
+			gemmSerial(be, transA, transB, hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc)
 		})
 		return
 	}
-	gemmSerial(pr, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemmSerial(be, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // gemmSplitWork is the least m·n·k worth splitting across goroutines.
@@ -46,9 +45,9 @@ const gemmSplitWork = 1 << 19
 
 // gemmSerial is gemm in the calling goroutine (for products that run in
 // parallel with others).
-func gemmSerial[T Float](pr Precision, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+func gemmSerial[T Float](be backend.Backend, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if a32, ok := any(a).([]float32); ok {
-		pr.gemm32(false, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		be.Gemm(false, transA, transB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 		return
 	}
 	ta, tb := blas.NoTrans, blas.NoTrans
@@ -67,36 +66,36 @@ func gemmSerial[T Float](pr Precision, transA, transB bool, m, n, k int, alpha T
 }
 
 // linearForward sets y (n×out) = x (n×in) · wᵀ + b, w being [out, in].
-func linearForward[T Float](pr Precision, y, x, w, b []T, n, in, out int) {
+func linearForward[T Float](be backend.Backend, y, x, w, b []T, n, in, out int) {
 	vec32.ParallelFor(n, max(1, 4*elementGrain/out), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			copy(y[r*out:(r+1)*out], b)
 		}
 	})
-	gemm(pr, false, true, n, out, in, 1, x, in, w, in, 1, y, out)
+	gemm(be, false, true, n, out, in, 1, x, in, w, in, 1, y, out)
 }
 
 // linearBackward accumulates dw += dyᵀ·x and db += Σ dy, and sets
 // dx = dy·w when dx is not nil.
-func linearBackward[T Float](pr Precision, dx, dw, db, dy, x, w []T, n, in, out int) {
+func linearBackward[T Float](be backend.Backend, dx, dw, db, dy, x, w []T, n, in, out int) {
 	if dw != nil {
-		gemm(pr, true, false, out, in, n, 1, dy, out, x, in, 1, dw, in)
-		biasGrad(db, dy, n, out)
+		gemm(be, true, false, out, in, n, 1, dy, out, x, in, 1, dw, in)
+		biasGrad(be, db, dy, n, out)
 	}
 	if dx != nil {
-		gemm(pr, false, false, n, in, out, 1, dy, out, w, in, 0, dx, in)
+		gemm(be, false, false, n, in, out, 1, dy, out, w, in, 0, dx, in)
 	}
 }
 
 // biasGrad accumulates db += Σ_r dy[r] over the n rows of dy (n×out). Each
 // element is summed over the rows in order whatever the split: the cores
-// take ranges of columns (float32 on vec32.AddRows).
-func biasGrad[T Float](db, dy []T, n, out int) {
+// take ranges of columns (float32 on the backend).
+func biasGrad[T Float](be backend.Backend, db, dy []T, n, out int) {
+	if d32, ok := any(db).([]float32); ok {
+		be.BiasGrad(d32, any(dy).([]float32), n)
+		return
+	}
 	vec32.ParallelFor(out, max(16, elementGrain/max(1, n)), func(lo, hi int) {
-		if d32, ok := any(db).([]float32); ok {
-			vec32.AddRows(d32[lo:hi], any(dy).([]float32)[lo:], n, out)
-			return
-		}
 		d := db[lo:hi]
 		for r := 0; r < n; r++ {
 			row := dy[r*out+lo : r*out+hi]
@@ -109,17 +108,17 @@ func biasGrad[T Float](db, dy []T, n, out int) {
 
 // linearBackwardAdd is linearBackward adding dy·w into dx instead of
 // setting it (the backward passes of inputs that feed several layers).
-func linearBackwardAdd[T Float](pr Precision, dx, dw, db, dy, x, w []T, n, in, out int) {
-	linearBackward(pr, nil, dw, db, dy, x, w, n, in, out)
-	gemm(pr, false, false, n, in, out, 1, dy, out, w, in, 1, dx, in)
+func linearBackwardAdd[T Float](be backend.Backend, dx, dw, db, dy, x, w []T, n, in, out int) {
+	linearBackward(be, nil, dw, db, dy, x, w, n, in, out)
+	gemm(be, false, false, n, in, out, 1, dy, out, w, in, 1, dx, in)
 }
 
 // layerNormForward normalises each row of width h: y = x̂·γ + β with
 // x̂ = (x−μ)/√(σ²+eps). It keeps x̂ and 1/√(σ²+eps) for the backward pass.
 // float32 runs on the compute backend; y may be x.
-func layerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps float64) {
+func layerNormForward[T Float](be backend.Backend, y, xhat, rstd, x, gamma, beta []T, h int, eps float64) {
 	if x32, ok := any(x).([]float32); ok {
-		compute().LayerNorm(any(y).([]float32), any(xhat).([]float32), any(rstd).([]float32), x32, any(gamma).([]float32), any(beta).([]float32), h, eps)
+		be.LayerNorm(any(y).([]float32), any(xhat).([]float32), any(rstd).([]float32), x32, any(gamma).([]float32), any(beta).([]float32), h, eps)
 		return
 	}
 	backend.LayerNormForward(y, xhat, rstd, x, gamma, beta, h, eps)
@@ -127,27 +126,27 @@ func layerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps flo
 
 // layerNormBackward accumulates dγ, dβ and sets dx:
 // dx = rstd·(g − mean(g) − x̂·mean(g·x̂)) with g = dy·γ.
-func layerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h int) {
+func layerNormBackward[T Float](be backend.Backend, dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h int) {
 	if dy32, ok := any(dy).([]float32); ok {
-		compute().LayerNormBackward(any(dx).([]float32), any(dgamma).([]float32), any(dbeta).([]float32), dy32, any(xhat).([]float32), any(rstd).([]float32), any(gamma).([]float32), h)
+		be.LayerNormBackward(any(dx).([]float32), any(dgamma).([]float32), any(dbeta).([]float32), dy32, any(xhat).([]float32), any(rstd).([]float32), any(gamma).([]float32), h)
 		return
 	}
 	backend.LayerNormBackward(dx, dgamma, dbeta, dy, xhat, rstd, gamma, h)
 }
 
 // geluForward is the exact GELU ½x(1 + erf(x/√2)).
-func geluForward[T Float](y, x []T) {
+func geluForward[T Float](be backend.Backend, y, x []T) {
 	if x32, ok := any(x).([]float32); ok {
-		compute().GELU(any(y).([]float32), x32)
+		be.GELU(any(y).([]float32), x32)
 		return
 	}
 	backend.GELUForward(y, x)
 }
 
 // geluBackward sets dx = dy·(Φ(x) + x·φ(x)); dx may be dy.
-func geluBackward[T Float](dx, dy, x []T) {
+func geluBackward[T Float](be backend.Backend, dx, dy, x []T) {
 	if x32, ok := any(x).([]float32); ok {
-		compute().GELUBackward(any(dx).([]float32), any(dy).([]float32), x32)
+		be.GELUBackward(any(dx).([]float32), any(dy).([]float32), x32)
 		return
 	}
 	backend.GELUBackward(dx, dy, x)
@@ -161,8 +160,8 @@ const elementGrain = backend.ElementGrain
 // to the scores of padding keys as HuggingFace does. probs (batch·heads·seq·seq)
 // receives the softmax probabilities; keep (same size, or nil for no
 // dropout) holds each probability's dropout multiplier (0 or 1/(1−rate)).
-func attentionForward[T Float](pr Precision, ctx, probs, q, k, v []T, mask []float32, keep []T, batch, seq, heads, d int) {
-	windowAttentionForward(pr, ctx, probs, q, k, v, mask, keep, batch, seq, heads, d, -1)
+func attentionForward[T Float](be backend.Backend, ctx, probs, q, k, v []T, mask []float32, keep []T, batch, seq, heads, d int) {
+	windowAttentionForward(be, ctx, probs, q, k, v, mask, keep, batch, seq, heads, d, -1)
 }
 
 // windowAttentionForward is attentionForward (multi-head scaled dot-product
@@ -174,7 +173,7 @@ func attentionForward[T Float](pr Precision, ctx, probs, q, k, v []T, mask []flo
 // every token) gets equal weights on all keys, as in HuggingFace, where every
 // score has rounded to the same minimum. attentionBackward is its backward
 // pass: the masks live in probs.
-func windowAttentionForward[T Float](pr Precision, ctx, probs, q, k, v []T, mask []float32, keep []T, batch, seq, heads, d, window int) {
+func windowAttentionForward[T Float](be backend.Backend, ctx, probs, q, k, v []T, mask []float32, keep []T, batch, seq, heads, d, window int) {
 	h := heads * d
 	scale := T(1 / math.Sqrt(float64(d)))
 	// The (row, head) pairs are independent: they run in parallel.
@@ -189,7 +188,7 @@ func windowAttentionForward[T Float](pr Precision, ctx, probs, q, k, v []T, mask
 			off := b*seq*h + hd*d
 			base := bh * seq * seq
 			p := probs[base : base+seq*seq]
-			gemmSerial(pr, false, true, seq, seq, d, scale, q[off:], h, k[off:], h, 0, p, seq)
+			gemmSerial(be, false, true, seq, seq, d, scale, q[off:], h, k[off:], h, 0, p, seq)
 			m := mask[b*seq : (b+1)*seq]
 			// Without a window every query masks the same keys: the
 			// padding, listed once.
@@ -212,17 +211,17 @@ func windowAttentionForward[T Float](pr Precision, ctx, probs, q, k, v []T, mask
 						}
 					}
 				}
-				softmaxRow(row)
+				softmaxRow(be, row)
 			}
-			use := withDropout(p, keep, base, dropped)
-			gemmSerial(pr, false, false, seq, d, seq, 1, use, seq, v[off:], h, 0, ctx[off:], h)
+			use := withDropout(be, p, keep, base, dropped)
+			gemmSerial(be, false, false, seq, d, seq, 1, use, seq, v[off:], h, 0, ctx[off:], h)
 		}
 	})
 }
 
 // attentionBackward sets dq, dk, dv from dctx, given the forward pass's
 // softmax probabilities and dropout multipliers.
-func attentionBackward[T Float](pr Precision, dq, dk, dv, dctx, probs, keep, q, k, v []T, batch, seq, heads, d int) {
+func attentionBackward[T Float](be backend.Backend, dq, dk, dv, dctx, probs, keep, q, k, v []T, batch, seq, heads, d int) {
 	h := heads * d
 	scale := T(1 / math.Sqrt(float64(d)))
 	vec32.ParallelFor(batch*heads, 1, func(lo, hi int) {
@@ -236,14 +235,14 @@ func attentionBackward[T Float](pr Precision, dq, dk, dv, dctx, probs, keep, q, 
 			off := b*seq*h + hd*d
 			base := bh * seq * seq
 			p := probs[base : base+seq*seq]
-			use := withDropout(p, keep, base, dropped)
+			use := withDropout(be, p, keep, base, dropped)
 			// ctx = use·v ⇒ dv = useᵀ·dctx, d(use) = dctx·vᵀ
-			gemmSerial(pr, true, false, seq, d, seq, 1, use, seq, dctx[off:], h, 0, dv[off:], h)
-			gemmSerial(pr, false, true, seq, seq, d, 1, dctx[off:], h, v[off:], h, 0, dp, seq)
-			softmaxBackwardRows(dp, p, keep, base, seq, scale)
+			gemmSerial(be, true, false, seq, d, seq, 1, use, seq, dctx[off:], h, 0, dv[off:], h)
+			gemmSerial(be, false, true, seq, seq, d, 1, dctx[off:], h, v[off:], h, 0, dp, seq)
+			softmaxBackwardRows(be, dp, p, keep, base, seq, scale)
 			// scores = scale·q·kᵀ ⇒ dq = ds·k, dk = dsᵀ·q
-			gemmSerial(pr, false, false, seq, d, seq, 1, dp, seq, k[off:], h, 0, dq[off:], h)
-			gemmSerial(pr, true, false, seq, d, seq, 1, dp, seq, q[off:], h, 0, dk[off:], h)
+			gemmSerial(be, false, false, seq, d, seq, 1, dp, seq, k[off:], h, 0, dq[off:], h)
+			gemmSerial(be, true, false, seq, d, seq, 1, dp, seq, q[off:], h, 0, dk[off:], h)
 		}
 	})
 }
@@ -254,9 +253,9 @@ func attentionBackward[T Float](pr Precision, dq, dk, dv, dctx, probs, keep, q, 
 // softmax's backward with the score scale folded in,
 // ds = scale · p ⊙ (dp − Σ p·dp). A zeroed (fully masked) row has p = 0 and
 // so no gradient.
-func softmaxBackwardRows[T Float](dp, p, keep []T, base, seq int, scale T) {
+func softmaxBackwardRows[T Float](be backend.Backend, dp, p, keep []T, base, seq int, scale T) {
 	if keep != nil {
-		mulTo(dp[:seq*seq], dp, keep[base:])
+		mulTo(be, dp[:seq*seq], dp, keep[base:])
 	}
 	i := 0
 	// Two rows side by side: two independent chains of sums.
@@ -289,24 +288,24 @@ func softmaxBackwardRow[T Float](dr, pr []T, dot, scale T) {
 }
 
 // SoftmaxInPlace replaces row by its softmax (max-subtracted, summed in
-// float64).
-func SoftmaxInPlace[T Float](row []T) { softmaxRow(row) }
+// float64), a float32 row on backend be (a model's, Backend()).
+func SoftmaxInPlace[T Float](be backend.Backend, row []T) { softmaxRow(be, row) }
 
 // withDropout returns the attention probabilities p as the context sees
 // them: p itself without dropout, else p times its multipliers
 // keep[base:], written into dst.
-func withDropout[T Float](p, keep []T, base int, dst []T) []T {
+func withDropout[T Float](be backend.Backend, p, keep []T, base int, dst []T) []T {
 	if keep == nil {
 		return p
 	}
-	mulTo(dst, p, keep[base:])
+	mulTo(be, dst, p, keep[base:])
 	return dst
 }
 
 // mulTo sets dst[i] = a[i]·b[i] (dst may be a).
-func mulTo[T Float](dst, a, b []T) {
+func mulTo[T Float](be backend.Backend, dst, a, b []T) {
 	if d32, ok := any(dst).([]float32); ok {
-		vec32.MulTo(d32, any(a).([]float32), any(b).([]float32))
+		be.Mul(d32, any(a).([]float32), any(b).([]float32))
 		return
 	}
 	a, b = a[:len(dst)], b[:len(dst)]
@@ -315,9 +314,9 @@ func mulTo[T Float](dst, a, b []T) {
 	}
 }
 
-func softmaxRow[T Float](row []T) {
+func softmaxRow[T Float](be backend.Backend, row []T) {
 	if r32, ok := any(row).([]float32); ok {
-		compute().Softmax(r32)
+		be.Softmax(r32)
 		return
 	}
 	backend.SoftmaxRow(row)

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"github.com/beluga-nlp/beluga/models/backend"
 	"math"
 	"testing"
 )
@@ -60,11 +61,11 @@ func TestLinearGrad(t *testing.T) {
 	rw := randVec(r, n*out)
 	loss := func() float64 {
 		y := make([]float64, n*out)
-		linearForward(PrecisionFP32, y, x, w, b, n, in, out)
+		linearForward(backend.Reference(), y, x, w, b, n, in, out)
 		return dot(y, rw)
 	}
 	dx, dw, db := make([]float64, n*in), make([]float64, out*in), make([]float64, out)
-	linearBackward(PrecisionFP32, dx, dw, db, rw, x, w, n, in, out)
+	linearBackward(backend.Reference(), dx, dw, db, rw, x, w, n, in, out)
 	checkGrad(t, "linear dx", x, dx, loss)
 	checkGrad(t, "linear dw", w, dw, loss)
 	checkGrad(t, "linear db", b, db, loss)
@@ -77,13 +78,13 @@ func TestLayerNormGrad(t *testing.T) {
 	rw := randVec(r, rows*h)
 	fwd := func() ([]float64, []float64, []float64) {
 		y, xh, rs := make([]float64, rows*h), make([]float64, rows*h), make([]float64, rows)
-		layerNormForward(y, xh, rs, x, g, b, h, 1e-12)
+		layerNormForward(backend.Reference(), y, xh, rs, x, g, b, h, 1e-12)
 		return y, xh, rs
 	}
 	loss := func() float64 { y, _, _ := fwd(); return dot(y, rw) }
 	_, xh, rs := fwd()
 	dx, dg, db := make([]float64, rows*h), make([]float64, h), make([]float64, h)
-	layerNormBackward(dx, dg, db, rw, xh, rs, g, h)
+	layerNormBackward(backend.Reference(), dx, dg, db, rw, xh, rs, g, h)
 	checkGrad(t, "layernorm dx", x, dx, loss)
 	checkGrad(t, "layernorm dgamma", g, dg, loss)
 	checkGrad(t, "layernorm dbeta", b, db, loss)
@@ -96,9 +97,9 @@ func TestGELUGrad(t *testing.T) {
 		x[i] *= 4
 	}
 	rw := randVec(r, 20)
-	loss := func() float64 { y := make([]float64, 20); geluForward(y, x); return dot(y, rw) }
+	loss := func() float64 { y := make([]float64, 20); geluForward(backend.Reference(), y, x); return dot(y, rw) }
 	dx := make([]float64, 20)
-	geluBackward(dx, rw, x)
+	geluBackward(backend.Reference(), dx, rw, x)
 	checkGrad(t, "gelu", x, dx, loss)
 }
 
@@ -121,13 +122,13 @@ func TestAttentionGrad(t *testing.T) {
 	}{{"attention", nil}, {"attention with dropout", keep}} {
 		fwd := func() ([]float64, []float64) {
 			ctx, probs := make([]float64, batch*seq*h), make([]float64, batch*heads*seq*seq)
-			attentionForward(PrecisionFP32, ctx, probs, q, k, v, mask, tc.keep, batch, seq, heads, d)
+			attentionForward(backend.Reference(), ctx, probs, q, k, v, mask, tc.keep, batch, seq, heads, d)
 			return ctx, probs
 		}
 		loss := func() float64 { c, _ := fwd(); return dot(c, rw) }
 		_, probs := fwd()
 		dq, dk, dv := make([]float64, len(q)), make([]float64, len(k)), make([]float64, len(v))
-		attentionBackward(PrecisionFP32, dq, dk, dv, rw, probs, tc.keep, q, k, v, batch, seq, heads, d)
+		attentionBackward(backend.Reference(), dq, dk, dv, rw, probs, tc.keep, q, k, v, batch, seq, heads, d)
 		checkGrad(t, tc.name+" dq", q, dq, loss)
 		checkGrad(t, tc.name+" dk", k, dk, loss)
 		checkGrad(t, tc.name+" dv", v, dv, loss)

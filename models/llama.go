@@ -3,6 +3,7 @@ package models
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/beluga-nlp/beluga/models/backend"
 
 	"github.com/beluga-nlp/beluga/models/checkpoint"
 )
@@ -259,15 +260,15 @@ func (m *llamaEncoder) layerForward(l int, x []float32, p *llamaPass, r *Run, s 
 	n, L := b.Size*b.SeqLen, b.SeqLen
 	qw, kw := m.heads*m.d, m.kvHeads*m.d
 	P := &m.layers[l]
-	pr, eps := r.m.precision, m.a.RMSNormEps
+	be, eps := r.m.be, m.a.RMSNormEps
 	at := func(row int) int { return p.pos[row] }
 	s.x = x
 	s.a, s.rstd1 = r.Alloc(n*h), r.Alloc(n)
 	rmsNormForward(s.a, s.rstd1, x, P.inNorm.Value, h, eps)
 	s.q, s.k, s.v = r.Alloc(n*qw), r.Alloc(n*kw), r.Alloc(n*kw)
-	P.q.forward(pr, m.z, s.q, s.a, n)
-	P.k.forward(pr, m.z, s.k, s.a, n)
-	P.v.forward(pr, m.z, s.v, s.a, n)
+	P.q.forward(be, m.z, s.q, s.a, n)
+	P.k.forward(be, m.z, s.k, s.a, n)
+	P.v.forward(be, m.z, s.v, s.a, n)
 	rotaryAt(s.q, p.cos, p.sin, n, m.heads, m.d, false, at)
 	rotaryAt(s.k, p.cos, p.sin, n, m.kvHeads, m.d, false, at)
 	var pk, pv []float32
@@ -283,18 +284,18 @@ func (m *llamaEncoder) layerForward(l int, x []float32, p *llamaPass, r *Run, s 
 		s.attnKeep = r.Keep(len(s.probs), r.AttentionRate)
 	}
 	s.ctx = r.Alloc(n * qw)
-	causalAttentionForward(pr, s.ctx, s.probs, s.q, s.k, s.v, pk, pv, pastN, b.Mask, s.attnKeep, b.Size, L, m.heads, m.kvHeads, m.d)
+	causalAttentionForward(be, s.ctx, s.probs, s.q, s.k, s.v, pk, pv, pastN, b.Mask, s.attnKeep, b.Size, L, m.heads, m.kvHeads, m.d)
 	s.x1 = r.Alloc(n * h)
-	P.o.forward(pr, m.z, s.x1, s.ctx, n)
+	P.o.forward(be, m.z, s.x1, s.ctx, n)
 	addTo(s.x1, x)
 	s.mIn, s.rstd2 = r.Alloc(n*h), r.Alloc(n)
 	rmsNormForward(s.mIn, s.rstd2, s.x1, P.postNorm.Value, h, eps)
 	s.gate, s.up, s.sig, s.g = r.Alloc(n*f), r.Alloc(n*f), r.Alloc(n*f), r.Alloc(n*f)
-	P.gate.forward(pr, m.z, s.gate, s.mIn, n)
-	P.up.forward(pr, m.z, s.up, s.mIn, n)
+	P.gate.forward(be, m.z, s.gate, s.mIn, n)
+	P.up.forward(be, m.z, s.up, s.mIn, n)
 	swigluForward(s.g, s.sig, s.gate, s.up)
 	out := r.Alloc(n * h)
-	P.down.forward(pr, m.z, out, s.g, n)
+	P.down.forward(be, m.z, out, s.g, n)
 	addTo(out, s.x1)
 	return out
 }
@@ -310,7 +311,7 @@ func (p *llamaPass) Backward(r *Run, dHidden []float32) {
 	defer pool.put(dx)
 	rmsNormBackward(dx, m.norm.Grad, dHidden, p.last, p.rstd, m.norm.Value, h)
 	for l := len(p.layers) - 1; l >= 0; l-- {
-		m.layerBackward(l, dx, p, pool, r.m.precision)
+		m.layerBackward(l, dx, p, pool, r.m.be)
 	}
 	if pad := m.a.PadTokenID; pad != nil {
 		// nn.Embedding(padding_idx=pad_token_id): its row learns nothing.
@@ -325,7 +326,7 @@ func (p *llamaPass) Backward(r *Run, dHidden []float32) {
 
 // layerBackward replaces dx, the gradient of layer l's output, by the
 // gradient of its input.
-func (m *llamaEncoder) layerBackward(l int, dx []float32, p *llamaPass, pool *bufPool, pr Precision) {
+func (m *llamaEncoder) layerBackward(l int, dx []float32, p *llamaPass, pool *bufPool, be backend.Backend) {
 	c := &m.cfg
 	h, f := c.HiddenSize, c.IntermediateSize
 	b, s, P := p.b, &p.layers[l], &m.layers[l]
@@ -335,12 +336,12 @@ func (m *llamaEncoder) layerBackward(l int, dx []float32, p *llamaPass, pool *bu
 	// out = x1 + down(SiLU(gate(m))·up(m)), m = RMSNorm(x1)
 	dg, dgate, dup := pool.get(n*f), pool.get(n*f), pool.get(n*f)
 	defer pool.put(dg, dgate, dup)
-	P.down.backward(pr, m.z, dg, dx, s.g, n, false)
+	P.down.backward(be, m.z, dg, dx, s.g, n, false)
 	swigluBackward(dgate, dup, dg, s.sig, s.gate, s.up)
 	dm := pool.get(n * h)
 	defer pool.put(dm)
-	P.gate.backward(pr, m.z, dm, dgate, s.mIn, n, false)
-	P.up.backward(pr, m.z, dm, dup, s.mIn, n, true)
+	P.gate.backward(be, m.z, dm, dgate, s.mIn, n, false)
+	P.up.backward(be, m.z, dm, dup, s.mIn, n, true)
 	dx1 := pool.get(n * h)
 	defer pool.put(dx1)
 	rmsNormBackward(dx1, P.postNorm.Grad, dm, s.x1, s.rstd2, P.postNorm.Value, h)
@@ -349,13 +350,13 @@ func (m *llamaEncoder) layerBackward(l int, dx []float32, p *llamaPass, pool *bu
 	dctx, dq := pool.get(n*qw), pool.get(n*qw)
 	dk, dv := pool.get(n*kw), pool.get(n*kw)
 	defer pool.put(dctx, dq, dk, dv)
-	P.o.backward(pr, m.z, dctx, dx, s.ctx, n, false)
-	causalAttentionBackward(pr, pool, dq, dk, dv, dctx, s.probs, s.attnKeep, s.q, s.k, s.v, b.Size, L, m.heads, m.kvHeads, m.d)
+	P.o.backward(be, m.z, dctx, dx, s.ctx, n, false)
+	causalAttentionBackward(be, pool, dq, dk, dv, dctx, s.probs, s.attnKeep, s.q, s.k, s.v, b.Size, L, m.heads, m.kvHeads, m.d)
 	rotaryAt(dq, p.cos, p.sin, n, m.heads, m.d, true, at)
 	rotaryAt(dk, p.cos, p.sin, n, m.kvHeads, m.d, true, at)
-	P.q.backward(pr, m.z, dm, dq, s.a, n, false)
-	P.k.backward(pr, m.z, dm, dk, s.a, n, true)
-	P.v.backward(pr, m.z, dm, dv, s.a, n, true)
+	P.q.backward(be, m.z, dm, dq, s.a, n, false)
+	P.k.backward(be, m.z, dm, dk, s.a, n, true)
+	P.v.backward(be, m.z, dm, dv, s.a, n, true)
 	rmsNormBackward(dx1, P.inNorm.Grad, dm, s.x, s.rstd1, P.inNorm.Value, h)
 	addTo(dx, dx1)
 }

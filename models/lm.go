@@ -69,15 +69,30 @@ func NewCausalLM(cfg *checkpoint.Config, weights checkpoint.Tensors, seed uint64
 	return m, rep, nil
 }
 
+// pass runs the decoder on b in evaluation, continuing past and keeping
+// its keys and values with save, after checking the pass fits in memory;
+// the caller releases the run.
+func (m *CausalLM) pass(b Batch, past *kvCache, save bool) (*Run, EncoderPass, *kvCache, error) {
+	if err := m.checkPass(b, false); err != nil {
+		return nil, nil, nil, err
+	}
+	r := m.newRun(false)
+	p, c, err := m.dec.forwardCached(r, b, past, save)
+	if err != nil {
+		r.release()
+		return nil, nil, nil, err
+	}
+	return r, p, c, nil
+}
+
 // Hidden returns the final hidden states of every token of b,
 // Size×SeqLen×HiddenSize row-major (padding's are meaningless).
 func (m *CausalLM) Hidden(b Batch) ([]float32, error) {
-	r := m.newRun(false)
-	defer r.release()
-	p, _, err := m.dec.forwardCached(r, b, nil, false)
+	r, p, _, err := m.pass(b, nil, false)
 	if err != nil {
 		return nil, err
 	}
+	defer r.release()
 	return append([]float32(nil), p.Hidden()...), nil
 }
 
@@ -85,12 +100,11 @@ func (m *CausalLM) Hidden(b Batch) ([]float32, error) {
 // gives each real token after the row's first, in order: row i's entry t
 // is log P(token t+1 | tokens 0…t).
 func (m *CausalLM) NextLogProbs(b Batch) ([][]float64, error) {
-	r := m.newRun(false)
-	defer r.release()
-	p, _, err := m.dec.forwardCached(r, b, nil, false)
+	r, p, _, err := m.pass(b, nil, false)
 	if err != nil {
 		return nil, err
 	}
+	defer r.release()
 	var at, targets, rows []int
 	for i := 0; i < b.Size; i++ {
 		prev := -1
@@ -121,33 +135,34 @@ func (m *CausalLM) logProbsAt(hidden []float32, at, targets []int) []float64 {
 	const block = 32
 	x := make([]float32, block*h)
 	logits := make([]float32, block*vocab)
+	// The log-softmax runs on the kernel path of the model's own backend.
+	kn, err := vec32.Lookup(m.be.Kernels())
+	if err != nil {
+		panic(fmt.Sprintf("models: a backend on kernel path %q this machine cannot run: %v", m.be.Kernels(), err))
+	}
 	for lo := 0; lo < len(at); lo += block {
 		hi := min(lo+block, len(at))
 		rows := hi - lo
 		for i := lo; i < hi; i++ {
 			copy(x[(i-lo)*h:(i-lo+1)*h], hidden[at[i]*h:(at[i]+1)*h])
 		}
-		gemm(m.precision, false, true, rows, vocab, h, 1, x, h, m.out.Value, h, 0, logits, vocab)
+		gemm(m.be, false, true, rows, vocab, h, 1, x, h, m.out.Value, h, 0, logits, vocab)
 		vec32.ParallelFor(rows, 1, func(a, b int) {
 			for i := a; i < b; i++ {
-				out[lo+i] = logSoftmaxAt(logits[i*vocab:(i+1)*vocab], targets[lo+i])
+				out[lo+i] = logSoftmaxAt(kn, logits[i*vocab:(i+1)*vocab], targets[lo+i])
 			}
 		})
 	}
 	return out
 }
 
-// logSoftmaxAt is log softmax(z)[t], summed in float64.
-func logSoftmaxAt(z []float32, t int) float64 {
-	top := math.Inf(-1)
-	for _, v := range z {
-		top = math.Max(top, float64(v))
-	}
-	s := 0.0
-	for _, v := range z {
-		s += math.Exp(float64(v) - top)
-	}
-	return float64(z[t]) - top - math.Log(s)
+// logSoftmaxAt is log softmax(z)[t] = z[t] − max − log Σ e^(z−max), the
+// exponentials on the vector unit (vec32.ExpShiftSum, which overwrites z);
+// a target's log-probability never underflows, however small.
+func logSoftmaxAt(kn *vec32.Kernels, z []float32, t int) float64 {
+	zt := z[t]
+	top := kn.Max(z)
+	return float64(zt-top) - math.Log(float64(kn.ExpShiftSum(z, top)))
 }
 
 // checkIDs refuses a token id outside the vocabulary.
@@ -248,11 +263,9 @@ func (m *CausalLM) Score(prefix []int, items []ScoreItem, opt ScoreOptions) ([][
 	}
 	var past *kvCache
 	if cached {
-		r := m.newRun(false)
 		b := NewBatch([]Encoding{{IDs: prefix, TypeIDs: make([]int, len(prefix))}})
-		p, c, err := m.dec.forwardCached(r, b, nil, true)
+		r, p, c, err := m.pass(b, nil, true)
 		if err != nil {
-			r.release()
 			return nil, st, fmt.Errorf("prefix: %w", err)
 		}
 		h := m.Config.HiddenSize
@@ -310,10 +323,8 @@ func (m *CausalLM) Score(prefix []int, items []ScoreItem, opt ScoreOptions) ([][
 			st.Tokens += len(f)
 		}
 		b := NewBatch(encs)
-		r := m.newRun(false)
-		p, _, err := m.dec.forwardCached(r, b, past, false)
+		r, p, _, err := m.pass(b, past, false)
 		if err != nil {
-			r.release()
 			return nil, st, err
 		}
 		st.Passes++

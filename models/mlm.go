@@ -115,12 +115,12 @@ func (m *MaskedLM) LogProbs(b Batch, pos []int) ([][]float32, error) {
 		copy(x[i*h:(i+1)*h], hidden[(i*b.SeqLen+j)*h:])
 	}
 	t := make([]float32, b.Size*h)
-	linearForward(r.m.precision, t, x, m.dense, m.denseBias, b.Size, h, h)
-	geluForward(t, t)
+	linearForward(r.m.be, t, x, m.dense, m.denseBias, b.Size, h, h)
+	geluForward(r.m.be, t, t)
 	xhat, rstd := make([]float32, len(t)), make([]float32, b.Size)
-	layerNormForward(t, xhat, rstd, t, m.lnWeight, m.lnBias, h, c.LayerNormEps)
+	layerNormForward(r.m.be, t, xhat, rstd, t, m.lnWeight, m.lnBias, h, c.LayerNormEps)
 	logits := make([]float32, b.Size*v)
-	linearForward(r.m.precision, logits, t, m.decoder, m.bias, b.Size, h, v)
+	linearForward(r.m.be, logits, t, m.decoder, m.bias, b.Size, h, v)
 	out := make([][]float32, b.Size)
 	for i := range out {
 		row := logits[i*v : (i+1)*v]

@@ -3,6 +3,7 @@ package models
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/beluga-nlp/beluga/models/backend"
 	"math"
 	"strings"
 
@@ -324,37 +325,37 @@ func (z *modernBias) bias(b *Param, out int) (v, g []float32) {
 	return z.zeros[:out], z.discard[:out]
 }
 
-func (l modernLinear) forward(pr Precision, z *modernBias, y, x []float32, rows int) {
+func (l modernLinear) forward(be backend.Backend, z *modernBias, y, x []float32, rows int) {
 	bv, _ := z.bias(l.b, l.out)
-	linearForward(pr, y, x, l.w.Value, bv, rows, l.in, l.out)
+	linearForward(be, y, x, l.w.Value, bv, rows, l.in, l.out)
 }
 
 // backward adds the weight and bias gradients and sets dx (adds into it
 // with add).
-func (l modernLinear) backward(pr Precision, z *modernBias, dx, dy, x []float32, rows int, add bool) {
+func (l modernLinear) backward(be backend.Backend, z *modernBias, dx, dy, x []float32, rows int, add bool) {
 	_, bg := z.bias(l.b, l.out)
 	if add {
-		linearBackwardAdd(pr, dx, l.w.Grad, bg, dy, x, l.w.Value, rows, l.in, l.out)
+		linearBackwardAdd(be, dx, l.w.Grad, bg, dy, x, l.w.Value, rows, l.in, l.out)
 		return
 	}
-	linearBackward(pr, dx, l.w.Grad, bg, dy, x, l.w.Value, rows, l.in, l.out)
+	linearBackward(be, dx, l.w.Grad, bg, dy, x, l.w.Value, rows, l.in, l.out)
 }
 
 // forward is the LayerNorm, with β zeros without norm_bias.
-func (n modernNorm) forward(z *modernBias, y, xhat, rstd, x []float32) {
+func (n modernNorm) forward(be backend.Backend, z *modernBias, y, xhat, rstd, x []float32) {
 	beta := z.zeros[:z.h]
 	if n.b != nil {
 		beta = n.b.Value
 	}
-	layerNormForward(y, xhat, rstd, x, n.w.Value, beta, z.h, z.eps)
+	layerNormForward(be, y, xhat, rstd, x, n.w.Value, beta, z.h, z.eps)
 }
 
-func (n modernNorm) backward(z *modernBias, dx, dy, xhat, rstd []float32) {
+func (n modernNorm) backward(be backend.Backend, z *modernBias, dx, dy, xhat, rstd []float32) {
 	dbeta := z.discard[:z.h]
 	if n.b != nil {
 		dbeta = n.b.Grad
 	}
-	layerNormBackward(dx, n.w.Grad, dbeta, dy, xhat, rstd, n.w.Value, z.h)
+	layerNormBackward(be, dx, n.w.Grad, dbeta, dy, xhat, rstd, n.w.Value, z.h)
 }
 
 // modernLayerActs holds one layer's activations for the backward pass.
@@ -422,9 +423,9 @@ func (m *modernEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 		copy(x[row*h:(row+1)*h], tok[id*h:(id+1)*h])
 	}
 	p.embXhat, p.embRstd = r.Alloc(n*h), r.Alloc(n)
-	m.embNorm.forward(m.z, x, p.embXhat, p.embRstd, x)
+	m.embNorm.forward(r.m.be, m.z, x, p.embXhat, p.embRstd, x)
 	p.embKeep = r.Keep(n*h, r.HiddenRate)
-	applyKeep(x, p.embKeep)
+	applyKeep(r.m.be, x, p.embKeep)
 	d := h / c.NumAttentionHeads
 	p.cosG, p.sinG = ropeTable[float32](a.GlobalRopeTheta, L, d)
 	p.cosL, p.sinL = ropeTable[float32](a.LocalRopeTheta, L, d)
@@ -449,7 +450,7 @@ func (m *modernEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 		r.bufs = append(r.bufs, x)
 	}
 	p.out, p.finXhat, p.finRstd = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n)
-	m.finalNorm.forward(m.z, p.out, p.finXhat, p.finRstd, x)
+	m.finalNorm.forward(r.m.be, m.z, p.out, p.finXhat, p.finRstd, x)
 	return p, nil
 }
 
@@ -461,15 +462,15 @@ func (m *modernEncoder) layerForward(l int, x []float32, p *modernEncPass, r *Ru
 	b := p.b
 	n, L, d := b.Size*b.SeqLen, b.SeqLen, h/heads
 	P := &m.layers[l]
-	pool, pr := &r.m.pool, r.m.precision
+	pool, be := &r.m.pool, r.m.be
 	s.x, s.a = x, x
 	if l > 0 {
 		s.a, s.xhatA, s.rstdA = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n)
-		P.attnNorm.forward(m.z, s.a, s.xhatA, s.rstdA, x)
+		P.attnNorm.forward(r.m.be, m.z, s.a, s.xhatA, s.rstdA, x)
 	}
 	qkv := pool.get(n * 3 * h)
 	defer pool.put(qkv)
-	P.wqkv.forward(pr, m.z, qkv, s.a, n)
+	P.wqkv.forward(be, m.z, qkv, s.a, n)
 	// view(bs, seq, 3, heads, d): q, k, v side by side in each row
 	s.q, s.k, s.v = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n*h)
 	for row := 0; row < n; row++ {
@@ -484,21 +485,21 @@ func (m *modernEncoder) layerForward(l int, x []float32, p *modernEncPass, r *Ru
 	s.probs = r.Alloc(b.Size * heads * L * L)
 	s.attnKeep = r.Keep(len(s.probs), r.AttentionRate)
 	s.ctx = r.Alloc(n * h)
-	windowAttentionForward(pr, s.ctx, s.probs, s.q, s.k, s.v, b.Mask, s.attnKeep, b.Size, L, heads, d, m.a.window(l))
+	windowAttentionForward(be, s.ctx, s.probs, s.q, s.k, s.v, b.Mask, s.attnKeep, b.Size, L, heads, d, m.a.window(l))
 	s.x1 = r.Alloc(n * h)
-	P.wo.forward(pr, m.z, s.x1, s.ctx, n)
+	P.wo.forward(be, m.z, s.x1, s.ctx, n)
 	s.outKeep = r.Keep(n*h, r.AttentionRate)
-	keptAdd(s.x1, s.outKeep, x)
+	keptAdd(be, s.x1, s.outKeep, x)
 	s.mIn, s.xhatM, s.rstdM = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n)
-	P.mlpNorm.forward(m.z, s.mIn, s.xhatM, s.rstdM, s.x1)
+	P.mlpNorm.forward(r.m.be, m.z, s.mIn, s.xhatM, s.rstdM, s.x1)
 	s.u = r.Alloc(n * 2 * f)
-	P.wi.forward(pr, m.z, s.u, s.mIn, n)
+	P.wi.forward(be, m.z, s.u, s.mIn, n)
 	s.act, s.g = r.Alloc(n*f), r.Alloc(n*f)
-	gegluForward(s.g, s.act, s.u, n, f)
+	gegluForward(r.m.be, s.g, s.act, s.u, n, f)
 	s.mlpKeep = r.Keep(n*f, r.HiddenRate)
-	applyKeep(s.g, s.mlpKeep)
+	applyKeep(be, s.g, s.mlpKeep)
 	out := r.Alloc(n * h)
-	P.wo2.forward(pr, m.z, out, s.g, n)
+	P.wo2.forward(be, m.z, out, s.g, n)
 	addTo(out, s.x1)
 	return out
 }
@@ -512,13 +513,13 @@ func (p *modernEncPass) Backward(r *Run, dHidden []float32) {
 	defer pool.put(dHidden)
 	dx := pool.get(n * h)
 	defer pool.put(dx)
-	m.finalNorm.backward(m.z, dx, dHidden, p.finXhat, p.finRstd)
+	m.finalNorm.backward(r.m.be, m.z, dx, dHidden, p.finXhat, p.finRstd)
 	for l := len(p.layers) - 1; l >= 0; l-- {
-		m.layerBackward(l, dx, p, pool, r.m.precision)
+		m.layerBackward(l, dx, p, pool, r.m.be)
 	}
-	applyKeep(dx, p.embKeep)
+	applyKeep(r.m.be, dx, p.embKeep)
 	de := dHidden // reuse
-	m.embNorm.backward(m.z, de, dx, p.embXhat, p.embRstd)
+	m.embNorm.backward(r.m.be, m.z, de, dx, p.embXhat, p.embRstd)
 	tg := m.tok.Grad
 	pad := m.cfg.PadTokenID
 	for row, id := range p.ids {
@@ -535,7 +536,7 @@ func (p *modernEncPass) Backward(r *Run, dHidden []float32) {
 
 // layerBackward replaces dx, the gradient of layer l's output, by the
 // gradient of its input.
-func (m *modernEncoder) layerBackward(l int, dx []float32, p *modernEncPass, pool *bufPool, pr Precision) {
+func (m *modernEncoder) layerBackward(l int, dx []float32, p *modernEncPass, pool *bufPool, be backend.Backend) {
 	c := &m.cfg
 	h, f, heads := c.HiddenSize, c.IntermediateSize, c.NumAttentionHeads
 	b, s, P := p.b, &p.layers[l], &m.layers[l]
@@ -543,30 +544,30 @@ func (m *modernEncoder) layerBackward(l int, dx []float32, p *modernEncPass, poo
 	// out = x1 + Wo(drop(GELU(in)·gate)), [in, gate] = Wi(mlp_norm(x1))
 	dg := pool.get(n * f)
 	defer pool.put(dg)
-	P.wo2.backward(pr, m.z, dg, dx, s.g, n, false)
-	applyKeep(dg, s.mlpKeep)
+	P.wo2.backward(be, m.z, dg, dx, s.g, n, false)
+	applyKeep(be, dg, s.mlpKeep)
 	du := pool.get(n * 2 * f)
 	defer pool.put(du)
-	gegluBackward(du, dg, s.act, s.u, n, f)
+	gegluBackward(be, du, dg, s.act, s.u, n, f)
 	dm := pool.get(n * h)
 	defer pool.put(dm)
-	P.wi.backward(pr, m.z, dm, du, s.mIn, n, false)
+	P.wi.backward(be, m.z, dm, du, s.mIn, n, false)
 	dx1 := pool.get(n * h)
 	defer pool.put(dx1)
-	P.mlpNorm.backward(m.z, dx1, dm, s.xhatM, s.rstdM)
+	P.mlpNorm.backward(be, m.z, dx1, dm, s.xhatM, s.rstdM)
 	for i := range dx {
 		dx[i] += dx1[i] // dx now holds d(x1)
 	}
 	// x1 = x + drop(Wo(attention(a))), a = attn_norm(x), or x in layer 0
 	do := dx1 // reuse: the gradient of Wo's output
 	copy(do, dx)
-	applyKeep(do, s.outKeep)
+	applyKeep(be, do, s.outKeep)
 	dctx := pool.get(n * h)
 	defer pool.put(dctx)
-	P.wo.backward(pr, m.z, dctx, do, s.ctx, n, false)
+	P.wo.backward(be, m.z, dctx, do, s.ctx, n, false)
 	dq, dk, dv := pool.get(n*h), pool.get(n*h), pool.get(n*h)
 	defer pool.put(dq, dk, dv)
-	attentionBackward(pr, dq, dk, dv, dctx, s.probs, s.attnKeep, s.q, s.k, s.v, b.Size, L, heads, d)
+	attentionBackward(be, dq, dk, dv, dctx, s.probs, s.attnKeep, s.q, s.k, s.v, b.Size, L, heads, d)
 	cos, sin := p.rope(l)
 	rotary(dq, cos, sin, b.Size, L, heads, d, true)
 	rotary(dk, cos, sin, b.Size, L, heads, d, true)
@@ -579,13 +580,13 @@ func (m *modernEncoder) layerBackward(l int, dx []float32, p *modernEncPass, poo
 		copy(dst[2*h:3*h], dv[row*h:(row+1)*h])
 	}
 	if l == 0 {
-		P.wqkv.backward(pr, m.z, dx, dqkv, s.a, n, true)
+		P.wqkv.backward(be, m.z, dx, dqkv, s.a, n, true)
 		return
 	}
 	da := dm // reuse
-	P.wqkv.backward(pr, m.z, da, dqkv, s.a, n, false)
+	P.wqkv.backward(be, m.z, da, dqkv, s.a, n, false)
 	dn := dctx // reuse
-	P.attnNorm.backward(m.z, dn, da, s.xhatA, s.rstdA)
+	P.attnNorm.backward(be, m.z, dn, da, s.xhatA, s.rstdA)
 	addTo(dx, dn)
 }
 
@@ -625,9 +626,9 @@ func (hd *modernPredictionHead) forward(r *Run, x []float32, rows int) *modernHe
 	h := hd.z.h
 	s := &modernHeadActs{x: x, u: r.Alloc(rows * h), g: r.Alloc(rows * h),
 		xhat: r.Alloc(rows * h), rstd: r.Alloc(rows), y: r.Alloc(rows * h)}
-	hd.dense.forward(r.m.precision, hd.z, s.u, x, rows)
-	geluForward(s.g, s.u)
-	hd.norm.forward(hd.z, s.y, s.xhat, s.rstd, s.g)
+	hd.dense.forward(r.m.be, hd.z, s.u, x, rows)
+	geluForward(r.m.be, s.g, s.u)
+	hd.norm.forward(r.m.be, hd.z, s.y, s.xhat, s.rstd, s.g)
 	return s
 }
 
@@ -636,9 +637,9 @@ func (hd *modernPredictionHead) backward(r *Run, s *modernHeadActs, dy, dx []flo
 	pool := &r.m.pool
 	dg := pool.get(len(s.g))
 	defer pool.put(dg)
-	hd.norm.backward(hd.z, dg, dy, s.xhat, s.rstd)
-	geluBackward(dg, dg, s.u)
-	hd.dense.backward(r.m.precision, hd.z, dx, dg, s.x, rows, false)
+	hd.norm.backward(r.m.be, hd.z, dg, dy, s.xhat, s.rstd)
+	geluBackward(r.m.be, dg, dg, s.u)
+	hd.dense.backward(r.m.be, hd.z, dx, dg, s.x, rows, false)
 }
 
 // modernPooler is ModernBertForSequenceClassification's pooling: the

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"github.com/beluga-nlp/beluga/models/backend"
 	"math"
 
 	"github.com/beluga-nlp/beluga/models/internal/vec32"
@@ -65,12 +66,12 @@ func rotaryAt[T Float](x, cos, sin []T, rows, heads, d int, inverse bool, pos fu
 // gegluForward is ModernBertMLP's gate: u (n × 2f) is Wi's output, its first
 // f columns the input and its last f the gate; act receives GELU(input) and
 // g receives GELU(input)·gate (both n × f).
-func gegluForward[T Float](g, act, u []T, n, f int) {
+func gegluForward[T Float](be backend.Backend, g, act, u []T, n, f int) {
 	vec32.ParallelFor(n, max(1, elementGrain/f), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			in, gate := u[r*2*f:r*2*f+f], u[r*2*f+f:(r+1)*2*f]
 			a, gr := act[r*f:(r+1)*f], g[r*f:(r+1)*f]
-			geluForward(a, in)
+			geluForward(be, a, in)
 			for i := range gr {
 				gr[i] = a[i] * gate[i]
 			}
@@ -80,7 +81,7 @@ func gegluForward[T Float](g, act, u []T, n, f int) {
 
 // gegluBackward sets du (n × 2f) from dg, the gradient of GELU(input)·gate:
 // d(gate) = dg·GELU(input), d(input) = dg·gate·GELU′(input).
-func gegluBackward[T Float](du, dg, act, u []T, n, f int) {
+func gegluBackward[T Float](be backend.Backend, du, dg, act, u []T, n, f int) {
 	vec32.ParallelFor(n, max(1, elementGrain/f), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			in, gate := u[r*2*f:r*2*f+f], u[r*2*f+f:(r+1)*2*f]
@@ -90,7 +91,7 @@ func gegluBackward[T Float](du, dg, act, u []T, n, f int) {
 				dgate[i] = d[i] * a[i]
 				din[i] = d[i] * gate[i]
 			}
-			geluBackward(din, din, in)
+			geluBackward(be, din, din, in)
 		}
 	})
 }

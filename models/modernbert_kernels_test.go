@@ -2,6 +2,7 @@ package models
 
 import (
 	"encoding/json"
+	"github.com/beluga-nlp/beluga/models/backend"
 	"math"
 	"strings"
 	"testing"
@@ -64,13 +65,13 @@ func TestGeGLUGrad(t *testing.T) {
 	rw := randVec(r, n*f)
 	fwd := func() ([]float64, []float64) {
 		g, act := make([]float64, n*f), make([]float64, n*f)
-		gegluForward(g, act, u, n, f)
+		gegluForward(backend.Reference(), g, act, u, n, f)
 		return g, act
 	}
 	loss := func() float64 { g, _ := fwd(); return dot(g, rw) }
 	_, act := fwd()
 	du := make([]float64, n*2*f)
-	gegluBackward(du, rw, act, u, n, f)
+	gegluBackward(backend.Reference(), du, rw, act, u, n, f)
 	checkGrad(t, "geglu", u, du, loss)
 }
 
@@ -85,13 +86,13 @@ func TestBiasFreeLayerNormGrad(t *testing.T) {
 	rw := randVec(r, rows*h)
 	fwd := func() ([]float64, []float64, []float64) {
 		y, xh, rs := make([]float64, rows*h), make([]float64, rows*h), make([]float64, rows)
-		layerNormForward(y, xh, rs, x, g, zeros, h, 1e-5)
+		layerNormForward(backend.Reference(), y, xh, rs, x, g, zeros, h, 1e-5)
 		return y, xh, rs
 	}
 	loss := func() float64 { y, _, _ := fwd(); return dot(y, rw) }
 	_, xh, rs := fwd()
 	dx, dg, scratch := make([]float64, rows*h), make([]float64, h), make([]float64, h)
-	layerNormBackward(dx, dg, scratch, rw, xh, rs, g, h)
+	layerNormBackward(backend.Reference(), dx, dg, scratch, rw, xh, rs, g, h)
 	checkGrad(t, "bias-free layernorm dx", x, dx, loss)
 	checkGrad(t, "bias-free layernorm dgamma", g, dg, loss)
 	for _, z := range zeros {
@@ -111,7 +112,7 @@ func TestWindowMask(t *testing.T) {
 	q, k, v := randVec(r, seq*d), randVec(r, seq*d), randVec(r, seq*d)
 	mask := []float32{1, 1, 1, 0, 0, 0, 0}
 	ctx, probs := make([]float64, seq*d), make([]float64, seq*seq)
-	windowAttentionForward(PrecisionFP32, ctx, probs, q, k, v, mask, nil, batch, seq, heads, d, window)
+	windowAttentionForward(backend.Reference(), ctx, probs, q, k, v, mask, nil, batch, seq, heads, d, window)
 	for i := 0; i < seq; i++ {
 		seen := false
 		for j := 0; j < seq; j++ {
@@ -159,13 +160,13 @@ func TestWindowAttentionGrad(t *testing.T) {
 		}
 		fwd := func() ([]float64, []float64) {
 			ctx, probs := make([]float64, batch*seq*h), make([]float64, batch*heads*seq*seq)
-			windowAttentionForward(PrecisionFP32, ctx, probs, q, k, v, mask, nil, batch, seq, heads, d, window)
+			windowAttentionForward(backend.Reference(), ctx, probs, q, k, v, mask, nil, batch, seq, heads, d, window)
 			return ctx, probs
 		}
 		loss := func() float64 { c, _ := fwd(); return dot(c, rw) }
 		_, probs := fwd()
 		dq, dk, dv := make([]float64, len(q)), make([]float64, len(k)), make([]float64, len(v))
-		attentionBackward(PrecisionFP32, dq, dk, dv, rw, probs, nil, q, k, v, batch, seq, heads, d)
+		attentionBackward(backend.Reference(), dq, dk, dv, rw, probs, nil, q, k, v, batch, seq, heads, d)
 		checkGrad(t, "window attention dq", q, dq, loss)
 		checkGrad(t, "window attention dk", k, dk, loss)
 		checkGrad(t, "window attention dv", v, dv, loss)

@@ -2,6 +2,7 @@ package models
 
 import (
 	"encoding/json"
+	"github.com/beluga-nlp/beluga/models/backend"
 	"math"
 	"os"
 	"path/filepath"
@@ -215,7 +216,7 @@ func TestModernBERTFixtureSpanGradients(t *testing.T) {
 			for j, v := range row {
 				p[j] = float64(v)
 			}
-			SoftmaxInPlace(p)
+			SoftmaxInPlace(backend.Reference(), p)
 			loss -= math.Log(p[gold]) / float64(2*b.Size)
 			for j := range p {
 				g := p[j]

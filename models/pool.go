@@ -17,6 +17,8 @@ type bufPool struct {
 	free  map[int][][]float32 // by size class
 	kept  int                 // floats in free
 	limit int                 // most floats to keep
+	// ctx is the model's compute context, whose backend allocates.
+	ctx *computeCtx
 }
 
 // poolLimit bounds the floats a pool keeps (1 GiB); past it, released
@@ -45,7 +47,7 @@ func (p *bufPool) get(n int) []float32 {
 		return b[:n]
 	}
 	p.mu.Unlock()
-	return compute().Alloc(c)[:n]
+	return p.ctx.be.Alloc(c)[:n]
 }
 
 // zeroed returns a buffer of length n filled with zeros.

@@ -17,7 +17,8 @@ func TestSizeClass(t *testing.T) {
 }
 
 func TestBufPoolReuses(t *testing.T) {
-	var p bufPool
+	ctx := newCompute()
+	p := bufPool{ctx: &ctx}
 	a := p.get(1000)
 	a[0] = 7
 	p.put(a, nil)
@@ -28,7 +29,7 @@ func TestBufPoolReuses(t *testing.T) {
 	if z := p.zeroed(990); z[0] != 0 {
 		t.Fatalf("zeroed buffer holds %g", z[0])
 	}
-	small := bufPool{limit: 100}
+	small := bufPool{limit: 100, ctx: &ctx}
 	small.put(make([]float32, 10, 1024))
 	if small.kept != 0 {
 		t.Fatalf("the pool kept a buffer past its limit")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,8 @@ type precisionModel interface {
 	Forward(b models.Batch, train bool) (models.Pass, error)
 	Params() []*models.Param
 	SetPrecision(p models.Precision)
+	SetBackend(b backend.Backend)
+	Backend() backend.Backend
 }
 
 // precisionCase builds one model afresh (the same weights every time).
@@ -106,12 +109,12 @@ func TestPrecisionReachesEveryProduct(t *testing.T) {
 	for _, c := range precisionCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			run := func(p models.Precision, be backend.Backend) [][]float32 {
-				if be != nil {
-					defer models.UseBackend(be)()
-				}
 				m, err := c.build()
 				if err != nil {
 					t.Fatal(err)
+				}
+				if be != nil {
+					m.SetBackend(be)
 				}
 				m.SetPrecision(p)
 				got, err := trainedOnce(m, c.encs)
@@ -122,7 +125,8 @@ func TestPrecisionReachesEveryProduct(t *testing.T) {
 			}
 			fp32 := run(models.PrecisionFP32, nil)
 			bf16 := run(models.PrecisionBF16, nil)
-			if err := sameBits(bf16, run(models.PrecisionFP32, backend.BF16(models.Backend()))); err != nil {
+			def, _ := models.DefaultBackend()
+			if err := sameBits(bf16, run(models.PrecisionFP32, backend.BF16(def))); err != nil {
 				t.Errorf("precision bf16 and the bf16 backend differ: %v", err)
 			}
 			if sameBits(bf16, fp32) == nil {
@@ -157,6 +161,84 @@ func TestPrecisionReachesEveryProduct(t *testing.T) {
 			wg.Wait()
 		})
 	}
+}
+
+// TestComputeContextPerModel: models of one process, each built on its own
+// compute context — every kernel path this CPU has, pure Go and the
+// build's default backend, fp32 and bf16 — train side by side in
+// goroutines, and each gives the bits it gives alone (its own reference).
+// The go path's bits differ from the vector paths' (it has no FMA), so a
+// model computing on another model's path would be caught.
+func TestComputeContextPerModel(t *testing.T) {
+	c := precisionCases(t)[0] // bert
+	type ctx struct {
+		be backend.Backend
+		p  models.Precision
+	}
+	var ctxs []ctx
+	def, _ := models.DefaultBackend()
+	for _, path := range models.KernelPaths() {
+		for _, name := range slices.Compact([]string{"go", def.Name()}) {
+			be, err := backend.New(name, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range models.Precisions() {
+				ctxs = append(ctxs, ctx{be, p})
+			}
+		}
+	}
+	train := func(x ctx) ([][]float32, error) {
+		m, err := c.build()
+		if err != nil {
+			return nil, err
+		}
+		m.SetBackend(x.be)
+		m.SetPrecision(x.p)
+		if got, want := m.Backend().Kernels(), x.be.Kernels(); got != want {
+			return nil, fmt.Errorf("the model computes on path %s, built for %s", got, want)
+		}
+		return trainedOnce(m, c.encs)
+	}
+	refs := make([][][]float32, len(ctxs))
+	for i, x := range ctxs {
+		var err error
+		if refs[i], err = train(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goPath, vector := -1, -1
+	for i, x := range ctxs {
+		if x.be.Name() == "go" && x.p == models.PrecisionFP32 {
+			if x.be.Kernels() == "go" {
+				goPath = i
+			} else if vector < 0 {
+				vector = i
+			}
+		}
+	}
+	if vector >= 0 && sameBits(refs[goPath], refs[vector]) == nil {
+		t.Fatalf("the go path gives the %s path's bits: the test could not tell them apart", ctxs[vector].be.Kernels())
+	}
+	var wg sync.WaitGroup
+	for i, x := range ctxs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 2 {
+				got, err := train(x)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if err := sameBits(got, refs[i]); err != nil {
+					t.Errorf("%s on %s in %s, beside models on other contexts: %v", c.name, x.be.Name(), x.be.Kernels()+"/"+string(x.p), err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // TestParsePrecision: the setting's values, the default, and an unknown

@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"github.com/beluga-nlp/beluga/models/backend"
 	"math"
 	"strings"
 
@@ -35,9 +36,7 @@ type core struct {
 	frozen                          bool
 	dropout                         *initStream
 	pool                            bufPool // the passes' buffers
-	// precision is the arithmetic of the passes' matrix products
-	// (SetPrecision; "" is fp32).
-	precision Precision
+	computeCtx
 }
 
 // paramGroup is a run of parameters loaded and drawn together.
@@ -56,9 +55,11 @@ func newCore(cfg *checkpoint.Config, seed uint64) (*core, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &core{Config: *cfg, family: f, enc: enc, byName: map[string]*Param{},
+	c := &core{Config: *cfg, family: f, enc: enc, byName: map[string]*Param{},
 		HiddenDropout: cfg.HiddenDropoutProb, AttentionDropout: cfg.AttentionProbsDropoutProb,
-		dropout: newInitStream(seed ^ 0x5eed)}, nil
+		dropout: newInitStream(seed ^ 0x5eed), computeCtx: newCompute()}
+	c.pool.ctx = &c.computeCtx
+	return c, nil
 }
 
 // load allocates the groups' parameters in order, copying each from
@@ -80,11 +81,11 @@ func (c *core) load(groups []paramGroup, weights checkpoint.Tensors, rep *LoadRe
 				if !sameShape(t.Shape, s.Shape) {
 					return fmt.Errorf("checkpoint tensor %s has shape %v, the config needs %v", s.Name, t.Shape, s.Shape)
 				}
-				p.Value = compute().Alloc(n)
+				p.Value = c.be.Alloc(n)
 				copy(p.Value, t.Data)
 				used[s.Name] = true
 			} else {
-				p.Value = compute().Alloc(n)
+				p.Value = c.be.Alloc(n)
 				std := c.Config.InitializerRange
 				if s.Std > 0 {
 					std = s.Std
@@ -92,7 +93,7 @@ func (c *core) load(groups []paramGroup, weights checkpoint.Tensors, rep *LoadRe
 				initParam(p, s.Norm, std, g.init)
 				rep.Initialised = append(rep.Initialised, s.Name)
 			}
-			p.Grad = compute().Alloc(n)
+			p.Grad = c.be.Alloc(n)
 			c.params = append(c.params, p)
 			c.byName[s.Name] = p
 		}
@@ -235,43 +236,38 @@ func (r *Run) release() {
 
 // keepMask draws dropout multipliers into a buffer from alloc: 0 with
 // probability rate, else 1/(1−rate); nil when rate is 0. Element i takes the
-// stream's i-th draw, as a serial loop would; the stream jumps ahead
-// (initStream.skip), so the draws are spread over all cores; the avx512
-// path draws eight at a time (vec32.DropoutMask).
+// stream's i-th draw, as a serial loop would; the backend spreads the draws
+// over the cores, the stream jumping ahead (Backend.DropoutMask).
 func (c *core) keepMask(alloc func(int) []float32, n int, rate float64) []float32 {
 	if rate <= 0 {
 		return nil
 	}
 	k := alloc(n)
-	scale := float32(1 / (1 - rate))
 	// A draw u = float() = (x>>11)/2⁵³ is exact, so u ≥ rate is the
 	// integer test x>>11 ≥ ⌈rate·2⁵³⌉.
 	least := uint64(math.Ceil(rate * (1 << 53)))
-	state := c.dropout.state
-	vec32.ParallelFor(n, elementGrain, func(lo, hi int) {
-		vec32.DropoutMask(k[lo:hi], state+uint64(lo)*vec32.Gamma, least, scale)
-	})
+	c.be.DropoutMask(k, c.dropout.state, least, float32(1/(1-rate)))
 	c.dropout.skip(n)
 	return k
 }
 
 // applyKeep multiplies x by the dropout multipliers keep, on all cores.
-func applyKeep(x, keep []float32) { keptCopy(x, x, keep) }
+func applyKeep(be backend.Backend, x, keep []float32) { keptCopy(be, x, x, keep) }
 
 // keptCopy sets dst = src·keep (a copy with dropout applied), on all cores.
-func keptCopy(dst, src, keep []float32) {
-	vec32.ParallelFor(len(keep), 4*elementGrain, func(lo, hi int) { vec32.MulTo(dst[lo:hi], src[lo:hi], keep[lo:hi]) })
+func keptCopy(be backend.Backend, dst, src, keep []float32) {
+	be.Mul(dst[:len(keep)], src[:len(keep)], keep)
 }
 
 // keptAdd sets y = y·keep + x (dropout, then a residual connection; keep
 // nil for no dropout) in one pass on all cores, the bits of applyKeep then
 // addTo.
-func keptAdd(y, keep, x []float32) {
+func keptAdd(be backend.Backend, y, keep, x []float32) {
 	if keep == nil {
 		addTo(y, x)
 		return
 	}
-	vec32.ParallelFor(len(y), 4*elementGrain, func(lo, hi int) { vec32.MulAdd(y[lo:hi], y[lo:hi], keep[lo:hi], x[lo:hi]) })
+	be.MulAdd(y, keep, x)
 }
 
 // addTo adds x into y element-wise (a residual connection), on all cores.

@@ -31,7 +31,7 @@ type WordVec struct {
 	cw, cb             *Param
 	frozen             bool
 	drop               *initStream
-	precision          Precision // of the pooler's and classifier's products (SetPrecision)
+	computeCtx         // of the pooler's and classifier's products
 }
 
 // Special tokens of word-vector vocabularies, ahead of the GloVe words.
@@ -113,10 +113,10 @@ func NewWordVec(vectors *checkpoint.Tensor, hidden, labels int, seed uint64) (*W
 	if err := checkFits(fmt.Sprintf("the word-vector model's %.3g parameters (hidden_size %d, %d labels)", params, hidden, labels), 8*params); err != nil {
 		return nil, err
 	}
-	m := &WordVec{Dim: d, Hidden: hidden, Vocab: v, numLabels: labels, Dropout: 0.1, drop: newInitStream(seed ^ 0x5eed)}
+	m := &WordVec{Dim: d, Hidden: hidden, Vocab: v, numLabels: labels, Dropout: 0.1, drop: newInitStream(seed ^ 0x5eed), computeCtx: newCompute()}
 	mk := func(name string, shape []int, encoder, noDecay bool) *Param {
 		n := checkpoint.NumElements(shape)
-		return &Param{Name: name, Shape: shape, Value: compute().Alloc(n), Grad: compute().Alloc(n), Encoder: encoder, NoDecay: noDecay}
+		return &Param{Name: name, Shape: shape, Value: m.be.Alloc(n), Grad: m.be.Alloc(n), Encoder: encoder, NoDecay: noDecay}
 	}
 	m.emb = mk("wordvec.embeddings.weight", []int{v, d}, true, false)
 	copy(m.emb.Value, vectors.Data)
@@ -185,7 +185,7 @@ func (m *WordVec) Forward(b Batch, train bool) (Pass, error) {
 		}
 	}
 	p.pooled = make([]float32, b.Size*m.Hidden)
-	linearForward(m.precision, p.pooled, p.feat, m.pw.Value, m.pb.Value, b.Size, 2*d, m.Hidden)
+	linearForward(m.be, p.pooled, p.feat, m.pw.Value, m.pb.Value, b.Size, 2*d, m.Hidden)
 	for i, v := range p.pooled {
 		p.pooled[i] = float32(math.Tanh(float64(v)))
 	}
@@ -197,10 +197,10 @@ func (m *WordVec) Forward(b Batch, train bool) (Pass, error) {
 				p.keep[i] = float32(1 / (1 - m.Dropout))
 			}
 		}
-		applyKeep(p.poolD, p.keep)
+		applyKeep(m.be, p.poolD, p.keep)
 	}
 	p.logits = make([]float32, b.Size*m.numLabels)
-	linearForward(m.precision, p.logits, p.poolD, m.cw.Value, m.cb.Value, b.Size, m.Hidden, m.numLabels)
+	linearForward(m.be, p.logits, p.poolD, m.cw.Value, m.cb.Value, b.Size, m.Hidden, m.numLabels)
 	return p, nil
 }
 
@@ -218,15 +218,15 @@ func (p *wordVecPass) Backward(dLogits []float32) error {
 	}
 	d, L := m.Dim, b.SeqLen
 	dPool := make([]float32, b.Size*m.Hidden)
-	linearBackward(p.m.precision, dPool, m.cw.Grad, m.cb.Grad, dLogits, p.poolD, m.cw.Value, b.Size, m.Hidden, m.numLabels)
+	linearBackward(p.m.be, dPool, m.cw.Grad, m.cb.Grad, dLogits, p.poolD, m.cw.Value, b.Size, m.Hidden, m.numLabels)
 	if p.keep != nil {
-		applyKeep(dPool, p.keep)
+		applyKeep(p.m.be, dPool, p.keep)
 	}
 	for i, v := range p.pooled {
 		dPool[i] *= 1 - v*v
 	}
 	dFeat := make([]float32, b.Size*2*d)
-	linearBackward(p.m.precision, dFeat, m.pw.Grad, m.pb.Grad, dPool, p.feat, m.pw.Value, b.Size, 2*d, m.Hidden)
+	linearBackward(p.m.be, dFeat, m.pw.Grad, m.pb.Grad, dPool, p.feat, m.pw.Value, b.Size, 2*d, m.Hidden)
 	if m.frozen {
 		return nil
 	}

@@ -28,27 +28,33 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/metrics"
+	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/checkpoint"
 	"github.com/beluga-nlp/beluga/models/hub"
 	"github.com/beluga-nlp/beluga/models/predict"
 	"github.com/beluga-nlp/beluga/models/pretrained"
+	"github.com/beluga-nlp/beluga/report"
 	"github.com/beluga-nlp/beluga/report/explore"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
 )
 
-// The files Run writes into Options.Out, as a run writes them under its
-// train/ directory (results and cases), with the table and the page.
+// The files Run writes into Options.Out: the results and cases as a run
+// writes them under its train/ directory, what was tested (test.json), the
+// predictions, the printed table and the report page. beluga report,
+// serve and failures read the folder back (report.ReadTestDir).
 const (
-	ResultsFile     = "results.json"
-	CasesFile       = "cases.jsonl"
+	ResultsFile     = report.TestResultsFile
+	CasesFile       = report.TestCasesFile
+	InfoFile        = report.TestInfoFile
 	PredictionsFile = "predictions.jsonl"
 	TableFile       = "table.txt"
 	PageFile        = "report.html"
-	LabelsFile      = "labels.json"
 )
 
 // Options say what to test and how to score it.
@@ -60,17 +66,28 @@ type Options struct {
 	Suite string
 	// LabelMap maps the model's label names (id2label) to the suite's
 	// class names, for the classes whose names differ; keys are matched
-	// case-insensitively.
-	LabelMap map[string]string
+	// case-insensitively. It is datasets.LabelMap, the one label map.
+	LabelMap datasets.LabelMap
 	// Score are the scoring options (split, squash, tolerance, …), as
 	// beluga eval takes them.
 	Score metrics.ScoreOptions
 	// BatchSize and MaxLength bound prediction (0: 64 and 128).
 	BatchSize, MaxLength int
+	// Sample, when set, scores only the cases CheckList's
+	// suite.run(n=Sample.N, seed=Sample.Seed) runs (SampleSuite).
+	Sample *report.Sample
+	// AllowUntrainedHead tests a model whose checkpoint lacks some of
+	// its parameters (a classifier head initialised at random); without
+	// it such a model is refused (untrainedHead).
+	AllowUntrainedHead bool
 	// Out is the directory the results are written to.
 	Out string
 	// Resolver resolves hub ids; nil means hub.FromEnv().
 	Resolver *hub.Resolver
+	// Data, when set, is the user's own labelled data, predicted and
+	// measured beside the suite (classification and calibration); its
+	// labels are the suite's class names or indices.
+	Data *datasets.FileSpec
 }
 
 // Report is what Run found.
@@ -83,8 +100,13 @@ type Report struct {
 	Match                    []int
 	// Flags are the sanity checks' findings (a constant predictor).
 	Flags []experiments.Flag
+	// Test is the test report (what the page and the table show).
+	Test *report.TestReport
 	// Files are the files written, in Out.
 	Files []string
+	// Calibration is the calibration section (the user's data with
+	// Options.Data); nil when nothing had probabilities or labels.
+	Calibration *report.TestCalibration
 }
 
 // Run tests opt.Model on opt.Suite and writes the results, per-case
@@ -101,11 +123,15 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if len(s.Labels) == 0 {
 		return nil, fmt.Errorf("suite %s: a span (question-answering) suite; beluga test scores classifiers (use beluga eval with the answers in pred_only format)", opt.Suite)
 	}
-	if split := opt.Score.Split; split != "" && suites.Summarise(s).Splits[split].Cases == 0 {
-		// As beluga eval does.
-		slog.Info("suite carries no split; assigning BeLUGA's", "seed", splits.BeLUGASeed)
-		splits.Assign(s, splits.BeLUGASeed)
+	if opt.Sample != nil {
+		if opt.Score.Split != "" {
+			return nil, fmt.Errorf("--n samples every test's cases as CheckList's suite.run does; with --split %s the draw would not be CheckList's: give one of them", opt.Score.Split)
+		}
+		if err := SampleSuite(s, opt.Sample.N, opt.Sample.Seed); err != nil {
+			return nil, err
+		}
 	}
+	EnsureSplit(s, opt.Score.Split)
 	r := opt.Resolver
 	if r == nil {
 		r = hub.FromEnv()
@@ -120,6 +146,10 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	m, err := pretrained.Load(ctx, opt.Model, pretrained.Options{MaxLength: maxLength, Resolver: r})
 	if err != nil {
 		return nil, err
+	}
+	logLoad(m, maxLength)
+	if len(m.Report.Initialised) > 0 && !opt.AllowUntrainedHead {
+		return nil, untrainedHead(opt.Model, m.Report)
 	}
 	rep := &Report{ModelLabels: modelLabels(m)}
 	rep.SuiteLabels, rep.Match, err = matchLabels(rep.ModelLabels, s, opt.LabelMap)
@@ -159,32 +189,35 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Result = res
+	// The user's data is measured before anything is written: a bad file
+	// leaves no half-written folder.
+	var data *metrics.Labelled
+	var dataOuts []predict.Output
+	if opt.Data != nil {
+		if data, dataOuts, err = measureData(ctx, m.Classifier, m.Tokenizer, *opt.Data, rep, batch); err != nil {
+			return nil, err
+		}
+	}
 	rep.Flags = experiments.Sanity(&train.Result{Suite: res})
-	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+	info := testInfo(opt, s, rep)
+	rep.Test, err = report.NewTestReport(report.TestTitle(opt.Model, opt.Suite), report.TestModel{Info: info, Result: res, Cases: res.Cases})
+	if err != nil {
 		return nil, err
 	}
-	write := func(name string, fn func(path string) error) error {
-		path := filepath.Join(opt.Out, name)
-		if err := fn(path); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		rep.Files = append(rep.Files, path)
-		return nil
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return nil, err
 	}
 	steps := []struct {
 		name string
 		fn   func(string) error
 	}{
 		{PredictionsFile, func(p string) error { return predict.WriteOutputs(p, outs) }},
-		{LabelsFile, func(p string) error { return writeLabels(p, rep) }},
+		{InfoFile, func(p string) error { return report.WriteTestInfo(p, info) }},
 		{ResultsFile, res.WriteJSON},
 		{CasesFile, res.WriteCases},
-		{TableFile, func(p string) error {
-			return atomicfile.Write(p, func(w io.Writer) error { return writeTable(w, rep) })
-		}},
+		{TableFile, func(p string) error { return atomicfile.Write(p, rep.Test.WriteText) }},
 		{PageFile, func(p string) error {
-			src, err := explore.FromResult(explore.ResultRun{Title: "beluga test: " + opt.Model + " on " + filepath.Base(opt.Suite),
-				Model: opt.Model, Suite: s, Result: res, CasesFile: filepath.Join(opt.Out, CasesFile), Flags: flagReasons(rep.Flags)})
+			src, err := explore.FromTest(rep.Test, []explore.TestRun{{CasesFile: filepath.Join(opt.Out, CasesFile), Labels: s.Labels}})
 			if err != nil {
 				return err
 			}
@@ -192,60 +225,41 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		}},
 	}
 	for _, st := range steps {
-		if err := write(st.name, st.fn); err != nil {
-			return nil, err
+		path := filepath.Join(opt.Out, st.name)
+		if err := st.fn(path); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+		rep.Files = append(rep.Files, path)
 	}
+	files, cal, err := writeCalibration(opt.Out, opt.Model, res.Cases, data, dataOuts)
+	if err != nil {
+		return nil, err
+	}
+	rep.Files, rep.Calibration = append(rep.Files, files...), cal
 	return rep, nil
 }
 
-// WriteTable prints the per-functionality results, the label match and
-// the flags.
-func (r *Report) WriteTable(w io.Writer) error { return writeTable(w, r) }
-
-func writeTable(w io.Writer, r *Report) error {
-	parts := make([]string, len(r.ModelLabels))
-	for i, l := range r.ModelLabels {
-		parts[i] = l + " → " + r.SuiteLabels[r.Match[i]]
+// testInfo is what test.json records.
+func testInfo(opt Options, s *suites.Suite, rep *Report) *report.TestInfo {
+	info := &report.TestInfo{Model: opt.Model, Suite: opt.Suite, SuiteName: s.Name, ModelLabels: rep.ModelLabels,
+		SuiteLabels: rep.SuiteLabels, Match: map[string]string{}, Classes: s.Labels, Sample: opt.Sample, Descriptions: map[string]string{}}
+	for i, l := range rep.ModelLabels {
+		info.Match[l] = rep.SuiteLabels[rep.Match[i]]
 	}
-	if _, err := fmt.Fprintf(w, "model classes matched to the suite's: %s\n\n", strings.Join(parts, ", ")); err != nil {
-		return err
-	}
-	if err := r.Result.WriteTable(w); err != nil {
-		return err
-	}
-	for _, f := range r.Flags {
-		if _, err := fmt.Fprintf(w, "warning: %s\n", f.Reason); err != nil {
-			return err
+	for _, f := range s.Functionalities {
+		if f.Description != "" {
+			info.Descriptions[f.Name] = f.Description
 		}
 	}
-	return nil
+	for _, f := range rep.Flags {
+		info.Flags = append(info.Flags, f.Kind+": "+f.Reason)
+	}
+	return info
 }
 
-func flagReasons(fs []experiments.Flag) []string {
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = f.Kind + ": " + f.Reason
-	}
-	return out
-}
-
-// writeLabels records the match of the model's classes to the suite's.
-func writeLabels(path string, r *Report) error {
-	m := map[string]string{}
-	for i, l := range r.ModelLabels {
-		m[l] = r.SuiteLabels[r.Match[i]]
-	}
-	b, err := json.MarshalIndent(struct {
-		ModelLabels []string          `json:"model_labels"`
-		SuiteLabels []string          `json:"suite_labels"`
-		Match       map[string]string `json:"match"`
-	}{r.ModelLabels, r.SuiteLabels, m}, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, append(b, '\n'))
-}
+// WriteTable prints the test report's text: the per-test fail rates, the
+// suite score, the grid and the label match.
+func (r *Report) WriteTable(w io.Writer) error { return r.Test.WriteText(w) }
 
 // modelLabels are the model's class names: config.json's id2label, and
 // HuggingFace's LABEL_i for a class it does not name.
@@ -266,7 +280,7 @@ func modelLabels(m *pretrained.Model) []string {
 // matchLabels matches the model's classes to the suite's (the package
 // doc's rule): the suite classes matched against and, per model class, its
 // suite class.
-func matchLabels(model []string, s *suites.Suite, labelMap map[string]string) ([]string, []int, error) {
+func matchLabels(model []string, s *suites.Suite, labelMap datasets.LabelMap) ([]string, []int, error) {
 	lower := map[string]string{}
 	for k, v := range labelMap {
 		lower[strings.ToLower(k)] = v
@@ -341,19 +355,58 @@ func suitePrediction(probs []float32, match []int) metrics.Prediction {
 	return metrics.Prediction{Class: best, Probs: p}
 }
 
-// ParseLabelMap reads --label-map's MODEL=SUITE pairs.
-func ParseLabelMap(pairs []string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, p := range pairs {
-		k, v, ok := strings.Cut(p, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || v == "" {
-			return nil, fmt.Errorf("--label-map %q: want MODEL_LABEL=SUITE_LABEL", p)
-		}
-		if _, dup := out[k]; dup {
-			return nil, fmt.Errorf("--label-map: %q given twice", k)
-		}
-		out[k] = v
+// ParseLabelMap reads --label-map's MODEL=SUITE pairs
+// (datasets.ParseLabelMap).
+func ParseLabelMap(pairs []string) (datasets.LabelMap, error) {
+	return datasets.ParseLabelMap("--label-map", pairs)
+}
+
+// EnsureSplit gives a suite without the split asked for BeLUGA's split
+// (splits.Assign with BeLUGA's seed, as beluga split computes it) and
+// says so: beluga test and beluga eval score --split on any suite.
+func EnsureSplit(s *suites.Suite, split suites.Split) {
+	if split == "" || suites.Summarise(s).Splits[split].Cases > 0 {
+		return
 	}
-	return out, nil
+	slog.Warn(fmt.Sprintf("--split %s: suite %s carries no split; computing BeLUGA's split (seed %d, as beluga split does) and scoring its %s cases", split, s.Name, splits.BeLUGASeed, split))
+	splits.Assign(s, splits.BeLUGASeed)
+}
+
+// untrainedHead refuses a checkpoint without a usable classifier head: its
+// parameters would be drawn at random and every fail rate would measure
+// noise. It names the missing tensors and what the checkpoint has that
+// the model did not use (a head saved under another name, or stored as
+// integers).
+func untrainedHead(model string, rep models.LoadReport) error {
+	msg := fmt.Sprintf("model %s has no trained classifier: its checkpoint lacks %s, which beluga would initialise at random", model, strings.Join(rep.Initialised, ", "))
+	if len(rep.Ignored) > 0 {
+		msg += fmt.Sprintf("; it has tensors the model does not use: %s", strings.Join(rep.Ignored, ", "))
+	}
+	return fmt.Errorf("%s (an encoder-only or masked-LM checkpoint, a head saved under another name or as integers?). Test a checkpoint fine-tuned for sequence classification, or pass --allow-untrained-head to test it anyway", msg)
+}
+
+// logLoad reports, at debug level (beluga -v), what was loaded: the
+// model's directory, its weights file and the dtype its config.json
+// names, the checkpoint's tensors left unused, the parameters initialised
+// and the buffers checked, the tokenizer, the maximum length and the
+// labels.
+func logLoad(m *pretrained.Model, maxLength int) {
+	weights, dtype := "(inside the archive)", ""
+	for _, name := range checkpoint.WeightFiles {
+		if _, err := os.Stat(filepath.Join(m.Dir, name)); err == nil {
+			weights = name
+			break
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(m.Dir, "config.json")); err == nil {
+		var c struct {
+			Dtype string `json:"torch_dtype"`
+		}
+		if json.Unmarshal(b, &c) == nil {
+			dtype = c.Dtype
+		}
+	}
+	slog.Debug("loaded model", "dir", m.Dir, "weights", weights, "config_torch_dtype", dtype,
+		"buffers_checked", m.Report.Checked, "unused_tensors", m.Report.Ignored, "initialised", m.Report.Initialised,
+		"tokenizer", fmt.Sprintf("%T", m.Tokenizer), "max_length", maxLength, "labels", modelLabels(m))
 }

@@ -78,7 +78,7 @@ func TestRunWritesWhatARunWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{ResultsFile, CasesFile, PredictionsFile, LabelsFile, TableFile, PageFile} {
+	for _, name := range []string{ResultsFile, CasesFile, PredictionsFile, InfoFile, TableFile, PageFile} {
 		if !slices.Contains(rep.Files, filepath.Join(out, name)) {
 			t.Errorf("%s not written", name)
 		}

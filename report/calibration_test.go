@@ -2,8 +2,11 @@ package report
 
 import (
 	"bytes"
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"html"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/metrics"
 )
 
@@ -128,5 +132,185 @@ func TestCalibrationPlotAtPaperWidth(t *testing.T) {
 		if _, err := os.Stat(path); !os.IsNotExist(err) {
 			t.Errorf("%s: %s written after an error", tc.name, tc.path)
 		}
+	}
+}
+
+// TestCalibrationLines writes i.i.d. prediction and case files, as train
+// writes them, into the test sweep's runs and checks each column's
+// calibration against metrics.CalibrateInputs of the pooled lines, its
+// worst group against the verdicts counted by hand, and that columns
+// whose runs left no such files say so (NaN, "–") rather than 0.
+func TestCalibrationLines(t *testing.T) {
+	store, runs := sweep(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	labels := []string{"negative", "positive"}
+	line := func() metrics.CaseInput {
+		p := rng.Float64()
+		k := 0
+		if p > 0.5 {
+			k = 1
+		}
+		gold := labels[k]
+		if rng.Float64() < 0.3 {
+			gold = labels[1-k]
+		}
+		return metrics.CaseInput{Text: "x", Label: gold, Pred: labels[k], PredClass: &k, Probs: []float64{1 - p, p}}
+	}
+	type col struct{ task, config, method, axes, score string }
+	pooledIID, pooledTest := map[col][]metrics.CaseInput{}, map[col][]metrics.CaseInput{}
+	withFiles := 0
+	for _, r := range runs {
+		if r.Score == experiments.ScoreSearch || r.Score == experiments.ScoreType {
+			continue // no files, as a store written before them
+		}
+		withFiles++
+		c := col{r.Task, r.Configuration, r.Method, r.Axes(), r.Score}
+		dir := filepath.Join(store.RunDir(r.ID()), "train")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var iid, cases bytes.Buffer
+		for range 30 {
+			in := line()
+			pooledIID[c] = append(pooledIID[c], in)
+			b, _ := json.Marshal(in)
+			iid.Write(append(b, '\n'))
+		}
+		for k := range 5 {
+			v := metrics.CaseVerdict{Functionality: "f", Case: k, Verdict: metrics.Pass, Inputs: []metrics.CaseInput{line()}}
+			if k == 4 {
+				v.Verdict = metrics.Filtered // a filtered case's inputs do not count
+			} else {
+				pooledTest[c] = append(pooledTest[c], v.Inputs...)
+			}
+			b, _ := json.Marshal(v)
+			cases.Write(append(b, '\n'))
+		}
+		os.WriteFile(filepath.Join(dir, "iid_predictions.jsonl"), iid.Bytes(), 0o644)
+		os.WriteFile(filepath.Join(dir, "cases.jsonl"), cases.Bytes(), 0o644)
+	}
+	lines, err := CalibrationLines(store, runs, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if withFiles == 0 || len(lines) == 0 {
+		t.Fatalf("%d runs with files, %d lines", withFiles, len(lines))
+	}
+	withoutFiles := 0
+	for _, l := range lines {
+		c := col{l.Task, l.Configuration, l.Method, l.Axes, l.Score}
+		for _, m := range []struct {
+			name string
+			ins  []metrics.CaseInput
+			b    metrics.Binning
+			got  metrics.Calibration
+		}{{"iid", pooledIID[c], metrics.EqualWidth, l.IID}, {"iid mass", pooledIID[c], metrics.EqualMass, l.IIDMass},
+			{"test", pooledTest[c], metrics.EqualWidth, l.Test}, {"test mass", pooledTest[c], metrics.EqualMass, l.TestMass}} {
+			if len(m.ins) == 0 {
+				if m.got.N != 0 || !math.IsNaN(m.got.ECE) || !math.IsNaN(m.got.Brier) {
+					t.Errorf("%v %s: no files, yet N %d ECE %v", c, m.name, m.got.N, m.got.ECE)
+				}
+				withoutFiles++
+				continue
+			}
+			want, err := metrics.CalibrateInputs(m.ins, 10, m.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.got.N != want.N || m.got.ECE != want.ECE || m.got.Brier != want.Brier {
+				t.Errorf("%v %s: N %d ECE %v Brier %v, want %d %v %v", c, m.name, m.got.N, m.got.ECE, m.got.Brier, want.N, want.ECE, want.Brier)
+			}
+		}
+		// The worst group, by hand from the runs' verdicts.
+		counts := map[string][2]int{}
+		for _, r := range runs {
+			if r.Task != l.Task || r.Configuration != l.Configuration || r.Method != l.Method || r.Axes() != l.Axes || r.Score != l.Score {
+				continue
+			}
+			res, err := experiments.ReadResult(store.RunDir(r.ID()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range res.Functionalities {
+				g := f.Name
+				if r.Score != experiments.ScoreSeen && r.Score != experiments.ScoreIID {
+					g = r.Fold
+				}
+				n := counts[g]
+				n[0] += strings.Count(f.Verdicts, "P")
+				n[1] += strings.Count(f.Verdicts, "P") + strings.Count(f.Verdicts, "F")
+				counts[g] = n
+			}
+		}
+		worst := math.Inf(1)
+		for _, n := range counts {
+			if n[1] > 0 {
+				worst = math.Min(worst, 100*float64(n[0])/float64(n[1]))
+			}
+		}
+		n := counts[l.Worst.Name]
+		if l.Worst.Rate != worst || n[0] != l.Worst.Passed || n[1] != l.Worst.Scored || !(l.Worst.Lo <= l.Worst.Rate && l.Worst.Rate <= l.Worst.Hi) {
+			t.Errorf("%v: worst group %+v, by hand %v %v", c, l.Worst, worst, n)
+		}
+	}
+	if withoutFiles == 0 {
+		t.Error("every column had files: the test does not cover stores without them")
+	}
+	var md, csvOut bytes.Buffer
+	if err := WriteCalibrationMarkdown(&md, lines, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCalibrationCSV(&csvOut, lines); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&csvOut).ReadAll()
+	if err != nil || len(recs) != len(lines)+1 || recs[0][6] != "ece_iid" || recs[0][10] != "ece_test" {
+		t.Errorf("csv: %d records, head %v (%v)", len(recs), recs[0], err)
+	}
+	if !strings.Contains(md.String(), "| worst group |") || !strings.Contains(md.String(), "Wilson") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+}
+
+// TestTestCalibration builds the test report's calibration section from
+// case verdicts: per test on the labelled inputs, the worst test with its
+// Wilson interval, the figure as SVG; its JSON holds no NaN; and a model
+// without labels or probabilities gets no section.
+func TestTestCalibration(t *testing.T) {
+	one, zero := 1, 0
+	in := func(label string, k int, p float64) metrics.CaseInput {
+		names := []string{"neg", "pos"}
+		probs := []float64{1 - p, p}
+		return metrics.CaseInput{Label: label, Pred: names[k], PredClass: &k, Probs: probs}
+	}
+	cases := []metrics.CaseVerdict{
+		{Functionality: "f", Verdict: metrics.Pass, Inputs: []metrics.CaseInput{in("pos", one, 0.9)}},
+		{Functionality: "f", Verdict: metrics.Fail, Inputs: []metrics.CaseInput{in("neg", one, 0.8)}},
+		{Functionality: "g", Verdict: metrics.Fail, Inputs: []metrics.CaseInput{in("", zero, 0.3), in("", one, 0.6)}},
+		{Functionality: "g", Verdict: metrics.Filtered, Inputs: []metrics.CaseInput{in("", zero, 0.3)}},
+	}
+	c, err := NewTestCalibration("m", cases, nil)
+	if err != nil || c == nil {
+		t.Fatal(c, err)
+	}
+	if len(c.Tests) != 2 || c.Tests[1].Functionality != "f" || c.Passing != 1 || c.Failing != 2 || !strings.HasPrefix(c.SVG, "<?xml") {
+		t.Errorf("section %+v", c)
+	}
+	lo, hi := metrics.Wilson(0, 1, z95)
+	if w := c.Worst; w.Name != "g" || w.Rate != 0 || w.Scored != 1 || w.Lo != 100*lo || w.Hi != 100*hi {
+		t.Errorf("worst test %+v", w)
+	}
+	var b bytes.Buffer
+	if err := c.WriteMarkdown(&b, true); err != nil || !strings.Contains(b.String(), "Worst test: g, pass rate 0.0% (0 of 1 cases") {
+		t.Errorf("markdown (%v):\n%s", err, b.String())
+	}
+	if _, err := json.Marshal(c); err != nil {
+		t.Error(err)
+	}
+	if _, err := json.Marshal(WorstGroup{Rate: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}); err != nil {
+		t.Error(err)
+	}
+	if c, err := NewTestCalibration("m", []metrics.CaseVerdict{{Functionality: "f", Verdict: metrics.Pass}}, nil); c != nil || err != nil {
+		t.Errorf("no probabilities: section %+v (%v)", c, err)
 	}
 }

@@ -18,6 +18,13 @@ const BeLUGASeed = 123
 // without groups keeps BeLUGA's split exactly.
 func Assign(s *suites.Suite, seed uint32) {
 	assign(s, seed)
+	joinGroups(s)
+}
+
+// joinGroups gives every case of a Group the split of the group's first
+// case in suite order: the one rule by which suite cases stay together,
+// after BeLUGA's split (Assign) or a stratified one (AssignStratified).
+func joinGroups(s *suites.Suite) {
 	groups := map[string]suites.Split{}
 	for _, f := range s.Functionalities {
 		for _, c := range f.Cases {
@@ -65,13 +72,16 @@ func assign(s *suites.Suite, seed uint32) {
 		sort.Ints(ids)
 		train, valTest := trainTestSplit(ids, seed)
 		val, test := trainTestSplit(valTest, seed)
-		for _, part := range []struct {
-			ids   []int
-			split suites.Split
-		}{{train, suites.SplitTrain}, {val, suites.SplitValidation}, {test, suites.SplitTest}} {
-			for _, id := range part.ids {
-				byID[id].Split = part.split
-			}
+		setSplits(train, val, test, func(id int, sp suites.Split) { byID[id].Split = sp })
+	}
+}
+
+// setSplits calls set for every item of the train, validation and test
+// parts with its split.
+func setSplits(train, val, test []int, set func(int, suites.Split)) {
+	for k, part := range [3][]int{train, val, test} {
+		for _, i := range part {
+			set(i, [3]suites.Split{suites.SplitTrain, suites.SplitValidation, suites.SplitTest}[k])
 		}
 	}
 }

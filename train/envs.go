@@ -8,6 +8,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/backend"
 	"github.com/beluga-nlp/beluga/models/optim"
 )
 
@@ -245,9 +246,8 @@ type Fish struct {
 }
 
 // MetaUpdate sets every parameter to outer + metaLR·(current − outer), on
-// the models' compute backend.
-func MetaUpdate(params []*models.Param, outer [][]float32, metaLR float64) {
-	be := models.Backend()
+// be, the model's backend.
+func MetaUpdate(be backend.Backend, params []*models.Param, outer [][]float32, metaLR float64) {
 	for i, p := range params {
 		be.Lerp(p.Value, outer[i], float32(metaLR))
 	}
@@ -272,7 +272,7 @@ func (f *Fish) Update(st *UpdateState) (Step, error) {
 		st.Opt.SetState(*f.saved)
 		st.Schedule.Pos = f.savedPos
 	}
-	be := models.Backend()
+	be := st.Model.Backend()
 	if f.outer == nil {
 		f.outer = make([][]float32, len(params))
 		for i, p := range params {
@@ -293,7 +293,7 @@ func (f *Fish) Update(st *UpdateState) (Step, error) {
 		OptimizerStep(params, st.Opt, st.Schedule.Next(), 1, st.Frozen)
 		sum += l
 	}
-	MetaUpdate(params, f.outer, 5e-7/st.Hyper.LR/float64(f.MetaSteps))
+	MetaUpdate(be, params, f.outer, 5e-7/st.Hyper.LR/float64(f.MetaSteps))
 	s := st.Opt.State()
 	f.saved, f.savedPos = &s, st.Schedule.Pos
 	return Step{Loss: sum / float64(k), Kind: "fish", NoOptimizerStep: !f.OuterStep}, nil

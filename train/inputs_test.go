@@ -28,6 +28,15 @@ func TestSplitTrainFileTrainsOnItsPartsAndStoresChecks(t *testing.T) {
 	if got := fields(t, filepath.Join(out, "iid_predictions.txt")); len(got) != 6 {
 		t.Errorf("%d i.i.d. predictions, want the 6 of the test part", len(got))
 	}
+	r := readInputChecks(t, out)
+	if len(r.Coverage) != 3 || r.Coverage[0].Data != "i.i.d. train" || r.Coverage[0].Rows != 9 || r.Coverage[1].Rows != 6 {
+		t.Errorf("stored coverage %+v: want i.i.d. train (9 rows), i.i.d. test (6) and the suite", r.Coverage)
+	}
+}
+
+// readInputChecks reads the input checks a run stored in out.
+func readInputChecks(t *testing.T, out string) inputcheck.Report {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(out, InputChecksFile))
 	if err != nil {
 		t.Fatal(err)
@@ -36,9 +45,7 @@ func TestSplitTrainFileTrainsOnItsPartsAndStoresChecks(t *testing.T) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Coverage) != 3 || r.Coverage[0].Data != "i.i.d. train" || r.Coverage[0].Rows != 9 || r.Coverage[1].Rows != 6 {
-		t.Errorf("stored coverage %+v: want i.i.d. train (9 rows), i.i.d. test (6) and the suite", r.Coverage)
-	}
+	return r
 }
 
 // A run that trains on part of its i.i.d. pool (train_size) measures the
@@ -54,14 +61,7 @@ func TestCoverageCountsTheRowsTrainedOn(t *testing.T) {
 	if _, err := Run(context.Background(), spec, out); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(out, InputChecksFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r inputcheck.Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readInputChecks(t, out)
 	if len(r.Coverage) == 0 || r.Coverage[0].Data != "i.i.d. train, trained on" || r.Coverage[0].Rows != 4 {
 		t.Errorf("stored coverage %+v: want the 4 rows trained on, not the pool of 9", r.Coverage)
 	}

@@ -404,7 +404,7 @@ func Train(ctx context.Context, m models.Classifier, data Data, phases []Phase, 
 		}
 		m.SetFrozenEncoder(ph.Frozen)
 		st := &UpdateState{Model: m, Hyper: ph.Hyper, Updates: updates, Losses: ev,
-			Opt: optim.NewAdamW(models.Backend(), ph.WeightDecay), Schedule: &Schedule{LR: ph.Hyper.LR, Total: schedule}, Frozen: ph.Frozen, Cache: opt.Cache}
+			Opt: optim.NewAdamW(m.Backend(), ph.WeightDecay), Schedule: &Schedule{LR: ph.Hyper.LR, Total: schedule}, Frozen: ph.Frozen, Cache: opt.Cache}
 		params := m.Params()
 		if ph.Frozen {
 			// A frozen encoder gets no gradient: clipping, AdamW and zeroing
@@ -423,7 +423,7 @@ func Train(ctx context.Context, m models.Classifier, data Data, phases []Phase, 
 				err = losses.ErrNotFinite
 			}
 			if err != nil {
-				optim.ZeroGrad(models.Backend(), params)
+				optim.ZeroGrad(m.Backend(), params)
 				m.SetFrozenEncoder(false)
 				if errors.Is(err, losses.ErrNotFinite) {
 					return curve, fmt.Errorf("%w at update %d (%s): loss %v", ErrDiverged, len(curve), step.Kind, step.Loss)
@@ -432,7 +432,7 @@ func Train(ctx context.Context, m models.Classifier, data Data, phases []Phase, 
 			}
 			lr := st.Schedule.Next()
 			if step.NoOptimizerStep {
-				optim.ZeroGrad(models.Backend(), params)
+				optim.ZeroGrad(m.Backend(), params)
 			} else {
 				OptimizerStep(params, st.Opt, lr, clip, ph.Frozen)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/losses"
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/backend"
 	"github.com/beluga-nlp/beluga/models/checkpoint"
 	"github.com/beluga-nlp/beluga/models/optim"
 )
@@ -48,7 +49,7 @@ func TestGroupDROWeightsTheHardestGroup(t *testing.T) {
 
 func TestFishMetaUpdate(t *testing.T) {
 	p := &models.Param{Value: []float32{2, 4}}
-	MetaUpdate([]*models.Param{p}, [][]float32{{1, 1}}, 0.25)
+	MetaUpdate(backend.Reference(), []*models.Param{p}, [][]float32{{1, 1}}, 0.25)
 	if p.Value[0] != 1.25 || p.Value[1] != 1.75 {
 		t.Errorf("θ + 0.25(θ_inner − θ) = %v, want [1.25 1.75]", p.Value)
 	}
@@ -91,7 +92,7 @@ func TestFishOuterStep(t *testing.T) {
 	plain, outer := run(false), run(true)
 	// Replay the outer step on the plain weights: AdamW on zero gradients
 	// from the saved state, at the schedule position after the inner steps.
-	opt := optim.NewAdamW(models.Backend(), 0)
+	opt := optim.NewAdamW(backend.Reference(), 0)
 	params := make([]*models.Param, len(plain.weights))
 	for i, w := range plain.weights {
 		params[i] = &models.Param{Value: append([]float32(nil), w...), Grad: make([]float32, len(w))}
@@ -157,7 +158,7 @@ func TestIRMUpdateAddsThePenalty(t *testing.T) {
 		if _, _, err := irm.Plan(d, hp, 1); err != nil {
 			t.Fatal(err)
 		}
-		st := &UpdateState{Model: m, Hyper: hp, Index: tc.index, Losses: losses.NewEvaluator(), Opt: optim.NewAdamW(models.Backend(), 0)}
+		st := &UpdateState{Model: m, Hyper: hp, Index: tc.index, Losses: losses.NewEvaluator(), Opt: optim.NewAdamW(m.Backend(), 0)}
 		if _, err := irm.Update(st); err != nil {
 			t.Fatal(err)
 		}
@@ -209,11 +210,13 @@ func TestIRMUpdateAddsThePenalty(t *testing.T) {
 
 // TestLPFTPhases: BeLUGA's LP-FT probes for 1.5 epochs with the probing
 // hyper-parameters, then fine-tunes for 1.5 epochs with the run's own, each
-// phase with a fresh optimiser and schedule.
+// phase with a fresh optimiser and schedule: what the run's effective spec
+// says, whatever epochs the spec gives.
 func TestLPFTPhases(t *testing.T) {
 	probe := Hyper{Epochs: 3, BatchSize: 2, LR: 1e-3}
 	hp := Hyper{Epochs: 1, BatchSize: 4, LR: 2e-5}
-	phases := lpft{}.Phases(hp, probe)
+	e := RunSpec{Configuration: ConfigIIDPlusT, Method: "lp-ft", Hyper: hp, ProbeHyper: probe}.Effective()
+	phases := lpft{}.Phases(e.Hyper, e.ProbeHyper)
 	if len(phases) != 2 {
 		t.Fatalf("%d phases, want 2", len(phases))
 	}

@@ -62,11 +62,12 @@ func TestCachedProbeIsLinearProbing(t *testing.T) {
 	cfg.HiddenSize, cfg.IntermediateSize = 32, 64
 	data, distinct := probeData()
 	hp := Hyper{Epochs: 3, BatchSize: 4, LR: 1e-2}
-	train := func(u Updater) (*countingBERT, []CurvePoint) {
+	train := func(u Updater, be backend.Backend) (*countingBERT, []CurvePoint) {
 		b, _, err := models.NewBERT(cfg, 2, nil, 9)
 		if err != nil {
 			t.Fatal(err)
 		}
+		b.SetBackend(be)
 		b.SetDropout(0, 0)
 		m := &countingBERT{BERT: b}
 		curve, err := Train(context.Background(), m, data, []Phase{{Hyper: hp, Frozen: true, Update: u}}, TrainOptions{Seed: 4})
@@ -77,9 +78,8 @@ func TestCachedProbeIsLinearProbing(t *testing.T) {
 	}
 	heads := []string{"classifier.weight", "classifier.bias", "bert.pooler.dense.weight"}
 	t.Run("reference", func(t *testing.T) {
-		defer models.UseBackend(backend.Reference())()
-		faithful, want := train(&erm{})
-		cached, got := train(&cachedProbe{})
+		faithful, want := train(&erm{}, backend.Reference())
+		cached, got := train(&cachedProbe{}, backend.Reference())
 		if len(got) != len(want) {
 			t.Fatalf("%d updates on cached features, %d faithful", len(got), len(want))
 		}
@@ -100,11 +100,12 @@ func TestCachedProbeIsLinearProbing(t *testing.T) {
 			t.Errorf("features computed for %d inputs, want at most the %d distinct ones", cached.inferred, distinct)
 		}
 	})
-	t.Run(models.Backend().Name()+"/any-cores", func(t *testing.T) {
+	def, _ := models.DefaultBackend()
+	t.Run(def.Name()+"/any-cores", func(t *testing.T) {
 		var want *countingBERT
 		for _, procs := range []int{1, 2, 7} {
 			prev := runtime.GOMAXPROCS(procs)
-			got, _ := train(&cachedProbe{})
+			got, _ := train(&cachedProbe{}, def)
 			runtime.GOMAXPROCS(prev)
 			if want == nil {
 				want = got

@@ -41,14 +41,14 @@ func encoderFrozen(p *models.Param) bool { return p.Encoder }
 // HuggingFace's Trainer does after every training_step.
 func OptimizerStep(params []*models.Param, opt *optim.AdamW, lr, maxGradNorm float64, frozen bool) {
 	if maxGradNorm > 0 {
-		optim.ClipGradNorm(models.Backend(), params, maxGradNorm)
+		optim.ClipGradNorm(opt.Backend(), params, maxGradNorm)
 	}
 	var skip func(*models.Param) bool
 	if frozen {
 		skip = encoderFrozen
 	}
 	opt.Step(params, lr, skip)
-	optim.ZeroGrad(models.Backend(), params)
+	optim.ZeroGrad(opt.Backend(), params)
 }
 
 // Update is one whole optimiser update on one batch: Accumulate, then
@@ -56,7 +56,7 @@ func OptimizerStep(params []*models.Param, opt *optim.AdamW, lr, maxGradNorm flo
 func Update(m models.Classifier, b models.Batch, loss LossFunc, opt *optim.AdamW, lr, maxGradNorm float64, frozen bool) (float64, error) {
 	l, err := Accumulate(m, b, loss, 1)
 	if err != nil {
-		optim.ZeroGrad(models.Backend(), m.Params())
+		optim.ZeroGrad(m.Backend(), m.Params())
 		return l, err
 	}
 	OptimizerStep(m.Params(), opt, lr, maxGradNorm, frozen)

@@ -29,7 +29,7 @@ func BenchmarkUpdateBERTTiny(b *testing.B) {
 	batch := models.NewBatch(encs)
 	ev := losses.NewEvaluator()
 	loss := func(z []float32) (float64, []float32, error) { return ev.CE(z, 32, 2, labels) }
-	opt := optim.NewAdamW(models.Backend(), 0)
+	opt := optim.NewAdamW(m.Backend(), 0)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := Update(m, batch, loss, opt, 1e-4, 1, false); err != nil {
@@ -52,7 +52,7 @@ func TestUpdateLinearProbingKeepsEncoder(t *testing.T) {
 	}
 	batch := models.NewBatch([]models.Encoding{{IDs: []int{1, 5, 9, 2}, TypeIDs: make([]int, 4)}, {IDs: []int{1, 7, 2}, TypeIDs: make([]int, 3)}})
 	ev := losses.NewEvaluator()
-	opt := optim.NewAdamW(models.Backend(), 0.1)
+	opt := optim.NewAdamW(m.Backend(), 0.1)
 	for i := 0; i < 3; i++ {
 		if _, err := Update(m, batch, func(z []float32) (float64, []float32, error) { return ev.CE(z, 2, 2, []int{0, 1}) }, opt, 1e-2, 1, true); err != nil {
 			t.Fatal(err)

@@ -41,12 +41,12 @@ func bf16Floor(sh shape, steps int, counts map[gemmCall]int, fp32Median, fp32Flo
 	median, fastest := times[len(times)/2], times[0]
 	var flops, floor, floorCPU float64
 	for c, n := range counts {
-		t, cpu := timeCall(backend.GemmBF16, c)
+		t, cpu := timeCall(step.Backend().Gemm, c)
 		flops += float64(n) * c.flops()
 		floor += float64(n) * t
 		floorCPU += float64(n) * cpu
 	}
-	kernel := models.BF16Kernel()
+	kernel := backend.BF16Kernel(step.Backend())
 	fmt.Printf("  bf16 (%s): gemm %6.1f GFLOP/s over the step's products (%.4f s, %.2f× fp32's floor); from CPU time %6.1f GFLOP/s\n",
 		kernel, flops/floor/1e9, floor, floor/fp32Floor, flops/floorCPU/1e9)
 	fmt.Printf("  bf16 step median %.4f s (fastest %.4f s) over %d steps = %.2f× the bf16 floor, %.2f× the fp32 floor, %.2f× the fp32 step\n",

@@ -79,7 +79,7 @@ func run(names []string, steps int) error {
 	procs := runtime.GOMAXPROCS(0)
 	fmt.Printf("cpu: %s; flags: %s\n", cpuModel(), strings.Join(simdFlags(), " "))
 	fmt.Printf("GOMAXPROCS=%d; build BLAS %s; default backend %s; kernels %s; load %s\n",
-		procs, models.BLAS, models.Backend().Name(), kernelsLine(), loadavg())
+		procs, models.BLAS, defaultBackendName(), kernelsLine(), loadavg())
 	for _, l := range fmaLoops() {
 		one := fmaPeak(l, 1)
 		all := fmaPeak(l, procs)
@@ -156,10 +156,15 @@ func floorOf(sh shape, steps int) error {
 		return err
 	}
 	// One step records the products; it is also the warm-up.
-	rec := &recorder{Backend: models.Backend(), counts: map[gemmCall]int{}}
-	restore := models.UseBackend(rec)
+	stepBackend := step.Backend()
+	rec := &recorder{Backend: stepBackend, counts: map[gemmCall]int{}}
+	if err := step.SetBackend(rec); err != nil {
+		return err
+	}
 	err = step.Run()
-	restore()
+	if err := step.SetBackend(stepBackend); err != nil {
+		return err
+	}
 	if err != nil {
 		return err
 	}
@@ -185,8 +190,10 @@ func floorOf(sh shape, steps int) error {
 	sort.Slice(calls, func(i, j int) bool {
 		return calls[i].flops()*float64(rec.counts[calls[i]]) > calls[j].flops()*float64(rec.counts[calls[j]])
 	})
-	engines := gemmEngines()
-	path, _ := models.KernelPath()
+	engines, err := gemmEngines(stepBackend.Kernels())
+	if err != nil {
+		return err
+	}
 	var flops, floor, floorCPU float64
 	best := map[string]float64{}    // seconds each engine would take for every product
 	bestCPU := map[string]float64{} // the same from CPU time
@@ -207,10 +214,6 @@ func floorOf(sh shape, steps int) error {
 		}
 		floor += n * bestT
 		floorCPU += n * bestC
-	}
-	// The engines leave the last one's path in force: back to the step's.
-	if _, err := models.UseKernelPath(path); err != nil {
-		return err
 	}
 	fmt.Printf("\n%s (batch %d × %d): %d products, %d shapes, %.1f GFLOP a step\n", sh.name, sh.batch, sh.seq, total(rec.counts), len(calls), flops/1e9)
 	for _, e := range engines {

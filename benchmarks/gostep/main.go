@@ -113,6 +113,17 @@ var tinyFamily = map[string]func(c *checkpoint.Config){
 		c.IntermediateSize /= 2
 		c.HiddenDropoutProb, c.AttentionProbsDropoutProb, c.LayerNormEps = 0, 0, 1e-5
 	},
+	// The decoders at the same shape, as torch_decoder.py builds them with
+	// transformers' own classes: GPT-2 with its tanh GELU and dropout 0.1;
+	// Llama and Qwen2 (q/k/v biases) with SwiGLU of the FFN's width, no
+	// dropout, one key/value head per query head.
+	"gpt2":  func(c *checkpoint.Config) { c.HiddenAct, c.LayerNormEps = "gelu_new", 1e-5 },
+	"llama": decoderStep,
+	"qwen2": decoderStep,
+}
+
+func decoderStep(c *checkpoint.Config) {
+	c.HiddenAct, c.HiddenDropoutProb, c.AttentionProbsDropoutProb = "silu", 0, 0
 }
 
 func familyNames() []string {

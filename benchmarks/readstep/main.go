@@ -87,7 +87,7 @@ func run(steps, batch, seq int, kind string) error {
 			b.Mask[i] = 0
 		}
 	}
-	opt := optim.NewAdamW(models.Backend(), 0)
+	opt := optim.NewAdamW(m.Backend(), 0)
 	var times []float64
 	for s := 0; s <= steps; s++ {
 		start := time.Now()

@@ -2,20 +2,22 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/metrics"
-	"github.com/beluga-nlp/beluga/splits"
+	"github.com/beluga-nlp/beluga/modeltest"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
 func init() {
 	var (
 		suitePath, predPath, format, output, casesPath, smartTags string
+		byCase                                                    metrics.CaseTable
 		sf                                                        scoreFlags
 	)
 	cmd := &cobra.Command{
@@ -28,10 +30,16 @@ cases, or those of --split), in one of CheckList's formats:
   binary_conf       "p" (of class 1)      pred_only "label" or an answer text
 
 Two-way sentiment probabilities are squashed to CheckList's three classes. It writes the
-per-functionality results (and optionally one verdict per case) and prints a table.`,
+per-functionality results (and optionally one verdict per case) and prints a table.
+
+A table of one prediction per case instead — a published system's outputs, such as HateCheck's
+published_predictions.csv (case_id, then a column of labels per model) — is read with
+--predictions-column MODEL (and --id-column, default case_id): CSV, TSV or JSON lines, a label
+name or class index per row, for suites whose cases have one input each.`,
 		Example: `  beluga eval --suite sentiment.jsonl.gz --predictions preds.txt --predictions-format pred_and_softmax --split test -o results.json
   beluga eval --suite azimuth-sst2.jsonl --predictions preds.txt --format softmax --output results.json --smart-tags -
-  beluga eval --suite squad_suite.tar.gz --predictions answers.txt --predictions-format pred_only -o results.json --cases cases.jsonl`,
+  beluga eval --suite squad_suite.tar.gz --predictions answers.txt --predictions-format pred_only -o results.json --cases cases.jsonl
+  beluga eval --suite test_suite_cases.csv --predictions published_predictions.csv --predictions-column perspective -o perspective.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := metrics.ParseFormat(format)
@@ -46,14 +54,20 @@ per-functionality results (and optionally one verdict per case) and prints a tab
 			if err != nil {
 				return err
 			}
-			if opt.Split != "" && suites.Summarise(s).Splits[opt.Split].Cases == 0 {
-				slog.Info("suite carries no split; assigning BeLUGA's", "seed", splits.BeLUGASeed)
-				splits.Assign(s, splits.BeLUGASeed)
-			}
+			modeltest.EnsureSplit(s, opt.Split)
 			if err := atomicfile.Writable(output, casesPath, smartTags); err != nil {
 				return err
 			}
-			preds, err := metrics.ReadPredictions(predPath, f, metrics.ScoredInputs(s, opt.Split), len(s.Labels) == 0)
+			var preds []metrics.Prediction
+			if byCase.Pred != "" {
+				if cmd.Flags().Changed("predictions-format") {
+					return fmt.Errorf("--predictions-format %s and --predictions-column: a table keyed by case holds labels; give one of them", format)
+				}
+				byCase.Path = predPath
+				preds, err = metrics.ReadCasePredictions(s, opt.Split, byCase)
+			} else {
+				preds, err = metrics.ReadPredictions(predPath, f, metrics.ScoredInputs(s, opt.Split), len(s.Labels) == 0)
+			}
 			if err != nil {
 				return err
 			}
@@ -82,6 +96,8 @@ per-functionality results (and optionally one verdict per case) and prints a tab
 	fl.StringVar(&suitePath, "suite", "", "suite (.jsonl[.gz], CheckList .pkl/.tar.gz, HateCheck .csv)")
 	fl.StringVar(&predPath, "predictions", "", "prediction file, one line per scored input")
 	fl.StringVar(&format, "predictions-format", string(metrics.PredAndSoftmax), "format of --predictions: pred_and_softmax, softmax, binary_conf, pred_only or predict_jsonl (beluga predict's output)")
+	fl.StringVar(&byCase.Pred, "predictions-column", "", "read --predictions as a table (CSV, TSV, JSON lines) of one label per case, from this column")
+	fl.StringVar(&byCase.ID, "id-column", "case_id", "with --predictions-column: the column of the suite's case ids")
 	fl.StringVarP(&output, "out", "o", "", "results JSON to write")
 	fl.StringVar(&casesPath, "cases", "", "also write one verdict per test case (JSON lines)")
 	sf.bind(cmd)
@@ -106,12 +122,12 @@ type scoreFlags struct {
 
 func (f *scoreFlags) bind(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.split, "split", "", "score only this split (train, validation, test)")
+	fl.StringVar(&f.split, "split", "", "score only this split (train, validation, test); a suite without splits gets BeLUGA's split computed (seed 123), and says so")
 	fl.StringVar(&f.squash, "squash", "checklist", "sentiment 3-class squash at p = 0.5 ± 1/6: checklist (class 0, as CheckList) or corrected")
 	fl.StringVar(&f.triplet, "triplet", "checklist", "QQP implication rule: checklist (its notebook's always-failing branch) or corrected")
 	fl.StringVar(&f.labels, "labels", "beluga", "labels scored against: beluga (its re-labelled QQP \"Order does matter for asymmetric relations\") or checklist")
-	fl.Float64Var(&f.tolerance, "tolerance", 0.1, "override the INV / DIR tolerance of every expectation")
-	fl.StringSliceVar(&f.exclude, "exclude", nil, "functionalities left out of the suite score (default: BeLUGA's two unscorable sentiment DIR tests)")
+	fl.Float64Var(&f.tolerance, "tolerance", 0, "when given, replaces the tolerance of every INV / DIR expectation; without it each test keeps its own (0.1 in CheckList's release suites)")
+	fl.StringSliceVar(&f.exclude, "exclude", nil, "tests left out of the suite score (default: on a sentiment suite BeLUGA's two, whose cases a confident model has all filtered: "+quotedList(metrics.UnscorableSentiment)+"; none on others)")
 	enumFlag(cmd, "squash", "checklist", "corrected")
 	enumFlag(cmd, "triplet", "checklist", "corrected")
 	enumFlag(cmd, "labels", "beluga", "checklist")
@@ -160,4 +176,13 @@ func parseMode[M any](s, flag string, faithful, corrected M) (M, error) {
 	}
 	var zero M
 	return zero, fmt.Errorf("unknown --%s %q (want checklist or corrected)", flag, s)
+}
+
+// quotedList quotes names for a help text: "a", "b".
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }

@@ -47,6 +47,10 @@ import (
 //     run specs/NAME.yaml --from ../shared/data --jobs 2" on main at 1d2bd0d;
 //     "beluga plot heatmap specs/NAME.yaml" gave docs/NAME-heatmap.png from
 //     them byte for byte.
+//   - testdata/hatecheck-identout-stratified-store: "beluga run
+//     specs/hatecheck-identout-stratified.yaml --from ../shared/data" on the
+//     reader branch (issue #39), the README's IdentOut table on the
+//     stratified split.
 var readmePins = []struct {
 	name, store, goldens, heatmap string
 }{
@@ -82,6 +86,7 @@ var specPins = []struct {
 	{"quickstart-read", "testdata/quickstart-read-store", "testdata/quickstart-read", "../../docs/quickstart-read-heatmap.png", "", "checklist-squad", false},
 	{"hatecheck", "testdata/hatecheck-store", "testdata/hatecheck", "../../docs/hatecheck-heatmap.png", "", "hatecheck", false},
 	{"hatecheck-identout", "testdata/hatecheck-identout-store", "testdata/hatecheck-identout", "../../docs/hatecheck-identout-heatmap.png", "", "hatecheck", false},
+	{"hatecheck-identout-stratified", "testdata/hatecheck-identout-stratified-store", "testdata/hatecheck-identout-stratified", "", "", "hatecheck", false},
 	{"learning-curve", "testdata/learning-curve-store", "testdata/learning-curve", "", "../../docs/learning-curve.png", "checklist-sentiment", false},
 	{"mhc-arabic", "testdata/mhc-arabic-store", "testdata/mhc-arabic", "", "", "", true},
 }
@@ -166,6 +171,7 @@ func TestTablesPinnedInREADME(t *testing.T) {
 	// footnotes: what the pinned stores give today, not an earlier render.
 	for _, q := range []struct{ golden, what string }{
 		{"testdata/hatecheck-identout/groups.md", "rows"},
+		{"testdata/hatecheck-identout-stratified/groups.md", "rows"},
 		{"testdata/learning-curve/learning-curve.md", "all"},
 	} {
 		shown := readFile(t, q.golden)

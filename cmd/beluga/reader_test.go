@@ -61,9 +61,10 @@ func TestHeaderlessTSVByPosition(t *testing.T) {
 	if code != 0 || !strings.Contains(msg, "4 lines: 0 header, 0 blank, 4 rows; 4 texts") {
 		t.Errorf("tokenizer stats --columns: exit %d, %s", code, msg)
 	}
-	code, msg = beluga(t, "suite", "import", "table", fixture, "-o", filepath.Join(dir, "s.jsonl"), "--columns", "text,label,functionality")
+	code, msg = beluga(t, "suite", "import", "table", fixture, "-o", filepath.Join(dir, "s.jsonl"), "--columns", "text,label,functionality",
+		"--labels", "non-hateful,hateful", "--label-map", "OFFENSE=hateful", "--label-map", "OTHER=non-hateful")
 	if code != 0 || !strings.Contains(msg, "4 test cases (4 lines: 0 header, 0 blank, 4 rows;") {
-		t.Errorf("suite import table --columns: exit %d, %s", code, msg)
+		t.Errorf("suite import table --columns --label-map: exit %d, %s", code, msg)
 	}
 	// Without the columns, the first row is no header: the missing column
 	// is named, with how to declare them.
@@ -75,5 +76,30 @@ func TestHeaderlessTSVByPosition(t *testing.T) {
 	code, msg = beluga(t, "tokenizer", "stats", "--tokenizer", "../../models/tokenize/testdata/vocab-small.txt", "--input", "../../datasets/testdata/quote_initial.tsv:text", "--quoted")
 	if code != 1 || !strings.Contains(msg, "quote_initial.tsv line 2: the row's quoted cell runs on to line") {
 		t.Errorf("tokenizer stats --quoted: exit %d, %s", code, msg)
+	}
+}
+
+// suite stats --by counts a metadata column's values per part, and suite
+// split --stratify splits by it; a column no case has is refused.
+func TestSuiteStatsByAndSplitStratify(t *testing.T) {
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "mhc.jsonl")
+	code, msg := beluga(t, "suite", "import", "table", "../../suites/testdata/mhc_tiny.csv", "-o", suite,
+		"--text", "test_case", "--label", "label_gold", "--case-id", "mhc_case_id", "--labels", "non-hateful,hateful")
+	if code != 0 {
+		t.Fatalf("import: %s", msg)
+	}
+	code, msg = beluga(t, "suite", "stats", suite, "--by", "target_ident")
+	if code != 0 || !strings.Contains(msg, "target_ident  suite  train  validation  test  suite share  test share") || !strings.Contains(msg, "¶ fewer than 50 test cases") {
+		t.Errorf("stats --by: exit %d, %s", code, msg)
+	}
+	split := filepath.Join(dir, "split.jsonl")
+	code, msg = beluga(t, "suite", "split", suite, "-o", split, "--stratify", "target_ident")
+	if code != 0 || !strings.Contains(msg, "wrote "+split) {
+		t.Errorf("split --stratify: exit %d, %s", code, msg)
+	}
+	code, msg = beluga(t, "suite", "split", suite, "-o", split, "--stratify", "nope")
+	if code != 1 || !strings.Contains(msg, "--stratify nope: no case of") {
+		t.Errorf("split --stratify nope: exit %d, %s", code, msg)
 	}
 }

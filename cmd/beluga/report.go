@@ -25,6 +25,7 @@ type reportOptions struct {
 	seed                                                     uint32
 	ci, swing                                                float64
 	groups, curve, gAccuracy, base, sizes                    string
+	calibration                                              string
 	baselines, partial, mixedInputs                          bool
 	swingSet, baseSet                                        bool
 }
@@ -32,7 +33,7 @@ type reportOptions struct {
 func init() {
 	o := &reportOptions{}
 	cmd := &cobra.Command{
-		Use:   "report SPEC|DIR",
+		Use:   "report SPEC|DIR|TEST_FOLDER",
 		Short: "Write Table 3 (G scores per task and score, significance vs the IID baseline) from a run store",
 		Long: `report reads the finished runs of an experiment (its spec, or a run store
 directory) and writes BeLUGA's Table 3: rows = IID baseline, then configuration
@@ -100,6 +101,7 @@ suite score, mean +- SE over seeds.`,
   beluga report specs/sent-full.yaml --format csv -o table3.csv --pass-rates pass-rates.csv
   beluga report runs/two-seeds --ci 95 --comparisons functionalities.csv
   beluga report quickstart-out --format html -o report.html   # after beluga quickstart
+  beluga report sst2-test                                     # the test report of a folder beluga test wrote
   beluga report runs/sent-full --partial                      # while its sweep is running
   beluga report runs/two-seeds --spread swings.csv --swing 20
   beluga report specs/hatecheck-identout.yaml --groups groups.md
@@ -127,6 +129,7 @@ suite score, mean +- SE over seeds.`,
 	cmd.Flags().Float64Var(&o.swing, "swing", 0, "with --spread, keep only functionalities whose pass rate ranges over more than this many points across seeds")
 	cmd.Flags().IntVar(&o.resamples, "resamples", metrics.DefaultResamples, "bootstrap resamples (B)")
 	cmd.Flags().BoolVar(&o.baselines, "baselines", false, "show the computed rows: the majority class and a constant predictor per label, on every cell's cases (values not above them are marked either way)")
+	cmd.Flags().StringVar(&o.calibration, "calibration", "", "calibration and worst group per task, row and score (.md or .csv; - for Markdown on standard output): ECE and Brier score on the i.i.d. test set (ece_iid, brier_iid) and on the score's suite cases (ece_test), the worst group's pass rate with its interval")
 	cmd.Flags().StringVar(&o.sizes, "sizes", "", "per-run sizes (.md or .csv; - for Markdown on standard output): the i.i.d. rows and suite cases each run trained on, a held-out run's beside its seen run's")
 	cmd.Flags().StringVar(&o.groups, "groups", "", "per-group tables (.md or .csv; - for Markdown on standard output): per held-out fold, baseline, constant, seen, held out and gap on the group's cases")
 	cmd.Flags().StringVar(&o.curve, "learning-curve", "", "learning-curve table of a sweep over train_size (.md or .csv; -: Markdown on standard output)")
@@ -150,18 +153,21 @@ func (o *reportOptions) validate() error {
 	if o.spread == "" && o.swingSet {
 		return fmt.Errorf("--swing needs --spread FILE")
 	}
-	for flag, path := range map[string]string{"groups": o.groups, "learning-curve": o.curve, "sizes": o.sizes} {
+	for flag, path := range map[string]string{"groups": o.groups, "learning-curve": o.curve, "sizes": o.sizes, "calibration": o.calibration} {
 		if ext := strings.ToLower(filepath.Ext(path)); path != "" && path != "-" && ext != ".md" && ext != ".markdown" && ext != ".csv" {
 			return fmt.Errorf("--%s %s: want a .md or .csv file (or - for Markdown on standard output)", flag, path)
 		}
 	}
-	if err := atomicfile.Writable(o.out, o.pvalues, o.comparisons, o.passRates, o.spread, o.groups, o.curve, o.sizes); err != nil {
+	if err := atomicfile.Writable(o.out, o.pvalues, o.comparisons, o.passRates, o.spread, o.groups, o.curve, o.sizes, o.calibration); err != nil {
 		return err
 	}
 	return nil
 }
 
 func (o *reportOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	if report.IsTestDir(o.arg) {
+		return o.runTest(stdout, stderr)
+	}
 	opt := report.Options{Trials: o.trials, Seed: o.seed, CI: o.ci, Resamples: o.resamples, Bootstrap: o.bootstrap, Baselines: o.baselines,
 		GAccuracy: o.gAccuracy, Baseline: o.base, Partial: o.partial, MixedInputs: o.mixedInputs}
 	if !o.baseSet {
@@ -197,7 +203,9 @@ func (o *reportOptions) run(ctx context.Context, stdout, stderr io.Writer) error
 		if err := atomicfile.Write(o.out, write); err != nil {
 			return err
 		}
-		if pvalues == "" {
+		// A side file is named after a file, never a device or FIFO
+		// (-o /dev/null would make /dev/null-pvalues.csv).
+		if pvalues == "" && atomicfile.Regular(o.out) {
 			pvalues = strings.TrimSuffix(o.out, filepath.Ext(o.out)) + "-pvalues.csv"
 		}
 		fmt.Fprintln(stderr, "wrote", o.out)
@@ -223,7 +231,8 @@ func (o *reportOptions) run(ctx context.Context, stdout, stderr io.Writer) error
 		path    string
 		md, csv func(io.Writer) error
 	}{{o.groups, tab.WriteGroupsMarkdown, tab.WriteGroupsCSV}, {o.curve, tab.WriteLearningCurveMarkdown, tab.WriteLearningCurveCSV},
-		{o.sizes, func(w io.Writer) error { return writeSizes(ctx, w, o.arg, o.store, false) }, func(w io.Writer) error { return writeSizes(ctx, w, o.arg, o.store, true) }}} {
+		{o.sizes, func(w io.Writer) error { return writeSizes(ctx, w, o.arg, o.store, false) }, func(w io.Writer) error { return writeSizes(ctx, w, o.arg, o.store, true) }},
+		{o.calibration, func(w io.Writer) error { return writeCalibration(ctx, w, o.arg, o.store, false) }, func(w io.Writer) error { return writeCalibration(ctx, w, o.arg, o.store, true) }}} {
 		if f.path == "" {
 			continue
 		}
@@ -288,6 +297,23 @@ func specBaseline(arg string) string {
 	return spec.Baseline
 }
 
+// writeCalibration writes the calibration table of a spec's or store's
+// done runs (report.CalibrationLines).
+func writeCalibration(ctx context.Context, w io.Writer, arg, store string, csv bool) error {
+	sw, err := openSweep(ctx, arg, store)
+	if err != nil {
+		return err
+	}
+	lines, err := report.CalibrationLines(sw.Store, sw.Runs, metrics.DefaultBins)
+	if err != nil {
+		return err
+	}
+	if csv {
+		return report.WriteCalibrationCSV(w, lines)
+	}
+	return report.WriteCalibrationMarkdown(w, lines, metrics.DefaultBins)
+}
+
 // writeSizes writes the sizes table of a spec's or store's runs
 // (experiments.SizeRows).
 func writeSizes(ctx context.Context, w io.Writer, arg, store string, csv bool) error {
@@ -300,4 +326,34 @@ func writeSizes(ctx context.Context, w io.Writer, arg, store string, csv bool) e
 		return err
 	}
 	return experiments.WriteSizes(w, rows, csv)
+}
+
+// runTest writes the test report of a folder beluga test wrote: the same
+// page beluga test writes (html), or its Markdown.
+func (o *reportOptions) runTest(stdout, stderr io.Writer) error {
+	var write func(io.Writer) error
+	switch o.format {
+	case "html":
+		src, err := explore.FromTestDirs(o.arg)
+		if err != nil {
+			return err
+		}
+		write = src.WriteHTML
+	case "md", "markdown":
+		r, _, err := report.ReadTestReport(o.arg)
+		if err != nil {
+			return err
+		}
+		write = r.WriteMarkdown
+	default:
+		return fmt.Errorf("%s is a folder beluga test wrote: its report is --format md or html, not %s", o.arg, o.format)
+	}
+	if o.out == "" || o.out == "-" {
+		return write(stdout)
+	}
+	if err := atomicfile.Write(o.out, write); err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, "wrote", o.out)
+	return nil
 }

@@ -209,16 +209,15 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// beluga serve shows the page beluga report --format html writes, --ci's
-// bootstrap intervals included.
-func TestServeIntervals(t *testing.T) {
-	dir := t.TempDir()
-	spec, _, _ := syntheticSweep(t, dir, "cli-serve", "")
+// serveURL starts beluga serve with args (--port 0 added) until the test
+// ends and returns the address it serves on.
+func serveURL(t *testing.T, args ...string) string {
+	t.Helper()
 	resetFlags(t, rootCmd)
 	var out syncBuffer
 	rootCmd.SetOut(&out)
 	rootCmd.SetErr(&out)
-	rootCmd.SetArgs([]string{"serve", spec, "--port", "0", "--trials", "20", "--ci", "95", "--resamples", "50"})
+	rootCmd.SetArgs(append(append([]string{"serve"}, args...), "--port", "0"))
 	ctx, cancel := context.WithCancel(context.Background())
 	// serve runs under ctx. A subcommand keeps the context of its first
 	// execution (cobra sets it only when nil), so the context is set on
@@ -229,15 +228,15 @@ func TestServeIntervals(t *testing.T) {
 		t.Fatal(err)
 	}
 	serve.SetContext(ctx)
-	t.Cleanup(func() { serve.SetContext(context.Background()) })
 	done := make(chan error, 1)
 	go func() { done <- rootCmd.Execute() }()
-	defer func() {
+	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)
 		}
-	}()
+		serve.SetContext(context.Background())
+	})
 	addr := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/`)
 	var url string
 	for start := time.Now(); url == "" && time.Since(start) < 20*time.Second; time.Sleep(20 * time.Millisecond) {
@@ -246,6 +245,15 @@ func TestServeIntervals(t *testing.T) {
 	if url == "" {
 		t.Fatalf("serve said %q, no address on 127.0.0.1", out.String())
 	}
+	return url
+}
+
+// beluga serve shows the page beluga report --format html writes, --ci's
+// bootstrap intervals included.
+func TestServeIntervals(t *testing.T) {
+	dir := t.TempDir()
+	spec, _, _ := syntheticSweep(t, dir, "cli-serve", "")
+	url := serveURL(t, spec, "--trials", "20", "--ci", "95", "--resamples", "50")
 	resp, err := http.Get(url + "api/view")
 	if err != nil {
 		t.Fatal(err)

@@ -128,7 +128,7 @@ grid: {iid_epochs: [3], iid_batch_size: [4], iid_lr: [0.05]}
 	}
 	out, err = execute(t, "failures", runs[0].ID(), "--store", spec, "--functionality", "questions")
 	if err != nil || !strings.HasPrefix(out, "questions (Intent, MFT): 2 of 2 scored cases failed; expects: prediction is the label\n") ||
-		!strings.Contains(out, `"what is the price ?" → greeting (p=`) || !strings.Contains(out, "), expected question\n") {
+		!strings.Contains(out, `"what is the price ?" → greeting (p=`) || !strings.Contains(out, "), expected question; 1 − p(expected) = ") {
 		t.Errorf("failures: %v\n%s", err, out)
 	}
 	out, err = execute(t, "report", spec, "--format", "csv")

@@ -21,7 +21,7 @@ func init() {
 		partial          bool
 	)
 	cmd := &cobra.Command{
-		Use:   "serve SPEC|STORE",
+		Use:   "serve SPEC|STORE|TEST_FOLDER",
 		Short: "Show a run store's table, heatmap, test cases and runs in the browser (127.0.0.1 only)",
 		Long: `serve reads the finished runs of an experiment (its spec, or a run store
 directory) and serves the page that beluga report --format html writes, on
@@ -32,14 +32,22 @@ full SENT grid (1,198 runs) opens at once. --ci, --resamples, --bootstrap and
 --baseline and --g-accuracy. The server answers only requests addressed to
 the address it bound (127.0.0.1:PORT, or localhost:PORT): any other Host is
 refused with 421, so that a page elsewhere cannot read the store through a
-DNS rebinding.`,
+DNS rebinding. A folder beluga test wrote is served as its test report.`,
 		Example: `  beluga serve quickstart-out                # the store beluga quickstart wrote
   beluga serve specs/quickstart.yaml          # the store beluga run specs/quickstart.yaml wrote
-  beluga serve runs/sent-full --port 8089`,
+  beluga serve runs/sent-full --port 8089
+  beluga serve sst2-test                      # the folder beluga test wrote`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if trials < 1 || resamples < 0 {
 				return fmt.Errorf("--trials %d, --resamples %d: want at least 1 trial and no negative resamples", trials, resamples)
+			}
+			if report.IsTestDir(args[0]) {
+				src, err := explore.FromTestDirs(args[0])
+				if err != nil {
+					return err
+				}
+				return explore.Serve(cmd.Context(), src, port, cmd.ErrOrStderr())
 			}
 			opt := report.Options{Trials: trials, Seed: seed, CI: ci, Resamples: resamples, Bootstrap: bootstrap, GAccuracy: gAccuracy, Baseline: base, Partial: partial}
 			if !cmd.Flags().Changed("baseline") {

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	var out, group string
+	var out, group, stratify string
 	var seed uint32
 	cmd := &cobra.Command{
 		Use:   "split SUITE",
@@ -20,10 +20,19 @@ per functionality, sklearn's train_test_split(test_size=0.5, random_state=SEED) 
 the sorted test-case ids, with numpy's legacy random stream. All inputs of a case stay together,
 and so do the cases of a group (the suite format's group field; --group COLUMN makes the
 cases that share a metadata value, such as a template, a group): each takes the split of
-its group's first case. beluga suite stats --group COLUMN reports the values the splits share.`,
+its group's first case. beluga suite stats --group COLUMN reports the values the splits share.
+
+--stratify COLUMN keeps the sizes of BeLUGA's split but, within each functionality, gives each
+value of the metadata column (the cases without one count as a value) its share of the
+functionality's train, validation and test cases, within one case: each value's share of T_test
+is then its share of the suite, within one case per functionality. Hold such a column out
+(scores: ["meta:target_ident"]) on a stratified split: BeLUGA's gives every functionality of one
+size the same positions, and a suite that lists its identities in a fixed cycle (HateCheck) gives
+them very different shares of T_test. beluga suite stats --by COLUMN shows the counts.`,
 		Example: `  beluga suite split sentiment.jsonl.gz -o sentiment-split.jsonl.gz
   beluga suite split sentiment_suite.tar.gz -o sentiment.jsonl.gz --seed 7
-  beluga suite split mhc_arabic.jsonl -o mhc_arabic-split.jsonl --group templ_id`,
+  beluga suite split mhc_arabic.jsonl -o mhc_arabic-split.jsonl --group templ_id
+  beluga suite split hatecheck.jsonl -o hatecheck-strat.jsonl --stratify target_ident`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := suites.Open(args[0])
@@ -35,7 +44,14 @@ its group's first case. beluga suite stats --group COLUMN reports the values the
 					return fmt.Errorf("--group %s: no case of %s has a value in this metadata column", group, args[0])
 				}
 			}
-			splits.Assign(s, seed)
+			if stratify != "" {
+				if len(splits.Balance(s, stratify)) == 0 {
+					return fmt.Errorf("--stratify %s: no case of %s has a value in this metadata column", stratify, args[0])
+				}
+				splits.AssignStratified(s, seed, stratify)
+			} else {
+				splits.Assign(s, seed)
+			}
 			if err := suites.Save(out, s); err != nil {
 				return err
 			}
@@ -48,6 +64,7 @@ its group's first case. beluga suite stats --group COLUMN reports the values the
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output suite (.jsonl or .jsonl.gz)")
 	cmd.MarkFlagRequired("out")
 	cmd.Flags().Uint32Var(&seed, "seed", splits.BeLUGASeed, "random_state of the split")
+	cmd.Flags().StringVar(&stratify, "stratify", "", "metadata column whose values keep their suite share of every part (target_ident)")
 	cmd.Flags().StringVar(&group, "group", "", "metadata column whose cases stay in one split (a template: templ_id)")
 	suiteCmd.AddCommand(cmd)
 }

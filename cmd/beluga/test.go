@@ -2,12 +2,17 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/spf13/cobra"
 
+	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/models/hub"
 	"github.com/beluga-nlp/beluga/modeltest"
+	"github.com/beluga-nlp/beluga/report"
+	"github.com/beluga-nlp/beluga/report/explore"
 )
 
 func init() {
@@ -16,6 +21,10 @@ func init() {
 		labelMap              []string
 		batchSize, maxLength  int
 		sf                    scoreFlags
+		data                  datasets.FileSpec
+		sampleN               int
+		sampleSeed            uint32
+		untrainedHead         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "test",
@@ -32,14 +41,38 @@ probabilities are squashed) or else its labels. --label-map MODEL=SUITE names th
 class whose name differs (LABEL_0, NEG, non-hate, …); a model whose classes cannot all be matched
 to different suite classes is refused with both lists of names.
 
-It writes into --out: results.json (per-functionality results), cases.jsonl (one verdict per
-case, with every input's text, prediction and probabilities), predictions.jsonl (beluga predict's
-output in the model's own class order), labels.json (the match), table.txt and report.html (the
-results explorer's page); it prints the table. A model that predicts nearly one class for every
-input is flagged. beluga eval scores predictions made elsewhere.`,
+It prints the test report's per-test table — capability, type, cases run (n), filtered, fails,
+fail rate, as CheckList's summary counts them — then the suite score with what it leaves out,
+and CheckList's capability × test-type grid of fail rates. It writes into --out: report.html
+(the test report: the table, sortable; the grid; each test's failing cases worst first with the
+inputs that break the expectation marked), results.json (per-test results), cases.jsonl (one
+verdict per case and per input, with every input's text, prediction, probabilities and the size
+of its violation), predictions.jsonl (beluga predict's output in the model's own class order),
+test.json (what was tested: model, suite, label match, sampling) and table.txt (the printed
+report). beluga failures OUT lists the failing cases; beluga report OUT (--format md|html) and
+beluga serve OUT read the folder again. A model that predicts nearly one class for every input
+is flagged, and a checkpoint without a trained classifier head (an encoder-only or masked-LM
+checkpoint such as bert-base-uncased, a head saved under another name or as integers) is
+refused, naming the missing tensors: its head would be drawn at random. beluga eval scores
+predictions made elsewhere.
+
+--n N --seed S scores, of every test, the cases CheckList's suite.run(n=N, seed=S) runs (numpy's
+draw, reproduced exactly): published CheckList fail rates were taken with n=500, seed=1, and
+every case of a test can move a fail rate by a few points against them. The report says which
+cases were scored.
+
+Calibration — whether the model's confidence matches its accuracy — is measured on the suite's
+labelled inputs, per test, and on your own labelled data when --data names a file (read as a
+data file of an experiment spec: --data-text and --data-label name its columns, the labels are
+the suite's names or class indices): accuracy, macro-F1, per-class precision and recall, the
+confusion matrix, expected calibration error (equal-width and equal-mass bins) and Brier score.
+They go to calibration.json, calibration.md and calibration.png (the reliability diagram and the
+confidence histogram of passing vs failing cases).`,
 		Example: `  beluga test --model distilbert/distilbert-base-uncased-finetuned-sst-2-english --suite sentiment.jsonl.gz -o sst2-test
   beluga test --model ./my-hate-model --suite hatecheck.csv --label-map LABEL_0=non-hateful,LABEL_1=hateful -o hc-test
-  beluga test --model runs/abc123/train/model --suite suite.jsonl --split test -o out`,
+  beluga test --model runs/abc123/train/model --suite suite.jsonl --split test -o out
+  beluga test --model ./sst2-model --suite sentiment_suite.tar.gz --n 500 --seed 1 -o sst2-n500   # CheckList's published sample
+  beluga test --model ./my-sst2-model --suite sentiment.jsonl.gz --data sst2/dev.tsv --data-text sentence -o sst2-test`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt, err := sf.options(cmd)
@@ -50,10 +83,20 @@ input is flagged. beluga eval scores predictions made elsewhere.`,
 			if err != nil {
 				return err
 			}
+			var sample *report.Sample
+			if cmd.Flags().Changed("n") {
+				sample = &report.Sample{N: sampleN, Seed: sampleSeed}
+			} else if cmd.Flags().Changed("seed") {
+				return fmt.Errorf("--seed draws CheckList's sample of --n cases per test: give --n too")
+			}
 			r := hub.FromEnv()
 			r.Progress = cmd.ErrOrStderr()
-			rep, err := modeltest.Run(cmd.Context(), modeltest.Options{Model: model, Suite: suitePath, LabelMap: lm,
-				Score: opt, BatchSize: batchSize, MaxLength: maxLength, Out: out, Resolver: r})
+			mo := modeltest.Options{Model: model, Suite: suitePath, LabelMap: lm, Score: opt, Sample: sample,
+				AllowUntrainedHead: untrainedHead, BatchSize: batchSize, MaxLength: maxLength, Out: out, Resolver: r}
+			if data.Path != "" {
+				mo.Data = &data
+			}
+			rep, err := modeltest.Run(cmd.Context(), mo)
 			if err != nil {
 				return err
 			}
@@ -64,6 +107,15 @@ input is flagged. beluga eval scores predictions made elsewhere.`,
 				return err
 			}
 			w := cmd.OutOrStdout()
+			if c := rep.Calibration; c != nil {
+				if c.Data != nil {
+					fmt.Fprintf(w, "\nyour data (%s): %d examples, accuracy %.1f%%, macro-F1 %.1f%%, ECE %.3f\n", c.Data.Name, c.Data.N, 100*c.Data.Accuracy, 100*c.Data.MacroF1, c.Data.Width.ECE)
+				}
+				if len(c.Tests) > 0 {
+					fmt.Fprintf(w, "suite's labelled inputs: %d, accuracy %.1f%%, mean confidence %.1f%%, ECE %.3f (calibration.md: per test, per class, the confusion matrix; calibration.png)\n",
+						c.Tests[0].Calibration.N, 100*c.Tests[0].Calibration.Accuracy, 100*c.Tests[0].Calibration.Confidence, c.Tests[0].Calibration.ECE)
+				}
+			}
 			fmt.Fprintf(w, "\nwrote %s (report.html: the test report)\n", out)
 			fmt.Fprintf(w, "next: beluga failures %s     # failing cases, worst first, breaking inputs marked ✗\n", out)
 			fmt.Fprintf(w, "      beluga serve %s        # the report in the browser\n", out)
@@ -77,9 +129,67 @@ input is flagged. beluga eval scores predictions made elsewhere.`,
 	fl.StringVarP(&out, "out", "o", "", "directory to write the results, cases, predictions, table and page into")
 	fl.IntVar(&batchSize, "batch-size", 64, "inputs per batch")
 	fl.IntVar(&maxLength, "max-length", 128, "truncate encodings to this many tokens")
+	fl.StringVar(&data.Path, "data", "", "your own labelled data (.tsv, .csv, .jsonl[.gz]), measured beside the suite: accuracy, macro-F1, per-class precision/recall, confusion matrix, calibration")
+	fl.StringVar(&data.TextColumn, "data-text", "text", "--data's text column")
+	fl.StringVar(&data.PairColumn, "data-pair", "", "--data's second-text column, for text-pair tasks")
+	fl.StringVar(&data.LabelColumn, "data-label", "label", "--data's label column: the suite's label names or class indices")
+	fl.IntVar(&sampleN, "n", 0, "score at most this many cases per test, drawn as CheckList's suite.run(n=N, seed=SEED) draws them (published CheckList numbers use n=500, seed=1)")
+	fl.Uint32Var(&sampleSeed, "seed", 1, "with --n, the seed of CheckList's draw (numpy's np.random.seed)")
+	fl.BoolVar(&untrainedHead, "allow-untrained-head", false, "test a checkpoint that lacks some of its classifier's parameters (initialised at random; refused otherwise)")
 	sf.bind(cmd)
 	for _, f := range []string{"model", "suite", "out"} {
 		cmd.MarkFlagRequired(f)
 	}
+	cmd.AddCommand(newCmdTestCompare())
 	rootCmd.AddCommand(cmd)
+}
+
+// newCmdTestCompare is beluga test compare.
+func newCmdTestCompare() *cobra.Command {
+	var format, out string
+	cmd := &cobra.Command{
+		Use:   "compare OUT_A OUT_B",
+		Short: "Two models side by side on one suite: per test both fail rates, the difference, McNemar's p and BH q",
+		Long: `compare reads two folders beluga test wrote for the same suite (and the same sampling) and
+prints, per test, both models' fails and fail rates, the difference B − A in points, McNemar's
+exact test over the cases both models scored (of the cases whose verdicts differ, how many B
+passes, against Binomial(n, ½), two-sided — scipy.stats.binomtest's p), the Benjamini–Hochberg
+q-value over the tests, and the number of cases that flip. --format md adds each test's failing
+cases, the flips first; --format html writes the test report page with both models' columns and
+their cases side by side.`,
+		Example: `  beluga test compare sst2-bert sst2-distilbert
+  beluga test compare sst2-bert sst2-distilbert --format html -o compare.html`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var write func(io.Writer) error
+			switch format {
+			case "text", "md", "markdown":
+				r, _, err := report.ReadTestReport(args...)
+				if err != nil {
+					return err
+				}
+				write = map[bool]func(io.Writer) error{true: r.WriteText, false: r.WriteMarkdown}[format == "text"]
+			case "html":
+				src, err := explore.FromTestDirs(args...)
+				if err != nil {
+					return err
+				}
+				write = src.WriteHTML
+			default:
+				return fmt.Errorf("unknown --format %q (want text, md or html)", format)
+			}
+			if out == "" || out == "-" {
+				return write(cmd.OutOrStdout())
+			}
+			if err := atomicfile.Write(out, write); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.ErrOrStderr(), "wrote", out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "text (the table), md (with the failing cases, flips first) or html (the page)")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "file to write (default standard output)")
+	enumFlag(cmd, "format", "text", "md", "html")
+	return cmd
 }

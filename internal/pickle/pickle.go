@@ -132,6 +132,10 @@ type AllowList struct {
 	// What names the kind of pickle, for errors ("a torch state dict").
 	What    string
 	Globals map[string]Func
+	// Explain, when set, words the refusal of a name the caller knows
+	// the meaning of (an unknown CheckList test class), so the error says
+	// what is wrong with the file rather than only that it is refused.
+	Explain func(module, name string) string
 }
 
 // Lookup resolves module.name on the allow-list, as GLOBAL does; callers
@@ -140,6 +144,11 @@ func (a *AllowList) Lookup(module, name string) (*Global, error) {
 	q := module + "." + name
 	fn, ok := a.Globals[q]
 	if !ok {
+		if a.Explain != nil {
+			if why := a.Explain(module, name); why != "" {
+				return nil, fmt.Errorf("global %s is not allowed in %s: %s", q, a.What, why)
+			}
+		}
 		return nil, fmt.Errorf("global %s is not allowed in %s (refused: a pickle naming other globals could run code)", q, a.What)
 	}
 	return &Global{Module: module, Name: name, fn: fn}, nil

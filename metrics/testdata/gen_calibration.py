@@ -16,11 +16,14 @@ number of bins and strategy:
   ECE = sum over bins of count/N * |accuracy - mean confidence|.
 * "brier": np.mean(np.sum((P - onehot(gold))**2, axis=1)), Brier's multi-class
   form; for two classes also 2 * sklearn.metrics.brier_score_loss(gold, P[:, 1]).
+* "wilson": scipy.stats.binomtest(k, n).proportion_ci(0.95, method="wilson"),
+  the interval of a worst group's pass rate (scipy 1.10.1).
 """
 import json
 
 import numpy as np
 from sklearn.calibration import calibration_curve
+from scipy.stats import binomtest
 from sklearn.metrics import brier_score_loss
 
 
@@ -87,4 +90,9 @@ for name, probs, pred, gold in fixtures():
         f["brier_sklearn2x"] = float(2 * brier_score_loss(gold, probs[:, 1]))
     out.append(f)
 
-print(json.dumps(out, indent=1))
+wilson = []
+for k, n in [(0, 10), (3, 10), (10, 10), (37, 40), (1, 1), (120, 313)]:
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    wilson.append({"k": k, "n": n, "lo": float(ci.low), "hi": float(ci.high)})
+
+print(json.dumps({"fixtures": out, "wilson": wilson}, indent=1))

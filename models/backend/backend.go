@@ -10,7 +10,10 @@
 // Two CPU backends implement it: "go" (pure Go: vec32's AVX2/FMA kernels or
 // gonum's BLAS) in every build, and "openblas" (OpenBLAS through cgo) in
 // the build with -tags openblas. They share the element-wise kernels and
-// differ in their matrix products. The conformance suite
+// differ in their matrix products. A backend value is built for one kernel
+// path (New): it is a compute context, held by the model built on it, and
+// nothing process-wide decides what a product runs on — two models of one
+// process may compute on different backends, paths and precisions. The conformance suite
 // (models/backend/conformance) runs the same forward, backward and
 // optimiser checks against each of them; a new backend passes it before
 // the models may use it.
@@ -24,13 +27,20 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+
+	"github.com/beluga-nlp/beluga/models/internal/vec32"
 )
 
 // Backend is one implementation of the compute the models and the
 // optimiser need, on float32 buffers it allocated.
 type Backend interface {
-	// Name is the backend's registered name ("go", "openblas").
+	// Name is the backend's registered name ("go", "openblas"; "+bf16"
+	// added by BF16).
 	Name() string
+	// Kernels names the vector kernel path the backend runs on ("avx512",
+	// "avx2", "go"): like the number of threads, recorded with each run,
+	// not part of its identity.
+	Kernels() string
 	// Alloc returns a zeroed buffer of n elements owned by the backend.
 	Alloc(n int) []float32
 
@@ -47,6 +57,20 @@ type Backend interface {
 	GELUBackward(dx, dy, x []float32)
 	// Softmax replaces row by its softmax (max-subtracted).
 	Softmax(row []float32)
+	// BiasGrad accumulates db += Σ_r dy[r] over the rows of dy (rows ×
+	// len(db)), each element summed over the rows in order.
+	BiasGrad(db, dy []float32, rows int)
+	// Mul sets dst[i] = a[i]·b[i] (dst may be a): dropout's multipliers
+	// applied.
+	Mul(dst, a, b []float32)
+	// MulAdd sets y[i] = y[i]·keep[i] + x[i], the product rounded before
+	// the sum: dropout, then a residual connection, in one pass.
+	MulAdd(y, keep, x []float32)
+	// DropoutMask sets k[i] to 0 when the i-th draw of the SplitMix64
+	// stream from state, shifted right by 11, is below least, else to
+	// scale: element i takes the stream's i-th draw, however the work is
+	// split.
+	DropoutMask(k []float32, state, least uint64, scale float32)
 	// LayerNorm normalises each row of width h: y = x̂·γ + β with
 	// x̂ = (x−μ)/√(σ²+eps), keeping x̂ and rstd = 1/√(σ²+eps) per row for
 	// the backward pass; y may be x.
@@ -85,28 +109,62 @@ type AdamWStep struct {
 	Beta1, Beta2, Eps, StepSize, InvBC2, Decay float32
 }
 
+// The registry holds how to build each backend of the build for a kernel
+// path; it is filled at init and only read afterwards.
 var (
 	mu       sync.RWMutex
-	registry = map[string]Backend{}
+	registry = map[string]func(*vec32.Kernels) Backend{}
 )
 
-// Register makes a backend available by its name; registering a name twice
+// register makes a backend available by its name; registering a name twice
 // panics (a programming error, at init).
-func Register(b Backend) {
+func register(name string, open func(*vec32.Kernels) Backend) {
 	mu.Lock()
 	defer mu.Unlock()
-	if _, dup := registry[b.Name()]; dup {
-		panic("backend: " + b.Name() + " registered twice")
+	if _, dup := registry[name]; dup {
+		panic("backend: " + name + " registered twice")
 	}
-	registry[b.Name()] = b
+	registry[name] = open
 }
 
-// Lookup returns the backend registered under name.
-func Lookup(name string) (Backend, error) {
+// New returns the backend registered under name on kernel path path (one
+// of Paths; "" for the fastest this CPU has).
+func New(name, path string) (Backend, error) {
+	kn, err := kernels(path)
+	if err != nil {
+		return nil, err
+	}
+	return open(name, kn)
+}
+
+// FromEnv returns the backend registered under name on the kernel path
+// BELUGA_KERNELS names, or on the fastest when it is unset. When the
+// variable names a path this CPU cannot run it returns the backend on the
+// fastest and an error saying so (programs that train refuse to start).
+func FromEnv(name string) (Backend, error) {
+	kn, envErr := vec32.FromEnv()
+	b, err := open(name, kn)
+	if err != nil {
+		return nil, err
+	}
+	return b, envErr
+}
+
+// Paths lists the kernel paths this machine can run, fastest first.
+func Paths() []string { return vec32.Paths() }
+
+func kernels(path string) (*vec32.Kernels, error) {
+	if path == "" {
+		return vec32.Lookup(vec32.Paths()[0])
+	}
+	return vec32.Lookup(path)
+}
+
+func open(name string, kn *vec32.Kernels) (Backend, error) {
 	mu.RLock()
 	defer mu.RUnlock()
-	if b, ok := registry[name]; ok {
-		return b, nil
+	if o, ok := registry[name]; ok {
+		return o(kn), nil
 	}
 	return nil, fmt.Errorf("no compute backend %q in this build (have %v)", name, namesLocked())
 }
@@ -127,5 +185,12 @@ func namesLocked() []string {
 	return names
 }
 
-// Reference is the backend every other is checked against: pure Go.
-func Reference() Backend { return goBackend }
+// Reference is the backend every other is checked against: pure Go, on
+// the fastest kernel path (the vector paths give the same bits).
+func Reference() Backend {
+	kn, err := kernels("")
+	if err != nil {
+		panic(err) // the fastest path is always there
+	}
+	return pureGo{cpu{kn}}
+}

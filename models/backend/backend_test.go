@@ -10,7 +10,7 @@ import (
 // (30522 × 128) on each backend of the build.
 func BenchmarkAdamW(b *testing.B) {
 	for _, name := range backend.Names() {
-		be, _ := backend.Lookup(name)
+		be, _ := backend.New(name, "")
 		b.Run(name, func(b *testing.B) {
 			const n = 30522 * 128
 			v, g, m, s2 := be.Alloc(n), be.Alloc(n), be.Alloc(n), be.Alloc(n)
@@ -25,17 +25,22 @@ func BenchmarkAdamW(b *testing.B) {
 	}
 }
 
-// TestLookup: the build's backends are found by name; an unknown name is
-// an error naming those there are.
-func TestLookup(t *testing.T) {
+// TestNew: the build's backends are built by name for every kernel path;
+// an unknown name or path is an error.
+func TestNew(t *testing.T) {
 	for _, name := range backend.Names() {
-		b, err := backend.Lookup(name)
-		if err != nil || b.Name() != name {
-			t.Errorf("Lookup(%q) = %v, %v", name, b, err)
+		for _, p := range append(backend.Paths(), "") {
+			b, err := backend.New(name, p)
+			if err != nil || b.Name() != name || (p != "" && b.Kernels() != p) {
+				t.Errorf("New(%q, %q) = %v, %v", name, p, b, err)
+			}
 		}
 	}
-	if _, err := backend.Lookup("cuda"); err == nil {
-		t.Error("Lookup(cuda) found a backend this build does not have")
+	if _, err := backend.New("cuda", ""); err == nil {
+		t.Error("New(cuda) found a backend this build does not have")
+	}
+	if _, err := backend.New("go", "neon"); err == nil {
+		t.Error("New(go, neon) found a kernel path this CPU does not have")
 	}
 	if backend.Reference().Name() != "go" {
 		t.Errorf("reference backend %q, want go", backend.Reference().Name())

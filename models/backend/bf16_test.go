@@ -5,7 +5,6 @@ import (
 
 	"github.com/beluga-nlp/beluga/models/backend"
 	"github.com/beluga-nlp/beluga/models/backend/conformance"
-	"github.com/beluga-nlp/beluga/models/internal/vec32"
 )
 
 // BF16Tol are the tolerances of a bf16 backend against float32. Each
@@ -25,15 +24,10 @@ var BF16Tol = conformance.Tolerances{Gemm: 1.0 / 32, Model: 0.08, Invariance: co
 // (the avx512 path multiplies with VDPBF16PS where the CPU has it, the
 // others with the portable kernel), against the float32 reference.
 func TestBF16Conformance(t *testing.T) {
-	b, err := backend.Lookup("go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pin(vec32.Path())
-	ref := onPath{backend.Reference(), vec32.PathGo}
-	for _, p := range vec32.Paths() {
+	ref := onPath(t, "go", "go")
+	for _, p := range backend.Paths() {
 		t.Run(p, func(t *testing.T) {
-			conformance.RunWithin(t, onPath{backend.BF16(b), p}, ref, "../testdata", BF16Tol)
+			conformance.RunWithin(t, backend.BF16(onPath(t, "go", p)), ref, "../testdata", BF16Tol)
 		})
 	}
 }

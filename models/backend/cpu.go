@@ -7,8 +7,8 @@ import (
 )
 
 // The CPU backends share everything but the matrix product: cpu holds the
-// element-wise kernels and the optimiser's updates on host memory, and
-// takes its Gemm from the backend that embeds it.
+// element-wise kernels and the optimiser's updates on host memory, on its
+// kernel path, and takes its Gemm from the backend that embeds it.
 
 // Float is the element type of the generic kernels: float32 (training) and
 // float64 (finite-difference gradient checks of the very same code).
@@ -17,28 +17,76 @@ type Float interface{ ~float32 | ~float64 }
 // ElementGrain is the least work, in elements, worth a goroutine.
 const ElementGrain = 1 << 14
 
-type cpu struct{}
+type cpu struct{ kn *vec32.Kernels }
+
+// portable is the go path's kernels: the float32 work of the exported
+// generic functions (LayerNormForward, ...), which a model calls for its
+// float64 gradient checks only; its float32 work runs on its backend.
+var portable = func() *vec32.Kernels {
+	kn, err := vec32.Lookup(vec32.PathGo)
+	if err != nil {
+		panic(err) // the go path is always there
+	}
+	return kn
+}()
+
+func (c cpu) Kernels() string { return c.kn.Name() }
 
 func (cpu) Alloc(n int) []float32 { return make([]float32, n) }
 
-func (cpu) GELU(y, x []float32)              { GELUForward(y, x) }
-func (cpu) GELUBackward(dx, dy, x []float32) { GELUBackward(dx, dy, x) }
-func (cpu) Softmax(row []float32)            { SoftmaxRow(row) }
-func (cpu) LayerNorm(y, xhat, rstd, x, gamma, beta []float32, h int, eps float64) {
-	LayerNormForward(y, xhat, rstd, x, gamma, beta, h, eps)
+func (c cpu) GELU(y, x []float32) {
+	vec32.ParallelFor(len(x), ElementGrain, func(lo, hi int) { c.kn.GELU(y[lo:hi], x[lo:hi]) })
 }
-func (cpu) LayerNormBackward(dx, dgamma, dbeta, dy, xhat, rstd, gamma []float32, h int) {
-	LayerNormBackward(dx, dgamma, dbeta, dy, xhat, rstd, gamma, h)
+
+func (c cpu) GELUBackward(dx, dy, x []float32) {
+	vec32.ParallelFor(len(x), ElementGrain, func(lo, hi int) { c.kn.GELUBackward(dx[lo:hi], dy[lo:hi], x[lo:hi]) })
+}
+
+func (c cpu) Softmax(row []float32) { softmaxRow(c.kn, row) }
+
+func (c cpu) LayerNorm(y, xhat, rstd, x, gamma, beta []float32, h int, eps float64) {
+	layerNormForward(c.kn, y, xhat, rstd, x, gamma, beta, h, eps)
+}
+
+func (c cpu) LayerNormBackward(dx, dgamma, dbeta, dy, xhat, rstd, gamma []float32, h int) {
+	layerNormBackward(c.kn, dx, dgamma, dbeta, dy, xhat, rstd, gamma, h)
+}
+
+// BiasGrad spreads the columns over the cores: each element is summed over
+// the rows in order whatever the split.
+func (c cpu) BiasGrad(db, dy []float32, rows int) {
+	out := len(db)
+	vec32.ParallelFor(out, max(16, ElementGrain/max(1, rows)), func(lo, hi int) {
+		c.kn.AddRows(db[lo:hi], dy[lo:], rows, out)
+	})
+}
+
+func (c cpu) Mul(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	vec32.ParallelFor(len(dst), 4*ElementGrain, func(lo, hi int) { c.kn.MulTo(dst[lo:hi], a[lo:hi], b[lo:hi]) })
+}
+
+func (c cpu) MulAdd(y, keep, x []float32) {
+	keep, x = keep[:len(y)], x[:len(y)]
+	vec32.ParallelFor(len(y), 4*ElementGrain, func(lo, hi int) { c.kn.MulAdd(y[lo:hi], y[lo:hi], keep[lo:hi], x[lo:hi]) })
+}
+
+// DropoutMask spreads the draws over the cores: the stream jumps ahead to
+// each range's first draw (SplitMix64's state advances by a constant).
+func (c cpu) DropoutMask(k []float32, state, least uint64, scale float32) {
+	vec32.ParallelFor(len(k), ElementGrain, func(lo, hi int) {
+		c.kn.DropoutMask(k[lo:hi], state+uint64(lo)*vec32.Gamma, least, scale)
+	})
 }
 
 // AdamW runs vec32's update (the same bits on every kernel path), the
 // elements spread over the cores: each is updated on its own, so the split
 // changes nothing.
-func (cpu) AdamW(value, grad, m, v []float32, s AdamWStep) {
-	c := vec32.AdamWCoef{B1: s.Beta1, OneMinusB1: 1 - s.Beta1, B2: s.Beta2, OneMinusB2: 1 - s.Beta2,
+func (c cpu) AdamW(value, grad, m, v []float32, s AdamWStep) {
+	coef := vec32.AdamWCoef{B1: s.Beta1, OneMinusB1: 1 - s.Beta1, B2: s.Beta2, OneMinusB2: 1 - s.Beta2,
 		InvBC2: s.InvBC2, Eps: s.Eps, Decay: s.Decay, StepSize: s.StepSize}
 	vec32.ParallelFor(len(value), 4*ElementGrain, func(lo, hi int) {
-		vec32.AdamW(value[lo:hi], grad[lo:hi], m[lo:hi], v[lo:hi], c)
+		c.kn.AdamW(value[lo:hi], grad[lo:hi], m[lo:hi], v[lo:hi], coef)
 	})
 }
 
@@ -48,15 +96,15 @@ func (cpu) AdamW(value, grad, m, v []float32, s AdamWStep) {
 // run on every core and the result is the same on any number of them. (One
 // float64 chain, element after element, was latency-bound: a serial 5 % of
 // a BERT-tiny step, 0.1 s of bert-base's, the most of a step on 64 cores.)
-func (cpu) AddSquares(acc float64, x []float32) float64 {
+func (c cpu) AddSquares(acc float64, x []float32) float64 {
 	blocks := (len(x) + squaresBlock - 1) / squaresBlock
 	if blocks <= 1 {
-		return acc + vec32.SumSquares(x)
+		return acc + c.kn.SumSquares(x)
 	}
 	sums := make([]float64, blocks)
 	vec32.ParallelFor(blocks, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			sums[b] = vec32.SumSquares(x[b*squaresBlock : min(len(x), (b+1)*squaresBlock)])
+			sums[b] = c.kn.SumSquares(x[b*squaresBlock : min(len(x), (b+1)*squaresBlock)])
 		}
 	})
 	for _, v := range sums {
@@ -68,8 +116,8 @@ func (cpu) AddSquares(acc float64, x []float32) float64 {
 // squaresBlock is AddSquares' block: 256 KiB of float32.
 const squaresBlock = 1 << 16
 
-func (cpu) Scale(x []float32, c float32) {
-	vec32.ParallelFor(len(x), 4*ElementGrain, func(lo, hi int) { vec32.Scale(x[lo:hi], c) })
+func (c cpu) Scale(x []float32, s float32) {
+	vec32.ParallelFor(len(x), 4*ElementGrain, func(lo, hi int) { c.kn.Scale(x[lo:hi], s) })
 }
 
 func (cpu) Zero(x []float32) {
@@ -90,6 +138,10 @@ func (cpu) Lerp(dst, from []float32, a float32) {
 // summed side by side, so that four independent chains of additions
 // overlap (a row's bits are those of summing it alone).
 func LayerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps float64) {
+	layerNormForward(portable, y, xhat, rstd, x, gamma, beta, h, eps)
+}
+
+func layerNormForward[T Float](kn *vec32.Kernels, y, xhat, rstd, x, gamma, beta []T, h int, eps float64) {
 	rows := len(x) / h
 	vec32.ParallelFor(rows, max(1, ElementGrain/h), func(lo, hi int) {
 		r := lo
@@ -111,10 +163,10 @@ func LayerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps flo
 				v2 += d2 * d2
 				v3 += d3 * d3
 			}
-			layerNormRow(y, xhat, rstd, x0, gamma, beta, h, r, m0, v0, eps)
-			layerNormRow(y, xhat, rstd, x1, gamma, beta, h, r+1, m1, v1, eps)
-			layerNormRow(y, xhat, rstd, x2, gamma, beta, h, r+2, m2, v2, eps)
-			layerNormRow(y, xhat, rstd, x3, gamma, beta, h, r+3, m3, v3, eps)
+			layerNormRow(kn, y, xhat, rstd, x0, gamma, beta, h, r, m0, v0, eps)
+			layerNormRow(kn, y, xhat, rstd, x1, gamma, beta, h, r+1, m1, v1, eps)
+			layerNormRow(kn, y, xhat, rstd, x2, gamma, beta, h, r+2, m2, v2, eps)
+			layerNormRow(kn, y, xhat, rstd, x3, gamma, beta, h, r+3, m3, v3, eps)
 		}
 		for ; r < hi; r++ {
 			row := x[r*h : (r+1)*h]
@@ -128,21 +180,21 @@ func LayerNormForward[T Float](y, xhat, rstd, x, gamma, beta []T, h int, eps flo
 				d := float64(v) - mean
 				variance += d * d
 			}
-			layerNormRow(y, xhat, rstd, row, gamma, beta, h, r, mean, variance, eps)
+			layerNormRow(kn, y, xhat, rstd, row, gamma, beta, h, r, mean, variance, eps)
 		}
 	})
 }
 
 // layerNormRow finishes row r of LayerNormForward from its mean and its sum
 // of squared deviations.
-func layerNormRow[T Float](y, xhat, rstd, row, gamma, beta []T, h, r int, mean, squares, eps float64) {
+func layerNormRow[T Float](kn *vec32.Kernels, y, xhat, rstd, row, gamma, beta []T, h, r int, mean, squares, eps float64) {
 	variance := squares / float64(h)
 	inv := 1 / math.Sqrt(variance+eps)
 	rstd[r] = T(inv)
 	m, in := T(mean), T(inv)
 	xh, yr := xhat[r*h:(r+1)*h], y[r*h:(r+1)*h]
 	if y32, ok := any(yr).([]float32); ok {
-		vec32.NormRow(y32, any(xh).([]float32), any(row).([]float32), any(gamma).([]float32), any(beta).([]float32), float32(m), float32(in))
+		kn.NormRow(y32, any(xh).([]float32), any(row).([]float32), any(gamma).([]float32), any(beta).([]float32), float32(m), float32(in))
 		return
 	}
 	for k, v := range row {
@@ -161,6 +213,10 @@ func layerNormRow[T Float](y, xhat, rstd, row, gamma, beta []T, h, r int, mean, 
 // so the bits are the same on any number of cores (they are those the
 // two-core row split gave before, which the pinned tables hold).
 func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h int) {
+	layerNormBackward(portable, dx, dgamma, dbeta, dy, xhat, rstd, gamma, h)
+}
+
+func layerNormBackward[T Float](kn *vec32.Kernels, dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h int) {
 	rows := len(dy) / h
 	if dx != nil {
 		vec32.ParallelFor(rows, max(1, ElementGrain/h), func(lo, hi int) {
@@ -178,8 +234,8 @@ func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 					mg1 += g1
 					mgx1 += g1 * float64(x1[k])
 				}
-				layerNormBackwardRow(dx, dy0, x0, gamma, rstd, h, r, mg0, mgx0)
-				layerNormBackwardRow(dx, dy1, x1, gamma, rstd, h, r+1, mg1, mgx1)
+				layerNormBackwardRow(kn, dx, dy0, x0, gamma, rstd, h, r, mg0, mgx0)
+				layerNormBackwardRow(kn, dx, dy1, x1, gamma, rstd, h, r+1, mg1, mgx1)
 			}
 			for ; r < hi; r++ {
 				dyr, xr := dy[r*h:(r+1)*h], xhat[r*h:(r+1)*h]
@@ -189,7 +245,7 @@ func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 					mg += g
 					mgx += g * float64(xr[k])
 				}
-				layerNormBackwardRow(dx, dyr, xr, gamma, rstd, h, r, mg, mgx)
+				layerNormBackwardRow(kn, dx, dyr, xr, gamma, rstd, h, r, mg, mgx)
 			}
 		})
 	}
@@ -208,7 +264,7 @@ func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 			clear(db)
 			if dg32, ok := any(dg).([]float32); ok {
 				off := half[0]*h + k0
-				vec32.AddRowProducts(dg32, any(db).([]float32), any(dy).([]float32)[off:], any(xhat).([]float32)[off:], half[1]-half[0], h)
+				kn.AddRowProducts(dg32, any(db).([]float32), any(dy).([]float32)[off:], any(xhat).([]float32)[off:], half[1]-half[0], h)
 			} else {
 				for r := half[0]; r < half[1]; r++ {
 					dyr, xr := dy[r*h+k0:r*h+k1], xhat[r*h+k0:r*h+k1]
@@ -228,12 +284,12 @@ func LayerNormBackward[T Float](dx, dgamma, dbeta, dy, xhat, rstd, gamma []T, h 
 
 // layerNormBackwardRow sets row r of LayerNormBackward's dx from the row's
 // sums of g = dy·γ and of g·x̂.
-func layerNormBackwardRow[T Float](dx, dyr, xr, gamma, rstd []T, h, r int, sumG, sumGX float64) {
+func layerNormBackwardRow[T Float](kn *vec32.Kernels, dx, dyr, xr, gamma, rstd []T, h, r int, sumG, sumGX float64) {
 	m, mx := T(sumG/float64(h)), T(sumGX/float64(h))
 	inv := rstd[r]
 	dxr := dx[r*h : (r+1)*h]
 	if d32, ok := any(dxr).([]float32); ok {
-		vec32.NormBackRow(d32, any(dyr).([]float32), any(xr).([]float32), any(gamma).([]float32), float32(m), float32(mx), float32(inv))
+		kn.NormBackRow(d32, any(dyr).([]float32), any(xr).([]float32), any(gamma).([]float32), float32(m), float32(mx), float32(inv))
 		return
 	}
 	for k := range dyr {
@@ -242,11 +298,11 @@ func layerNormBackwardRow[T Float](dx, dyr, xr, gamma, rstd []T, h, r int, sumG,
 }
 
 // GELUForward is the exact GELU ½x(1 + erf(x/√2)) on the CPU, generic over
-// the element type (float32 runs vec32's kernel on every core).
+// the element type (float32 runs the portable kernel; a model's float32
+// work runs on its backend).
 func GELUForward[T Float](y, x []T) {
 	if x32, ok := any(x).([]float32); ok {
-		y32 := any(y).([]float32)
-		vec32.ParallelFor(len(x32), ElementGrain, func(lo, hi int) { vec32.GELU(y32[lo:hi], x32[lo:hi]) })
+		cpu{portable}.GELU(any(y).([]float32), x32)
 		return
 	}
 	for i, v := range x {
@@ -257,8 +313,7 @@ func GELUForward[T Float](y, x []T) {
 // GELUBackward sets dx = dy·(Φ(x) + x·φ(x)) on the CPU; dx may be dy.
 func GELUBackward[T Float](dx, dy, x []T) {
 	if x32, ok := any(x).([]float32); ok {
-		dx32, dy32 := any(dx).([]float32), any(dy).([]float32)
-		vec32.ParallelFor(len(x32), ElementGrain, func(lo, hi int) { vec32.GELUBackward(dx32[lo:hi], dy32[lo:hi], x32[lo:hi]) })
+		cpu{portable}.GELUBackward(any(dx).([]float32), any(dy).([]float32), x32)
 		return
 	}
 	const invSqrt2Pi = 0.3989422804014327
@@ -272,9 +327,11 @@ func GELUBackward[T Float](dx, dy, x []T) {
 
 // SoftmaxRow replaces row by its softmax on the CPU: max-subtracted, the
 // exponentials summed in float64.
-func SoftmaxRow[T Float](row []T) {
+func SoftmaxRow[T Float](row []T) { softmaxRow(portable, row) }
+
+func softmaxRow[T Float](kn *vec32.Kernels, row []T) {
 	if r32, ok := any(row).([]float32); ok {
-		vec32.Scale(r32, 1/vec32.ExpShiftSum(r32, vec32.Max(r32)))
+		kn.Scale(r32, 1/kn.ExpShiftSum(r32, kn.Max(r32)))
 		return
 	}
 	mx := row[0]

@@ -33,7 +33,7 @@ import (
 
 func init() {
 	C.openblas_set_num_threads(1)
-	Register(openBLAS{})
+	register("openblas", func(kn *vec32.Kernels) Backend { return openBLAS{cpu{kn}} })
 }
 
 type openBLAS struct{ cpu }

@@ -16,7 +16,7 @@ import (
 // TestOpenBLASConformance runs the conformance suite on OpenBLAS against
 // pure Go.
 func TestOpenBLASConformance(t *testing.T) {
-	b, err := backend.Lookup("openblas")
+	b, err := backend.New("openblas", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestOpenBLASConformance(t *testing.T) {
 // split is the product's shape's, not the machine's (OpenBLAS's bits for a
 // row depend on the rows it is computed with).
 func TestOpenBLASSameBitsOnAnyCores(t *testing.T) {
-	b, err := backend.Lookup("openblas")
+	b, err := backend.New("openblas", "")
 	if err != nil {
 		t.Fatal(err)
 	}

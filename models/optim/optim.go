@@ -39,6 +39,9 @@ func NewAdamW(be backend.Backend, weightDecay float64) *AdamW {
 		m: map[*models.Param][]float32{}, v: map[*models.Param][]float32{}}
 }
 
+// Backend is the backend the optimiser runs on (the parameters').
+func (o *AdamW) Backend() backend.Backend { return o.be }
+
 // Steps is the number of updates made so far.
 func (o *AdamW) Steps() int { return o.step }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/backend"
 )
 
 // Input is one text or text pair.
@@ -43,8 +44,10 @@ type Tokenizer interface {
 
 // Model computes logits in evaluation mode. Run calls Infer from several
 // goroutines at once (one batch each): an Infer must not change the model.
+// The probabilities are computed on the model's backend, as its logits.
 type Model interface {
 	Infer(b models.Batch) (models.Output, error)
+	Backend() backend.Backend
 }
 
 // Run predicts every input with batches of at most batchSize inputs of
@@ -111,7 +114,7 @@ func RunContext(ctx context.Context, m Model, tk Tokenizer, inputs []Input, batc
 			k := len(res.Logits) / len(idx)
 			for j, i := range idx {
 				logits := append([]float32(nil), res.Logits[j*k:(j+1)*k]...)
-				out[i] = Output{InputIDs: encs[i].IDs, Logits: logits, Probs: probs(logits)}
+				out[i] = Output{InputIDs: encs[i].IDs, Logits: logits, Probs: probs(m.Backend(), logits)}
 			}
 		}
 	}
@@ -133,9 +136,9 @@ func RunContext(ctx context.Context, m Model, tk Tokenizer, inputs []Input, batc
 	return out, nil
 }
 
-func probs(logits []float32) []float32 {
+func probs(be backend.Backend, logits []float32) []float32 {
 	p := append([]float32(nil), logits...)
-	models.SoftmaxInPlace(p)
+	models.SoftmaxInPlace(be, p)
 	return p
 }
 

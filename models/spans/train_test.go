@@ -62,7 +62,7 @@ func TestSpanModelLearnsAnswers(t *testing.T) {
 	}
 	inv := spans.Batch([]spans.Feature{fs[0], pert[0]})
 	ev := losses.NewEvaluator()
-	opt := optim.NewAdamW(models.Backend(), 0)
+	opt := optim.NewAdamW(m.Backend(), 0)
 	var first, last float64
 	for step := 0; step < 60; step++ {
 		l, err := train.Update(m, b, func(z []float32) (float64, []float32, error) {

@@ -34,7 +34,9 @@ type Input struct {
 // by a hash of the tokenizer's fingerprint and of the inputs: the runs of a
 // sweep that share a suite or dataset and a tokenizer tokenise it once. Runs
 // may share the directory concurrently; files are written atomically, and a
-// file that cannot be read back is recomputed and rewritten.
+// file that cannot be read back — truncated, or failing the SHA-256 of its
+// content that ends it (ids shifted or overwritten in place) — is
+// recomputed and rewritten, never trained on.
 type Cache struct {
 	dir string
 }
@@ -47,8 +49,9 @@ func NewCache(dir string) (*Cache, error) {
 	return &Cache{dir: dir}, nil
 }
 
-// cacheMagic starts every cache file; its last byte is the format version.
-const cacheMagic = "beluga-tokens\x00\x01"
+// cacheMagic starts every cache file; its last byte is the format version
+// (2: with the SHA-256 trailer).
+const cacheMagic = "beluga-tokens\x00\x02"
 
 // Key is the content address of inputs tokenised by tk.
 func Key(tk Encoder, inputs []Input) string {
@@ -107,11 +110,13 @@ func (c *Cache) Encode(ctx context.Context, tk Encoder, inputs []Input) ([]model
 }
 
 // The file: cacheMagic, the number of encodings, then per encoding its
-// length, its ids (uint32) and its token types (uint8); all little-endian.
+// length, its ids (uint32) and its token types (uint8); all little-endian;
+// then the SHA-256 of all that.
 
 func writeEncodings(path string, encs []models.Encoding) error {
 	return atomicfile.Write(path, func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 1<<16)
+		h := sha256.New()
+		bw := bufio.NewWriterSize(io.MultiWriter(w, h), 1<<16)
 		bw.WriteString(cacheMagic)
 		var b [4]byte
 		put := func(v int) {
@@ -137,7 +142,11 @@ func writeEncodings(path string, encs []models.Encoding) error {
 				bw.WriteByte(byte(t))
 			}
 		}
-		return bw.Flush()
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		_, err := w.Write(h.Sum(nil))
+		return err
 	})
 }
 
@@ -152,7 +161,14 @@ func readEncodings(path string, want int) ([]models.Encoding, error) {
 	if !bytes.HasPrefix(data, []byte(cacheMagic)) {
 		return nil, bad("not a cache file of this version")
 	}
-	data = data[len(cacheMagic):]
+	if len(data) < len(cacheMagic)+sha256.Size {
+		return nil, bad("truncated")
+	}
+	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return nil, bad("its content does not match its checksum (damaged)")
+	}
+	data = body[len(cacheMagic):]
 	u32 := func() (int, bool) {
 		if len(data) < 4 {
 			return 0, false

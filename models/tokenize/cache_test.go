@@ -108,7 +108,14 @@ func TestCacheRecomputesDamagedFile(t *testing.T) {
 		"truncated":     full[:len(full)-3],
 		"empty":         nil,
 		"wrong version": append([]byte("beluga-tokens\x00\x09"), full[len(cacheMagic):]...),
+		"old version":   append([]byte("beluga-tokens\x00\x01"), full[len(cacheMagic):len(full)-32]...),
 		"extra bytes":   append(append([]byte(nil), full...), 0),
+		// The first encoding's first id, one more: a file that parses.
+		"shifted id": func() []byte {
+			b := append([]byte(nil), full...)
+			b[len(cacheMagic)+8]++
+			return b
+		}(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			if err := os.WriteFile(path, data, 0o644); err != nil {

@@ -59,10 +59,18 @@ type InputView struct {
 // verdict (P pass, F fail, - filtered, ? not scored by this run), Pred[i]
 // and Probs[i] the predicted label and probabilities of each input (empty
 // for case files written before they carried predictions).
+//
+// In[i] is case i's verdict per input (P, F, -; empty for case files
+// written before per-input verdicts): F marks an input that breaks the
+// expectation, Viol[i] each input's violation (metrics.InputVerdict,
+// rounded to 3 decimals), Worst[i] the case's largest.
 type RunCases struct {
 	V     string        `json:"v"`
 	Pred  [][]string    `json:"pred,omitempty"`
 	Probs [][][]float64 `json:"probs,omitempty"`
+	In    []string      `json:"in,omitempty"`
+	Viol  [][]float64   `json:"viol,omitempty"`
+	Worst []float64     `json:"worst,omitempty"`
 }
 
 // caseLine is a line of a case file, old (functionality, case, verdict) or
@@ -74,12 +82,15 @@ type caseLine struct {
 	Expect        string          `json:"expect"`
 	Split         string          `json:"split"`
 	Meta          json.RawMessage `json:"meta"`
+	Violation     float64         `json:"violation"`
 	Inputs        []struct {
-		Text  string    `json:"text"`
-		Pair  string    `json:"pair"`
-		Label string    `json:"label"`
-		Pred  string    `json:"pred"`
-		Probs []float64 `json:"probs"`
+		Text      string    `json:"text"`
+		Pair      string    `json:"pair"`
+		Label     string    `json:"label"`
+		Pred      string    `json:"pred"`
+		Probs     []float64 `json:"probs"`
+		Verdict   string    `json:"verdict"`
+		Violation float64   `json:"violation"`
 	} `json:"inputs"`
 }
 
@@ -211,10 +222,24 @@ func (s *Source) Cases(fid int) (*CaseSet, error) {
 		if hasPred {
 			rc.Pred = make([][]string, len(order))
 			rc.Probs = make([][][]float64, len(order))
+			rc.In = make([]string, len(order))
+			rc.Viol = make([][]float64, len(order))
+			rc.Worst = make([]float64, len(order))
 			for i, id := range order {
 				l := lines[r][id]
 				if l == nil {
 					continue
+				}
+				rc.Worst[i] = round3(l.Violation)
+				in := make([]byte, 0, len(l.Inputs))
+				for _, x := range l.Inputs {
+					if b, ok := verdictByte[x.Verdict]; ok {
+						in = append(in, b)
+					}
+					rc.Viol[i] = append(rc.Viol[i], round3(x.Violation))
+				}
+				if len(in) == len(l.Inputs) {
+					rc.In[i] = string(in)
 				}
 				for _, in := range l.Inputs {
 					rc.Pred[i] = append(rc.Pred[i], in.Pred)
@@ -222,7 +247,7 @@ func (s *Source) Cases(fid int) (*CaseSet, error) {
 					// float64s encode much faster than Num.
 					pr := make([]float64, len(in.Probs))
 					for k, p := range in.Probs {
-						pr[k] = math.Round(p*1000) / 1000
+						pr[k] = round3(p)
 					}
 					rc.Probs[i] = append(rc.Probs[i], pr)
 				}
@@ -232,6 +257,8 @@ func (s *Source) Cases(fid int) (*CaseSet, error) {
 	}
 	return cs, nil
 }
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 func labelName(l suites.Label, labels []string) string {
 	if l.IsAnswer {
@@ -267,6 +294,12 @@ func (s *Source) readFunc(run, name string) ([]caseLine, error) {
 		spans, err = indexCases(path)
 		if err != nil {
 			return nil, err
+		}
+		if _, own := s.caseFiles[run]; !own {
+			// A store's run: its verdicts as the run wrote them (done).
+			if err := experiments.VerifyPart(s.store.RunDir(run), experiments.CasesFile, nil); err != nil {
+				return nil, err
+			}
 		}
 		s.index.mu.Lock()
 		s.index.spans[run] = spans
@@ -316,9 +349,14 @@ func indexCases(path string) (map[string][]span, error) {
 		}
 		var head struct {
 			Functionality string `json:"functionality"`
+			Case          int    `json:"case"`
+			Verdict       string `json:"verdict"`
 		}
 		if err := json.Unmarshal(line, &head); err != nil {
 			return err
+		}
+		if _, ok := verdictByte[head.Verdict]; !ok {
+			return fmt.Errorf("case %d of %q: field verdict: %q is not pass, fail or filtered", head.Case, head.Functionality, head.Verdict)
 		}
 		if first || head.Functionality != cur {
 			if !first {
@@ -372,6 +410,9 @@ type Query struct {
 	Meta  [2]string
 	// Search keeps cases one of whose texts contains it (case-insensitive).
 	Search string
+	// FlipsFirst puts first the cases the shown runs disagree on (one
+	// passes, another fails): two models compared (beluga test compare).
+	FlipsFirst bool
 	// Offset and Limit page the result (Limit 0: all).
 	Offset, Limit int
 }
@@ -401,14 +442,22 @@ type PageRow struct {
 
 // RunOutcome is one run's verdict on a case ("?" when it did not score it)
 // with its prediction and probabilities per input.
+//
+// In and Viol are its inputs' verdicts and violations, Worst the case's
+// largest violation (RunCases).
 type RunOutcome struct {
 	V     string      `json:"v"`
 	Pred  []string    `json:"pred,omitempty"`
 	Probs [][]float64 `json:"probs,omitempty"`
+	In    string      `json:"in,omitempty"`
+	Viol  []float64   `json:"viol,omitempty"`
+	Worst float64     `json:"worst,omitempty"`
 }
 
-// Select applies q to cs: the cases the focus run fails first, then the
-// more of the shown runs fail a case the earlier, then by case id. The page's own script sorts
+// Select applies q to cs: with FlipsFirst the cases the shown runs
+// disagree on first; then the cases the focus run fails, then the
+// more of the shown runs fail a case the earlier, then the larger the focus
+// run's violation (worst first, as CheckList's summary), then by case id. The page's own script sorts
 // and filters the same way on the embedded cases.
 func (cs *CaseSet) Select(q Query) Page {
 	p := Page{Func: cs.Func, Expect: cs.Expect, Labels: cs.Labels, Runs: append([]string{}, q.Runs...), Rows: []PageRow{}, Splits: []string{}, Meta: map[string][]string{}}
@@ -438,7 +487,11 @@ func (cs *CaseSet) Select(q Query) Page {
 		focus = q.Runs[len(q.Runs)-1]
 	}
 	search := strings.ToLower(q.Search)
-	type hit struct{ i, fails int }
+	type hit struct {
+		i, fails int
+		flip     bool
+		worst    float64
+	}
 	var hits []hit
 	for i, c := range cs.Cases {
 		if q.Verdict != "" {
@@ -468,9 +521,28 @@ func (cs *CaseSet) Select(q Query) Page {
 				fails++
 			}
 		}
-		hits = append(hits, hit{i, fails})
+		worst := 0.0
+		if rc := cs.Runs[focus]; rc != nil && rc.Worst != nil {
+			worst = rc.Worst[i]
+		}
+		seen := map[byte]bool{}
+		for _, r := range q.Runs {
+			if rc := cs.Runs[r]; rc != nil {
+				seen[rc.V[i]] = true
+			}
+		}
+		flip := q.FlipsFirst && seen[experiments.Pass] && seen[experiments.Fail]
+		hits = append(hits, hit{i, fails, flip, worst})
 	}
-	sort.SliceStable(hits, func(a, b int) bool { return hits[a].fails > hits[b].fails })
+	sort.SliceStable(hits, func(a, b int) bool {
+		if hits[a].flip != hits[b].flip {
+			return hits[a].flip
+		}
+		if hits[a].fails != hits[b].fails {
+			return hits[a].fails > hits[b].fails
+		}
+		return hits[a].worst > hits[b].worst
+	})
 	p.Total = len(hits)
 	lo := min(max(q.Offset, 0), len(hits))
 	hi := len(hits)
@@ -485,6 +557,7 @@ func (cs *CaseSet) Select(q Query) Page {
 				o.V = string(rc.V[h.i])
 				if rc.Pred != nil {
 					o.Pred, o.Probs = rc.Pred[h.i], rc.Probs[h.i]
+					o.In, o.Viol, o.Worst = rc.In[h.i], rc.Viol[h.i], rc.Worst[h.i]
 				}
 			}
 			row.Runs = append(row.Runs, o)

@@ -3,73 +3,72 @@ package explore
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 
-	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/report"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
-// ResultRun is one model scored on a suite outside a run store (beluga
-// test): its scores and the case file they were written to.
-type ResultRun struct {
-	Title string
-	// Model names the model (its row and run on the page).
-	Model  string
-	Suite  *suites.Suite
-	Result *metrics.Result
-	// CasesFile is the Result's case file (metrics.Result.WriteCases).
+// TestRun is one model's case file for FromTest.
+type TestRun struct {
+	// CasesFile is the model's case file (metrics.Result.WriteCases).
 	CasesFile string
-	// Flags are the sanity checks' findings, each "kind: reason".
-	Flags []string
+	// Labels are the suite's classes, the order of its probabilities.
+	Labels []string
 }
 
-// FromResult is the page of one model tested on a suite: a table of one
-// row (its suite score), the heatmap of its pass rates, every
-// functionality's cases with the model's verdicts and predictions, and its
-// flags — the same page a store's runs get, for a model no run trained.
-func FromResult(r ResultRun) (*Source, error) {
-	if r.Result == nil || r.Suite == nil {
-		return nil, fmt.Errorf("explore: no result or suite")
+// FromTest is the page of a test report (report.TestReport: one model, or
+// two compared, tested on a suite outside a run store): the page draws the
+// report's sections instead of Table 3 and the heatmap, and each test's
+// cases are read from the models' case files by the same code that reads
+// a store's (Source.Cases), one column per model. runs follow r.Models.
+func FromTest(r *report.TestReport, runs []TestRun) (*Source, error) {
+	if r == nil || len(runs) != len(r.Models) {
+		return nil, fmt.Errorf("explore: a test report of %d models with %d case files", len(r.Models), len(runs))
 	}
-	res, task := r.Result, r.Result.Task
-	if task == "" {
-		task = r.Suite.Task
-	}
-	const run = "model"
-	v := &View{Title: r.Title, Significance: report.Significance, Replicates: []string{""},
-		Rows: []RowSummary{{Label: r.Model, Configuration: "test"}}, Warnings: r.Flags, Baseline: -1, Groups: []GroupTableView{}}
-	src := &Source{View: v, funcIDs: map[string]map[string]int{task: {}}, suites: map[string]*suites.Suite{task: r.Suite},
-		caseFiles: map[string]string{run: r.CasesFile}}
-	rv := RunView{ID: run, Task: task, Configuration: "test", Replicate: "", Row: 0, Seconds: Num(math.NaN()), Warnings: r.Flags}
-	tv := TaskView{Name: task}
-	score := math.NaN()
-	if res.Score != nil {
-		score = *res.Score
-	}
-	line := HeatLine{Row: 0, Score: "suite", Label: "suite", Suite: Num(score)}
-	for _, f := range res.Functionalities {
+	task := r.Task
+	v := &View{Title: r.Title, Significance: report.Significance, Replicates: []string{""}, Warnings: r.Flags,
+		Baseline: -1, Groups: []GroupTableView{}, Tasks: []TaskView{}, Test: r}
+	// Only the labels: the case files carry every input's text.
+	src := &Source{View: v, funcIDs: map[string]map[string]int{task: {}},
+		suites: map[string]*suites.Suite{task: {Labels: runs[0].Labels}}, caseFiles: map[string]string{}}
+	for _, t := range r.Tests {
 		fid := len(v.Funcs)
-		src.funcIDs[task][f.Name] = fid
-		fv := FuncView{ID: fid, Task: task, Name: f.Name, Class: f.Class, Type: string(f.Type)}
-		if sf := r.Suite.Functionality(f.Name); sf != nil {
-			fv.Description = sf.Description
-		}
-		v.Funcs = append(v.Funcs, fv)
-		tv.Funcs = append(tv.Funcs, fid)
-		rv.Funcs = append(rv.Funcs, fid)
-		rate := math.NaN()
-		if f.PassRate != nil {
-			rate = *f.PassRate
-		}
-		col := report.Rocket(rate / 100)
-		line.Cells = append(line.Cells, HeatCell{Rate: Num(rate), Colour: fmt.Sprintf("#%02x%02x%02x", col.R, col.G, col.B),
-			Cases: f.Cases - f.Filtered, Runs: []string{run}})
+		src.funcIDs[task][t.Name] = fid
+		v.Funcs = append(v.Funcs, FuncView{ID: fid, Task: task, Name: t.Name, Class: t.Capability, Type: t.Type, Description: t.Description})
 	}
-	tv.Heatmap = []HeatLine{line}
-	v.Tasks = []TaskView{tv}
-	v.Runs = []RunView{rv}
-	v.Table = TableView{Columns: []ColumnView{{Header: "Suite " + task, Measure: "Suite", Task: task}},
-		Cells: [][]CellView{{{Value: Num(score), SE: Num(math.NaN()), P: Num(math.NaN()), PSeed: Num(math.NaN()),
-			Lo: Num(math.NaN()), Hi: Num(math.NaN()), Runs: []string{run}, Flags: r.Flags}}}}
+	for i, m := range r.Models {
+		id := TestRunID(len(r.Models), i)
+		v.Rows = append(v.Rows, RowSummary{Label: m, Configuration: "test"})
+		rv := RunView{ID: id, Task: task, Configuration: "test", Row: i, Seconds: Num(math.NaN()), Warnings: r.Flags}
+		for fid := range v.Funcs {
+			rv.Funcs = append(rv.Funcs, fid)
+		}
+		v.Runs = append(v.Runs, rv)
+		src.caseFiles[id] = runs[i].CasesFile
+	}
 	return src, nil
+}
+
+// TestRunID names model i of n in a test report's case sets: "model" for
+// one, "A" and "B" for two.
+func TestRunID(n, i int) string {
+	if n == 1 {
+		return "model"
+	}
+	return string(rune('A' + i))
+}
+
+// FromTestDirs is the page of one folder beluga test wrote, or of two
+// compared (report.Compare): the same page beluga test writes, read back.
+func FromTestDirs(dirs ...string) (*Source, error) {
+	r, ms, err := report.ReadTestReport(dirs...)
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]TestRun, len(dirs))
+	for i, d := range dirs {
+		runs[i] = TestRun{CasesFile: filepath.Join(d, report.TestCasesFile), Labels: ms[i].Info.Classes}
+	}
+	return FromTest(r, runs)
 }

@@ -76,6 +76,9 @@ type View struct {
 	// Groups are the per-group tables (report.Table.GroupLines), one per
 	// task and held-out score.
 	Groups []GroupTableView `json:"groups"`
+	// Test is a test report (FromTest): the page draws its sections
+	// instead of Table 3, the heatmap and the group tables.
+	Test *report.TestReport `json:"test,omitempty"`
 }
 
 // GroupTableView is one per-group table: a task's held-out score, its

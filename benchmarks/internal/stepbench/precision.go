@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/backend"
 )
 
 // SetPrecision makes the step's model compute its products in p ("fp32",
@@ -18,5 +19,18 @@ func (s *Step) SetPrecision(p string) error {
 		return fmt.Errorf("-precision %s: the %T has no precision setting", p, s.m)
 	}
 	m.SetPrecision(prec)
+	return nil
+}
+
+// Backend returns the backend the step's model computes on.
+func (s *Step) Backend() backend.Backend { return s.m.Backend() }
+
+// SetBackend makes the step's model compute on b (in its precision).
+func (s *Step) SetBackend(b backend.Backend) error {
+	m, ok := s.m.(interface{ SetBackend(backend.Backend) })
+	if !ok {
+		return fmt.Errorf("the %T has no backend setting", s.m)
+	}
+	m.SetBackend(b)
 	return nil
 }

@@ -65,7 +65,7 @@ func New(cfg *checkpoint.Config, batch, seq int) (*Step, error) {
 		labels[i] = i % 2
 	}
 	ev := losses.NewEvaluator()
-	return &Step{m: m, b: models.NewBatch(encs), opt: optim.NewAdamW(models.Backend(), 0),
+	return &Step{m: m, b: models.NewBatch(encs), opt: optim.NewAdamW(m.Backend(), 0),
 		loss: func(z []float32) (float64, []float32, error) { return ev.CE(z, batch, 2, labels) }}, nil
 }
 

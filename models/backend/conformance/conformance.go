@@ -174,7 +174,6 @@ func texts(ck *checkpoint.Checkpoint, n int, seed uint64) []models.Encoding {
 // train1 builds the fixture's classifier on be (dropout off), runs the
 // forward pass and the losses' backward pass.
 func train1(be backend.Backend, ck *checkpoint.Checkpoint) (*outcome, error) {
-	defer models.UseBackend(be)()
 	cfg := *ck.Config
 	// DistilBERT's head rates, which SetDropout leaves alone, off too.
 	cfg.Extra = maps.Clone(cfg.Extra)
@@ -183,6 +182,7 @@ func train1(be backend.Backend, ck *checkpoint.Checkpoint) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.SetBackend(be)
 	m.SetDropout(0, 0)
 	out := &outcome{}
 	encs := texts(ck, 6, 1)
@@ -237,12 +237,11 @@ func train1(be backend.Backend, ck *checkpoint.Checkpoint) (*outcome, error) {
 // gradient is rounding noise (attention's key biases) gets a noise-signed
 // first Adam update of ±lr, which would hide the optimiser's own agreement.
 func (o *outcome) step(grads [][]float32) {
-	defer models.UseBackend(o.be)()
 	for i, p := range o.params {
 		copy(p.Grad, grads[i])
 	}
-	optim.ClipGradNorm(models.Backend(), o.params, 1)
-	optim.NewAdamW(models.Backend(), 0.01).Step(o.params, 1e-3, nil)
+	optim.ClipGradNorm(o.be, o.params, 1)
+	optim.NewAdamW(o.be, 0.01).Step(o.params, 1e-3, nil)
 	for _, p := range o.params {
 		o.values = append(o.values, append([]float32(nil), p.Value...))
 	}
@@ -252,11 +251,11 @@ func (o *outcome) step(grads [][]float32) {
 // (padded) batch, on b. It returns the largest difference relative to the
 // largest logit.
 func checkInvariance(b backend.Backend, ck *checkpoint.Checkpoint, tol float64, errorf func(format string, args ...any)) (float64, error) {
-	defer models.UseBackend(b)()
 	m, _, err := models.NewClassifier(ck.Config, 2, ck.Weights, 1)
 	if err != nil {
 		return 0, err
 	}
+	m.SetBackend(b)
 	encs := texts(ck, 6, 4)
 	all, err := m.Infer(models.NewBatch(encs))
 	if err != nil {

@@ -17,9 +17,9 @@ type AdamWCoef struct {
 // m and v in place, sixteen or eight floats at a time on the vector paths.
 // Every path gives the same bits: the vector kernels round each product
 // and sum as this loop does, with no FMA.
-func AdamW(value, grad, m, v []float32, c AdamWCoef) {
+func (kn *Kernels) AdamW(value, grad, m, v []float32, c AdamWCoef) {
 	grad, m, v = grad[:len(value)], m[:len(value)], v[:len(value)]
-	for i := active.Load().adamW(value, grad, m, v, &c); i < len(value); i++ {
+	for i := kn.adamW(value, grad, m, v, &c); i < len(value); i++ {
 		g := grad[i]
 		// Explicit conversions keep each product rounded apart (Go may
 		// fuse a·b + c into an FMA elsewhere than amd64).

@@ -5,12 +5,12 @@ package vec32
 // Each column is summed as this scalar order sums it on every path (the
 // avx512 path sums sixteen columns a register): a bias's gradient, the
 // column sums of the output gradient.
-func AddRows(d, src []float32, rows, stride int) {
+func (kn *Kernels) AddRows(d, src []float32, rows, stride int) {
 	if rows == 0 || len(d) == 0 {
 		return
 	}
 	_ = src[(rows-1)*stride+len(d)-1]
-	j := active.Load().addRows(d, src, rows, stride)
+	j := kn.addRows(d, src, rows, stride)
 	d = d[j:]
 	r := 0
 	// Four rows a pass: a quarter of the loads and stores of d.
@@ -36,14 +36,14 @@ func AddRows(d, src []float32, rows, stride int) {
 // dy[r·stride+j]·x[r·stride+j], db[j] += dy[r·stride+j] (LayerNorm's dγ and
 // dβ). Each column is summed as this scalar order sums it, the product
 // rounded before the sum, on every path.
-func AddRowProducts(dg, db, dy, x []float32, rows, stride int) {
+func (kn *Kernels) AddRowProducts(dg, db, dy, x []float32, rows, stride int) {
 	if rows == 0 || len(dg) == 0 {
 		return
 	}
 	db = db[:len(dg)]
 	_ = dy[(rows-1)*stride+len(dg)-1]
 	_ = x[(rows-1)*stride+len(dg)-1]
-	j := active.Load().addRowProducts(dg, db, dy, x, rows, stride)
+	j := kn.addRowProducts(dg, db, dy, x, rows, stride)
 	dg, db = dg[j:], db[j:]
 	for r := 0; r < rows; r++ {
 		dyr := dy[r*stride+j : r*stride+j+len(dg)]

@@ -10,7 +10,7 @@ import (
 // for bit, over widths around the vector width and row counts around the
 // Go loop's four-row step.
 func TestAddRows(t *testing.T) {
-	forEachPath(t, func(t *testing.T) {
+	forEachPath(t, func(t *testing.T, kn *Kernels) {
 		seed := uint64(5)
 		for _, w := range []int{1, 15, 16, 17, 63, 64, 65, 130, 256} {
 			for _, rows := range []int{0, 1, 3, 4, 5, 100} {
@@ -29,7 +29,7 @@ func TestAddRows(t *testing.T) {
 						want[j] += src[r*stride+j]
 					}
 				}
-				AddRows(d, src, rows, stride)
+				kn.AddRows(d, src, rows, stride)
 				for j := range want {
 					if math.Float32bits(d[j]) != math.Float32bits(want[j]) {
 						t.Fatalf("%s: d[%d] = %g, the scalar loop %g", name, j, d[j], want[j])
@@ -43,10 +43,10 @@ func TestAddRows(t *testing.T) {
 func BenchmarkAddRows(b *testing.B) {
 	const rows, w = 4096, 256
 	src, d := make([]float32, rows*w), make([]float32, w)
-	forEachPathB(b, func(b *testing.B) {
+	forEachPathB(b, func(b *testing.B, kn *Kernels) {
 		b.SetBytes(4 * rows * w)
 		for b.Loop() {
-			AddRows(d, src, rows, w)
+			kn.AddRows(d, src, rows, w)
 		}
 	})
 }
@@ -54,7 +54,7 @@ func BenchmarkAddRows(b *testing.B) {
 // TestAddRowProducts checks every path's LayerNorm column sums against the
 // scalar loop, bit for bit.
 func TestAddRowProducts(t *testing.T) {
-	forEachPath(t, func(t *testing.T) {
+	forEachPath(t, func(t *testing.T, kn *Kernels) {
 		seed := uint64(21)
 		for _, w := range []int{1, 15, 16, 17, 32, 33, 48, 130} {
 			for _, rows := range []int{0, 1, 2, 5, 64} {
@@ -73,7 +73,7 @@ func TestAddRowProducts(t *testing.T) {
 						wantB[j] += dy[r*stride+j]
 					}
 				}
-				AddRowProducts(dg, db, dy, x, rows, stride)
+				kn.AddRowProducts(dg, db, dy, x, rows, stride)
 				for j := range wantG {
 					if math.Float32bits(dg[j]) != math.Float32bits(wantG[j]) || math.Float32bits(db[j]) != math.Float32bits(wantB[j]) {
 						t.Fatalf("w=%d rows=%d: [%d] = %g, %g; want %g, %g", w, rows, j, dg[j], db[j], wantG[j], wantB[j])

@@ -10,7 +10,7 @@ import (
 // float32: 8 exponent bits, 8 significand bits) and their products summed
 // in float32. On a CPU with AVX512_BF16 a micro-kernel of VDPBF16PS does
 // twice the multiply-adds per instruction of the float32 FMA kernel;
-// elsewhere (or with BELUGA_KERNELS forcing a path other than avx512) a
+// elsewhere (or on a path other than avx512, which BELUGA_KERNELS may force) a
 // portable Go kernel computes the very same sums, bit for bit, slowly.
 //
 // Each element of C is accumulated the same way on both: over blocks of
@@ -44,23 +44,23 @@ type bf16Micro func(kp int, a []uint32, rs, ks int, b []uint32, c []float32, ldc
 // summed in float32 (see above). With parallel set, the packing of B and
 // the blocks of C are spread over GOMAXPROCS goroutines as Gemm spreads
 // them; the bits do not depend on the split.
-func GemmBF16(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	kern, pk := bf16Kernel()
+func (kn *Kernels) GemmBF16(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	kern, pk := kn.bf16Kernel()
 	gemmBF16(kern, pk, parallel, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// BF16Path returns the kernel the bf16 product runs on now: PathBF16 on a
-// CPU with AVX512_BF16 while the avx512 path is in use, else PathGo (the
+// BF16Path returns the kernel the bf16 product runs on with kn: PathBF16
+// on a CPU with AVX512_BF16 when kn is the avx512 path, else PathGo (the
 // portable kernel: the same bits, many times slower).
-func BF16Path() string {
-	if bf16Fast() {
+func (kn *Kernels) BF16Path() string {
+	if kn.bf16Fast() {
 		return PathBF16
 	}
 	return PathGo
 }
 
-func bf16Kernel() (bf16Micro, bf16Packer) {
-	if bf16Fast() {
+func (kn *Kernels) bf16Kernel() (bf16Micro, bf16Packer) {
+	if kn.bf16Fast() {
 		return bf16KernelAsm, asmPacker
 	}
 	return bf16KernelGo, goPacker

@@ -24,7 +24,7 @@ var hasBF16 = hasAVX512 && cpu.X86.HasAVX512BF16
 // bf16Fast says whether the bf16 product runs on VDPBF16PS: the CPU has
 // it and the avx512 path is in use (BELUGA_KERNELS=avx2 or go forces the
 // portable kernel, so that it is exercised where the fast one exists).
-func bf16Fast() bool { return hasBF16 && Path() == PathAVX512 }
+func (kn *Kernels) bf16Fast() bool { return hasBF16 && kn.name == PathAVX512 }
 
 func bf16KernelAsm(kp int, a []uint32, rs, ks int, b []uint32, c []float32, ldc int) {
 	if kp == 0 {

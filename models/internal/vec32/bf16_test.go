@@ -231,6 +231,10 @@ func TestToBF16(t *testing.T) {
 // (32 × 128 rows of width 256), as linear layers run them (x·wᵀ), in
 // GFLOP/s, packing included.
 func BenchmarkGemmBF16(b *testing.B) {
+	kn, err := FromEnv()
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, sh := range [][3]int{{1024, 768, 768}, {1024, 3072, 768}, {1024, 768, 3072}, {4096, 256, 256}, {4096, 1024, 256}} {
 		m, n, k := sh[0], sh[1], sh[2]
 		x, w, y := make([]float32, m*k), make([]float32, n*k), make([]float32, m*n)
@@ -244,9 +248,9 @@ func BenchmarkGemmBF16(b *testing.B) {
 			b.Run(fmt.Sprintf("%dx%dx%d/%s", m, n, k, prec), func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					if prec == "bf16" {
-						GemmBF16(true, false, true, m, n, k, 1, x, k, w, k, 0, y, n)
+						kn.GemmBF16(true, false, true, m, n, k, 1, x, k, w, k, 0, y, n)
 					} else {
-						Gemm(true, false, true, m, n, k, 1, x, k, w, k, 0, y, n)
+						kn.Gemm(true, false, true, m, n, k, 1, x, k, w, k, 0, y, n)
 					}
 				}
 				b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")

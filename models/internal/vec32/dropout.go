@@ -18,8 +18,8 @@ func SplitMix64(state uint64) uint64 {
 // the draws that follow a stream at state, a draw u = (x>>11)/2⁵³ keeping
 // its unit when u ≥ least/2⁵³. Integer arithmetic: every path gives the
 // same bits; the avx512 path draws eight at a time.
-func DropoutMask(k []float32, state, least uint64, scale float32) {
-	done := active.Load().dropout(k, state, least, scale)
+func (kn *Kernels) DropoutMask(k []float32, state, least uint64, scale float32) {
+	done := kn.dropout(k, state, least, scale)
 	state += uint64(done) * Gamma
 	for i := done; i < len(k); i++ {
 		state += Gamma

@@ -10,7 +10,7 @@ import (
 // serial SplitMix64 loop, element for element, over lengths around the
 // vector width and thresholds at both ends.
 func TestDropoutMask(t *testing.T) {
-	forEachPath(t, func(t *testing.T) {
+	forEachPath(t, func(t *testing.T, kn *Kernels) {
 		for _, n := range []int{0, 1, 7, 8, 9, 16, 23, 1000} {
 			for _, rate := range []float64{0, 0.1, 0.5, 0.999, 1} {
 				name := fmt.Sprintf("n=%d rate=%g", n, rate)
@@ -20,7 +20,7 @@ func TestDropoutMask(t *testing.T) {
 				for i := range k {
 					k[i] = -1 // dirty: every element must be written
 				}
-				DropoutMask(k, state, least, 2.5)
+				kn.DropoutMask(k, state, least, 2.5)
 				s := state
 				for i, got := range k {
 					s += Gamma
@@ -38,11 +38,11 @@ func TestDropoutMask(t *testing.T) {
 }
 
 func BenchmarkDropoutMask(b *testing.B) {
-	forEachPathB(b, func(b *testing.B) {
+	forEachPathB(b, func(b *testing.B, kn *Kernels) {
 		k := make([]float32, 1<<20)
 		b.SetBytes(4 << 20)
 		for i := 0; b.Loop(); i++ {
-			DropoutMask(k, uint64(i), 1<<50, 1.1)
+			kn.DropoutMask(k, uint64(i), 1<<50, 1.1)
 		}
 	})
 }

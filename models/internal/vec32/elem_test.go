@@ -10,7 +10,7 @@ import (
 // scalar loops, bit for bit, over lengths around the vector width, and
 // that Max finds a NaN wherever it lies.
 func TestElementwise(t *testing.T) {
-	forEachPath(t, func(t *testing.T) {
+	forEachPath(t, func(t *testing.T, kn *Kernels) {
 		seed := uint64(9)
 		rnd := func() float32 {
 			seed = seed*6364136223846793005 + 1442695040888963407
@@ -23,11 +23,11 @@ func TestElementwise(t *testing.T) {
 				x[i], y[i] = rnd(), rnd()
 			}
 			s := append([]float32(nil), x...)
-			Scale(s, 1.7)
+			kn.Scale(s, 1.7)
 			d := make([]float32, n)
-			MulTo(d, x, y)
+			kn.MulTo(d, x, y)
 			ma := append([]float32(nil), x...)
-			MulAdd(ma, ma, y, s)
+			kn.MulAdd(ma, ma, y, s)
 			for i := range ma {
 				if want := float32(x[i]*y[i]) + s[i]; ma[i] != want {
 					t.Fatalf("%s: MulAdd: [%d] = %g, want %g", name, i, ma[i], want)
@@ -43,13 +43,13 @@ func TestElementwise(t *testing.T) {
 				}
 				want = max(want, x[i])
 			}
-			if got := Max(x); got != want {
+			if got := kn.Max(x); got != want {
 				t.Fatalf("%s: Max = %g, want %g", name, got, want)
 			}
 			for _, at := range []int{0, n / 2, n - 1} {
 				nan := append([]float32(nil), x...)
 				nan[at] = float32(math.NaN())
-				if got := Max(nan); got == got {
+				if got := kn.Max(nan); got == got {
 					t.Fatalf("%s: Max with a NaN at %d = %g, want NaN", name, at, got)
 				}
 			}
@@ -60,7 +60,7 @@ func TestElementwise(t *testing.T) {
 // TestSumSquares checks every path's sum of squares against the eight
 // partial sums of the scalar loop, bit for bit.
 func TestSumSquares(t *testing.T) {
-	forEachPath(t, func(t *testing.T) {
+	forEachPath(t, func(t *testing.T, kn *Kernels) {
 		seed := uint64(13)
 		for _, n := range []int{0, 1, 7, 8, 9, 63, 64, 65, 1000} {
 			x := make([]float32, n)
@@ -73,7 +73,7 @@ func TestSumSquares(t *testing.T) {
 				s[i%8] += float64(v) * float64(v)
 			}
 			want := ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
-			if got := SumSquares(x); math.Float64bits(got) != math.Float64bits(want) {
+			if got := kn.SumSquares(x); math.Float64bits(got) != math.Float64bits(want) {
 				t.Fatalf("n=%d: %v, want %v", n, got, want)
 			}
 		}
@@ -83,7 +83,7 @@ func TestSumSquares(t *testing.T) {
 // TestNormRows checks every path's LayerNorm row kernels against the
 // scalar loops, each operation rounded apart, bit for bit.
 func TestNormRows(t *testing.T) {
-	forEachPath(t, func(t *testing.T) {
+	forEachPath(t, func(t *testing.T, kn *Kernels) {
 		seed := uint64(17)
 		rnd := func() float32 {
 			seed = seed*6364136223846793005 + 1442695040888963407
@@ -96,8 +96,8 @@ func TestNormRows(t *testing.T) {
 			}
 			mean, inv, mg, mgx := rnd(), rnd(), rnd(), rnd()
 			y, xhat, dx := make([]float32, n), make([]float32, n), make([]float32, n)
-			NormRow(y, xhat, x, g, b, mean, inv)
-			NormBackRow(dx, dy, x, g, mg, mgx, inv)
+			kn.NormRow(y, xhat, x, g, b, mean, inv)
+			kn.NormBackRow(dx, dy, x, g, mg, mgx, inv)
 			for k := range x {
 				xv := (x[k] - mean) * inv
 				wantY := float32(xv*g[k]) + b[k]
@@ -108,7 +108,7 @@ func TestNormRows(t *testing.T) {
 			}
 			// y may be x.
 			in := append([]float32(nil), x...)
-			NormRow(in, xhat, in, g, b, mean, inv)
+			kn.NormRow(in, xhat, in, g, b, mean, inv)
 			for k := range in {
 				if in[k] != y[k] {
 					t.Fatalf("n=%d: in place y[%d] = %g, want %g", n, k, in[k], y[k])

@@ -51,9 +51,9 @@ func Exp(x float32) float32 {
 
 // GELU sets y = ½x(1 + erf(x/√2)), eight or sixteen floats at a time on
 // the vector paths.
-func GELU(y, x []float32) {
+func (kn *Kernels) GELU(y, x []float32) {
 	y = y[:len(x)]
-	for i := active.Load().geluF(y, x); i < len(x); i++ {
+	for i := kn.geluF(y, x); i < len(x); i++ {
 		v := x[i]
 		y[i] = 0.5 * v * (1 + Erf(v*math.Sqrt2/2))
 	}
@@ -61,10 +61,10 @@ func GELU(y, x []float32) {
 
 // GELUBackward sets dx = dy·(Φ(x) + x·φ(x)), the gradient of GELU; dx may
 // be dy.
-func GELUBackward(dx, dy, x []float32) {
+func (kn *Kernels) GELUBackward(dx, dy, x []float32) {
 	const invSqrt2Pi = 0.3989422804014327
 	dx, dy = dx[:len(x)], dy[:len(x)]
-	for i := active.Load().geluB(dx, dy, x); i < len(x); i++ {
+	for i := kn.geluB(dx, dy, x); i < len(x); i++ {
 		v := x[i]
 		cdf := 0.5 * (1 + Erf(v*math.Sqrt2/2))
 		pdf := invSqrt2Pi * Exp(max(-0.5*v*v, -87.33654))
@@ -75,9 +75,9 @@ func GELUBackward(dx, dy, x []float32) {
 // ExpShiftSum replaces each x[i] by e^(x[i]−shift) and returns their sum:
 // the exponentials of a softmax, shift being the row's maximum (every x[i]
 // must be at most shift).
-func ExpShiftSum(x []float32, shift float32) float32 {
+func (kn *Kernels) ExpShiftSum(x []float32, shift float32) float32 {
 	var sums [8]float32
-	i := active.Load().expShift(x, shift, &sums)
+	i := kn.expShift(x, shift, &sums)
 	var sum float32
 	for _, v := range sums {
 		sum += v

@@ -34,7 +34,7 @@ func TestExp(t *testing.T) {
 // exp are clamped in and beyond.
 func TestGELU(t *testing.T) { forEachPath(t, testGELU) }
 
-func testGELU(t *testing.T) {
+func testGELU(t *testing.T, kn *Kernels) {
 	for _, n := range []int{1, 7, 8, 13, 16, 24, 31, 1000} {
 		x, dy := make([]float32, n), make([]float32, n)
 		for i := range x {
@@ -43,8 +43,8 @@ func testGELU(t *testing.T) {
 		}
 		x[0] = 0
 		y, dx := make([]float32, n), make([]float32, n)
-		GELU(y, x)
-		GELUBackward(dx, dy, x)
+		kn.GELU(y, x)
+		kn.GELUBackward(dx, dy, x)
 		for i, v := range x {
 			xv := float64(v)
 			wantY := 0.5 * xv * (1 + math.Erf(xv/math.Sqrt2))
@@ -61,7 +61,7 @@ func testGELU(t *testing.T) {
 
 func TestExpShiftSum(t *testing.T) { forEachPath(t, testExpShiftSum) }
 
-func testExpShiftSum(t *testing.T) {
+func testExpShiftSum(t *testing.T, kn *Kernels) {
 	for _, n := range []int{1, 8, 13, 16, 24, 40, 100} {
 		x := make([]float32, n)
 		for i := range x {
@@ -75,7 +75,7 @@ func testExpShiftSum(t *testing.T) {
 			want[i] = math.Exp(float64(v) - float64(shift))
 			wantSum += want[i]
 		}
-		sum := ExpShiftSum(x, shift)
+		sum := kn.ExpShiftSum(x, shift)
 		for i := range x {
 			if math.Abs(float64(x[i])-want[i]) > 3e-7*want[i] {
 				t.Fatalf("n=%d: e^(x[%d]-shift) = %g, want %g", n, i, x[i], want[i])
@@ -91,6 +91,10 @@ func testExpShiftSum(t *testing.T) {
 }
 
 func BenchmarkGELU(b *testing.B) {
+	kn, err := FromEnv()
+	if err != nil {
+		b.Fatal(err)
+	}
 	n := 1 << 20
 	x, y, dy := make([]float32, n), make([]float32, n), make([]float32, n)
 	for i := range x {
@@ -98,12 +102,12 @@ func BenchmarkGELU(b *testing.B) {
 	}
 	b.Run("forward", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			GELU(y, x)
+			kn.GELU(y, x)
 		}
 	})
 	b.Run("backward", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			GELUBackward(y, dy, x)
+			kn.GELUBackward(y, dy, x)
 		}
 	})
 }

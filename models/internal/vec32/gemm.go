@@ -19,7 +19,7 @@ import (
 
 // Gemm sets C = alpha·op(A)·op(B) + beta·C for row-major A (m×k after op),
 // B (k×n after op) and C (m×n) with leading strides lda, ldb, ldc, on the
-// kernel path in use (Path). With parallel set, the packing of B and
+// kernel path kn. With parallel set, the packing of B and
 // blocks of C (row panels, by chunks of columns when rows are few) are
 // spread over GOMAXPROCS goroutines, with no lock: each goroutine writes
 // its own blocks.
@@ -29,8 +29,7 @@ import (
 // sgemmKC along k, in order, each block's products summed from zero in
 // order of k and then added to C. So the split across goroutines, the
 // micro-kernel's shape and the vector width leave the bits alone.
-func Gemm(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	kn := active.Load()
+func (kn *Kernels) Gemm(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if kn.gemm == nil {
 		if m == 0 || n == 0 {
 			return
@@ -50,7 +49,7 @@ func transpose(t bool) blas.Transpose {
 	return blas.NoTrans
 }
 
-func gemm(kn *kernels, parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+func gemm(kn *Kernels, parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}

@@ -15,34 +15,20 @@ func TestSgemm(t *testing.T) {
 }
 
 // forEachPath runs test on every kernel path this machine has.
-func forEachPath(t *testing.T, test func(t *testing.T)) {
-	for _, p := range Paths() {
-		t.Run(p, func(t *testing.T) {
-			restore, err := Use(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer restore()
-			test(t)
-		})
+func forEachPath(t *testing.T, test func(t *testing.T, kn *Kernels)) {
+	for _, kn := range available() {
+		t.Run(kn.name, func(t *testing.T) { test(t, kn) })
 	}
 }
 
 // forEachPathB runs benchmark on every kernel path this machine has.
-func forEachPathB(b *testing.B, benchmark func(b *testing.B)) {
-	for _, p := range Paths() {
-		b.Run(p, func(b *testing.B) {
-			restore, err := Use(p)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer restore()
-			benchmark(b)
-		})
+func forEachPathB(b *testing.B, benchmark func(b *testing.B, kn *Kernels)) {
+	for _, kn := range available() {
+		b.Run(kn.name, func(b *testing.B) { benchmark(b, kn) })
 	}
 }
 
-func testSgemm(t *testing.T) {
+func testSgemm(t *testing.T, kn *Kernels) {
 	seed := uint64(11)
 	rnd := func() float64 {
 		seed = seed*6364136223846793005 + 1442695040888963407
@@ -94,7 +80,7 @@ func testSgemm(t *testing.T) {
 							want[i*ldc+j] = float64(ab[0])*s + float64(ab[1])*float64(c[i*ldc+j])
 						}
 					}
-					Gemm(par, tr[0], tr[1], m, n, k, ab[0], a, lda, b, ldb, ab[1], c, ldc)
+					kn.Gemm(par, tr[0], tr[1], m, n, k, ab[0], a, lda, b, ldb, ab[1], c, ldc)
 					for i := range c {
 						if math.Abs(float64(c[i])-want[i]) > 1e-4*math.Max(1, math.Abs(want[i])) {
 							t.Fatalf("%s: c[%d] = %g, want %g", name, i, c[i], want[i])
@@ -109,9 +95,9 @@ func testSgemm(t *testing.T) {
 func BenchmarkSgemmFFN(b *testing.B) {
 	m, n, k := 2048, 512, 128
 	x, w, y := make([]float32, m*k), make([]float32, n*k), make([]float32, m*n)
-	forEachPathB(b, func(b *testing.B) {
+	forEachPathB(b, func(b *testing.B, kn *Kernels) {
 		for i := 0; i < b.N; i++ {
-			Gemm(true, false, true, m, n, k, 1, x, k, w, k, 0, y, n)
+			kn.Gemm(true, false, true, m, n, k, 1, x, k, w, k, 0, y, n)
 		}
 		b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	})
@@ -129,8 +115,8 @@ func BenchmarkPackA(b *testing.B) {
 // panels and chunks of columns, as on a 64-core node) gives the bits of
 // the same product on one goroutine.
 func TestGemmSplitKeepsBits(t *testing.T) {
-	forEachPath(t, func(t *testing.T) {
-		if Path() == PathGo {
+	forEachPath(t, func(t *testing.T, kn *Kernels) {
+		if kn.name == PathGo {
 			t.Skip("the go path's products are gonum's")
 		}
 		seed := uint64(3)
@@ -147,9 +133,9 @@ func TestGemmSplitKeepsBits(t *testing.T) {
 				m, n, k := sh[0], sh[1], sh[2]
 				a, b, c0 := fill(m*k), fill(k*n), fill(m*n)
 				serial, split := append([]float32(nil), c0...), append([]float32(nil), c0...)
-				Gemm(false, false, false, m, n, k, 1, a, k, b, n, 1, serial, n)
+				kn.Gemm(false, false, false, m, n, k, 1, a, k, b, n, 1, serial, n)
 				prev := runtime.GOMAXPROCS(procs)
-				Gemm(true, false, false, m, n, k, 1, a, k, b, n, 1, split, n)
+				kn.Gemm(true, false, false, m, n, k, 1, a, k, b, n, 1, split, n)
 				runtime.GOMAXPROCS(prev)
 				for i := range serial {
 					if math.Float32bits(serial[i]) != math.Float32bits(split[i]) {
@@ -184,7 +170,7 @@ func BenchmarkMicroKernel(b *testing.B) {
 // (zeros times negatives) C holds +0, whatever it held before, on every
 // path and in whole blocks as in edge blocks.
 func TestBetaZeroSetsPlusZero(t *testing.T) {
-	forEachPath(t, func(t *testing.T) {
+	forEachPath(t, func(t *testing.T, kn *Kernels) {
 		const m, n, k = 25, 70, 300
 		a, b, c := make([]float32, m*k), make([]float32, k*n), make([]float32, m*n)
 		for i := range b {
@@ -193,7 +179,7 @@ func TestBetaZeroSetsPlusZero(t *testing.T) {
 		for i := range c {
 			c[i] = float32(math.NaN())
 		}
-		Gemm(true, false, false, m, n, k, 1, a, k, b, n, 0, c, n)
+		kn.Gemm(true, false, false, m, n, k, 1, a, k, b, n, 0, c, n)
 		for i, v := range c {
 			if math.Float32bits(v) != 0 {
 				t.Fatalf("c[%d] = %g (bits %#x), want +0", i, v, math.Float32bits(v))

@@ -99,7 +99,7 @@ var (
 	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512F
 )
 
-var avx2Kernels = &kernels{name: PathAVX2, mr: 6, nr: 16, gemm: sgemmKernel6x16,
+var avx2Kernels = &Kernels{name: PathAVX2, mr: 6, nr: 16, gemm: sgemmKernel6x16,
 	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2,
 	dropout: dropoutKernel(8, dropoutMaskAVX2), addRows: addRowsKernel(8, addRowsAVX2),
 	scale: scaleKernel(8, scaleAVX2), mulTo: mulToKernel(8, mulToAVX2), mulAdd: mulAddKernel(8, mulAddAVX2),
@@ -111,7 +111,7 @@ var avx2Kernels = &kernels{name: PathAVX2, mr: 6, nr: 16, gemm: sgemmKernel6x16,
 // at a time, then one block of 8 on the AVX2 kernel, so that every element
 // gets the instructions it gets on the avx2 path; the other element-wise
 // kernels round each operation as the Go loops do, at any width.
-var avx512Kernels = &kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel12x32,
+var avx512Kernels = &Kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel12x32,
 	geluF: func(y, x []float32) int {
 		n := len(x) &^ 15
 		if n > 0 {
@@ -285,14 +285,14 @@ func adamWAVX2(value, grad, m, v []float32, c *AdamWCoef) int {
 }
 
 // available lists the paths this CPU can run, fastest first.
-func available() []*kernels {
+func available() []*Kernels {
 	switch {
 	case hasAVX512:
-		return []*kernels{avx512Kernels, avx2Kernels, goKernels}
+		return []*Kernels{avx512Kernels, avx2Kernels, goKernels}
 	case hasAVX2:
-		return []*kernels{avx2Kernels, goKernels}
+		return []*Kernels{avx2Kernels, goKernels}
 	}
-	return []*kernels{goKernels}
+	return []*Kernels{goKernels}
 }
 
 //go:noescape

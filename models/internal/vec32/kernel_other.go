@@ -3,6 +3,6 @@
 package vec32
 
 // available is the portable path alone off amd64.
-func available() []*kernels { return []*kernels{goKernels} }
+func available() []*Kernels { return []*Kernels{goKernels} }
 
 func packBTrans(panel, b []float32, ldb, kb, nr int) int { return 0 }

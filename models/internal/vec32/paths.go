@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync/atomic"
 )
 
 // The kernel paths: the instruction sets the kernels run on, chosen at run
@@ -19,12 +18,16 @@ const (
 	PathGo     = "go"
 )
 
-// EnvKernels is the environment variable that forces a kernel path.
+// Envkernels is the environment variable that forces a kernel path.
 const EnvKernels = "BELUGA_KERNELS"
 
-// kernels is one path's micro-kernels. The vector element-wise kernels
-// return how many leading elements they did; the portable loops do the rest.
-type kernels struct {
+// Kernels is one path's micro-kernels, and the operations run on them (its
+// methods). A value of it is the kernel path of a computation: each model's
+// backend holds the one it was built with, so that two models of one
+// process may run on different paths; no process-wide path exists. The
+// vector element-wise kernels return how many leading elements they did;
+// the portable loops do the rest.
+type Kernels struct {
 	name string
 	// gemm adds A·B for a mr×k block of A and a k×nr block of B to the
 	// mr×nr block of C at c (rows ldc floats apart), reading A and B where
@@ -53,7 +56,7 @@ type kernels struct {
 	addRowProducts func(dg, db, dy, x []float32, rows, stride int) int
 }
 
-var goKernels = &kernels{name: PathGo,
+var goKernels = &Kernels{name: PathGo,
 	geluF:          func(y, x []float32) int { return 0 },
 	geluB:          func(dx, dy, x []float32) int { return 0 },
 	expShift:       func(x []float32, shift float32, sums *[8]float32) int { return 0 },
@@ -73,21 +76,18 @@ func noDropoutKernel(k []float32, state, least uint64, scale float32) int { retu
 
 func noAddRowsKernel(d, src []float32, rows, stride int) int { return 0 }
 
-var (
-	active atomic.Pointer[kernels]
-	envErr error
-)
-
-func init() {
-	k, err := choose(os.Getenv(EnvKernels), available())
-	envErr = err
-	active.Store(k)
-}
+// FromEnv returns the kernels BELUGA_KERNELS names, or the fastest this
+// CPU has when it is unset. When it names a path this CPU cannot run, or
+// no path at all, it returns the fastest and an error saying so: programs
+// that train refuse to start then, so that a forced path is never silently
+// replaced. The variable is read at each call: a model's kernels are
+// chosen when it is built.
+func FromEnv() (*Kernels, error) { return choose(os.Getenv(EnvKernels), available()) }
 
 // choose returns the kernels named by env ("" for the fastest available),
 // or the fastest and an error when env names an unknown path or one the
 // CPU lacks.
-func choose(env string, avail []*kernels) (*kernels, error) {
+func choose(env string, avail []*Kernels) (*Kernels, error) {
 	if env == "" {
 		return avail[0], nil
 	}
@@ -116,28 +116,19 @@ func Paths() []string {
 	return out
 }
 
-// Path returns the kernel path in use.
-func Path() string { return active.Load().name }
-
-// EnvError returns the error of a BELUGA_KERNELS the machine cannot
-// honour (the fastest path runs meanwhile), nil when it is unset or valid:
-// programs that train check it before they start, so that a forced path is
-// never silently replaced.
-func EnvError() error { return envErr }
-
-// Use makes the kernels run path p from now on and returns a function that
-// restores the previous path. Switch paths between computations, not
-// during one (tests loop over Paths with it).
-func Use(p string) (restore func(), err error) {
+// Lookup returns the kernels of path p (one of Paths).
+func Lookup(p string) (*Kernels, error) {
 	for _, k := range available() {
 		if k.name == p {
-			prev := active.Swap(k)
-			return func() { active.Store(prev) }, nil
+			return k, nil
 		}
 	}
-	_, err = choose(p, available())
 	if p == "" {
-		err = fmt.Errorf("empty kernel path")
+		return nil, fmt.Errorf("empty kernel path")
 	}
+	_, err := choose(p, available())
 	return nil, err
 }
+
+// Name is the kernel path's name: PathAVX512, PathAVX2 or PathGo.
+func (kn *Kernels) Name() string { return kn.name }

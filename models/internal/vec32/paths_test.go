@@ -7,11 +7,11 @@ import (
 )
 
 func TestChoose(t *testing.T) {
-	all := []*kernels{{name: PathAVX512}, {name: PathAVX2}, goKernels}
+	all := []*Kernels{{name: PathAVX512}, {name: PathAVX2}, goKernels}
 	avx2 := all[1:]
 	for _, tc := range []struct {
 		env   string
-		avail []*kernels
+		avail []*Kernels
 		want  string
 		err   string // a substring of the error; "" for none
 	}{
@@ -36,24 +36,19 @@ func TestChoose(t *testing.T) {
 	}
 }
 
-func TestUse(t *testing.T) {
-	before := Path()
+func TestLookup(t *testing.T) {
 	for _, p := range Paths() {
-		restore, err := Use(p)
+		kn, err := Lookup(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if Path() != p {
-			t.Errorf("Use(%s): path %s", p, Path())
-		}
-		restore()
-		if Path() != before {
-			t.Errorf("restore after Use(%s): path %s, want %s", p, Path(), before)
+		if kn.Name() != p {
+			t.Errorf("Lookup(%s): path %s", p, kn.Name())
 		}
 	}
 	for _, p := range []string{"", "neon", "avx1024"} {
-		if _, err := Use(p); err == nil {
-			t.Errorf("Use(%q) succeeded", p)
+		if _, err := Lookup(p); err == nil {
+			t.Errorf("Lookup(%q) succeeded", p)
 		}
 	}
 	if Paths()[len(Paths())-1] != PathGo {
@@ -89,20 +84,19 @@ func TestVectorPathsAgree(t *testing.T) {
 	}
 	type out struct{ c, y, dx, e []float32 }
 	run := func(p string, alpha float32, a, b, c0, x, dy []float32, m, n, k int) out {
-		restore, err := Use(p)
+		kn, err := Lookup(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer restore()
 		c := append([]float32(nil), c0...)
-		Gemm(true, false, true, m, n, k, alpha, a, k, b, k, 1, c, n)
+		kn.Gemm(true, false, true, m, n, k, alpha, a, k, b, k, 1, c, n)
 		// op(A) = Aᵀ: the kernels' other way of reading A.
-		Gemm(true, true, false, m, n, k, alpha, a, m, b, n, 1, c, n)
+		kn.Gemm(true, true, false, m, n, k, alpha, a, m, b, n, 1, c, n)
 		y, dx := make([]float32, len(x)), make([]float32, len(x))
-		GELU(y, x)
-		GELUBackward(dx, dy, x)
+		kn.GELU(y, x)
+		kn.GELUBackward(dx, dy, x)
 		e := append([]float32(nil), x...)
-		s := ExpShiftSum(e, 4)
+		s := kn.ExpShiftSum(e, 4)
 		return out{c, y, dx, append(e, s)}
 	}
 	for _, sh := range [][3]int{{12, 32, 256}, {13, 33, 300}, {37, 70, 513}, {4, 16, 7}} {
@@ -131,7 +125,7 @@ func TestVectorPathsAgree(t *testing.T) {
 func TestAdamW(t *testing.T) {
 	c := AdamWCoef{B1: 0.9, OneMinusB1: 1 - float32(0.9), B2: 0.999, OneMinusB2: 1 - float32(0.999),
 		InvBC2: 1 / float32(math.Sqrt(1-math.Pow(0.999, 3))), Eps: 1e-8, Decay: 1 - 1e-4*0.01, StepSize: 1e-4 / float32(1-math.Pow(0.9, 3))}
-	forEachPath(t, func(t *testing.T) {
+	forEachPath(t, func(t *testing.T, kn *Kernels) {
 		for _, n := range []int{1, 7, 8, 15, 16, 24, 33, 1000} {
 			seed := uint64(n)
 			rnd := func() float32 {
@@ -149,7 +143,7 @@ func TestAdamW(t *testing.T) {
 				denom := float32(float32(math.Sqrt(float64(wvv[i])))*c.InvBC2) + c.Eps
 				wv[i] = float32(wv[i]*c.Decay) - float32(c.StepSize*wm[i])/denom
 			}
-			AdamW(value, grad, m, v, c)
+			kn.AdamW(value, grad, m, v, c)
 			for i := range value {
 				if math.Float32bits(value[i]) != math.Float32bits(wv[i]) || m[i] != wm[i] || v[i] != wvv[i] {
 					t.Fatalf("n=%d, element %d: θ, m, v = %g, %g, %g, want %g, %g, %g", n, i, value[i], m[i], v[i], wv[i], wm[i], wvv[i])

@@ -5,6 +5,9 @@
 "use strict";
 (function () {
   const PAGE = 50;
+  // FOLD_ABOVE is metrics.FoldAbove: a case of more inputs shows its
+  // original and the inputs that break it until unfolded.
+  const FOLD_ABOVE = 6;
   const mode = JSON.parse(document.getElementById("beluga-mode").textContent).mode;
   const app = document.getElementById("app");
   const tip = document.getElementById("tip");
@@ -30,7 +33,7 @@
     view: () => getJSON("api/view"),
     page: (f, q) => {
       const p = new URLSearchParams({ func: f, runs: q.runs.join(","), focus: q.focus, verdict: q.verdict, split: q.split,
-        meta: q.meta ? q.meta.join("=") : "", q: q.search, offset: q.offset, limit: PAGE });
+        meta: q.meta ? q.meta.join("=") : "", q: q.search, flips: q.flips ? "1" : "", offset: q.offset, limit: PAGE });
       return getJSON("api/cases?" + p);
     },
   } : {
@@ -55,15 +58,19 @@
       if (s && !(c.inputs || []).some(inp => inp.text.toLowerCase().includes(s) || (inp.pair || "").toLowerCase().includes(s))) return;
       let fails = cs.runs[focus] && cs.runs[focus].v[i] === "F" ? q.runs.length + 1 : 0;
       for (const r of q.runs) if (cs.runs[r] && cs.runs[r].v[i] === "F") fails++;
-      hits.push([i, fails]);
+      const worst = cs.runs[focus] && cs.runs[focus].worst ? cs.runs[focus].worst[i] : 0;
+      const vs = q.runs.filter(r => cs.runs[r]).map(r => cs.runs[r].v[i]);
+      const flip = q.flips && vs.includes("P") && vs.includes("F") ? 1 : 0;
+      hits.push([i, fails, worst, flip]);
     });
-    hits.sort((a, b) => b[1] - a[1]);
+    hits.sort((a, b) => b[3] - a[3] || b[1] - a[1] || b[2] - a[2]);
     const rows = hits.slice(q.offset, q.offset + PAGE).map(([i]) => ({
       case: cs.cases[i],
       runs: q.runs.map(r => {
         const rc = cs.runs[r];
         if (!rc) return { v: "?" };
-        return { v: rc.v[i], pred: rc.pred ? rc.pred[i] : null, probs: rc.probs ? rc.probs[i] : null };
+        return { v: rc.v[i], pred: rc.pred ? rc.pred[i] : null, probs: rc.probs ? rc.probs[i] : null,
+          in: rc.in ? rc.in[i] : "", viol: rc.viol ? rc.viol[i] : null, worst: rc.worst ? rc.worst[i] : 0 };
       }),
     }));
     return { func: cs.func, expect: cs.expect, labels: cs.labels, total: hits.length, rows, runs: q.runs, splits: [...splits].sort(), meta: sortFacets(meta) };
@@ -106,8 +113,123 @@
     return { parts: path.split("/"), q: new URLSearchParams(qs || "") };
   }
 
+  // ---- a test report (beluga test): its sections instead of Table 3 ----
+  // The sections follow report/testreport.go's; a further section is one
+  // function (report → HTML, "" when it has nothing) appended here.
+  const testSections = [testSummary, testMatrix, testTable];
+  const pct = v => v === null || v === undefined ? "–" : num(v, 1) + "%";
+  const modelName = i => view.test.models.length > 1 ? "ABCDEFGH"[i] : "";
+  // failColour is CheckList's grid colour: white to red by the cube root
+  // of the fail rate (grey: no case scored).
+  function failColour(v) {
+    if (v === null || v === undefined) return "#eee";
+    const t = Math.cbrt(Math.max(0, Math.min(100, v)) / 100);
+    const c = (a, b) => Math.round(a + (b - a) * t);
+    return "rgb(" + c(255, 198) + "," + c(255, 40) + "," + c(255, 40) + ")";
+  }
+  const ink = v => v !== null && v !== undefined && Math.cbrt(v / 100) > 0.6 ? "#fff" : "#111";
+  function funcIdByName(name) { return view.funcs.findIndex(f => f.name === name); }
+  function renderTest() {
+    app.innerHTML = testSections.map(sec => sec(view.test)).join("");
+    const tbl = document.getElementById("tests");
+    if (tbl) wireSort(tbl);
+  }
+  function testSummary(r) {
+    let h = "<section id='test-summary'><dl class='kv'>";
+    r.models.forEach((m, i) => {
+      const n = modelName(i);
+      h += "<dt>Model" + (n ? " " + n : "") + "</dt><dd>" + esc(m) + "</dd><dt>Classes matched" + (n ? " (" + n + ")" : "") + "</dt><dd>" + esc(r.label_match[i]) + "</dd>";
+    });
+    h += "<dt>Suite</dt><dd>" + esc(r.suite) + " (" + esc(r.task) + "), " + r.tests.length + " tests</dd><dt>Cases scored</dt><dd id='test-sampling'>" + esc(r.sampling) + "</dd>";
+    r.scores.forEach((s, i) => {
+      const n = modelName(i);
+      h += "<dt>Suite score" + (n ? " " + n : "") + "</dt><dd class='score'><strong>" + pct(s) + "</strong> <span class='muted' id='score-note'>" + esc(r.score_note) + "</span></dd>";
+    });
+    h += "</dl>";
+    for (const f of r.flags || []) h += "<p class='warn'>" + esc(f) + "</p>";
+    return h + "</section>";
+  }
+  function testMatrix(r) {
+    const m = r.matrix;
+    let h = "<section id='test-matrix-section'><h2>Fail rates by capability and test type</h2><p class='muted'>Each cell: the worst fail rate among its tests (the number of tests), as CheckList's visual summary" +
+      (r.models.length > 1 ? "; A / B" : "") + ". A cell opens its worst test.</p><table class='matrix' id='test-matrix'><thead><tr><th scope='col'>Capability</th>";
+    for (const t of m.types) h += "<th scope='col' class='num t-" + esc(t) + "'>" + esc(t) + "</th>";
+    h += "</tr></thead><tbody>";
+    m.capabilities.forEach((c, i) => {
+      h += "<tr><th scope='row'>" + esc(c) + "</th>";
+      m.cells[i].forEach(cell => {
+        if (!cell.tests) { h += "<td class='num empty'></td>"; return; }
+        const w = cell.worst[0];
+        const fid = funcIdByName(cell.worst_test);
+        const txt = cell.worst.map(pct).join(" / ") + " <span class='n'>(" + cell.tests + ")</span>";
+        h += "<td class='num cell' style='background:" + failColour(w) + ";color:" + ink(w) + "' title='" + esc(cell.worst_test ? "worst: " + cell.worst_test : "") + "'>" +
+          (fid >= 0 ? "<a href='#func/" + fid + "'>" + txt + "</a>" : txt) + "</td>";
+      });
+      h += "</tr>";
+    });
+    return h + "</tbody></table></section>";
+  }
+  function testTable(r) {
+    const two = r.models.length > 1;
+    const cols = [["test", "Test", 0], ["capability", "Capability", 0], ["type", "Type", 0], ["description", "Description", 0], ["n", "n", 1]];
+    if (two) cols.push(["fa", "Fails A", 1], ["fb", "Fails B", 1], ["ra", "Fail rate A", 1], ["rb", "Fail rate B", 1], ["d", "B − A", 1], ["p", "p", 1], ["q", "q", 1], ["flips", "Flips", 1]);
+    else cols.push(["filtered", "Filtered", 1], ["fails", "Fails", 1], ["rate", "Fail rate", 1]);
+    let h = "<section id='test-table-section'><h2>Tests</h2><p class='muted'>Click a column to sort; a test's name opens its failing cases, worst first." +
+      (two ? " p: McNemar's exact test over the cases both models scored; q: Benjamini–Hochberg over the tests." : "") + "</p><table id='tests'><thead><tr>";
+    for (const [k, label, isNum] of cols) h += "<th scope='col' data-key='" + k + "' data-num='" + isNum + "'" + (isNum ? " class='num'" : "") + " aria-sort='none'><button type='button'>" + esc(label) + "</button></th>";
+    h += "</tr></thead><tbody>";
+    r.tests.forEach((t, i) => {
+      const a = t.stats[0], b = t.stats[1];
+      const cell = (k, v, shown, attrs) => "<td data-k='" + k + "' data-v='" + esc(v === null || v === undefined ? "" : v) + "'" + (attrs || "") + ">" + shown + "</td>";
+      h += "<tr data-test='" + esc(t.name) + "'>";
+      h += cell("test", t.name, "<a href='#func/" + i + "'>" + esc(t.name) + "</a>" + (t.excluded ? " <span class='muted' title='left out of the suite score'>(not in the score)</span>" : ""));
+      h += cell("capability", t.capability, esc(t.capability)) + cell("type", t.type, "<span class='t-" + esc(t.type) + "'>" + esc(t.type) + "</span>");
+      h += cell("description", t.description || "", "<span class='desc'>" + esc(t.description || "") + "</span>") + cell("n", a.n, a.n, " class='num'");
+      const rate = (k, s) => cell(k, s.fail_rate, "<span class='bar' style='--w:" + (s.fail_rate || 0).toFixed(1) + "%'></span>" + pct(s.fail_rate), " class='num rate'");
+      if (two) {
+        h += cell("fa", a.fails, a.fails, " class='num'") + cell("fb", b.fails, b.fails, " class='num'") + rate("ra", a) + rate("rb", b);
+        h += cell("d", t.diff, t.diff === null || t.diff === undefined ? "–" : (t.diff > 0 ? "+" : "") + num(t.diff, 1), " class='num'");
+        const pv = v => v === null || v === undefined ? "–" : Number(v).toPrecision(3);
+        h += cell("p", t.p, pv(t.p), " class='num'") + cell("q", t.q, pv(t.q), " class='num" + (t.q !== null && t.q !== undefined && t.q < view.significance ? " best" : "") + "'") + cell("flips", t.flips || 0, t.flips || 0, " class='num'");
+      } else {
+        h += cell("filtered", a.filtered, a.filtered, " class='num'") + cell("fails", a.fails, a.fails, " class='num'") + rate("rate", a);
+      }
+      h += "</tr>";
+    });
+    return h + "</tbody></table></section>";
+  }
+  // wireSort sorts a table's rows by a clicked column (again: reversed);
+  // empty values sort last.
+  function wireSort(tbl) {
+    tbl.querySelector("thead").addEventListener("click", e => {
+      const th = e.target.closest("th");
+      if (!th) return;
+      const k = th.dataset.key, isNum = th.dataset.num === "1";
+      const dir = th.getAttribute("aria-sort") === "descending" ? 1 : -1;
+      for (const o of tbl.querySelectorAll("thead th")) o.setAttribute("aria-sort", "none");
+      th.setAttribute("aria-sort", dir < 0 ? "descending" : "ascending");
+      const body = tbl.querySelector("tbody");
+      const rows = [...body.rows];
+      const val = r => r.querySelector("td[data-k='" + k + "']").dataset.v;
+      rows.sort((x, y) => {
+        const a = val(x), b = val(y);
+        if (a === "" || b === "") return (a === "") - (b === "");
+        const c = isNum ? Number(a) - Number(b) : a.localeCompare(b);
+        return dir * -c;
+      });
+      for (const r of rows) body.appendChild(r);
+    });
+  }
+  // violationText mirrors metrics.ViolationText.
+  function violationText(type, v) {
+    if (type === "INV") return "probability of the original's class changed by " + num(v, 3);
+    if (type === "DIR") return "moved " + num(v, 3) + " the wrong way";
+    return "1 − p(expected) = " + num(v, 3);
+  }
+
   // ---- overview: Table 3 and the heatmap ----
   function renderOverview() {
+    if (view.test) return renderTest();
     const t = view.table;
     const reps = view.replicates.length > 1;
     const against = view.baseline >= 0 ? "↑ / ↓: significantly at or above / below the baseline row, " + esc(view.baseline_label) + " (p &lt; " + view.significance + "); "
@@ -229,6 +351,8 @@
   // columnsFor picks the runs shown side by side: the baseline, then the
   // row's runs scored on the functionality (seen, then held-out folds).
   function columnsFor(fid, row, rep) {
+    // A test report shows every model side by side.
+    if (view.test) return view.runs.map((r, i) => ({ role: (view.runs.length > 1 ? r.id + ": " : "") + view.rows[r.row].label, run: r }));
     const scored = view.runs.filter(r => r.funcs.includes(fid) && r.replicate === rep);
     const cols = [];
     const b = baselineRow();
@@ -259,12 +383,16 @@
     // from (a heatmap cell), else the last: the run that saw it least.
     const fc = cols.find(c => c.run.score === q.get("score")) || cols[cols.length - 1];
     state.focus = fc ? fc.run.id : "";
-    let h = "<p><a href='#'>← Table and heatmap</a></p><h2 id='func-title'>" + esc(fv.name) + "</h2><dl class='kv'><dt>Task</dt><dd>" + esc(fv.task) +
-      "</dd><dt>Type</dt><dd class='t-" + esc(fv.type) + "'>" + esc(fv.type) + "</dd><dt>Class</dt><dd>" + esc(fv.class) + "</dd>" +
+    const back = view.test ? "← Test report" : "← Table and heatmap";
+    const tr = view.test ? view.test.tests[fid] : null;
+    let h = "<p><a href='#'>" + back + "</a></p><h2 id='func-title'>" + esc(fv.name) + "</h2><dl class='kv'>" +
+      (tr ? tr.stats.map((s, i) => "<dt>Fail rate" + (modelName(i) ? " " + modelName(i) : "") + "</dt><dd class='func-rate'><strong>" + pct(s.fail_rate) + "</strong> <span class='muted'>(" + s.fails + " of " + (s.n - s.filtered) + " cases not filtered; " + s.n + " run, " + s.filtered + " filtered)</span></dd>").join("") : "") +
+      "<dt>Task</dt><dd>" + esc(fv.task) +
+      "</dd><dt>Type</dt><dd class='t-" + esc(fv.type) + "'>" + esc(fv.type) + "</dd><dt>" + (view.test ? "Capability" : "Class") + "</dt><dd>" + esc(fv.class) + "</dd>" +
       (fv.description ? "<dt>Description</dt><dd>" + esc(fv.description) + "</dd>" : "") +
       "<dt>Expected</dt><dd id='func-expect'>–</dd></dl>";
     h += "<form class='controls' id='case-controls' onsubmit='return false'>";
-    h += "<label>Configuration × method<select id='f-row'>" + (others.length ? others : rowsWith).map(r => "<option value='" + r + "'" + (r === row ? " selected" : "") + ">" + esc(view.rows[r].label) + "</option>").join("") + "</select></label>";
+    h += "<label" + (view.test ? " hidden" : "") + ">Configuration × method<select id='f-row'>" + (others.length ? others : rowsWith).map(r => "<option value='" + r + "'" + (r === row ? " selected" : "") + ">" + esc(view.rows[r].label) + "</option>").join("") + "</select></label>";
     if (reps.length > 1) h += "<label>Replicate<select id='f-rep'>" + reps.map(r => "<option" + (r === rep ? " selected" : "") + ">" + esc(r) + "</option>").join("") + "</select></label>";
     h += "<label>Verdict of " + esc(fc ? fc.role : "–") + "<select id='f-verdict'><option value=''>all</option><option value='F'>fail</option><option value='P'>pass</option><option value='-'>filtered</option></select></label>";
     h += "<label>Split<select id='f-split'><option value=''>all</option></select></label>";
@@ -292,27 +420,43 @@
     const seq = ++loadSeq;
     const status = document.getElementById("case-status");
     status.textContent = "Loading cases…";
-    const q = { runs: cols.map(c => c.run.id), focus: state.focus, verdict: state.verdict, split: state.split, meta: state.meta, search: state.search, offset: state.offset };
+    const q = { runs: cols.map(c => c.run.id), focus: state.focus, verdict: state.verdict, split: state.split, meta: state.meta, search: state.search, offset: state.offset,
+      flips: !!view.test && cols.length > 1 };
     const page = await source.page(fid, q);
     if (seq !== loadSeq || !document.body.contains(status)) return;
     fillFacets(page);
     if (page.expect) document.getElementById("func-expect").textContent = page.expect;
-    status.textContent = page.total + " cases" + (page.total > PAGE ? ", showing " + (state.offset + 1) + "–" + Math.min(state.offset + PAGE, page.total) : "") + "; cases failed by " + (cols.find(c => c.run.id === state.focus) || { role: "–" }).role + " first, then by how many columns fail.";
+    status.textContent = page.total + " cases" + (page.total > PAGE ? ", showing " + (state.offset + 1) + "–" + Math.min(state.offset + PAGE, page.total) : "") + "; " + (q.flips ? "cases the models disagree on (flips) first, then " : "") + "cases failed by " + (cols.find(c => c.run.id === state.focus) || { role: "–" }).role + " first, then by how many columns fail, then worst first (largest violation).";
     let h = "<table id='cases'><thead><tr><th scope='col'>Case</th><th scope='col'>Input (expected)</th>";
-    for (const c of cols) h += "<th scope='col'" + (c.run.id === state.focus ? " class='focus'" : "") + ">" + esc(c.role) + "<br><a class='muted' href='#run/" + c.run.id + "'>" + esc(c.run.id) + "</a></th>";
+    for (const c of cols) h += "<th scope='col'" + (c.run.id === state.focus ? " class='focus'" : "") + ">" + esc(c.role) + (view.test ? "" : "<br><a class='muted' href='#run/" + c.run.id + "'>" + esc(c.run.id) + "</a>") + "</th>";
     h += "</tr></thead><tbody>";
+    const type = view.funcs[fid].type;
     for (const r of page.rows) {
       const c = r.case;
-      h += "<tr data-case='" + c.id + "'><td class='num'>" + c.id + (c.split ? "<br><span class='muted'>" + esc(c.split) + "</span>" : "") + "</td><td>";
-      if (c.inputs && c.inputs.length) {
-        for (const inp of c.inputs) h += "<div class='inp'>" + esc(inp.text) + (inp.pair ? " <span class='pair'>‖ " + esc(inp.pair) + "</span>" : "") + (inp.label ? " <span class='muted'>(" + esc(inp.label) + ")</span>" : "") + "</div>";
+      // An input breaks the case for a run when that run's per-input
+      // verdict is F; a long case folds the inputs no run breaks.
+      const breaks = i => r.runs.some(o => o.in && o.in[i] === "F");
+      const n = (c.inputs || []).length;
+      const fold = n > FOLD_ABOVE;
+      const kept = i => fold && i > 0 && !breaks(i);
+      const nKept = fold ? c.inputs.filter((_, i) => kept(i)).length : 0;
+      h += "<tr data-case='" + c.id + "'" + (nKept ? " class='fold'" : "") + "><td class='num'>" + c.id + (c.split ? "<br><span class='muted'>" + esc(c.split) + "</span>" : "") + "</td><td>";
+      if (n) {
+        c.inputs.forEach((inp, i) => {
+          h += "<div class='inp" + (breaks(i) ? " breaks" : "") + (kept(i) ? " kept" : "") + "'>" + (breaks(i) ? "<span class='x' title='breaks the expectation'>✗</span> " : "") +
+            esc(inp.text) + (inp.pair ? " <span class='pair'>‖ " + esc(inp.pair) + "</span>" : "") + (inp.label ? " <span class='muted'>(" + esc(inp.label) + ")</span>" : "") + "</div>";
+        });
+        if (nKept) h += "<button type='button' class='unfold'>show the " + nKept + " inputs that keep the expectation</button>";
       } else h += "<span class='muted'>text not recorded</span>";
       if (c.meta) h += "<div class='muted'>" + esc(JSON.stringify(c.meta)) + "</div>";
       h += "</td>";
       for (const [j, o] of r.runs.entries()) {
         h += "<td" + (cols[j].run.id === state.focus ? " class='focus'" : "") + "><span class='v v-" + esc(o.v) + "'>" + ({ P: "pass", F: "fail", "-": "filtered", "?": "–" }[o.v] || esc(o.v)) + "</span>";
+        if (o.v === "F" && o.worst) h += " <span class='muted worst'>" + esc(violationText(type, o.worst)) + "</span>";
         if (o.pred) o.pred.forEach((p, i) => {
-          h += "<div class='pred'>" + esc(p) + (o.probs && o.probs[i] && o.probs[i].length ? " <span class='probs'>" + probs(o.probs[i], page.labels) + "</span>" : "") + "</div>";
+          const b = o.in && o.in[i] === "F";
+          h += "<div class='pred" + (b ? " breaks" : "") + (kept(i) ? " kept" : "") + "'>" + (b ? "✗ " : "") + esc(p) + (o.probs && o.probs[i] && o.probs[i].length ? " <span class='probs'>" + probs(o.probs[i], page.labels) + "</span>" : "") +
+            (b && o.viol && o.viol[i] ? " <span class='viol'>" + esc(violationText(type, o.viol[i])) + "</span>" : "") + "</div>";
         });
         h += "</td>";
       }
@@ -321,6 +465,7 @@
     h += "</tbody></table>";
     if (page.total > PAGE) h += "<div class='pager'><button type='button' id='prev'" + (state.offset === 0 ? " disabled" : "") + ">Previous</button><button type='button' id='next'" + (state.offset + PAGE >= page.total ? " disabled" : "") + ">Next</button></div>";
     document.getElementById("case-table").innerHTML = h;
+    for (const b of document.querySelectorAll("#cases button.unfold")) b.onclick = () => { b.closest("tr").classList.remove("fold"); b.remove(); };
     const prev = document.getElementById("prev"), next = document.getElementById("next");
     if (prev) prev.onclick = () => { state.offset = Math.max(0, state.offset - PAGE); loadCases(fid, cols); };
     if (next) next.onclick = () => { state.offset += PAGE; loadCases(fid, cols); };
@@ -393,7 +538,13 @@
     try {
       if (parts[0] === "func") {
         const fid = +parts[1];
-        if (lastFunc !== fid) { Object.assign(state, { offset: 0, verdict: "", split: "", meta: null, search: "" }); lastFunc = fid; }
+        if (lastFunc !== fid) {
+          // A test report opens a test on its failing cases, as CheckList's
+          // summary lists them.
+          const t = view.test && view.test.tests[fid];
+          const failing = t && t.stats.length === 1 && t.stats[0].fails > 0 ? "F" : "";
+          Object.assign(state, { offset: 0, verdict: failing, split: "", meta: null, search: "" }); lastFunc = fid;
+        }
         await renderFunc(fid, q);
       } else if (parts[0] === "run") renderRun(parts[1]);
       else if (parts[0] === "runs") renderRuns(parts[1].split(","));
@@ -409,6 +560,7 @@
     try {
       view = await source.view();
       document.getElementById("title").textContent = view.title;
+      if (view.test) document.querySelector("header nav a").textContent = "Test report";
       document.title = view.title + " · beluga";
       await route();
       window.belugaReady = performance.now();

@@ -1,0 +1,113 @@
+package modeltest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/metrics"
+	"github.com/beluga-nlp/beluga/models/predict"
+	"github.com/beluga-nlp/beluga/report"
+)
+
+// The calibration section's files in Options.Out: its measures (read back
+// by the test report), its Markdown, its figure, and the model's
+// predictions on the user's data.
+const (
+	CalibrationFile       = "calibration.json"
+	CalibrationMarkdown   = "calibration.md"
+	CalibrationFigure     = "calibration.png"
+	DataPredictionsFile   = "data_predictions.jsonl"
+	calibrationFileFormat = 1
+)
+
+// measureData predicts the user's labelled data (Options.Data) with the
+// model and measures it: accuracy, macro-F1, per-class precision and
+// recall, the confusion matrix and calibration. The file's labels are the
+// suite classes the model's were matched to (names or indices), so its
+// probabilities are read in that order.
+func measureData(ctx context.Context, m predict.Model, tk predict.Tokenizer, spec datasets.FileSpec, rep *Report, batch int) (*metrics.Labelled, []predict.Output, error) {
+	spec.Labels = datasets.LabelNames(rep.SuiteLabels...)
+	xs, err := spec.Read()
+	if err != nil {
+		return nil, nil, fmt.Errorf("--data: %w", err)
+	}
+	inputs := make([]predict.Input, len(xs))
+	gold := make([]int, len(xs))
+	for i, x := range xs {
+		inputs[i] = predict.Input{Text: x.Text}
+		if x.IsPair {
+			p := x.Pair
+			inputs[i].TextPair = &p
+		}
+		gold[i] = x.Label
+	}
+	slog.Info("predicting the labelled data", "file", spec.Path, "examples", len(xs))
+	outs, err := predict.RunContext(ctx, m, tk, inputs, batch)
+	if err != nil {
+		return nil, nil, err
+	}
+	preds := make([]metrics.Prediction, len(outs))
+	for i, o := range outs {
+		preds[i] = suitePrediction(o.Probs, rep.Match)
+	}
+	l, err := metrics.MeasureLabelled(filepath.Base(spec.Path), rep.SuiteLabels, preds, gold, metrics.DefaultBins)
+	return l, outs, err
+}
+
+// calibrationDoc is calibration.json.
+type calibrationDoc struct {
+	Format int `json:"format"`
+	*report.TestCalibration
+}
+
+// writeCalibration writes the calibration section's files into out when
+// there is something to measure, and returns their paths.
+func writeCalibration(out, model string, cases []metrics.CaseVerdict, data *metrics.Labelled, dataOuts []predict.Output) ([]string, *report.TestCalibration, error) {
+	c, err := report.NewTestCalibration(model, cases, data)
+	if err != nil || c == nil {
+		return nil, nil, err
+	}
+	var files []string
+	write := func(name string, fn func(path string) error) error {
+		path := filepath.Join(out, name)
+		if err := fn(path); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		files = append(files, path)
+		return nil
+	}
+	steps := []struct {
+		name string
+		fn   func(string) error
+	}{
+		{CalibrationFile, func(p string) error {
+			b, err := json.MarshalIndent(calibrationDoc{Format: calibrationFileFormat, TestCalibration: c}, "", "  ")
+			if err != nil {
+				return err
+			}
+			return atomicfile.WriteFile(p, append(b, '\n'))
+		}},
+		{CalibrationMarkdown, func(p string) error {
+			return atomicfile.Write(p, func(w io.Writer) error { return c.WriteMarkdown(w, true) })
+		}},
+		{CalibrationFigure, func(p string) error { return c.WriteCalibrationFigure(p, cases) }},
+	}
+	if dataOuts != nil {
+		steps = append(steps, struct {
+			name string
+			fn   func(string) error
+		}{DataPredictionsFile, func(p string) error { return predict.WriteOutputs(p, dataOuts) }})
+	}
+	for _, st := range steps {
+		if err := write(st.name, st.fn); err != nil {
+			return nil, nil, err
+		}
+	}
+	return files, c, nil
+}

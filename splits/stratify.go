@@ -1,0 +1,135 @@
+package splits
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/suites"
+)
+
+// AssignStratified sets Case.Split of every case of s to a split of the
+// sizes BeLUGA's has — per functionality, half the cases (rounded down) to
+// train and the rest halved again, the larger half to test — but
+// stratified by the case-metadata column col: within each functionality,
+// each value of col (the cases without one are a value too) gets its share
+// of the functionality's train, validation and test cases, within one case
+// (datasets.Stratify, by largest remainder, the cases drawn with seed).
+// So each value's share of T_test is its share of the suite, within one
+// case per functionality, and a group column held out (IdentOut's
+// target_ident) is scored on a test set whose mix is the suite's, not an
+// artefact of the split: BeLUGA's split re-seeds every functionality
+// alike, and a suite that lists its identities in a fixed cycle gives
+// them very different shares of T_test. Cases of a Group then take the
+// split of the group's first case, as Assign's do.
+func AssignStratified(s *suites.Suite, seed uint32, col string) {
+	for _, f := range s.Functionalities {
+		cases := slices.Clone(f.Cases)
+		sort.SliceStable(cases, func(i, j int) bool { return cases[i].ID < cases[j].ID })
+		values := map[string]int{}
+		var names []string
+		for _, c := range cases {
+			v, _ := CaseMeta(c, col)
+			if _, ok := values[v]; !ok {
+				values[v] = 0
+				names = append(names, v)
+			}
+		}
+		slices.Sort(names)
+		for i, v := range names {
+			values[v] = i
+		}
+		strata := make([]int, len(cases))
+		for i, c := range cases {
+			v, _ := CaseMeta(c, col)
+			strata[i] = values[v]
+		}
+		n := len(cases)
+		valTest := (n + 1) / 2
+		nTest := (valTest + 1) / 2
+		train, val, test := datasets.Stratify(strata, valTest-nTest, nTest, seed)
+		setSplits(train, val, test, func(i int, sp suites.Split) { cases[i].Split = sp })
+	}
+	joinGroups(s)
+}
+
+// The marks of a held-out group column whose test cases do not stand for
+// the suite: its share of T_test differs from its share of the suite by
+// more than SkewTolerance (in proportions: 0.02 is two percentage points),
+// or it rests on fewer than MinTestCases test cases.
+const (
+	SkewTolerance = 0.02
+	MinTestCases  = 50
+	SkewMark      = "‡"
+	SmallMark     = "¶"
+)
+
+// GroupBalance is one value of a case-metadata column: its cases in the
+// suite and in each part, its shares of the suite's and of T_test's cases
+// that have a value, and the marks it earns.
+type GroupBalance struct {
+	Value                          string
+	Suite, Train, Validation, Test int
+	SuiteShare, TestShare          float64
+	// Skewed: |TestShare − SuiteShare| > SkewTolerance; Small: fewer than
+	// MinTestCases test cases.
+	Skewed, Small bool
+}
+
+// Marks returns the value's marks: SkewMark, SmallMark, both or "".
+func (g GroupBalance) Marks() string {
+	m := ""
+	if g.Skewed {
+		m += SkewMark
+	}
+	if g.Small {
+		m += SmallMark
+	}
+	return m
+}
+
+// Balance counts each value of the metadata column col in the suite and
+// in each part of its split, in order of first appearance, with the
+// shares and marks of GroupBalance. Cases without a value are left out.
+func Balance(s *suites.Suite, col string) []GroupBalance {
+	var out []GroupBalance
+	at := map[string]int{}
+	var suite, test int
+	for _, f := range s.Functionalities {
+		for _, c := range f.Cases {
+			v, ok := CaseMeta(c, col)
+			if !ok {
+				continue
+			}
+			i, seen := at[v]
+			if !seen {
+				i = len(out)
+				at[v] = i
+				out = append(out, GroupBalance{Value: v})
+			}
+			g := &out[i]
+			g.Suite++
+			suite++
+			switch c.Split {
+			case suites.SplitTrain:
+				g.Train++
+			case suites.SplitValidation:
+				g.Validation++
+			case suites.SplitTest:
+				g.Test++
+				test++
+			}
+		}
+	}
+	for i := range out {
+		g := &out[i]
+		g.SuiteShare = float64(g.Suite) / float64(suite)
+		if test > 0 {
+			g.TestShare = float64(g.Test) / float64(test)
+		}
+		d := g.TestShare - g.SuiteShare
+		g.Skewed = d > SkewTolerance || d < -SkewTolerance
+		g.Small = g.Test < MinTestCases
+	}
+	return out
+}

@@ -245,20 +245,14 @@ func readMember(f *zip.File, n int) ([]byte, error) {
 // readTorchLegacy reads torch.save's stream format of torch < 1.6.
 func readTorchLegacy(b []byte, lim limits) (*State, error) {
 	u := pickle.New(b, stateDictAllow)
-	magic, err := u.Load()
+	magic, err := loadAs(u, "legacy format", "magic number")
 	if err != nil {
-		return nil, fmt.Errorf("legacy format: magic number: %w", err)
+		return nil, err
 	}
 	if m, ok := magic.(*big.Int); !ok || m.Cmp(legacyMagic) != 0 {
 		return nil, fmt.Errorf("legacy format: magic number %v, want %v", pickle.Describe(magic), legacyMagic)
 	}
-	next := func(what string) (any, error) {
-		v, err := u.Load()
-		if err != nil {
-			return nil, fmt.Errorf("legacy format: %s: %w", what, err)
-		}
-		return v, nil
-	}
+	next := func(what string) (any, error) { return loadAs(u, "legacy format", what) }
 	proto, err := next("protocol version")
 	if err != nil {
 		return nil, err
@@ -397,13 +391,7 @@ func readTorchTar(r io.Reader, size int64, lim limits) (*State, error) {
 		return nil, err
 	}
 	var u *pickle.Machine // the member being read
-	next := func(what string) (any, error) {
-		v, err := u.Load()
-		if err != nil {
-			return nil, fmt.Errorf("legacy tar format: %s: %w", what, err)
-		}
-		return v, nil
-	}
+	next := func(what string) (any, error) { return loadAs(u, "legacy tar format", what) }
 	// tensors: a count, then per tensor (key, storage key, class) and its
 	// geometry.
 	tb := members["tensors"]
@@ -479,13 +467,7 @@ func readTorchTar(r io.Reader, size int64, lim limits) (*State, error) {
 func tarStorages(sb []byte) (map[string]*storageRef, map[string][]byte, error) {
 	order := binary.LittleEndian
 	u := pickle.New(sb, stateDictAllow)
-	next := func(what string) (any, error) {
-		v, err := u.Load()
-		if err != nil {
-			return nil, fmt.Errorf("legacy tar format: %s: %w", what, err)
-		}
-		return v, nil
-	}
+	next := func(what string) (any, error) { return loadAs(u, "legacy tar format", what) }
 	count, err := next("storage count")
 	if err != nil {
 		return nil, nil, err
@@ -546,6 +528,15 @@ func tarStorages(sb []byte) (map[string]*storageRef, map[string][]byte, error) {
 		storages[keyString(t[0])] = &storageRef{dtype: root.dtype, root: root.root, start: int(off), numel: int(num)}
 	}
 	return storages, data, nil
+}
+
+// loadAs runs u's next pickle, naming it (what, in format) in an error.
+func loadAs(u *pickle.Machine, format, what string) (any, error) {
+	v, err := u.Load()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", format, what, err)
+	}
+	return v, nil
 }
 
 func int64Tuple(v []int64) pickle.Tuple {

@@ -107,15 +107,7 @@ confidence histogram of passing vs failing cases).`,
 				return err
 			}
 			w := cmd.OutOrStdout()
-			if c := rep.Calibration; c != nil {
-				if c.Data != nil {
-					fmt.Fprintf(w, "\nyour data (%s): %d examples, accuracy %.1f%%, macro-F1 %.1f%%, ECE %.3f\n", c.Data.Name, c.Data.N, 100*c.Data.Accuracy, 100*c.Data.MacroF1, c.Data.Width.ECE)
-				}
-				if len(c.Tests) > 0 {
-					fmt.Fprintf(w, "suite's labelled inputs: %d, accuracy %.1f%%, mean confidence %.1f%%, ECE %.3f (calibration.md: per test, per class, the confusion matrix; calibration.png)\n",
-						c.Tests[0].Calibration.N, 100*c.Tests[0].Calibration.Accuracy, 100*c.Tests[0].Calibration.Confidence, c.Tests[0].Calibration.ECE)
-				}
-			}
+			printCalibration(w, rep.Calibration)
 			fmt.Fprintf(w, "\nwrote %s (report.html: the test report)\n", out)
 			fmt.Fprintf(w, "next: beluga failures %s     # failing cases, worst first, breaking inputs marked ✗\n", out)
 			fmt.Fprintf(w, "      beluga serve %s        # the report in the browser\n", out)
@@ -192,4 +184,20 @@ their cases side by side.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "", "file to write (default standard output)")
 	enumFlag(cmd, "format", "text", "md", "html")
 	return cmd
+}
+
+// printCalibration says in two lines how the user's data and the suite's
+// labelled inputs went; calibration.md has the rest.
+func printCalibration(w io.Writer, c *report.TestCalibration) {
+	if c == nil {
+		return
+	}
+	if c.Data != nil {
+		fmt.Fprintf(w, "\nyour data (%s): %d examples, accuracy %.1f%%, macro-F1 %.1f%%, ECE %.3f\n", c.Data.Name, c.Data.N, 100*c.Data.Accuracy, 100*c.Data.MacroF1, c.Data.Width.ECE)
+	}
+	if len(c.Tests) > 0 {
+		all := c.Tests[0].Calibration
+		fmt.Fprintf(w, "suite's labelled inputs: %d, accuracy %.1f%%, mean confidence %.1f%%, ECE %.3f (calibration.md: per test, per class, the confusion matrix; calibration.png)\n",
+			all.N, 100*all.Accuracy, 100*all.Confidence, all.ECE)
+	}
 }

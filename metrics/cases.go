@@ -3,10 +3,8 @@ package metrics
 import (
 	"bufio"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,30 +27,7 @@ func (v *Verdict) UnmarshalText(b []byte) error {
 // ReadCases reads a case file (WriteCases): one verdict per line, in suite
 // order. Files written before the cases carried their inputs read with
 // Inputs empty.
-func ReadCases(path string) ([]CaseVerdict, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []CaseVerdict
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<26)
-	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var c CaseVerdict
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		out = append(out, c)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return out, nil
-}
+func ReadCases(path string) ([]CaseVerdict, error) { return readJSONLines[CaseVerdict](path) }
 
 // WriteFailures lists the failing cases of a case file per functionality,
 // in suite order: a heading with the functionality's class, type, failure

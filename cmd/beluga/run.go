@@ -154,7 +154,11 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	runner := &experiments.TrainRunner{Cache: in.Data, Store: sw.Store, Inputs: in}
 	if o.dryRun {
 		// The listing, then what would stop the runs.
-		if err := printRuns(stdout, sw.Store, runs, in); err != nil {
+		var grid map[string][]any
+		if sw.Spec != nil {
+			grid = sw.Spec.Grid
+		}
+		if err := printRuns(stdout, sw.Store, runs, in, grid); err != nil {
 			return err
 		}
 	}
@@ -257,7 +261,7 @@ func executeSweep(ctx context.Context, w io.Writer, store *experiments.Store, ru
 // why, under their line — and in GRID each run's values of the grid keys
 // that tell the listed runs apart (a learning curve's train_size, a swept
 // irm_lambda), so that no two lines look alike.
-func printRuns(w io.Writer, store *experiments.Store, runs []experiments.Run, in *experiments.Inputs) error {
+func printRuns(w io.Writer, store *experiments.Store, runs []experiments.Run, in *experiments.Inputs, grid map[string][]any) error {
 	values := map[string]map[string]bool{} // grid key → its values among the runs
 	for _, r := range runs {
 		for k, v := range r.SweptValues() {
@@ -288,8 +292,16 @@ func printRuns(w io.Writer, store *experiments.Store, runs []experiments.Run, in
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%s into %s\n", plural(len(runs), "run"), experiments.ShortPath(store.Dir))
-	return err
+	if _, err := fmt.Fprintf(w, "%s into %s\n", plural(len(runs), "run"), experiments.ShortPath(store.Dir)); err != nil {
+		return err
+	}
+	// A run stands for every value of a setting it does not read.
+	for _, line := range experiments.UnreadSettings(runs, grid) {
+		if _, err := fmt.Fprintf(w, "grid %s: one run for all its values\n", line); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // oneLine joins a reason of several lines.

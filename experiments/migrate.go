@@ -102,7 +102,7 @@ func (l legacyRun) run(ctx context.Context, in *Inputs) (Run, error) {
 	if s.Search != nil && s.Search.BatchSize == nil {
 		return Run{}, errors.New("search grid without batch sizes")
 	}
-	c := cell{s: s, base: b, point: point, seed: l.Seed, search: s.Search, ids: map[string]string{}, swept: map[string][]string{}}
+	c := cell{s: s, bad: &badValues{seen: map[string]bool{}}, base: b, point: point, seed: l.Seed, search: s.Search, ids: map[string]string{}, swept: map[string][]string{}}
 	if l.Score == ScoreSearch {
 		return c.searchRun(l.Configuration, l.Method)
 	}

@@ -189,7 +189,11 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	if err := sw.Store.RecordSweep(sw.Runs); err != nil {
+	specFile, err := filepath.Abs(o.spec)
+	if err != nil {
+		return err
+	}
+	if err := sw.Store.RecordSweep(sw.Runs, specFile); err != nil {
 		return err
 	}
 	opts := experiments.Options{Jobs: o.jobs, WaitDeps: o.waitDeps, Sweep: sw.Runs}

@@ -64,6 +64,9 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if sw.Note != "" {
+		fmt.Fprintln(w, sw.Note)
+	}
 	st := experiments.StatusOf(sw.Store, sw.Runs, sw.Inputs)
 	if err := sw.Inputs.Digests.Save(); err != nil {
 		return err

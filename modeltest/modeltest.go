@@ -18,6 +18,7 @@ package modeltest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,6 +32,8 @@ import (
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/metrics"
+	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/checkpoint"
 	"github.com/beluga-nlp/beluga/models/hub"
 	"github.com/beluga-nlp/beluga/models/predict"
 	"github.com/beluga-nlp/beluga/models/pretrained"
@@ -63,8 +66,8 @@ type Options struct {
 	Suite string
 	// LabelMap maps the model's label names (id2label) to the suite's
 	// class names, for the classes whose names differ; keys are matched
-	// case-insensitively.
-	LabelMap map[string]string
+	// case-insensitively. It is datasets.LabelMap, the one label map.
+	LabelMap datasets.LabelMap
 	// Score are the scoring options (split, squash, tolerance, …), as
 	// beluga eval takes them.
 	Score metrics.ScoreOptions
@@ -73,6 +76,10 @@ type Options struct {
 	// Sample, when set, scores only the cases CheckList's
 	// suite.run(n=Sample.N, seed=Sample.Seed) runs (SampleSuite).
 	Sample *report.Sample
+	// AllowUntrainedHead tests a model whose checkpoint lacks some of
+	// its parameters (a classifier head initialised at random); without
+	// it such a model is refused (untrainedHead).
+	AllowUntrainedHead bool
 	// Out is the directory the results are written to.
 	Out string
 	// Resolver resolves hub ids; nil means hub.FromEnv().
@@ -109,25 +116,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if opt.Out == "" {
 		return nil, fmt.Errorf("no output directory")
 	}
-	s, err := suites.Open(opt.Suite)
+	s, err := openSuite(opt)
 	if err != nil {
 		return nil, err
-	}
-	if len(s.Labels) == 0 {
-		return nil, fmt.Errorf("suite %s: a span (question-answering) suite; beluga test scores classifiers (use beluga eval with the answers in pred_only format)", opt.Suite)
-	}
-	if opt.Sample != nil {
-		if opt.Score.Split != "" {
-			return nil, fmt.Errorf("--n samples every test's cases as CheckList's suite.run does; with --split %s the draw would not be CheckList's: give one of them", opt.Score.Split)
-		}
-		if err := SampleSuite(s, opt.Sample.N, opt.Sample.Seed); err != nil {
-			return nil, err
-		}
-	}
-	EnsureSplit(s, opt.Score.Split)
-	r := opt.Resolver
-	if r == nil {
-		r = hub.FromEnv()
 	}
 	maxLength, batch := opt.MaxLength, opt.BatchSize
 	if maxLength == 0 {
@@ -136,7 +127,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if batch == 0 {
 		batch = 64
 	}
-	m, err := pretrained.Load(ctx, opt.Model, pretrained.Options{MaxLength: maxLength, Resolver: r})
+	m, err := loadModel(ctx, opt, maxLength)
 	if err != nil {
 		return nil, err
 	}
@@ -145,27 +136,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %s on suite %s: %w", opt.Model, opt.Suite, err)
 	}
-	var inputs []predict.Input
-	for _, f := range s.Functionalities {
-		for _, c := range f.Cases {
-			if opt.Score.Split != "" && c.Split != opt.Score.Split {
-				continue
-			}
-			for _, in := range c.Inputs {
-				pi := predict.Input{Text: in.Text}
-				if in.IsPair {
-					p := in.Pair
-					pi.TextPair = &p
-				}
-				inputs = append(inputs, pi)
-			}
-		}
-	}
-	if len(inputs) == 0 {
-		return nil, fmt.Errorf("suite %s has no case to score (split %q)", opt.Suite, opt.Score.Split)
-	}
-	slog.Info("predicting the suite's inputs", "model", opt.Model, "inputs", len(inputs))
-	outs, err := predict.RunContext(ctx, m.Classifier, m.Tokenizer, inputs, batch)
+	outs, err := predictSuite(ctx, opt, s, m, batch)
 	if err != nil {
 		return nil, err
 	}
@@ -193,9 +164,89 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+	if err := writeFolder(opt.Out, s, rep, info, outs); err != nil {
 		return nil, err
 	}
+	files, cal, err := writeCalibration(opt.Out, opt.Model, res.Cases, data, dataOuts)
+	if err != nil {
+		return nil, err
+	}
+	rep.Files, rep.Calibration = append(rep.Files, files...), cal
+	return rep, nil
+}
+
+// openSuite opens the suite and keeps the cases to score: CheckList's
+// sample (opt.Sample), and a split computed when asked for and missing.
+func openSuite(opt Options) (*suites.Suite, error) {
+	s, err := suites.Open(opt.Suite)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Labels) == 0 {
+		return nil, fmt.Errorf("suite %s: a span (question-answering) suite; beluga test scores classifiers (use beluga eval with the answers in pred_only format)", opt.Suite)
+	}
+	if opt.Sample != nil {
+		if opt.Score.Split != "" {
+			return nil, fmt.Errorf("--n samples every test's cases as CheckList's suite.run does; with --split %s the draw would not be CheckList's: give one of them", opt.Score.Split)
+		}
+		if err := SampleSuite(s, opt.Sample.N, opt.Sample.Seed); err != nil {
+			return nil, err
+		}
+	}
+	EnsureSplit(s, opt.Score.Split)
+	return s, nil
+}
+
+// loadModel loads the model, reports the load (-v) and refuses one
+// without a trained classifier head unless asked not to.
+func loadModel(ctx context.Context, opt Options, maxLength int) (*pretrained.Model, error) {
+	r := opt.Resolver
+	if r == nil {
+		r = hub.FromEnv()
+	}
+	m, err := pretrained.Load(ctx, opt.Model, pretrained.Options{MaxLength: maxLength, Resolver: r})
+	if err != nil {
+		return nil, err
+	}
+	logLoad(m, maxLength)
+	if len(m.Report.Initialised) > 0 && !opt.AllowUntrainedHead {
+		return nil, untrainedHead(opt.Model, m.Report)
+	}
+	return m, nil
+}
+
+// predictSuite predicts every input of the scored cases, in suite order.
+func predictSuite(ctx context.Context, opt Options, s *suites.Suite, m *pretrained.Model, batch int) ([]predict.Output, error) {
+	var inputs []predict.Input
+	for _, f := range s.Functionalities {
+		for _, c := range f.Cases {
+			if opt.Score.Split != "" && c.Split != opt.Score.Split {
+				continue
+			}
+			for _, in := range c.Inputs {
+				pi := predict.Input{Text: in.Text}
+				if in.IsPair {
+					p := in.Pair
+					pi.TextPair = &p
+				}
+				inputs = append(inputs, pi)
+			}
+		}
+	}
+	if len(inputs) == 0 {
+		return nil, fmt.Errorf("suite %s has no case to score (split %q)", opt.Suite, opt.Score.Split)
+	}
+	slog.Info("predicting the suite's inputs", "model", opt.Model, "inputs", len(inputs))
+	return predict.RunContext(ctx, m.Classifier, m.Tokenizer, inputs, batch)
+}
+
+// writeFolder writes the predictions, test.json, the results, the cases,
+// the printed report and the page into out.
+func writeFolder(out string, s *suites.Suite, rep *Report, info *report.TestInfo, outs []predict.Output) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	res := rep.Result
 	steps := []struct {
 		name string
 		fn   func(string) error
@@ -206,7 +257,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		{CasesFile, res.WriteCases},
 		{TableFile, func(p string) error { return atomicfile.Write(p, rep.Test.WriteText) }},
 		{PageFile, func(p string) error {
-			src, err := explore.FromTest(rep.Test, []explore.TestRun{{CasesFile: filepath.Join(opt.Out, CasesFile), Labels: s.Labels}})
+			src, err := explore.FromTest(rep.Test, []explore.TestRun{{CasesFile: filepath.Join(out, CasesFile), Labels: s.Labels}})
 			if err != nil {
 				return err
 			}
@@ -214,18 +265,13 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		}},
 	}
 	for _, st := range steps {
-		path := filepath.Join(opt.Out, st.name)
+		path := filepath.Join(out, st.name)
 		if err := st.fn(path); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("%s: %w", path, err)
 		}
 		rep.Files = append(rep.Files, path)
 	}
-	files, cal, err := writeCalibration(opt.Out, opt.Model, res.Cases, data, dataOuts)
-	if err != nil {
-		return nil, err
-	}
-	rep.Files, rep.Calibration = append(rep.Files, files...), cal
-	return rep, nil
+	return nil
 }
 
 // testInfo is what test.json records.
@@ -269,7 +315,7 @@ func modelLabels(m *pretrained.Model) []string {
 // matchLabels matches the model's classes to the suite's (the package
 // doc's rule): the suite classes matched against and, per model class, its
 // suite class.
-func matchLabels(model []string, s *suites.Suite, labelMap map[string]string) ([]string, []int, error) {
+func matchLabels(model []string, s *suites.Suite, labelMap datasets.LabelMap) ([]string, []int, error) {
 	lower := map[string]string{}
 	for k, v := range labelMap {
 		lower[strings.ToLower(k)] = v
@@ -344,21 +390,10 @@ func suitePrediction(probs []float32, match []int) metrics.Prediction {
 	return metrics.Prediction{Class: best, Probs: p}
 }
 
-// ParseLabelMap reads --label-map's MODEL=SUITE pairs.
-func ParseLabelMap(pairs []string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, p := range pairs {
-		k, v, ok := strings.Cut(p, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || v == "" {
-			return nil, fmt.Errorf("--label-map %q: want MODEL_LABEL=SUITE_LABEL", p)
-		}
-		if _, dup := out[k]; dup {
-			return nil, fmt.Errorf("--label-map: %q given twice", k)
-		}
-		out[k] = v
-	}
-	return out, nil
+// ParseLabelMap reads --label-map's MODEL=SUITE pairs
+// (datasets.ParseLabelMap).
+func ParseLabelMap(pairs []string) (datasets.LabelMap, error) {
+	return datasets.ParseLabelMap("--label-map", pairs)
 }
 
 // EnsureSplit gives a suite without the split asked for BeLUGA's split
@@ -370,4 +405,43 @@ func EnsureSplit(s *suites.Suite, split suites.Split) {
 	}
 	slog.Warn(fmt.Sprintf("--split %s: suite %s carries no split; computing BeLUGA's split (seed %d, as beluga split does) and scoring its %s cases", split, s.Name, splits.BeLUGASeed, split))
 	splits.Assign(s, splits.BeLUGASeed)
+}
+
+// untrainedHead refuses a checkpoint without a usable classifier head: its
+// parameters would be drawn at random and every fail rate would measure
+// noise. It names the missing tensors and what the checkpoint has that
+// the model did not use (a head saved under another name, or stored as
+// integers).
+func untrainedHead(model string, rep models.LoadReport) error {
+	msg := fmt.Sprintf("model %s has no trained classifier: its checkpoint lacks %s, which beluga would initialise at random", model, strings.Join(rep.Initialised, ", "))
+	if len(rep.Ignored) > 0 {
+		msg += fmt.Sprintf("; it has tensors the model does not use: %s", strings.Join(rep.Ignored, ", "))
+	}
+	return fmt.Errorf("%s (an encoder-only or masked-LM checkpoint, a head saved under another name or as integers?). Test a checkpoint fine-tuned for sequence classification, or pass --allow-untrained-head to test it anyway", msg)
+}
+
+// logLoad reports, at debug level (beluga -v), what was loaded: the
+// model's directory, its weights file and the dtype its config.json
+// names, the checkpoint's tensors left unused, the parameters initialised
+// and the buffers checked, the tokenizer, the maximum length and the
+// labels.
+func logLoad(m *pretrained.Model, maxLength int) {
+	weights, dtype := "(inside the archive)", ""
+	for _, name := range checkpoint.WeightFiles {
+		if _, err := os.Stat(filepath.Join(m.Dir, name)); err == nil {
+			weights = name
+			break
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(m.Dir, "config.json")); err == nil {
+		var c struct {
+			Dtype string `json:"torch_dtype"`
+		}
+		if json.Unmarshal(b, &c) == nil {
+			dtype = c.Dtype
+		}
+	}
+	slog.Debug("loaded model", "dir", m.Dir, "weights", weights, "config_torch_dtype", dtype,
+		"buffers_checked", m.Report.Checked, "unused_tensors", m.Report.Ignored, "initialised", m.Report.Initialised,
+		"tokenizer", fmt.Sprintf("%T", m.Tokenizer), "max_length", maxLength, "labels", modelLabels(m))
 }

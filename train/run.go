@@ -545,7 +545,7 @@ func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 		iid.trainedSize(p.checks, kept)
 	}
 	p.trained = trainedRecord(spec, &iid, kept, suite, fold)
-	if p.tk, err = withTokenCache(p.tk, spec.Cache, suite, train, iid.dev); err != nil {
+	if p.tk, err = withTokenCache(ctx, p.tk, spec.Cache, suite, train, iid.dev); err != nil {
 		return nil, err
 	}
 	if spec.config().IID {
@@ -705,6 +705,9 @@ func (s *RunSpec) readIID(task *Task) (iidData, error) {
 			}
 			rows, err := f.ReadRows()
 			d.addLabels(f, rows)
+			if err == nil && once(f.Path+rows.Count.String()) {
+				slog.Info("read", "file", f.Path, "lines", rows.Count.String(), "examples", len(rows.Examples), "dropped", rows.Dropped)
+			}
 			warnTexts(rows.Warnings)
 			return rows.Examples, rows.Lines, &f, err
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/internal/termtext"
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/hub"
 )
@@ -131,7 +132,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintf(tw, "KEY\tVALUE\tORIGIN\n")
 		for _, v := range values {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Key, v.Value, v.Origin)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Name(v.Key), termtext.Name(v.Value), termtext.Name(v.Origin))
 		}
 		return tw.Flush()
 	}
@@ -145,10 +146,8 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	// The digests (and what the preflight found) are kept for next time,
 	// whatever comes after.
-	if err := in.Digests.Save(); err != nil {
-		return err
-	}
-	defer in.Digests.Save()
+	in.Digests.SaveOrWarn(stderr)
+	defer in.Digests.SaveOrWarn(stderr)
 	sw.Store.StaleAfter = o.staleAfter
 	runs := sw.Runs
 	if o.sel != nil {
@@ -229,7 +228,8 @@ func openSweep(ctx context.Context, arg, store string) (*experiments.Sweep, erro
 	if err != nil {
 		return nil, err
 	}
-	return sw, in.Digests.Save()
+	in.Digests.SaveOrWarn(rootCmd.ErrOrStderr())
+	return sw, nil
 }
 
 // readSweep is openSweep for the commands that read a finished store
@@ -299,7 +299,8 @@ func printRuns(w io.Writer, store *experiments.Store, runs []experiments.Run, in
 				grid = append(grid, fmt.Sprintf("%s=%v", k, swept[k]))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", rs.ID, rs.State, r.Task, r.Configuration, r.Method, r.Score, r.Fold, r.Seed, strings.Join(grid, " "))
+		name := termtext.Name // the spec's and the suite's names
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", rs.ID, rs.State, name(r.Task), name(r.Configuration), name(r.Method), name(r.Score), name(r.Fold), r.Seed, name(strings.Join(grid, " ")))
 		if rs.State == experiments.Stale || rs.State == experiments.Damaged {
 			fmt.Fprintf(tw, "\t  %s\t\t\t\t\t\t\t\n", oneLine(rs.Reason))
 		}
@@ -327,6 +328,10 @@ func (quietProgress) Finished(experiments.Run, error) {}
 func (quietProgress) Stop()                           {}
 
 // oneLine joins a reason of several lines.
-func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }
+// oneLine makes a message one line for a table or a terminal: lines joined,
+// and the control characters of the names it quotes escaped.
+func oneLine(s string) string {
+	return termtext.Name(strings.ReplaceAll(strings.TrimSpace(s), "\n", "; "))
+}
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

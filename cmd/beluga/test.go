@@ -2,26 +2,33 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/models/hub"
 	"github.com/beluga-nlp/beluga/modeltest"
 	"github.com/beluga-nlp/beluga/report"
+	"github.com/beluga-nlp/beluga/report/explore"
 )
 
+// testOptions are beluga test's flags.
+type testOptions struct {
+	model, suitePath, out string
+	labelMap              []string
+	batchSize, maxLength  int
+	sf                    scoreFlags
+	data                  datasets.FileSpec
+	sampleN               int
+	sampleSeed            uint32
+	untrainedHead         bool
+}
+
 func init() {
-	var (
-		model, suitePath, out string
-		labelMap              []string
-		batchSize, maxLength  int
-		sf                    scoreFlags
-		data                  datasets.FileSpec
-		sampleN               int
-		sampleSeed            uint32
-	)
+	var o testOptions
 	cmd := &cobra.Command{
 		Use:   "test",
 		Short: "Test a trained classifier on a suite: predict its inputs and score them with CheckList's semantics",
@@ -47,7 +54,10 @@ of its violation), predictions.jsonl (beluga predict's output in the model's own
 test.json (what was tested: model, suite, label match, sampling) and table.txt (the printed
 report). beluga failures OUT lists the failing cases; beluga report OUT (--format md|html) and
 beluga serve OUT read the folder again. A model that predicts nearly one class for every input
-is flagged. beluga eval scores predictions made elsewhere.
+is flagged, and a checkpoint without a trained classifier head (an encoder-only or masked-LM
+checkpoint such as bert-base-uncased, a head saved under another name or as integers) is
+refused, naming the missing tensors: its head would be drawn at random. beluga eval scores
+predictions made elsewhere.
 
 --n N --seed S scores, of every test, the cases CheckList's suite.run(n=N, seed=S) runs (numpy's
 draw, reproduced exactly): published CheckList fail rates were taken with n=500, seed=1, and
@@ -67,70 +77,133 @@ confidence histogram of passing vs failing cases).`,
   beluga test --model ./sst2-model --suite sentiment_suite.tar.gz --n 500 --seed 1 -o sst2-n500   # CheckList's published sample
   beluga test --model ./my-sst2-model --suite sentiment.jsonl.gz --data sst2/dev.tsv --data-text sentence -o sst2-test`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := sf.options(cmd)
-			if err != nil {
-				return err
-			}
-			lm, err := modeltest.ParseLabelMap(labelMap)
-			if err != nil {
-				return err
-			}
-			var sample *report.Sample
-			if cmd.Flags().Changed("n") {
-				sample = &report.Sample{N: sampleN, Seed: sampleSeed}
-			} else if cmd.Flags().Changed("seed") {
-				return fmt.Errorf("--seed draws CheckList's sample of --n cases per test: give --n too")
-			}
-			r := hub.FromEnv()
-			r.Progress = cmd.ErrOrStderr()
-			mo := modeltest.Options{Model: model, Suite: suitePath, LabelMap: lm,
-				Score: opt, Sample: sample, BatchSize: batchSize, MaxLength: maxLength, Out: out, Resolver: r}
-			if data.Path != "" {
-				mo.Data = &data
-			}
-			rep, err := modeltest.Run(cmd.Context(), mo)
-			if err != nil {
-				return err
-			}
-			for _, f := range rep.Flags {
-				slog.Warn("sanity check", "flag", f.Kind, "reason", f.Reason)
-			}
-			if err := rep.WriteTable(cmd.OutOrStdout()); err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			if c := rep.Calibration; c != nil {
-				if c.Data != nil {
-					fmt.Fprintf(w, "\nyour data (%s): %d examples, accuracy %.1f%%, macro-F1 %.1f%%, ECE %.3f\n", c.Data.Name, c.Data.N, 100*c.Data.Accuracy, 100*c.Data.MacroF1, c.Data.Width.ECE)
-				}
-				if len(c.Tests) > 0 {
-					fmt.Fprintf(w, "suite's labelled inputs: %d, accuracy %.1f%%, mean confidence %.1f%%, ECE %.3f (calibration.md: per test, per class, the confusion matrix; calibration.png)\n",
-						c.Tests[0].Calibration.N, 100*c.Tests[0].Calibration.Accuracy, 100*c.Tests[0].Calibration.Confidence, c.Tests[0].Calibration.ECE)
-				}
-			}
-			fmt.Fprintf(w, "\nwrote %s (report.html: the test report)\n", out)
-			fmt.Fprintf(w, "next: beluga failures %s     # failing cases, worst first, breaking inputs marked ✗\n", out)
-			fmt.Fprintf(w, "      beluga serve %s        # the report in the browser\n", out)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&model, "model", "", "model directory, .tar.gz, or hub id org/name[@revision]")
-	fl.StringVar(&suitePath, "suite", "", "suite (.jsonl[.gz], CheckList .pkl/.tar.gz, HateCheck .csv)")
-	fl.StringSliceVar(&labelMap, "label-map", nil, "MODEL_LABEL=SUITE_LABEL for model classes whose name is not the suite's (repeat or comma-separate)")
-	fl.StringVarP(&out, "out", "o", "", "directory to write the results, cases, predictions, table and page into")
-	fl.IntVar(&batchSize, "batch-size", 64, "inputs per batch")
-	fl.IntVar(&maxLength, "max-length", 128, "truncate encodings to this many tokens")
-	fl.StringVar(&data.Path, "data", "", "your own labelled data (.tsv, .csv, .jsonl[.gz]), measured beside the suite: accuracy, macro-F1, per-class precision/recall, confusion matrix, calibration")
-	fl.StringVar(&data.TextColumn, "data-text", "text", "--data's text column")
-	fl.StringVar(&data.PairColumn, "data-pair", "", "--data's second-text column, for text-pair tasks")
-	fl.StringVar(&data.LabelColumn, "data-label", "label", "--data's label column: the suite's label names or class indices")
-	fl.IntVar(&sampleN, "n", 0, "score at most this many cases per test, drawn as CheckList's suite.run(n=N, seed=SEED) draws them (published CheckList numbers use n=500, seed=1)")
-	fl.Uint32Var(&sampleSeed, "seed", 1, "with --n, the seed of CheckList's draw (numpy's np.random.seed)")
-	sf.bind(cmd)
+	fl.StringVar(&o.model, "model", "", "model directory, .tar.gz, or hub id org/name[@revision]")
+	fl.StringVar(&o.suitePath, "suite", "", "suite (.jsonl[.gz], CheckList .pkl/.tar.gz, HateCheck .csv)")
+	fl.StringSliceVar(&o.labelMap, "label-map", nil, "MODEL_LABEL=SUITE_LABEL for model classes whose name is not the suite's (repeat or comma-separate)")
+	fl.StringVarP(&o.out, "out", "o", "", "directory to write the results, cases, predictions, table and page into")
+	fl.IntVar(&o.batchSize, "batch-size", 64, "inputs per batch")
+	fl.IntVar(&o.maxLength, "max-length", 128, "truncate encodings to this many tokens")
+	fl.StringVar(&o.data.Path, "data", "", "your own labelled data (.tsv, .csv, .jsonl[.gz]), measured beside the suite: accuracy, macro-F1, per-class precision/recall, confusion matrix, calibration")
+	fl.StringVar(&o.data.TextColumn, "data-text", "text", "--data's text column")
+	fl.StringVar(&o.data.PairColumn, "data-pair", "", "--data's second-text column, for text-pair tasks")
+	fl.StringVar(&o.data.LabelColumn, "data-label", "label", "--data's label column: the suite's label names or class indices")
+	fl.IntVar(&o.sampleN, "n", 0, "score at most this many cases per test, drawn as CheckList's suite.run(n=N, seed=SEED) draws them (published CheckList numbers use n=500, seed=1)")
+	fl.Uint32Var(&o.sampleSeed, "seed", 1, "with --n, the seed of CheckList's draw (numpy's np.random.seed)")
+	fl.BoolVar(&o.untrainedHead, "allow-untrained-head", false, "test a checkpoint that lacks some of its classifier's parameters (initialised at random; refused otherwise)")
+	o.sf.bind(cmd)
 	for _, f := range []string{"model", "suite", "out"} {
 		cmd.MarkFlagRequired(f)
 	}
+	cmd.AddCommand(newCmdTestCompare())
 	rootCmd.AddCommand(cmd)
+}
+
+// run tests the model and prints the report and where to look next.
+func (o *testOptions) run(cmd *cobra.Command) error {
+	opt, err := o.sf.options(cmd)
+	if err != nil {
+		return err
+	}
+	lm, err := modeltest.ParseLabelMap(o.labelMap)
+	if err != nil {
+		return err
+	}
+	var sample *report.Sample
+	if cmd.Flags().Changed("n") {
+		sample = &report.Sample{N: o.sampleN, Seed: o.sampleSeed}
+	} else if cmd.Flags().Changed("seed") {
+		return fmt.Errorf("--seed draws CheckList's sample of --n cases per test: give --n too")
+	}
+	r := hub.FromEnv()
+	r.Progress = cmd.ErrOrStderr()
+	mo := modeltest.Options{Model: o.model, Suite: o.suitePath, LabelMap: lm, Score: opt, Sample: sample,
+		AllowUntrainedHead: o.untrainedHead, BatchSize: o.batchSize, MaxLength: o.maxLength, Out: o.out, Resolver: r}
+	if o.data.Path != "" {
+		mo.Data = &o.data
+	}
+	rep, err := modeltest.Run(cmd.Context(), mo)
+	if err != nil {
+		return err
+	}
+	for _, f := range rep.Flags {
+		slog.Warn("sanity check", "flag", f.Kind, "reason", f.Reason)
+	}
+	if err := rep.WriteTable(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	printCalibration(w, rep.Calibration)
+	fmt.Fprintf(w, "\nwrote %s (report.html: the test report)\n", o.out)
+	fmt.Fprintf(w, "next: beluga failures %s     # failing cases, worst first, breaking inputs marked ✗\n", o.out)
+	fmt.Fprintf(w, "      beluga serve %s        # the report in the browser\n", o.out)
+	return nil
+}
+
+// newCmdTestCompare is beluga test compare.
+func newCmdTestCompare() *cobra.Command {
+	var format, out string
+	cmd := &cobra.Command{
+		Use:   "compare OUT_A OUT_B",
+		Short: "Two models side by side on one suite: per test both fail rates, the difference, McNemar's p and BH q",
+		Long: `compare reads two folders beluga test wrote for the same suite (and the same sampling) and
+prints, per test, both models' fails and fail rates, the difference B − A in points, McNemar's
+exact test over the cases both models scored (of the cases whose verdicts differ, how many B
+passes, against Binomial(n, ½), two-sided — scipy.stats.binomtest's p), the Benjamini–Hochberg
+q-value over the tests, and the number of cases that flip. --format md adds each test's failing
+cases, the flips first; --format html writes the test report page with both models' columns and
+their cases side by side.`,
+		Example: `  beluga test compare sst2-bert sst2-distilbert
+  beluga test compare sst2-bert sst2-distilbert --format html -o compare.html`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var write func(io.Writer) error
+			switch format {
+			case "text", "md", "markdown":
+				r, _, err := report.ReadTestReport(args...)
+				if err != nil {
+					return err
+				}
+				write = map[bool]func(io.Writer) error{true: r.WriteText, false: r.WriteMarkdown}[format == "text"]
+			case "html":
+				src, err := explore.FromTestDirs(args...)
+				if err != nil {
+					return err
+				}
+				write = src.WriteHTML
+			default:
+				return fmt.Errorf("unknown --format %q (want text, md or html)", format)
+			}
+			if out == "" || out == "-" {
+				return write(cmd.OutOrStdout())
+			}
+			if err := atomicfile.Write(out, write); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.ErrOrStderr(), "wrote", out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "text (the table), md (with the failing cases, flips first) or html (the page)")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "file to write (default standard output)")
+	enumFlag(cmd, "format", "text", "md", "html")
+	return cmd
+}
+
+// printCalibration says in two lines how the user's data and the suite's
+// labelled inputs went; calibration.md has the rest.
+func printCalibration(w io.Writer, c *report.TestCalibration) {
+	if c == nil {
+		return
+	}
+	if c.Data != nil {
+		fmt.Fprintf(w, "\nyour data (%s): %d examples, accuracy %.1f%%, macro-F1 %.1f%%, ECE %.3f\n", c.Data.Name, c.Data.N, 100*c.Data.Accuracy, 100*c.Data.MacroF1, c.Data.Width.ECE)
+	}
+	if len(c.Tests) > 0 {
+		all := c.Tests[0].Calibration
+		fmt.Fprintf(w, "suite's labelled inputs: %d, accuracy %.1f%%, mean confidence %.1f%%, ECE %.3f (calibration.md: per test, per class, the confusion matrix; calibration.png)\n",
+			all.N, 100*all.Accuracy, 100*all.Confidence, all.ECE)
+	}
 }

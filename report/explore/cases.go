@@ -204,58 +204,64 @@ func (s *Source) Cases(fid int) (*CaseSet, error) {
 		cs.Expect = suiteExpect
 	}
 	for _, r := range runs {
-		rc := &RunCases{}
-		v := make([]byte, len(order))
-		hasPred := false
-		for i, id := range order {
-			l := lines[r][id]
-			if l == nil {
-				v[i] = '?'
-				continue
-			}
-			v[i] = verdictByte[l.Verdict]
-			if len(l.Inputs) > 0 && l.Inputs[0].Pred != "" {
-				hasPred = true
-			}
-		}
-		rc.V = string(v)
-		if hasPred {
-			rc.Pred = make([][]string, len(order))
-			rc.Probs = make([][][]float64, len(order))
-			rc.In = make([]string, len(order))
-			rc.Viol = make([][]float64, len(order))
-			rc.Worst = make([]float64, len(order))
-			for i, id := range order {
-				l := lines[r][id]
-				if l == nil {
-					continue
-				}
-				rc.Worst[i] = round3(l.Violation)
-				in := make([]byte, 0, len(l.Inputs))
-				for _, x := range l.Inputs {
-					if b, ok := verdictByte[x.Verdict]; ok {
-						in = append(in, b)
-					}
-					rc.Viol[i] = append(rc.Viol[i], round3(x.Violation))
-				}
-				if len(in) == len(l.Inputs) {
-					rc.In[i] = string(in)
-				}
-				for _, in := range l.Inputs {
-					rc.Pred[i] = append(rc.Pred[i], in.Pred)
-					// Probabilities are finite (softmax outputs); plain
-					// float64s encode much faster than Num.
-					pr := make([]float64, len(in.Probs))
-					for k, p := range in.Probs {
-						pr[k] = round3(p)
-					}
-					rc.Probs[i] = append(rc.Probs[i], pr)
-				}
-			}
-		}
-		cs.Runs[r] = rc
+		cs.Runs[r] = runCases(order, lines[r])
 	}
 	return cs, nil
+}
+
+// runCases is one run's outcome on the cases in order (ids), from its
+// case lines.
+func runCases(order []int, lines map[int]*caseLine) *RunCases {
+	rc := &RunCases{}
+	v := make([]byte, len(order))
+	hasPred := false
+	for i, id := range order {
+		l := lines[id]
+		if l == nil {
+			v[i] = '?'
+			continue
+		}
+		v[i] = verdictByte[l.Verdict]
+		if len(l.Inputs) > 0 && l.Inputs[0].Pred != "" {
+			hasPred = true
+		}
+	}
+	rc.V = string(v)
+	if hasPred {
+		rc.Pred = make([][]string, len(order))
+		rc.Probs = make([][][]float64, len(order))
+		rc.In = make([]string, len(order))
+		rc.Viol = make([][]float64, len(order))
+		rc.Worst = make([]float64, len(order))
+		for i, id := range order {
+			l := lines[id]
+			if l == nil {
+				continue
+			}
+			rc.Worst[i] = round3(l.Violation)
+			in := make([]byte, 0, len(l.Inputs))
+			for _, x := range l.Inputs {
+				if b, ok := verdictByte[x.Verdict]; ok {
+					in = append(in, b)
+				}
+				rc.Viol[i] = append(rc.Viol[i], round3(x.Violation))
+			}
+			if len(in) == len(l.Inputs) {
+				rc.In[i] = string(in)
+			}
+			for _, in := range l.Inputs {
+				rc.Pred[i] = append(rc.Pred[i], in.Pred)
+				// Probabilities are finite (softmax outputs); plain
+				// float64s encode much faster than Num.
+				pr := make([]float64, len(in.Probs))
+				for k, p := range in.Probs {
+					pr[k] = round3(p)
+				}
+				rc.Probs[i] = append(rc.Probs[i], pr)
+			}
+		}
+	}
+	return rc
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
@@ -410,6 +416,9 @@ type Query struct {
 	Meta  [2]string
 	// Search keeps cases one of whose texts contains it (case-insensitive).
 	Search string
+	// FlipsFirst puts first the cases the shown runs disagree on (one
+	// passes, another fails): two models compared (beluga test compare).
+	FlipsFirst bool
 	// Offset and Limit page the result (Limit 0: all).
 	Offset, Limit int
 }
@@ -451,33 +460,14 @@ type RunOutcome struct {
 	Worst float64     `json:"worst,omitempty"`
 }
 
-// Select applies q to cs: the cases the focus run fails first, then the
+// Select applies q to cs: with FlipsFirst the cases the shown runs
+// disagree on first; then the cases the focus run fails, then the
 // more of the shown runs fail a case the earlier, then the larger the focus
 // run's violation (worst first, as CheckList's summary), then by case id. The page's own script sorts
 // and filters the same way on the embedded cases.
 func (cs *CaseSet) Select(q Query) Page {
-	p := Page{Func: cs.Func, Expect: cs.Expect, Labels: cs.Labels, Runs: append([]string{}, q.Runs...), Rows: []PageRow{}, Splits: []string{}, Meta: map[string][]string{}}
-	for _, c := range cs.Cases {
-		if c.Split != "" && !slices.Contains(p.Splits, c.Split) {
-			p.Splits = append(p.Splits, c.Split)
-		}
-		var m map[string]any
-		if len(c.Meta) > 0 && json.Unmarshal(c.Meta, &m) == nil {
-			for k, v := range m {
-				switch v.(type) {
-				case nil, map[string]any, []any:
-					continue
-				}
-				if s := metaValue(c.Meta, k); !slices.Contains(p.Meta[k], s) {
-					p.Meta[k] = append(p.Meta[k], s)
-				}
-			}
-		}
-	}
-	sort.Strings(p.Splits)
-	for _, vs := range p.Meta {
-		sort.Strings(vs)
-	}
+	p := Page{Func: cs.Func, Expect: cs.Expect, Labels: cs.Labels, Runs: append([]string{}, q.Runs...), Rows: []PageRow{}}
+	p.Splits, p.Meta = cs.facets()
 	focus := q.Focus
 	if focus == "" && len(q.Runs) > 0 {
 		focus = q.Runs[len(q.Runs)-1]
@@ -485,6 +475,7 @@ func (cs *CaseSet) Select(q Query) Page {
 	search := strings.ToLower(q.Search)
 	type hit struct {
 		i, fails int
+		flip     bool
 		worst    float64
 	}
 	var hits []hit
@@ -520,9 +511,19 @@ func (cs *CaseSet) Select(q Query) Page {
 		if rc := cs.Runs[focus]; rc != nil && rc.Worst != nil {
 			worst = rc.Worst[i]
 		}
-		hits = append(hits, hit{i, fails, worst})
+		seen := map[byte]bool{}
+		for _, r := range q.Runs {
+			if rc := cs.Runs[r]; rc != nil {
+				seen[rc.V[i]] = true
+			}
+		}
+		flip := q.FlipsFirst && seen[experiments.Pass] && seen[experiments.Fail]
+		hits = append(hits, hit{i, fails, flip, worst})
 	}
 	sort.SliceStable(hits, func(a, b int) bool {
+		if hits[a].flip != hits[b].flip {
+			return hits[a].flip
+		}
 		if hits[a].fails != hits[b].fails {
 			return hits[a].fails > hits[b].fails
 		}
@@ -570,4 +571,31 @@ func metaValue(meta json.RawMessage, key string) string {
 		return s
 	}
 	return fmt.Sprint(v)
+}
+
+// facets are the splits and the metadata values of cs's cases, sorted.
+func (cs *CaseSet) facets() ([]string, map[string][]string) {
+	p := Page{Splits: []string{}, Meta: map[string][]string{}}
+	for _, c := range cs.Cases {
+		if c.Split != "" && !slices.Contains(p.Splits, c.Split) {
+			p.Splits = append(p.Splits, c.Split)
+		}
+		var m map[string]any
+		if len(c.Meta) > 0 && json.Unmarshal(c.Meta, &m) == nil {
+			for k, v := range m {
+				switch v.(type) {
+				case nil, map[string]any, []any:
+					continue
+				}
+				if s := metaValue(c.Meta, k); !slices.Contains(p.Meta[k], s) {
+					p.Meta[k] = append(p.Meta[k], s)
+				}
+			}
+		}
+	}
+	sort.Strings(p.Splits)
+	for _, vs := range p.Meta {
+		sort.Strings(vs)
+	}
+	return p.Splits, p.Meta
 }

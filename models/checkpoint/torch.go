@@ -666,14 +666,11 @@ func codecsEncode(args pickle.Tuple) (any, error) {
 		s, ok1 := args[0].(string)
 		enc, ok2 := args[1].(string)
 		if ok1 && ok2 && (enc == "latin1" || enc == "latin-1") {
-			out := make([]byte, 0, len(s))
-			for _, r := range s {
-				if r > 0xff {
-					return nil, fmt.Errorf("_codecs.encode: %q is not Latin-1", r)
-				}
-				out = append(out, byte(r))
+			b, err := pickle.Latin1Bytes(s)
+			if err != nil {
+				return nil, fmt.Errorf("_codecs.encode: %w", err)
 			}
-			return out, nil
+			return b, nil
 		}
 	}
 	return nil, fmt.Errorf("_codecs.encode of %s", pickle.Describe(args))

@@ -103,14 +103,9 @@ func buildNormalizer(raw json.RawMessage) (normalizer, string, error) {
 		o := normOptions{cleanText: boolOr(n.CleanText, true), chineseChars: boolOr(n.HandleChineseChars, true),
 			lowercase: lower, stripAccents: boolOr(n.StripAccents, lower)}
 		return infallible(func(t ntext) ntext { return bertNormalize(t, o) }), n.Type, nil
-	case "NFC":
-		return infallible(func(t ntext) ntext { return unicodeNormalize(t, norm.NFC) }), n.Type, nil
-	case "NFD":
-		return infallible(func(t ntext) ntext { return unicodeNormalize(t, norm.NFD) }), n.Type, nil
-	case "NFKC":
-		return infallible(func(t ntext) ntext { return unicodeNormalize(t, norm.NFKC) }), n.Type, nil
-	case "NFKD":
-		return infallible(func(t ntext) ntext { return unicodeNormalize(t, norm.NFKD) }), n.Type, nil
+	case "NFC", "NFD", "NFKC", "NFKD":
+		form := map[string]norm.Form{"NFC": norm.NFC, "NFD": norm.NFD, "NFKC": norm.NFKC, "NFKD": norm.NFKD}[n.Type]
+		return infallible(func(t ntext) ntext { return unicodeNormalize(t, form) }), n.Type, nil
 	case "Lowercase":
 		return infallible(lowercase), n.Type, nil
 	case "StripAccents":

@@ -26,7 +26,44 @@ import (
 // task's, which its runner sets.
 type Labels struct {
 	Names []string
-	Map   map[string]string
+	Map   LabelMap
+}
+
+// LabelMap maps labels as a source writes them — a data file's, a table of
+// test cases', a model's id2label — onto the label names of what reads
+// them: a task's, a suite's. It is the one label map of beluga: an i.i.d.
+// file's (Labels.Map, labels: {neutral: non-entailment}), beluga suite
+// import table's and beluga test's (--label-map FROM=TO).
+type LabelMap map[string]string
+
+// ParseLabelMap reads a flag's FROM=TO pairs (spaces around either
+// trimmed); a pair without both sides, or a label mapped twice, is
+// refused, naming the flag.
+func ParseLabelMap(flag string, pairs []string) (LabelMap, error) {
+	out := LabelMap{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("%s %q: want FROM_LABEL=TO_LABEL", flag, p)
+		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("%s: %q given twice", flag, k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// Check refuses a label the map maps onto that is not one of names, with
+// the map's key; what names the names ("the task", "the suite").
+func (m LabelMap) Check(names []string, what string) error {
+	for _, k := range slices.Sorted(mapKeys(m)) {
+		if !slices.Contains(names, m[k]) {
+			return fmt.Errorf("labels.%s: %q is not a label of %s (%s)", k, m[k], what, strings.Join(names, ", "))
+		}
+	}
+	return nil
 }
 
 // LabelNames returns Labels of the given names, in class order.
@@ -95,10 +132,10 @@ func (l Labels) validate(drop []string) error {
 	if len(l.Names) < 2 {
 		return fmt.Errorf("labels %q: a task needs at least two label names", l.Names)
 	}
+	if err := l.Map.Check(l.Names, "the task"); err != nil {
+		return err
+	}
 	for _, k := range slices.Sorted(mapKeys(l.Map)) {
-		if !slices.Contains(l.Names, l.Map[k]) {
-			return fmt.Errorf("labels.%s: %q is not a label of the task (%s)", k, l.Map[k], strings.Join(l.Names, ", "))
-		}
 		if slices.Contains(drop, k) {
 			return fmt.Errorf("labels.%s: also in drop_labels: map it or drop it", k)
 		}

@@ -299,39 +299,63 @@ func quotas(sizes, parts []int) [][]int {
 	for _, s := range sizes {
 		n += s
 	}
-	V, P := len(sizes), len(parts)
-	q := make([][]int, V)
-	frac := make([][]float64, V)
-	rowLeft, colLeft := slices.Clone(sizes), slices.Clone(parts)
+	r := rounding{frac: make([][]float64, len(sizes)), up: make([][]bool, len(sizes)), rowLeft: slices.Clone(sizes), colLeft: slices.Clone(parts)}
+	q := make([][]int, len(sizes))
 	for v := range sizes {
-		q[v], frac[v] = make([]int, P), make([]float64, P)
+		q[v], r.frac[v], r.up[v] = make([]int, len(parts)), make([]float64, len(parts)), make([]bool, len(parts))
 		for p := range parts {
 			if n == 0 {
 				continue
 			}
 			e := float64(sizes[v]) * float64(parts[p]) / float64(n)
 			q[v][p] = int(math.Floor(e + 1e-9))
-			frac[v][p] = e - float64(q[v][p])
-			rowLeft[v] -= q[v][p]
-			colLeft[p] -= q[v][p]
+			r.frac[v][p] = e - float64(q[v][p])
+			r.rowLeft[v] -= q[v][p]
+			r.colLeft[p] -= q[v][p]
 		}
 	}
-	// up[v][p]: the cell got its extra unit.
-	up := make([][]bool, V)
-	for v := range up {
-		up[v] = make([]bool, P)
+	r.greedy()
+	for v := range sizes {
+		for r.rowLeft[v] > 0 && r.augment(v) {
+		}
 	}
+	for v := range q {
+		for p := range q[v] {
+			if r.up[v][p] {
+				q[v][p]++
+			}
+		}
+	}
+	return q
+}
+
+// rounding is quotas' state: each cell's fraction above its floor, which
+// cells got their extra unit, and the units each stratum (row) and part
+// (column) still lacks.
+type rounding struct {
+	frac             [][]float64
+	up               [][]bool
+	rowLeft, colLeft []int
+}
+
+// canUp says whether cell (v, p) may get an extra unit: its exact share
+// has a fraction.
+func (r *rounding) canUp(v, p int) bool { return r.frac[v][p] > 1e-9 }
+
+// greedy gives the extra units to the cells with the largest fractions
+// first, while their stratum and part still lack units.
+func (r *rounding) greedy() {
 	type cell struct{ v, p int }
 	var cells []cell
-	for v := range sizes {
-		for p := range parts {
-			if frac[v][p] > 1e-9 {
+	for v := range r.frac {
+		for p := range r.frac[v] {
+			if r.canUp(v, p) {
 				cells = append(cells, cell{v, p})
 			}
 		}
 	}
 	slices.SortStableFunc(cells, func(a, b cell) int {
-		switch fa, fb := frac[a.v][a.p], frac[b.v][b.p]; {
+		switch fa, fb := r.frac[a.v][a.p], r.frac[b.v][b.p]; {
 		case fa > fb:
 			return -1
 		case fa < fb:
@@ -340,75 +364,63 @@ func quotas(sizes, parts []int) [][]int {
 		return 0
 	})
 	for _, c := range cells {
-		if rowLeft[c.v] > 0 && colLeft[c.p] > 0 {
-			up[c.v][c.p] = true
-			rowLeft[c.v]--
-			colLeft[c.p]--
+		if r.rowLeft[c.v] > 0 && r.colLeft[c.p] > 0 {
+			r.up[c.v][c.p] = true
+			r.rowLeft[c.v]--
+			r.colLeft[c.p]--
 		}
 	}
-	// Augment: from a stratum with units left, alternate an unused cell
-	// (stratum → part) and a used one (part → another stratum) until a
-	// part with room is reached; flip the path's cells.
-	for v0 := range sizes {
-		for rowLeft[v0] > 0 {
-			prevV := make([]int, P) // the stratum a part was reached from
-			prevP := make([]int, V) // the part a stratum was reached from
-			for i := range prevV {
-				prevV[i] = -1
+}
+
+// augment moves one unit to stratum v0 along an augmenting path: from v0
+// an unused cell to a part, from a part a used cell back to another
+// stratum, until a part that lacks units is reached; the path's cells
+// flip. It reports whether it found one (it always does for margins that
+// sum alike).
+func (r *rounding) augment(v0 int) bool {
+	V, P := len(r.frac), len(r.colLeft)
+	fromV := make([]int, P) // the stratum a part was reached from
+	fromP := make([]int, V) // the part a stratum was reached from
+	for i := range fromV {
+		fromV[i] = -1
+	}
+	seen := make([]bool, V)
+	seen[v0] = true
+	queue, end := []int{v0}, -1
+	for len(queue) > 0 && end < 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for p := 0; p < P && end < 0; p++ {
+			if fromV[p] >= 0 || r.up[v][p] || !r.canUp(v, p) {
+				continue
 			}
-			for i := range prevP {
-				prevP[i] = -1
+			fromV[p] = v
+			if r.colLeft[p] > 0 {
+				end = p
+				continue
 			}
-			queue := []int{v0}
-			seenV := make([]bool, V)
-			seenV[v0] = true
-			end := -1
-			for len(queue) > 0 && end < 0 {
-				v := queue[0]
-				queue = queue[1:]
-				for p := range parts {
-					if prevV[p] >= 0 || up[v][p] || frac[v][p] <= 1e-9 {
-						continue
-					}
-					prevV[p] = v
-					if colLeft[p] > 0 {
-						end = p
-						break
-					}
-					for w := range sizes {
-						if !seenV[w] && up[w][p] {
-							seenV[w] = true
-							prevP[w] = p
-							queue = append(queue, w)
-						}
-					}
+			for w := range seen {
+				if !seen[w] && r.up[w][p] {
+					seen[w], fromP[w] = true, p
+					queue = append(queue, w)
 				}
 			}
-			if end < 0 {
-				break // cannot happen for consistent margins
-			}
-			colLeft[end]--
-			rowLeft[v0]--
-			for p := end; ; {
-				v := prevV[p]
-				up[v][p] = true
-				if v == v0 {
-					break
-				}
-				pp := prevP[v]
-				up[v][pp] = false
-				p = pp
-			}
 		}
 	}
-	for v := range q {
-		for p := range q[v] {
-			if up[v][p] {
-				q[v][p]++
-			}
-		}
+	if end < 0 {
+		return false
 	}
-	return q
+	r.colLeft[end]--
+	r.rowLeft[v0]--
+	for p := end; ; {
+		v := fromV[p]
+		r.up[v][p] = true
+		if v == v0 {
+			return true
+		}
+		p = fromP[v]
+		r.up[v][p] = false
+	}
 }
 
 // apportion divides total among groups in proportion to their sizes by

@@ -164,3 +164,23 @@ func TestFileSpecWarnsOfTextsLikeTheSuiteImporter(t *testing.T) {
 		t.Errorf("warnings %q, want %q; %d rows, want all 3 kept", got, want, len(rows.Examples))
 	}
 }
+
+// One label map for i.i.d. files, suite import and beluga test: FROM=TO
+// pairs, each target checked against the names it maps onto.
+func TestLabelMap(t *testing.T) {
+	m, err := ParseLabelMap("--label-map", []string{"OFFENSE=hateful", " OTHER = non-hateful "})
+	if err != nil || m["OFFENSE"] != "hateful" || m["OTHER"] != "non-hateful" {
+		t.Fatalf("%v %v", m, err)
+	}
+	for _, bad := range [][]string{{"OFFENSE"}, {"=x"}, {"a=1", "a=2"}} {
+		if _, err := ParseLabelMap("--label-map", bad); err == nil || !strings.Contains(err.Error(), "--label-map") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	if err := m.Check([]string{"non-hateful", "hateful"}, "the suite"); err != nil {
+		t.Error(err)
+	}
+	if err := m.Check([]string{"no", "yes"}, "the suite"); err == nil || err.Error() != `labels.OFFENSE: "hateful" is not a label of the suite (no, yes)` {
+		t.Errorf("check: %v", err)
+	}
+}

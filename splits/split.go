@@ -72,13 +72,16 @@ func assign(s *suites.Suite, seed uint32) {
 		sort.Ints(ids)
 		train, valTest := trainTestSplit(ids, seed)
 		val, test := trainTestSplit(valTest, seed)
-		for _, part := range []struct {
-			ids   []int
-			split suites.Split
-		}{{train, suites.SplitTrain}, {val, suites.SplitValidation}, {test, suites.SplitTest}} {
-			for _, id := range part.ids {
-				byID[id].Split = part.split
-			}
+		setSplits(train, val, test, func(id int, sp suites.Split) { byID[id].Split = sp })
+	}
+}
+
+// setSplits calls set for every item of the train, validation and test
+// parts with its split.
+func setSplits(train, val, test []int, set func(int, suites.Split)) {
+	for k, part := range [3][]int{train, val, test} {
+		for _, i := range part {
+			set(i, [3]suites.Split{suites.SplitTrain, suites.SplitValidation, suites.SplitTest}[k])
 		}
 	}
 }

@@ -48,14 +48,7 @@ func AssignStratified(s *suites.Suite, seed uint32, col string) {
 		valTest := (n + 1) / 2
 		nTest := (valTest + 1) / 2
 		train, val, test := datasets.Stratify(strata, valTest-nTest, nTest, seed)
-		for _, part := range []struct {
-			idx   []int
-			split suites.Split
-		}{{train, suites.SplitTrain}, {val, suites.SplitValidation}, {test, suites.SplitTest}} {
-			for _, i := range part.idx {
-				cases[i].Split = part.split
-			}
-		}
+		setSplits(train, val, test, func(i int, sp suites.Split) { cases[i].Split = sp })
 	}
 	joinGroups(s)
 }

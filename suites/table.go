@@ -43,8 +43,12 @@ type TableMapping struct {
 	// functionality is an MFT (or what Links makes it).
 	Type string
 	// Labels are the suite's label names in class order; empty means the
-	// label values of every row (filtered or not) sorted.
+	// label values of every row (filtered or not, after LabelMap) sorted.
 	Labels []string
+	// LabelMap maps the table's labels onto the suite's (GermEval's
+	// OFFENSE onto hateful): datasets.LabelMap, the one label map. A
+	// label it does not name is read as written.
+	LabelMap datasets.LabelMap
 	// Where keeps only the rows that pass every filter.
 	Where []Filter
 	// Link names the column holding the id of the case a row perturbs
@@ -379,12 +383,18 @@ func ImportTable(path string, m TableMapping) (*TableImport, error) {
 			res.Filtered++
 		}
 	}
+	labelOf := func(r tableRow) string {
+		if to, ok := m.LabelMap[r.cells[m.Label]]; ok {
+			return to
+		}
+		return r.cells[m.Label]
+	}
 	labels := m.Labels
 	if len(labels) == 0 {
 		// From every row, so that a filter does not change the classes.
 		seen := map[string]bool{}
 		for _, r := range t.rows {
-			if l := r.cells[m.Label]; !seen[l] {
+			if l := labelOf(r); !seen[l] {
 				seen[l] = true
 				labels = append(labels, l)
 			}
@@ -393,6 +403,9 @@ func ImportTable(path string, m TableMapping) (*TableImport, error) {
 	}
 	if len(labels) < 2 {
 		return nil, &LineError{File: path, Field: m.Label, Err: fmt.Errorf("labels %q: a suite needs at least two", labels)}
+	}
+	if err := m.LabelMap.Check(labels, "the suite"); err != nil {
+		return nil, &LineError{File: path, Field: m.Label, Err: err}
 	}
 	res.Suite.Labels = labels
 	// The cases by their id, for links; a link may point at a row filtered
@@ -470,7 +483,7 @@ func ImportTable(path string, m TableMapping) (*TableImport, error) {
 		}
 		pos := positions[r.line]
 		id := ids.num[pos]
-		label, err := labelIndex(labels, r.cells[m.Label])
+		label, err := labelIndex(labels, labelOf(r))
 		if err != nil {
 			return nil, &LineError{File: path, Line: r.line, Field: m.Label, Err: err}
 		}
@@ -490,7 +503,7 @@ func ImportTable(path string, m TableMapping) (*TableImport, error) {
 				return nil, &LineError{File: path, Line: r.line, Field: m.Link, Err: fmt.Errorf("%q links no case of the table", ref)}
 			}
 			orig := t.rows[oi]
-			ol, err := labelIndex(labels, orig.cells[m.Label])
+			ol, err := labelIndex(labels, labelOf(orig))
 			if err != nil {
 				return nil, &LineError{File: path, Line: orig.line, Field: m.Label, Err: err}
 			}

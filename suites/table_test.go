@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/internal/shareddata"
 )
 
@@ -377,5 +378,31 @@ func TestImportTableRefusesAColumnNamedTwice(t *testing.T) {
 	var le *LineError
 	if !errors.As(err, &le) || le.Line != 1 || le.Field != "text" || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("error %v, want line 1 field text named twice", err)
+	}
+}
+
+// A table's labels are mapped onto the suite's with the one label map
+// (datasets.LabelMap); a map onto a label the suite lacks is refused.
+func TestImportTableMapsLabels(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.tsv")
+	os.WriteFile(path, []byte("text\tlabel\tfunctionality\na\tOFFENSE\tf\nb\tOTHER\tf\nc\tOFFENSE\tg\n"), 0o644)
+	m := TableMapping{Text: "text", Label: "label", Functionality: "functionality", Labels: []string{"non-hateful", "hateful"},
+		LabelMap: datasets.LabelMap{"OFFENSE": "hateful", "OTHER": "non-hateful"}}
+	res, err := ImportTable(path, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, f := range res.Suite.Functionalities {
+		for _, c := range f.Cases {
+			got = append(got, c.Labels[0].Class)
+		}
+	}
+	if !slices.Equal(got, []int{1, 0, 1}) {
+		t.Errorf("classes %v, want [1 0 1]", got)
+	}
+	m.LabelMap = datasets.LabelMap{"OFFENSE": "offensive"}
+	if _, err := ImportTable(path, m); err == nil || !strings.Contains(err.Error(), `labels.OFFENSE: "offensive" is not a label of the suite`) {
+		t.Errorf("bad map: %v", err)
 	}
 }

@@ -61,9 +61,10 @@ func TestHeaderlessTSVByPosition(t *testing.T) {
 	if code != 0 || !strings.Contains(msg, "4 lines: 0 header, 0 blank, 4 rows; 4 texts") {
 		t.Errorf("tokenizer stats --columns: exit %d, %s", code, msg)
 	}
-	code, msg = beluga(t, "suite", "import", "table", fixture, "-o", filepath.Join(dir, "s.jsonl"), "--columns", "text,label,functionality")
+	code, msg = beluga(t, "suite", "import", "table", fixture, "-o", filepath.Join(dir, "s.jsonl"), "--columns", "text,label,functionality",
+		"--labels", "non-hateful,hateful", "--label-map", "OFFENSE=hateful", "--label-map", "OTHER=non-hateful")
 	if code != 0 || !strings.Contains(msg, "4 test cases (4 lines: 0 header, 0 blank, 4 rows;") {
-		t.Errorf("suite import table --columns: exit %d, %s", code, msg)
+		t.Errorf("suite import table --columns --label-map: exit %d, %s", code, msg)
 	}
 	// Without the columns, the first row is no header: the missing column
 	// is named, with how to declare them.

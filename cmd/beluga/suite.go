@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/internal/csvcell"
+	"github.com/beluga-nlp/beluga/internal/termtext"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
@@ -105,6 +108,7 @@ case and its perturbation stay in one split. Errors name the file, line and colu
 	f.StringArrayVar(&tm.classRules, "class-rule", nil, "PREFIX=CLASS or /REGEXP/=CLASS; repeatable, first match wins")
 	f.StringVar(&tm.m.Type, "type-column", "", "column of the test type (MFT, INV or DIR)")
 	f.StringSliceVar(&tm.m.Labels, "labels", nil, "label names in class order (default: the values, sorted)")
+	f.StringArrayVar(&tm.labelMap, "label-map", nil, "TABLE_LABEL=SUITE_LABEL: read a table's label as one of the suite's; repeatable")
 	f.StringArrayVar(&tm.where, "where", nil, "keep only rows with COLUMN=VALUE (or COLUMN!=VALUE); repeatable")
 	f.StringVar(&tm.m.Link, "link", "", "column naming the case a row perturbs or contrasts")
 	f.StringArrayVar(&tm.linkRules, "link-rule", nil, "PREFIX=INV or /REGEXP/=DIR: the functionalities whose linked rows are INV or DIR pairs")
@@ -170,11 +174,15 @@ type tableFlags struct {
 	m                            suites.TableMapping
 	classMap                     string
 	classRules, where, linkRules []string
+	labelMap                     []string
 }
 
 func (t *tableFlags) mapping() (suites.TableMapping, error) {
 	m := t.m
 	var err error
+	if m.LabelMap, err = datasets.ParseLabelMap("--label-map", t.labelMap); err != nil {
+		return m, err
+	}
 	if t.classMap != "" {
 		if m.ClassMap, err = suites.ReadClassMap(t.classMap); err != nil {
 			return m, err
@@ -279,11 +287,11 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 			head += "train\tvalidation\ttest\t"
 		}
 		for _, l := range st.Labels {
-			head += l + "\t"
+			head += termtext.Name(l) + "\t"
 		}
 		fmt.Fprintln(tw, head)
 		for _, f := range st.Functionalities {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t", f.Class, f.Name, f.Type, f.Cases, f.Inputs)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t", termtext.Name(f.Class), termtext.Name(f.Name), termtext.Name(string(f.Type)), f.Cases, f.Inputs)
 			if hasSplits {
 				for _, sp := range splitOrder {
 					fmt.Fprintf(tw, "%d\t", f.Splits[sp].Cases)
@@ -296,7 +304,7 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 		}
 		tw.Flush()
 		fmt.Fprintf(w, "\n%s: %s, %s, %d MFT / %d INV / %d DIR, %s, %s\n",
-			st.Suite, plural(len(st.Functionalities), "functionality"), plural(st.Classes, "class"), st.Types[suites.MFT], st.Types[suites.INV], st.Types[suites.DIR], plural(st.Cases, "test case"), plural(st.Inputs, "input"))
+			termtext.Name(st.Suite), plural(len(st.Functionalities), "functionality"), plural(st.Classes, "class"), st.Types[suites.MFT], st.Types[suites.INV], st.Types[suites.DIR], plural(st.Cases, "test case"), plural(st.Inputs, "input"))
 		if hasSplits {
 			for _, sp := range splitOrder {
 				fmt.Fprintf(w, "  %s: %d test cases, %d inputs\n", sp, st.Splits[sp].Cases, st.Splits[sp].Inputs)
@@ -332,7 +340,8 @@ func printBalance(w io.Writer, col string, bal []splits.GroupBalance) error {
 	if len(bal) == 0 {
 		return fmt.Errorf("--by %s: no case has a value in this metadata column", col)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	var buf strings.Builder
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%s\tsuite\ttrain\tvalidation\ttest\tsuite share\ttest share\t\n", col)
 	var sum splits.GroupBalance
 	for _, g := range bal {
@@ -342,6 +351,11 @@ func printBalance(w io.Writer, col string, bal []splits.GroupBalance) error {
 	fmt.Fprintf(tw, "(all)\t%d\t%d\t%d\t%d\t\t\t\n", sum.Suite, sum.Train, sum.Validation, sum.Test)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+strings.Repeat("\n", strings.Count(line, "\n"))); err != nil {
+			return err
+		}
 	}
 	_, err := fmt.Fprintf(w, "%s the test share differs from the suite share by more than %.0f points; %s fewer than %d test cases. beluga suite split --stratify %s gives each value its suite share of every part.\n",
 		splits.SkewMark, 100*splits.SkewTolerance, splits.SmallMark, splits.MinTestCases, col)

@@ -80,7 +80,7 @@ TEXT ·bf16Interleave(SB), NOSPLIT, $0-32
 	MOVQ hi+16(FP), DX
 	MOVQ n+24(FP), CX
 
-ilvloop:
+ilvblock:
 	CMPQ    CX, $0x10
 	JLT     ilvtail
 	VMOVUPS (SI), Z0
@@ -110,7 +110,7 @@ ilvloop:
 	ADDQ      $0x40, DX
 	ADDQ      $0x40, DI
 	SUBQ      $0x10, CX
-	JMP       ilvloop
+	JMP       ilvblock
 
 ilvtail:
 	TESTQ     CX, CX

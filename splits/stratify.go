@@ -1,6 +1,7 @@
 package splits
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 
@@ -51,6 +52,23 @@ func AssignStratified(s *suites.Suite, seed uint32, col string) {
 		setSplits(train, val, test, func(i int, sp suites.Split) { cases[i].Split = sp })
 	}
 	joinGroups(s)
+}
+
+// AssignFor gives a suite the split a run gives it (train's runs, the
+// tokenizer's corpus, --dry-run's counts): stratified by the case-metadata
+// column stratify when set (a task's split: {stratify: COLUMN}), else the
+// split the suite holds, else BeLUGA's (Assign, BeLUGASeed).
+func AssignFor(s *suites.Suite, stratify string) error {
+	switch {
+	case stratify != "":
+		if len(Balance(s, stratify)) == 0 {
+			return fmt.Errorf("suite %s: split stratified by %q: no case has a value in this metadata column", s.Name, stratify)
+		}
+		AssignStratified(s, BeLUGASeed, stratify)
+	case suites.Summarise(s).Splits[suites.SplitTest].Cases == 0:
+		Assign(s, BeLUGASeed)
+	}
+	return nil
 }
 
 // The marks of a held-out group column whose test cases do not stand for

@@ -21,8 +21,9 @@ import (
 // target_ident) is scored on a test set whose mix is the suite's, not an
 // artefact of the split: BeLUGA's split re-seeds every functionality
 // alike, and a suite that lists its identities in a fixed cycle gives
-// them very different shares of T_test. Cases of a Group then take the
-// split of the group's first case, as Assign's do.
+// them very different shares of T_test. A suite with groups is split by
+// the one grouping rule, as Assign's is, stratified by functionality and
+// value.
 func AssignStratified(s *suites.Suite, seed uint32, col string) {
 	for _, f := range s.Functionalities {
 		cases := slices.Clone(f.Cases)
@@ -51,7 +52,10 @@ func AssignStratified(s *suites.Suite, seed uint32, col string) {
 		train, val, test := datasets.Stratify(strata, valTest-nTest, nTest, seed)
 		setSplits(train, val, test, func(i int, sp suites.Split) { cases[i].Split = sp })
 	}
-	joinGroups(s)
+	assignGroups(s, seed, func(f *suites.Functionality, c *suites.Case) string {
+		v, _ := CaseMeta(c, col)
+		return f.Name + "\x00" + v
+	})
 }
 
 // AssignFor gives a suite the split a run gives it (train's runs, the

@@ -1,7 +1,8 @@
 """PyTorch peer of models' BenchmarkScore (lm_bench_test.go): prompted
 scoring of label verbalizers with transformers' own GPT2LMHeadModel
-(4.27.1) on the same shapes — a GPT-2 of hidden 128, 2 layers, 2 heads, MLP
-512, vocabulary 50257; a 200-token prompt prefix; 64 inputs of 10 + (7i mod
+(4.27.1) or LlamaForCausalLM (4.40, --family llama) on the same shapes — a
+GPT-2 of hidden 128, 2 layers, 2 heads, MLP 512 (a Llama: 4 query heads, 2
+key/value heads, SwiGLU 384), vocabulary 50257; a 200-token prompt prefix; 64 inputs of 10 + (7i mod
 21) tokens; two one-token verbalizers each — and the same algorithm: the
 rows run are prefix + context (or context alone after the prefix's cached
 past_key_values), one row per input (its one-token options share it),
@@ -11,9 +12,10 @@ positions that predict an option only. float32, inference mode, 2 threads.
 Prints scored-tokens/s (the tokens of every prefix + context + option
 sequence, per second: BenchmarkScore's measure) with and without the cache.
 
-Run: /usr/bin/python3 benchmarks/torch_score.py TRANSFORMERS_4_27_1_SRC [--rounds 3]
-(the src/ of the xiaojunjun65/transformers-mlu_4.27.1 snapshot, loaded with
-the stubs of models/testdata/decoders/gen.py)."""
+Run: /usr/bin/python3 benchmarks/torch_score.py TRANSFORMERS_SRC [--family gpt2|llama] [--rounds 3]
+(the src/ of the xiaojunjun65/transformers-mlu_4.27.1 snapshot for gpt2, of
+bozheng-hit/transformers (4.40.0.dev0) for llama, loaded with the stubs of
+models/testdata/decoders/gen.py)."""
 import argparse
 import importlib.util
 import os
@@ -55,11 +57,13 @@ def batches(rows):
         lo = hi
 
 
-def score(model, prefix, items, cached):
+def score(model, body, prefix, items, cached):
     out = [[0.0] * len(opts) for _, opts in items]
     past = None
     if cached:
-        past = model.transformer(input_ids=torch.tensor([prefix]), use_cache=True).past_key_values
+        past = body(input_ids=torch.tensor([prefix]), use_cache=True).past_key_values
+        if hasattr(past, "to_legacy_cache"):
+            past = past.to_legacy_cache()
     rows = [ctx if cached else prefix + ctx for ctx, _ in items]
     for idx in batches(rows):
         L = max(len(rows[i]) for i in idx)
@@ -73,7 +77,7 @@ def score(model, prefix, items, cached):
             B = len(idx)
             kw["past_key_values"] = tuple((k.expand(B, -1, -1, -1), v.expand(B, -1, -1, -1)) for k, v in past)
             mask = torch.cat([torch.ones((B, len(prefix)), dtype=torch.long), mask], 1)
-        h = model.transformer(input_ids=ids, attention_mask=mask, **kw).last_hidden_state
+        h = body(input_ids=ids, attention_mask=mask, **kw).last_hidden_state
         last = torch.tensor([len(rows[i]) - 1 for i in idx])
         logp = torch.log_softmax(model.lm_head(h[torch.arange(len(idx)), last]), -1)
         for j, i in enumerate(idx):
@@ -86,24 +90,33 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("src")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--family", choices=["gpt2", "llama"], default="gpt2")
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args()
     T = load_gen().install(a.src)
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
-    cfg = T.GPT2Config(vocab_size=VOCAB, n_positions=1024, n_embd=128, n_layer=2, n_head=2, n_inner=512)
-    model = T.GPT2LMHeadModel(cfg).eval()
+    if a.family == "gpt2":
+        cfg = T.GPT2Config(vocab_size=VOCAB, n_positions=1024, n_embd=128, n_layer=2, n_head=2, n_inner=512)
+        model = T.GPT2LMHeadModel(cfg).eval()
+        body = model.transformer
+    else:
+        cfg = T.LlamaConfig(vocab_size=VOCAB, hidden_size=128, intermediate_size=384, num_hidden_layers=2,
+                            num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+                            attn_implementation="eager")
+        model = T.LlamaForCausalLM(cfg).eval()
+        body = model.model
     prefix, items, scored = workload()
     with torch.inference_mode():
-        a_c, a_p = score(model, prefix, items, True), score(model, prefix, items, False)
+        a_c, a_p = score(model, body, prefix, items, True), score(model, body, prefix, items, False)
         worst = max(abs(x - y) for rc, rp in zip(a_c, a_p) for x, y in zip(rc, rp))
         for name, cached in (("prefix-cached", True), ("no-cache", False)):
             best = float("inf")
             for _ in range(a.rounds):
                 t = time.perf_counter()
-                score(model, prefix, items, cached)
+                score(model, body, prefix, items, cached)
                 best = min(best, time.perf_counter() - t)
-            print("torch %s: %.3f s/op scored-tokens/s=%.0f" % (name, best, scored / best))
+            print("torch %s %s: %.3f s/op scored-tokens/s=%.0f" % (a.family, name, best, scored / best))
     print("transformers %s, torch %s, threads %d; |cached - uncached| max %.2g; load %s" % (
         T.__version__, torch.__version__, a.threads, worst, open("/proc/loadavg").read().split()[:3]))
 

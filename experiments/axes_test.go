@@ -156,8 +156,9 @@ func TestSweepAnyRunSpecField(t *testing.T) {
 		if want := r.Train.MaxLength; s.MaxLength != want || (want != 8 && want != 12) {
 			t.Errorf("%s trained at max_length %d, want %d, one of the grid's", r.Label(), s.MaxLength, want)
 		}
-		if !s.Hyper.Loss.DetachINV {
-			t.Errorf("%s: hyper.loss.detach_inv not set", r.Label())
+		// The IID baseline reads no suite-phase loss option.
+		if s.Hyper.Loss.DetachINV != (r.Configuration != ConfigIID) {
+			t.Errorf("%s: hyper.loss.detach_inv %v", r.Label(), s.Hyper.Loss.DetachINV)
 		}
 		wantLambda := 0.0
 		if r.Method == "irm" {

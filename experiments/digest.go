@@ -41,6 +41,7 @@ type Digests struct {
 	loaded bool
 	m      map[string]digestEntry
 	added  map[string]digestEntry
+	warned bool // SaveOrWarn said the file cannot be written
 }
 
 // DigestsFile is the name of the digest file in a data cache directory.
@@ -265,13 +266,25 @@ func (d *Digests) Save() error {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(d.File), 0o755); err != nil {
-		return err
+		return fmt.Errorf("digest cache: %w", err)
 	}
 	if err := atomicfile.WriteFile(d.File, append(b, '\n')); err != nil {
 		return fmt.Errorf("digest cache: %w", err)
 	}
 	clear(d.added)
 	return nil
+}
+
+// SaveOrWarn is Save where the cache is only a saving: a digest file that
+// cannot be written (a read-only $BELUGA_DATA, a shared cache of another
+// user) costs the digests being computed again next time, so it is a
+// warning on w, never a failed status or report.
+// It warns once per Digests.
+func (d *Digests) SaveOrWarn(w io.Writer) {
+	if err := d.Save(); err != nil && !d.warned {
+		d.warned = true
+		fmt.Fprintf(w, "warning: %v (not kept: the inputs are digested again next time)\n", err)
+	}
 }
 
 // hashFile returns the SHA-256 of a file's content and its length (a

@@ -68,7 +68,7 @@ func Expand(ctx context.Context, s *Spec, in *Inputs) ([]Run, error) {
 		}
 		for _, point := range grid {
 			for _, seed := range s.Seeds {
-				c := cell{s: s, base: b, point: point, seed: seed, search: search, ids: map[string]string{}}
+				c := cell{s: s, base: b, point: point, seed: seed, search: search, ids: map[string]string{}, swept: map[string][]string{}}
 				if t.hasIID() {
 					r, err := c.run(ConfigIID, "vanilla", ScoreIID, "")
 					if err != nil {
@@ -355,8 +355,9 @@ type cell struct {
 	seed   int64
 	search *SearchGrid
 	// ids holds the IDs of the baseline and the searches, which many runs
-	// of the cell need.
-	ids map[string]string
+	// of the cell need, and swept their settings swept, by ID.
+	ids   map[string]string
+	swept map[string][]string
 }
 
 // train is the package train spec of a run of configuration × method at
@@ -403,8 +404,7 @@ func (c cell) run(config, method, score, fold string) (Run, error) {
 		return Run{}, err
 	}
 	if c.search == nil || config == ConfigIID {
-		err := r.seal()
-		return r, err
+		return r, c.seal(&r)
 	}
 	// The searches' choices replace the profile's values.
 	at := func(method string) (string, error) {
@@ -435,8 +435,22 @@ func (c cell) run(config, method, score, fold string) (Run, error) {
 		r.HyperFrom = id
 		r.Train.Hyper.Epochs, r.Train.Hyper.BatchSize, r.Train.Hyper.LR = 0, 0, 0
 	}
-	err = r.seal()
-	return r, err
+	return r, c.seal(&r)
+}
+
+// seal sorts a run's swept settings — those it or the runs it needs
+// depend on — and seals it.
+func (c cell) seal(r *Run) error {
+	var needed []string
+	for _, id := range r.Needs() {
+		needed = append(needed, c.swept[id]...)
+	}
+	r.sortSwept(needed)
+	if err := r.seal(); err != nil {
+		return err
+	}
+	c.swept[r.ID()] = r.Swept
+	return nil
 }
 
 // needs sets the ID of the IID baseline a run of an IID→T or IID→(IID+T)
@@ -487,8 +501,7 @@ func (c cell) searchRun(config, method string) (Run, error) {
 	if err := c.needs(&r); err != nil {
 		return Run{}, err
 	}
-	err = r.seal()
-	return r, err
+	return r, c.seal(&r)
 }
 
 // CorrectLPFTProbe makes LP-FT's seen run probe with the LP search's

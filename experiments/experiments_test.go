@@ -164,8 +164,9 @@ grid: {lr: [1.0e-4, 3.0e-4], batch_size: [16]}
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2 lr × 2 seeds × (baseline + seen + 2 func + 1 class + 1 type)
-	if want := 2 * 2 * 6; len(runs) != want {
+	// 2 seeds × (baseline + 2 lr × (seen + 2 func + 1 class + 1 type)): the
+	// baseline reads no suite-phase learning rate.
+	if want := 2 * (1 + 2*5); len(runs) != want {
 		t.Errorf("got %d runs, want %d", len(runs), want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,8 +149,8 @@ func TestDirectoryDigestIsItsFiles(t *testing.T) {
 // added to train.RunSpec keeps every ID for as long as its zero value
 // means what runs did before; a non-zero value is part of the ID.
 func TestCanonicalFormLeavesZeroFieldsOut(t *testing.T) {
-	r := Run{Task: "SENT", Configuration: ConfigIID, Method: "vanilla", Score: ScoreIID,
-		Train: train.RunSpec{Task: "sentiment", Configuration: train.ConfigIID, Method: "vanilla", Seed: 42, MaxLength: 32}}
+	r := Run{Task: "SENT", Configuration: ConfigIIDPlusT, Method: "irm", Score: ScoreSeen,
+		Train: train.RunSpec{Task: "sentiment", Configuration: train.ConfigIIDPlusT, Method: "irm", Seed: 42, MaxLength: 32}}
 	b, err := r.identityJSON(true)
 	if err != nil {
 		t.Fatal(err)
@@ -297,3 +298,72 @@ func hashFileContent(path string) (string, int64, error) { return hashFileOf(pat
 
 // oldID names the i-th run of legacyStore, as an older ID would.
 func oldID(i int) string { return fmt.Sprintf("old%09d", i) }
+
+// expandIDs expands a spec (a fake model, folds listed inline) and returns
+// its runs' IDs by label and the runs.
+func expandIDs(t *testing.T, yaml string) (map[string]string, []Run) {
+	t.Helper()
+	s, err := ParseSpec([]byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := Expand(context.Background(), s, &Inputs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for _, r := range runs {
+		ids[r.Configuration+" "+r.Method+" "+r.Score+" "+r.Fold] = r.ID()
+	}
+	return ids, runs
+}
+
+// TestIdentityIsTheEffectiveSpec: a run's ID is what it computes. The IID
+// baseline's does not change with any suite-phase setting; a vanilla run's
+// not with LP-FT's probing rate; a task declared with the cross-entropy
+// gives one run whatever hyper.loss.mft says; LP-FT's probing epochs,
+// which it fixes at 1.5, are not hashed.
+func TestIdentityIsTheEffectiveSpec(t *testing.T) {
+	const head = "tasks: [{name: SENT, folds: {type: [MFT]}}]\nmodel: {name: fake}\nconfigurations: [IID+T]\nscores: [type]\nseeds: [1]\n"
+	base, _ := expandIDs(t, head+"methods: [vanilla, lp-ft]\n")
+	for _, grid := range []string{"{lr: [0.004]}", "{probe_lr: [0.004]}", "{irm_lambda: [3]}", "{hyper.loss.detach_inv: [true]}", "{batch_size: [2], epochs: [4]}"} {
+		ids, _ := expandIDs(t, head+"methods: [vanilla, lp-ft]\ngrid: "+grid+"\n")
+		if got, want := ids["IID vanilla iid "], base["IID vanilla iid "]; got != want {
+			t.Errorf("grid %s: the IID baseline's ID %s, want %s (it reads no suite-phase setting)", grid, got, want)
+		}
+	}
+	probe, runs := expandIDs(t, head+"methods: [vanilla, lp-ft]\ngrid: {probe_lr: [0.001, 0.0005]}\n")
+	// The baseline, vanilla's seen and type run once; LP-FT's twice.
+	if len(runs) != 1+2+2*2 {
+		for _, r := range runs {
+			t.Log(r.ID(), r.Label())
+		}
+		t.Errorf("%d runs, want 7: the probing rate multiplies LP-FT's runs only", len(runs))
+	}
+	if probe["IID+T vanilla seen "] != base["IID+T vanilla seen "] {
+		t.Errorf("a probing rate changed vanilla's ID")
+	}
+	for _, r := range runs {
+		if r.Method == "vanilla" && (len(r.Swept) != 0 || !slices.Equal(r.Unread, []string{"probe_hyper.lr"})) {
+			t.Errorf("%s: swept %v, unread %v: want probe_hyper.lr unread", r.Label(), r.Swept, r.Unread)
+		}
+	}
+	epochs, _ := expandIDs(t, head+"methods: [lp-ft]\ngrid: {probe_hyper.epochs: [1, 3]}\n")
+	if len(epochs) != 3 || epochs["IID+T lp-ft seen "] != base["IID+T lp-ft seen "] {
+		t.Errorf("probe_hyper.epochs, which LP-FT fixes at %v, changed its runs: %v, want %v", train.LPFTEpochs, epochs, base)
+	}
+
+	const ce = "tasks: [{name: DUP, labels: [no, yes], mft_loss: ce, folds: {type: [MFT]}}]\nmodel: {name: fake}\nconfigurations: [T]\nmethods: [vanilla]\nscores: [type]\nseeds: [1]\n"
+	_, runs = expandIDs(t, ce+"grid: {hyper.loss.mft: [0, 1]}\n")
+	if len(runs) != 2 {
+		for _, r := range runs {
+			t.Log(r.ID(), r.Label())
+		}
+		t.Errorf("%d runs of a cross-entropy task over hyper.loss.mft 0 and 1, want 2 (seen and one fold)", len(runs))
+	}
+	for _, r := range runs {
+		if r.Train.Effective().Hyper.Loss.MFT != 1 {
+			t.Errorf("%s records loss.mft %d, want 1 (softmax CE: what it trains with)", r.Label(), r.Train.Hyper.Loss.MFT)
+		}
+	}
+}

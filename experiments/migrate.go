@@ -102,7 +102,7 @@ func (l legacyRun) run(ctx context.Context, in *Inputs) (Run, error) {
 	if s.Search != nil && s.Search.BatchSize == nil {
 		return Run{}, errors.New("search grid without batch sizes")
 	}
-	c := cell{s: s, base: b, point: point, seed: l.Seed, search: s.Search, ids: map[string]string{}}
+	c := cell{s: s, base: b, point: point, seed: l.Seed, search: s.Search, ids: map[string]string{}, swept: map[string][]string{}}
 	if l.Score == ScoreSearch {
 		return c.searchRun(l.Configuration, l.Method)
 	}
@@ -129,6 +129,10 @@ type Migration struct {
 	Assumed []Input
 	// Failed maps old IDs that could not be migrated to why; they stay.
 	Failed map[string]string
+	// Damaged maps old IDs whose files are not what their done recorded
+	// (a truncated result or model) to why: they are moved to their new
+	// IDs without done, never vouched for, and beluga run redoes them.
+	Damaged map[string]string
 }
 
 // Migrate re-keys a store an older beluga wrote (see above) without
@@ -136,7 +140,11 @@ type Migration struct {
 // safe to run again after an interruption: a run already moved is left as
 // it is.
 func Migrate(ctx context.Context, s *Store, in *Inputs) (*Migration, error) {
-	m := &Migration{Moved: map[string]string{}, Labels: map[string]string{}, Merged: map[string]string{}, Failed: map[string]string{}}
+	m := &Migration{Moved: map[string]string{}, Labels: map[string]string{}, Merged: map[string]string{}, Failed: map[string]string{},
+		Damaged: map[string]string{}}
+	if !s.legacyForm() {
+		return m, rekeyStore(s, m)
+	}
 	ids, err := s.Dirs()
 	if err != nil {
 		return nil, err
@@ -168,16 +176,7 @@ func Migrate(ctx context.Context, s *Store, in *Inputs) (*Migration, error) {
 			continue // no spec: not a run directory
 		}
 		if !legacyRecord(b) {
-			// Migrated already: only its directory may be left to rename.
-			r, err := ReadRun(dir)
-			if err == nil && r.ID() != id {
-				if err := moveRun(s, id, r.ID()); err != nil {
-					m.Failed[id] = err.Error()
-				} else {
-					m.Moved[id], m.Labels[r.ID()] = r.ID(), r.Label()
-				}
-			}
-			continue
+			continue // today's form: rekeyStore's
 		}
 		if !exists(filepath.Join(dir, DoneFile)) {
 			if c, err := readClaim(filepath.Join(dir, ClaimFile)); err == nil && !s.stale(c) {
@@ -306,7 +305,7 @@ func moveRun(s *Store, old, id string) error {
 func (m *Migration) Summary() []string {
 	var out []string
 	for _, old := range m.Order {
-		if id, ok := m.Moved[old]; ok {
+		if id, ok := m.Moved[old]; ok && m.Damaged[old] == "" {
 			out = append(out, fmt.Sprintf("moved %s -> %s  %s", old, id, m.Labels[id]))
 		}
 	}
@@ -315,6 +314,9 @@ func (m *Migration) Summary() []string {
 	}
 	for _, old := range m.Removed {
 		out = append(out, fmt.Sprintf("removed %s: not done (beluga run redoes it)", old))
+	}
+	for _, old := range slices.Sorted(maps.Keys(m.Damaged)) {
+		out = append(out, fmt.Sprintf("damaged %s: %s: moved to %s without done (not vouched for: beluga run redoes it)", old, m.Damaged[old], m.Moved[old]))
 	}
 	for _, old := range slices.Sorted(maps.Keys(m.Failed)) {
 		out = append(out, fmt.Sprintf("not migrated %s: %s", old, m.Failed[old]))
@@ -338,4 +340,193 @@ func (m *Migration) AssumedLines() []string {
 		out = append(out, fmt.Sprintf("%s %s: sha256 %s", in.Field, what, in.SHA256))
 	}
 	return out
+}
+
+// rekeyStore re-keys a store of today's records whose IDs an earlier rule
+// computed (ErrRekey): every record — sweep.json's and each run
+// directory's spec.json — gets the ID of what it computes, the runs it
+// needs (its IID baseline, its searches) by their new IDs; nothing is
+// digested again, as the records hold their inputs' digests. A finished
+// run is checked against its done marker first: one whose files are what
+// done recorded is moved to its new ID with a new done; a damaged one is
+// moved without done (Migration.Damaged); two old runs that are one
+// computation are one run (the first kept, Migration.Merged); a run not
+// finished is removed (beluga run redoes it). It is safe to run again.
+func rekeyStore(s *Store, m *Migration) error {
+	type record struct {
+		run  Run
+		dir  bool // a run directory's spec.json (else only sweep.json's)
+		done bool
+	}
+	records := map[string]*record{}
+	var sweepOrder []string
+	if b, err := os.ReadFile(filepath.Join(s.Dir, SweepFile)); err == nil {
+		var list []json.RawMessage
+		if err := json.Unmarshal(b, &list); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(s.Dir, SweepFile), err)
+		}
+		for i, one := range list {
+			r, recorded, err := readRecord(one)
+			if err != nil {
+				return fmt.Errorf("%s: run %d: %w", filepath.Join(s.Dir, SweepFile), i+1, err)
+			}
+			if recorded == "" {
+				recorded = r.ID()
+			}
+			if records[recorded] == nil {
+				records[recorded] = &record{run: r}
+				sweepOrder = append(sweepOrder, recorded)
+			}
+		}
+	}
+	ids, err := s.Dirs()
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		dir := s.RunDir(id)
+		b, err := os.ReadFile(filepath.Join(dir, SpecFile))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // no spec: not a run directory
+		}
+		if err != nil {
+			m.Failed[id] = err.Error()
+			continue
+		}
+		r, _, err := readRecord(b)
+		if err != nil {
+			// Said, never left silently: its directory stays as it is.
+			m.Failed[id] = fmt.Sprintf("%s: %v", SpecFile, err)
+			continue
+		}
+		records[id] = &record{run: r, dir: true, done: exists(filepath.Join(dir, DoneFile))}
+	}
+	// Each record's new ID, the runs it needs first.
+	resolvedRuns := map[string]Run{}
+	var resolve func(old string, depth int) (Run, error)
+	resolve = func(old string, depth int) (Run, error) {
+		rec := records[old]
+		r := rec.run
+		if depth > len(records) {
+			return r, fmt.Errorf("run %s needs itself", old)
+		}
+		var needed []string
+		for _, need := range []*string{&r.From, &r.HyperFrom, &r.ProbeFrom} {
+			if *need == "" || records[*need] == nil {
+				continue
+			}
+			dep, ok := resolvedRuns[*need]
+			if !ok {
+				var err error
+				if dep, err = resolve(*need, depth+1); err != nil {
+					return r, err
+				}
+			}
+			*need = dep.ID()
+			needed = append(needed, dep.Swept...)
+		}
+		r.sortSwept(needed)
+		if err := r.seal(); err != nil {
+			return r, err
+		}
+		resolvedRuns[old] = r
+		return r, nil
+	}
+	for _, old := range slices.Sorted(maps.Keys(records)) {
+		if _, err := resolve(old, 0); err != nil {
+			return fmt.Errorf("run %s: %w", old, err)
+		}
+	}
+	resolved := resolvedRuns
+	// Run directories: sweep order first, then by old ID.
+	var dirs []string
+	for _, old := range sweepOrder {
+		if records[old].dir {
+			dirs = append(dirs, old)
+		}
+	}
+	for _, old := range slices.Sorted(maps.Keys(records)) {
+		if records[old].dir && !slices.Contains(sweepOrder, old) {
+			dirs = append(dirs, old)
+		}
+	}
+	taken := map[string]string{} // new ID → the old run moved there
+	for _, old := range dirs {
+		rec, r := records[old], resolved[old]
+		id := r.ID()
+		dir := s.RunDir(old)
+		if !rec.done {
+			if c, err := readClaim(filepath.Join(dir, ClaimFile)); err == nil && !s.stale(c) {
+				m.Failed[old] = "a live process is running it: migrate once it is done"
+				continue
+			}
+			if err := os.RemoveAll(dir); err != nil {
+				return err
+			}
+			m.Removed = append(m.Removed, old)
+			continue
+		}
+		m.Order = append(m.Order, old)
+		if _, ok := taken[id]; ok || (id != old && exists(s.RunDir(id))) {
+			// Another old run is this computation: keep the first.
+			if err := os.RemoveAll(dir); err != nil {
+				return err
+			}
+			m.Merged[old] = id
+			continue
+		}
+		taken[id] = old
+		if err := verifyRun(dir, true); err != nil {
+			// Never vouched for: moved without done, redone by beluga run.
+			if err := os.Remove(filepath.Join(dir, DoneFile)); err != nil {
+				return err
+			}
+			if err := writeJSON(filepath.Join(dir, SpecFile), r); err != nil {
+				return err
+			}
+			if err := os.Rename(dir, s.RunDir(id)); err != nil {
+				return err
+			}
+			m.Damaged[old], m.Moved[old], m.Labels[id] = err.Error(), id, r.Label()
+			continue
+		}
+		if id == old {
+			continue
+		}
+		if err := rekey(s, old, r); err != nil {
+			m.Failed[old] = err.Error()
+			continue
+		}
+		m.Moved[old], m.Labels[id] = id, r.Label()
+	}
+	if len(m.Failed) > 0 {
+		return nil // sweep.json stays until every run is migrated
+	}
+	var sweep []Run
+	seen := map[string]bool{}
+	for _, old := range sweepOrder {
+		if r := resolved[old]; !seen[r.ID()] {
+			seen[r.ID()] = true
+			sweep = append(sweep, r)
+		}
+	}
+	if len(sweepOrder) == 0 {
+		return nil
+	}
+	return writeJSON(filepath.Join(s.Dir, SweepFile), sweep)
+}
+
+// legacyForm says whether the store's records are of the older form
+// (legacyRecord): its sweep.json's, else its first run directory's.
+func (s *Store) legacyForm() bool {
+	if b, err := os.ReadFile(filepath.Join(s.Dir, SweepFile)); err == nil {
+		return legacyRecord(b)
+	}
+	ids, _ := s.Dirs()
+	for _, id := range ids {
+		if b, err := os.ReadFile(filepath.Join(s.RunDir(id), SpecFile)); err == nil {
+			return legacyRecord(b)
+		}
+	}
+	return false
 }

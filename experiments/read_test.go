@@ -75,8 +75,9 @@ grid: {iid_epochs: [1], iid_batch_size: [4], iid_lr: [0.001], epochs: [1], batch
 		if err := json.Unmarshal(b, &ts); err != nil {
 			t.Fatalf("%s: %v", r.Label(), err)
 		}
-		if ts.Task != train.TaskRead || ts.MaxLength != 32 || ts.ProbeHyper.BatchSize != 3 {
-			t.Errorf("%s trained as %s, max_length %d, probe batch %d: want squad, 32 and SQuAD's 3", r.Label(), ts.Task, ts.MaxLength, ts.ProbeHyper.BatchSize)
+		// Vanilla reads no probing phase (train.RunSpec.Effective).
+		if ts.Task != train.TaskRead || ts.MaxLength != 32 || ts.ProbeHyper.BatchSize != 0 {
+			t.Errorf("%s trained as %s, max_length %d, probe batch %d: want squad, 32 and none", r.Label(), ts.Task, ts.MaxLength, ts.ProbeHyper.BatchSize)
 		}
 	}
 }

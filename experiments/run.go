@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -51,15 +52,20 @@ type Run struct {
 	// Fold names what a held-out run leaves out (Train.HeldOut's name).
 	Fold string `json:"fold,omitempty"`
 	Seed int64  `json:"seed"`
-	// Swept are the field paths of Train the sweep's grid set, sorted: a
-	// run's label, its row in the tables (Axes) and its replicate
-	// (Replicate) name them; they are no part of its identity (Train holds
-	// their values).
-	Swept []string `json:"swept,omitempty"`
-	// Train is what the run computes. Its input fields hold the paths where
-	// the sweep found them (Inputs); FromIID and the settings a search
-	// chooses are left empty: the runner fills them from the runs that
-	// provide them.
+	// Swept are the field paths of Train the sweep's grid set that the run
+	// depends on — that it reads (Reads) or that a run it needs reads (its
+	// IID baseline's iid_lr) — sorted: a run's label, its row in the
+	// tables (Axes) and its replicate (Replicate) name them; they are no
+	// part of its identity (Train holds their values). Unread are the
+	// others the grid set: one run stands for every value of each.
+	Swept  []string `json:"swept,omitempty"`
+	Unread []string `json:"unread,omitempty"`
+	// Train is the run's spec, resolved: what it computes is its
+	// effective form (train.RunSpec.Effective), which its ID hashes; the
+	// settings it does not read keep the values the sweep gave, for its
+	// label. Its input fields hold the paths where the sweep found them
+	// (Inputs); FromIID and the settings a search chooses are left empty:
+	// the runner fills them from the runs that provide them.
 	Train train.RunSpec `json:"train"`
 	// Inputs are the files and directories Train reads, one per input
 	// field, with their digests.
@@ -123,6 +129,25 @@ func (r Run) Slot() string {
 	return r.hash(false)
 }
 
+// sortSwept splits the settings the grid set into those the run depends
+// on (Swept: it reads them, or they are among needed, the Swept of the
+// runs it needs) and the others (Unread).
+func (r *Run) sortSwept(needed []string) {
+	swept := slices.Concat(r.Swept, r.Unread)
+	r.Swept, r.Unread = nil, nil
+	for _, p := range swept {
+		switch {
+		case slices.Contains(r.Swept, p) || slices.Contains(r.Unread, p):
+		case r.Reads(p) || slices.Contains(needed, p):
+			r.Swept = append(r.Swept, p)
+		default:
+			r.Unread = append(r.Unread, p)
+		}
+	}
+	slices.Sort(r.Swept)
+	slices.Sort(r.Unread)
+}
+
 // seal computes the run's ID and slot once, for a run made whole; a run
 // that has none (a record without an input's digest) is refused.
 func (r *Run) seal() error {
@@ -167,7 +192,7 @@ func (r Run) identityJSON(contents bool) ([]byte, error) {
 // digests and the IDs of the runs it needs (its ID's), and without (its
 // slot's), the train spec encoded once for both.
 func (r Run) identities() (id, slot []byte, err error) {
-	s := r.Train
+	s := r.Train.Effective()
 	s.FromIID, s.Cache = "", ""
 	fields := s.InputFields()
 	digests := make([]string, len(fields))
@@ -268,6 +293,46 @@ func (r Run) Input(field string) (Input, bool) {
 	return Input{}, false
 }
 
+// Reads says whether the run depends on the setting a field path of its
+// train spec names: whether another value there changes what it computes
+// (its effective spec). The settings a search chooses are read from the
+// search, not from the field: a run trained with a search's choice, and a
+// search itself, read none of them.
+func (r Run) Reads(path string) bool {
+	searched := []string{"hyper.epochs", "hyper.batch_size", "hyper.lr"}
+	if r.Search != nil || r.HyperFrom != "" {
+		if slices.Contains(searched, path) {
+			return false
+		}
+	}
+	if r.ProbeFrom != "" && (path == "probe_hyper.batch_size" || path == "probe_hyper.lr") {
+		return false
+	}
+	alt := r.Train
+	alt.Corrections = slices.Clone(r.Train.Corrections)
+	f, err := runSpecField(reflect.ValueOf(&alt).Elem(), path)
+	if err != nil {
+		return true // not a setting: kept, as it was given
+	}
+	switch f.Kind() {
+	case reflect.Bool:
+		f.SetBool(!f.Bool())
+	case reflect.Float64:
+		if x := f.Float(); x != 0 {
+			f.SetFloat(x / 2)
+		} else {
+			f.SetFloat(0.5)
+		}
+	case reflect.Uint64:
+		f.SetUint(f.Uint() + 1)
+	default:
+		f.SetInt(f.Int() + 1)
+	}
+	a, errA := canonicalJSON(r.Train.Effective())
+	b, errB := canonicalJSON(alt.Effective())
+	return errA != nil || errB != nil || string(a) != string(b)
+}
+
 // MarshalJSON writes the run with its ID and slot first, for the people
 // and tools that read spec.json and sweep.json; they are computed again
 // when it is read (ReadRun checks the ID against the directory's name).
@@ -333,6 +398,54 @@ func (r Run) settings(keep func(path string) bool) string {
 		parts[i] = x.k + "=" + x.v
 	}
 	return strings.Join(parts, " ")
+}
+
+// UnreadSettings says, for each setting the sweep's grid gives several
+// values (by its grid key, SettingName; every setting when grid is nil)
+// that some of runs do not read, which: "probe_lr: read by no run", "lr:
+// not read by IID vanilla (2 runs)". A run that does not read a setting is
+// one run for every value of it, not one per value.
+func UnreadSettings(runs []Run, grid map[string][]any) []string {
+	several := map[string]bool{}
+	for k, vs := range grid {
+		several[SettingName(gridPath(k))] = len(vs) > 1
+	}
+	type count struct {
+		read   int
+		unread map[string]int // "configuration method" → runs
+	}
+	counts := map[string]*count{}
+	for _, r := range runs {
+		for _, paths := range [][]string{r.Swept, r.Unread} {
+			for _, p := range paths {
+				k := SettingName(p)
+				if counts[k] == nil {
+					counts[k] = &count{unread: map[string]int{}}
+				}
+				if slices.Contains(r.Swept, p) {
+					counts[k].read++
+				} else {
+					counts[k].unread[r.Configuration+" "+r.Method]++
+				}
+			}
+		}
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		c := counts[k]
+		switch {
+		case len(c.unread) == 0, grid != nil && !several[k]:
+		case c.read == 0:
+			out = append(out, k+": read by no run")
+		default:
+			var rows []string
+			for _, row := range slices.Sorted(maps.Keys(c.unread)) {
+				rows = append(rows, fmt.Sprintf("%s (%d %s)", row, c.unread[row], map[bool]string{true: "run", false: "runs"}[c.unread[row] == 1]))
+			}
+			out = append(out, fmt.Sprintf("%s: not read by %s", k, strings.Join(rows, ", ")))
+		}
+	}
+	return out
 }
 
 // SweptValues are the values of the run's swept settings, by their grid

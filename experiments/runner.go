@@ -353,9 +353,9 @@ func (r *TrainRunner) Run(ctx context.Context, run Run, dir string) error {
 		_, _, err := Search(ctx, s, g, dir)
 		return err
 	}
-	// The resolved training spec (paths, the searched hyper-parameters) is
-	// kept beside the run's own spec.
-	if err := writeJSON(filepath.Join(dir, TrainSpecFile), s); err != nil {
+	// What the run trains — its effective spec, with the paths and the
+	// searched hyper-parameters — is kept beside the run's own spec.
+	if err := writeJSON(filepath.Join(dir, TrainSpecFile), s.Effective()); err != nil {
 		return err
 	}
 	res, err := train.Run(ctx, s, filepath.Join(dir, "train"))

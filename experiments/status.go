@@ -187,13 +187,56 @@ func ReadRun(dir string) (Run, error) {
 	if legacyRecord(b) {
 		return r, fmt.Errorf("%s: %w", path, ErrLegacy)
 	}
-	if err := json.Unmarshal(b, &r); err != nil {
+	r, recorded, err := readRecord(b)
+	if err != nil {
 		return r, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := r.seal(); err != nil {
-		return r, fmt.Errorf("%s: %w", path, err)
+	if recorded != "" && recorded != r.ID() {
+		return r, fmt.Errorf("%s: run %s: %w", path, recorded, ErrRekey)
 	}
 	return r, nil
+}
+
+// readRecord reads a run record of today's form, sealed, and the ID it
+// records ("" when it records none).
+func readRecord(b []byte) (Run, string, error) {
+	var r Run
+	var head struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, "", err
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return r, "", err
+	}
+	err := r.seal()
+	return r, head.ID, err
+}
+
+// ErrRekey marks a store, or a run of one, whose records are of today's
+// form but whose IDs an earlier beluga computed by another rule (before
+// IDs hashed a run's effective spec, train.RunSpec.Effective): beluga
+// migrate re-keys it without retraining. It is a kind of ErrLegacy.
+var ErrRekey = fmt.Errorf("its run IDs were computed before they hashed only what a run reads: %w", ErrLegacy)
+
+// rekeyed says whether a record of today's form (or a list of them)
+// records an ID other than the one it gives today.
+func rekeyed(b []byte) bool {
+	var list []json.RawMessage
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
+		if json.Unmarshal(t, &list) != nil {
+			return false
+		}
+	} else {
+		list = []json.RawMessage{b}
+	}
+	for _, one := range list {
+		if r, recorded, err := readRecord(one); err == nil && recorded != "" && recorded != r.ID() {
+			return true
+		}
+	}
+	return false
 }
 
 // ErrLegacy marks a store, or a run of one, written by a beluga whose run
@@ -224,12 +267,14 @@ func legacyRecord(b []byte) bool {
 // its SweepFile, or without one any run's SpecFile, is of the older form.
 func (s *Store) Legacy() bool {
 	if b, err := os.ReadFile(filepath.Join(s.Dir, SweepFile)); err == nil {
-		return legacyRecord(b)
+		return legacyRecord(b) || rekeyed(b)
 	}
 	ids, _ := s.Dirs()
 	for _, id := range ids {
 		if b, err := os.ReadFile(filepath.Join(s.RunDir(id), SpecFile)); err == nil {
-			return legacyRecord(b)
+			if legacyRecord(b) || rekeyed(b) {
+				return true
+			}
 		}
 	}
 	return false

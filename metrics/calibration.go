@@ -330,24 +330,28 @@ func calibrateInputs(ins []CaseInput, class map[string]int, bins int, b Binning)
 
 // ReadInputLines reads a file of prediction lines, one CaseInput a line:
 // train's iid_predictions.jsonl. Errors name the file and line.
-func ReadInputLines(path string) ([]CaseInput, error) {
+func ReadInputLines(path string) ([]CaseInput, error) { return readJSONLines[CaseInput](path) }
+
+// readJSONLines reads a file of one JSON value a line, blank lines
+// skipped; an error names the file and line as path:line.
+func readJSONLines[T any](path string) ([]T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []CaseInput
+	var out []T
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<26)
 	for line := 1; sc.Scan(); line++ {
 		if strings.TrimSpace(sc.Text()) == "" {
 			continue
 		}
-		var in CaseInput
-		if err := json.Unmarshal(sc.Bytes(), &in); err != nil {
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		out = append(out, in)
+		out = append(out, v)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

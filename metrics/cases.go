@@ -3,14 +3,13 @@ package metrics
 import (
 	"bufio"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/beluga-nlp/beluga/internal/termtext"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
@@ -28,30 +27,7 @@ func (v *Verdict) UnmarshalText(b []byte) error {
 // ReadCases reads a case file (WriteCases): one verdict per line, in suite
 // order. Files written before the cases carried their inputs read with
 // Inputs empty.
-func ReadCases(path string) ([]CaseVerdict, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []CaseVerdict
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<26)
-	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var c CaseVerdict
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		out = append(out, c)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return out, nil
-}
+func ReadCases(path string) ([]CaseVerdict, error) { return readJSONLines[CaseVerdict](path) }
 
 // WriteFailures lists the failing cases of a case file per functionality,
 // in suite order: a heading with the functionality's class, type, failure
@@ -135,10 +111,10 @@ func writeFailureHeading(bw *bufio.Writer, name string, first CaseVerdict, fails
 	var about []string
 	for _, s := range []string{first.Class, string(first.Type)} {
 		if s != "" {
-			about = append(about, s)
+			about = append(about, termtext.Name(s))
 		}
 	}
-	fmt.Fprintf(bw, "%s", name)
+	fmt.Fprintf(bw, "%s", termtext.Name(name))
 	if len(about) > 0 {
 		fmt.Fprintf(bw, " (%s)", strings.Join(about, ", "))
 	}

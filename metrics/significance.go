@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 
 	"github.com/beluga-nlp/beluga/internal/nprand"
 )
@@ -339,17 +340,10 @@ func exactDiff(comps []*component, defs []statDef, k int) *big.Rat {
 			}
 			return new(big.Rat).SetFrac(big.NewInt(int64(c.sum[m])), big.NewInt(int64(c.n[m])))
 		}
-		suite, n := new(big.Rat), 0
-		for _, ci := range d.suite {
-			if r := mean(comps[ci]); r != nil {
-				suite.Add(suite, r)
-				n++
-			}
-		}
-		if n == 0 {
+		suite := exactSuite(comps, d.suite, m)
+		if suite == nil {
 			return nil
 		}
-		suite.Quo(suite, new(big.Rat).SetInt64(int64(n)))
 		if d.iid < 0 {
 			return suite
 		}
@@ -387,4 +381,63 @@ func exactDiff(comps []*component, defs []statDef, k int) *big.Rat {
 		return nil
 	}
 	return a.Abs(a.Sub(a, b))
+}
+
+// exactSuite returns the mean of the components' pass rates for model m
+// in rational arithmetic (nil when none has items). The rates share
+// small denominators (the cells' sizes), so their sum is kept as one
+// fraction over the least common multiple in int64 — a big.Rat per rate,
+// normalised at every addition, made each tie cost a millisecond — and
+// only a sum that would overflow is added in big.Rat.
+func exactSuite(comps []*component, cells []int, m int) *big.Rat {
+	num, den, n := int64(0), int64(1), 0
+	fits := true
+	for _, ci := range cells {
+		c := comps[ci]
+		if c.n[m] == 0 {
+			continue
+		}
+		n++
+		if fits {
+			num, den, fits = addFrac(num, den, int64(c.sum[m]), int64(c.n[m]))
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if !fits {
+		sum := new(big.Rat)
+		for _, ci := range cells {
+			if c := comps[ci]; c.n[m] != 0 {
+				sum.Add(sum, big.NewRat(int64(c.sum[m]), int64(c.n[m])))
+			}
+		}
+		return sum.Quo(sum, big.NewRat(int64(n), 1))
+	}
+	d := new(big.Int).Mul(big.NewInt(den), big.NewInt(int64(n)))
+	return new(big.Rat).SetFrac(big.NewInt(num), d)
+}
+
+// addFrac returns a/b + c/d over lcm(b, d) for non-negative a, c and
+// positive b, d, and false if a value would not fit an int64.
+func addFrac(a, b, c, d int64) (num, den int64, ok bool) {
+	g := b
+	for x := d; x != 0; {
+		g, x = x, g%x
+	}
+	den, ok = mul64(b/g, d)
+	if !ok {
+		return 0, 0, false
+	}
+	x, ok1 := mul64(a, den/b)
+	y, ok2 := mul64(c, den/d)
+	if !ok1 || !ok2 || x > math.MaxInt64-y {
+		return 0, 0, false
+	}
+	return x + y, den, true
+}
+
+func mul64(a, b int64) (int64, bool) {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	return int64(lo), hi == 0 && lo <= math.MaxInt64
 }

@@ -2,9 +2,14 @@ package metrics
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/big"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/beluga-nlp/beluga/internal/nprand"
 )
 
 type refSignificance struct {
@@ -59,17 +64,22 @@ func (r refScores) scores() Scores {
 	return s
 }
 
-func loadSignificance(t *testing.T) refSignificance {
+// loadRef reads a reference file of testdata/ (written by its gen_*.py).
+func loadRef[T any](t *testing.T, name string) T {
 	t.Helper()
-	b, err := os.ReadFile("testdata/significance.json")
+	var r T
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err == nil {
+		err = json.Unmarshal(b, &r)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r refSignificance
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
 	return r
+}
+
+func loadSignificance(t *testing.T) refSignificance {
+	return loadRef[refSignificance](t, "significance.json")
 }
 
 func TestBinomTestMatchesScipy(t *testing.T) {
@@ -120,18 +130,7 @@ type exactRef struct {
 	}
 }
 
-func loadExact(t *testing.T) exactRef {
-	t.Helper()
-	b, err := os.ReadFile("testdata/exact_randomisation.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r exactRef
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
+func loadExact(t *testing.T) exactRef { return loadRef[exactRef](t, "exact_randomisation.json") }
 
 // The trials are BeLUGA's (its items, order and random bits); the
 // p-values are the exact-arithmetic reference's. BeLUGA's own float
@@ -287,5 +286,63 @@ func BenchmarkRandomisation(b *testing.B) {
 		if _, err := Randomisation(a, c, opt); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkRandomisationEqualCells is a HateCheck-sized per-group test:
+// 30 functionalities of 120 cases each, two models of one pass rate,
+// 10,000 trials — equal cells, so many trials tie the observed statistic
+// and are decided in rational arithmetic.
+func BenchmarkRandomisationEqualCells(b *testing.B) {
+	rng := nprand.NewPythonRandom(3)
+	names := make([]string, 30)
+	a := map[string][]float64{}
+	c := map[string][]float64{}
+	for i := range names {
+		names[i] = fmt.Sprintf("f%02d", i)
+		for range 120 {
+			a[names[i]] = append(a[names[i]], float64(rng.GetRandBits(1)))
+			c[names[i]] = append(c[names[i]], float64(rng.GetRandBits(1)))
+		}
+	}
+	wrap := func(m map[string][]float64) Scores {
+		return Scores{Suite: map[string]map[string]map[string][]float64{"hc": {"seen": m}}}
+	}
+	opt := RandomisationOptions{Tasks: []string{"hc"}, ScoreNames: []string{"seen"}, Functionalities: map[string][]string{"hc": names}, Trials: 10000, Seed: 42}
+	for b.Loop() {
+		if _, err := Randomisation(wrap(a), wrap(c), opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// exactSuite's int64 sum over the common denominator equals the plain
+// rational mean, whether the cells share sizes or their sizes' least
+// common multiple overflows int64 (distinct primes: the big.Rat path).
+func TestExactSuite(t *testing.T) {
+	primes := []int{53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113}
+	for name, sizes := range map[string][]int{"equal": {10, 10, 10, 10}, "mixed": {7, 12, 30, 45}, "primes": primes} {
+		var comps []*component
+		var cells []int
+		want := new(big.Rat)
+		for i, n := range sizes {
+			s := (i*7 + 3) % (n + 1)
+			comps = append(comps, &component{sum: [2]float64{float64(s)}, n: [2]float64{float64(n)}})
+			cells = append(cells, i)
+			want.Add(want, big.NewRat(int64(s), int64(n)))
+		}
+		want.Quo(want, big.NewRat(int64(len(sizes)), 1))
+		if got := exactSuite(comps, cells, 0); got == nil || got.Cmp(want) != 0 {
+			t.Errorf("%s: exactSuite = %v, want %v", name, got, want)
+		}
+		if got := exactSuite(comps, cells, 1); got != nil {
+			t.Errorf("%s: model 1 has no items, exactSuite = %v, want nil", name, got)
+		}
+	}
+	if _, _, ok := addFrac(0, 1, 1, math.MaxInt64); !ok {
+		t.Error("addFrac(0/1 + 1/MaxInt64) overflowed")
+	}
+	if _, _, ok := addFrac(1, math.MaxInt64-1, 1, math.MaxInt64); ok {
+		t.Error("addFrac over a denominator beyond int64 did not report it")
 	}
 }

@@ -1,10 +1,8 @@
 package metrics
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"testing"
 )
 
@@ -54,16 +52,7 @@ type refStatistics struct {
 }
 
 func loadStatistics(t *testing.T) refStatistics {
-	t.Helper()
-	b, err := os.ReadFile("testdata/statistics.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r refStatistics
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return loadRef[refStatistics](t, "statistics.json")
 }
 
 func nanFloats(xs []*float64) []float64 {

@@ -332,27 +332,14 @@ func (m *bertEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 		x = r.Alloc(n * h)
 		linearForward(be, x, p.embOut, m.projW.Value, m.projB.Value, n, e, h)
 	}
-	pool := &r.m.pool
-	for l := range m.layers {
+	x = r.stack(x, len(m.layers), func(l int, x []float32, lr *Run) []float32 {
 		var acts layerActs
-		if r.Train {
-			x = m.layerForward(l, x, b, r.HiddenRate, r.AttentionRate, &acts, r)
+		out := m.layerForward(l, x, b, lr.HiddenRate, lr.AttentionRate, &acts, lr)
+		if lr.Train {
 			p.layers = append(p.layers, acts)
-			continue
 		}
-		// Evaluation keeps no activations: a layer's buffers go back to
-		// the pool as soon as the next layer has its input.
-		layer, done := r.layerScratch()
-		out := m.layerForward(l, x, b, 0, 0, &acts, layer)
-		done(out)
-		if l > 0 {
-			pool.put(x)
-		}
-		x = out
-	}
-	if !r.Train && len(m.layers) > 0 {
-		r.bufs = append(r.bufs, x)
-	}
+		return out
+	})
 	p.out = x
 	return p, nil
 }

@@ -174,27 +174,14 @@ func (m *debertaEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 			layerNormForward(be, p.relE, p.relXhat, p.relRstd, rel, m.relW.Value, m.relB.Value, h, c.LayerNormEps)
 		}
 	}
-	pool := &r.m.pool
-	for l := range m.layers {
+	x = r.stack(x, len(m.layers), func(l int, x []float32, lr *Run) []float32 {
 		var acts debertaLayer
-		if r.Train {
-			x = m.layerForward(l, x, p, &acts, r)
+		out := m.layerForward(l, x, p, &acts, lr)
+		if lr.Train {
 			p.layers = append(p.layers, acts)
-			continue
 		}
-		// Evaluation keeps no activations: a layer's buffers go back to
-		// the pool once the next layer has its input.
-		layer, done := r.layerScratch()
-		out := m.layerForward(l, x, p, &acts, layer)
-		done(out)
-		if l > 0 {
-			pool.put(x)
-		}
-		x = out
-	}
-	if !r.Train && len(m.layers) > 0 {
-		r.bufs = append(r.bufs, x)
-	}
+		return out
+	})
 	p.out = x
 	return p, nil
 }

@@ -91,6 +91,31 @@ func decoderPositions(b Batch, past, limit int) ([]int, error) {
 	return pos, nil
 }
 
+// decoderStart checks a decoder pass (b against the vocabulary, a cache
+// only in evaluation) and returns its tokens' positions, continuing past.
+func decoderStart(r *Run, b Batch, c *checkpoint.Config, past *kvCache, save bool, limit int) ([]int, error) {
+	if err := checkDecoderBatch(b, c.VocabSize); err != nil {
+		return nil, err
+	}
+	if (past != nil || save) && r.Train {
+		return nil, fmt.Errorf("a key/value cache is for evaluation passes")
+	}
+	pastN := 0
+	if past != nil {
+		pastN = past.n
+	}
+	return decoderPositions(b, pastN, limit)
+}
+
+// saveTo is where a layer appends its keys and values: cache when the
+// pass saves them, else nowhere.
+func saveTo(save bool, cache **kvCache) **kvCache {
+	if save {
+		return cache
+	}
+	return nil
+}
+
 // checkDecoderBatch checks b's shape and its ids against the vocabulary.
 func checkDecoderBatch(b Batch, vocab int) error {
 	if len(b.IDs) != b.Size*b.SeqLen || len(b.Mask) != b.Size*b.SeqLen {

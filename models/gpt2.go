@@ -247,20 +247,11 @@ func (m *gpt2Encoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 func (m *gpt2Encoder) forwardCached(r *Run, b Batch, past *kvCache, save bool) (EncoderPass, *kvCache, error) {
 	c := &m.cfg
 	h := c.HiddenSize
-	if err := checkDecoderBatch(b, c.VocabSize); err != nil {
-		return nil, nil, err
-	}
-	if (past != nil || save) && r.Train {
-		return nil, nil, fmt.Errorf("a key/value cache is for evaluation passes")
-	}
-	n, pastN := b.Size*b.SeqLen, 0
-	if past != nil {
-		pastN = past.n
-	}
-	pos, err := decoderPositions(b, pastN, c.MaxPositionEmbeddings)
+	pos, err := decoderStart(r, b, c, past, save, c.MaxPositionEmbeddings)
 	if err != nil {
 		return nil, nil, err
 	}
+	n := b.Size * b.SeqLen
 	p := &gpt2Pass{m: m, b: b, pos: pos, layers: make([]gpt2Acts, len(m.blocks))}
 	x := r.Alloc(n * h)
 	embedRows(x, m.wte.Value, b, h)
@@ -271,27 +262,9 @@ func (m *gpt2Encoder) forwardCached(r *Run, b Batch, past *kvCache, save bool) (
 	p.embKeep = r.Keep(n*h, r.HiddenRate)
 	applyKeep(r.m.be, x, p.embKeep)
 	var cache *kvCache
-	pool := &r.m.pool
-	for l := range m.blocks {
-		if r.Train {
-			x = m.blockForward(l, x, p, r, &p.layers[l], past, nil)
-			continue
-		}
-		layer, done := r.layerScratch()
-		var keep **kvCache
-		if save {
-			keep = &cache
-		}
-		out := m.blockForward(l, x, p, layer, &p.layers[l], past, keep)
-		done(out)
-		if l > 0 {
-			pool.put(x)
-		}
-		x = out
-	}
-	if !r.Train && len(m.blocks) > 0 {
-		r.bufs = append(r.bufs, x)
-	}
+	x = r.stack(x, len(m.blocks), func(l int, x []float32, lr *Run) []float32 {
+		return m.blockForward(l, x, p, lr, &p.layers[l], past, saveTo(save, &cache))
+	})
 	p.out, p.finXhat, p.finRstd = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n)
 	layerNormForward(r.m.be, p.out, p.finXhat, p.finRstd, x, m.lnfW.Value, m.lnfB.Value, h, m.a.LayerNormEpsilon)
 	return p, cache, nil

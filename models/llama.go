@@ -204,21 +204,12 @@ func (m *llamaEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 func (m *llamaEncoder) forwardCached(r *Run, b Batch, past *kvCache, save bool) (EncoderPass, *kvCache, error) {
 	c := &m.cfg
 	h := c.HiddenSize
-	if err := checkDecoderBatch(b, c.VocabSize); err != nil {
-		return nil, nil, err
-	}
-	if (past != nil || save) && r.Train {
-		return nil, nil, fmt.Errorf("a key/value cache is for evaluation passes")
-	}
-	n, pastN := b.Size*b.SeqLen, 0
-	if past != nil {
-		pastN = past.n
-	}
-	pos, err := decoderPositions(b, pastN, 0)
+	pos, err := decoderStart(r, b, c, past, save, 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	top := pastN
+	n := b.Size * b.SeqLen
+	top := 0
 	for _, q := range pos {
 		top = max(top, q)
 	}
@@ -227,27 +218,9 @@ func (m *llamaEncoder) forwardCached(r *Run, b Batch, past *kvCache, save bool) 
 	x := r.Alloc(n * h)
 	embedRows(x, m.embed.Value, b, h)
 	var cache *kvCache
-	pool := &r.m.pool
-	for l := range m.layers {
-		if r.Train {
-			x = m.layerForward(l, x, p, r, &p.layers[l], past, nil)
-			continue
-		}
-		layer, done := r.layerScratch()
-		var keep **kvCache
-		if save {
-			keep = &cache
-		}
-		out := m.layerForward(l, x, p, layer, &p.layers[l], past, keep)
-		done(out)
-		if l > 0 {
-			pool.put(x)
-		}
-		x = out
-	}
-	if !r.Train && len(m.layers) > 0 {
-		r.bufs = append(r.bufs, x)
-	}
+	x = r.stack(x, len(m.layers), func(l int, x []float32, lr *Run) []float32 {
+		return m.layerForward(l, x, p, lr, &p.layers[l], past, saveTo(save, &cache))
+	})
 	p.last, p.out, p.rstd = x, r.Alloc(n*h), r.Alloc(n)
 	rmsNormForward(p.out, p.rstd, x, m.norm.Value, h, m.a.RMSNormEps)
 	return p, cache, nil

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/beluga-nlp/beluga/models/backend"
 	"github.com/beluga-nlp/beluga/models/checkpoint"
 	"github.com/beluga-nlp/beluga/models/internal/vec32"
 )
@@ -135,11 +136,6 @@ func (m *CausalLM) logProbsAt(hidden []float32, at, targets []int) []float64 {
 	const block = 32
 	x := make([]float32, block*h)
 	logits := make([]float32, block*vocab)
-	// The log-softmax runs on the kernel path of the model's own backend.
-	kn, err := vec32.Lookup(m.be.Kernels())
-	if err != nil {
-		panic(fmt.Sprintf("models: a backend on kernel path %q this machine cannot run: %v", m.be.Kernels(), err))
-	}
 	for lo := 0; lo < len(at); lo += block {
 		hi := min(lo+block, len(at))
 		rows := hi - lo
@@ -149,20 +145,26 @@ func (m *CausalLM) logProbsAt(hidden []float32, at, targets []int) []float64 {
 		gemm(m.be, false, true, rows, vocab, h, 1, x, h, m.out.Value, h, 0, logits, vocab)
 		vec32.ParallelFor(rows, 1, func(a, b int) {
 			for i := a; i < b; i++ {
-				out[lo+i] = logSoftmaxAt(kn, logits[i*vocab:(i+1)*vocab], targets[lo+i])
+				out[lo+i] = logSoftmaxAt(m.be, logits[i*vocab:(i+1)*vocab], targets[lo+i])
 			}
 		})
 	}
 	return out
 }
 
-// logSoftmaxAt is log softmax(z)[t] = z[t] − max − log Σ e^(z−max), the
-// exponentials on the vector unit (vec32.ExpShiftSum, which overwrites z);
-// a target's log-probability never underflows, however small.
-func logSoftmaxAt(kn *vec32.Kernels, z []float32, t int) float64 {
-	zt := z[t]
-	top := kn.Max(z)
-	return float64(zt-top) - math.Log(float64(kn.ExpShiftSum(z, top)))
+// logSoftmaxAt is log softmax(z)[t] = (z[t] − max) + log softmax(z)[argmax],
+// the softmax on the model's backend (which overwrites z): the largest
+// probability is at least 1/len(z), so a target's log-probability never
+// underflows, however small.
+func logSoftmaxAt(be backend.Backend, z []float32, t int) float64 {
+	zt, top, arg := z[t], z[0], 0
+	for i, v := range z {
+		if v > top {
+			top, arg = v, i
+		}
+	}
+	be.Softmax(z)
+	return float64(zt-top) + math.Log(float64(z[arg]))
 }
 
 // checkIDs refuses a token id outside the vocabulary.
@@ -220,132 +222,159 @@ func (m *CausalLM) Score(prefix []int, items []ScoreItem, opt ScoreOptions) ([][
 	if budget <= 0 {
 		budget = 2048
 	}
-	type seq struct {
-		item, option int
-		fed          []int // the tokens run: all but the option's last
-		first        int   // index in fed+[last] of the option's first token
-	}
-	var seqs []seq
 	cached := len(prefix) > 0 && !opt.NoPrefixCache
-	vocab := m.Config.VocabSize
-	if err := checkIDs(prefix, vocab); err != nil {
-		return nil, st, fmt.Errorf("prefix: %w", err)
-	}
-	for i, it := range items {
-		if err := checkIDs(it.Context, vocab); err != nil {
-			return nil, st, fmt.Errorf("item %d: context: %w", i, err)
-		}
-		if len(prefix)+len(it.Context) == 0 {
-			return nil, st, fmt.Errorf("item %d: no prefix and no context to condition on", i)
-		}
-		if len(it.Options) == 0 {
-			return nil, st, fmt.Errorf("item %d: no options to score", i)
-		}
-		for o, op := range it.Options {
-			if len(op) == 0 {
-				return nil, st, fmt.Errorf("item %d: option %d has no tokens", i, o)
-			}
-			if err := checkIDs(op, vocab); err != nil {
-				return nil, st, fmt.Errorf("item %d: option %d: %w", i, o, err)
-			}
-			var all []int
-			if !cached {
-				all = append(all, prefix...)
-			}
-			all = append(append(all, it.Context...), op...)
-			seqs = append(seqs, seq{item: i, option: o, fed: all[:len(all)-1], first: len(all) - len(op)})
-		}
+	seqs, err := m.scoreSequences(prefix, items, cached)
+	if err != nil {
+		return nil, st, err
 	}
 	st.Sequences = len(seqs)
 	out := make([][]float64, len(items))
 	for i, it := range items {
 		out[i] = make([]float64, len(it.Options))
 	}
+	add := func(s scoreSeq, lp float64) { out[s.item][s.option] += lp }
 	var past *kvCache
 	if cached {
-		b := NewBatch([]Encoding{{IDs: prefix, TypeIDs: make([]int, len(prefix))}})
-		r, p, c, err := m.pass(b, nil, true)
-		if err != nil {
-			return nil, st, fmt.Errorf("prefix: %w", err)
+		if past, err = m.prefixCache(prefix); err != nil {
+			return nil, st, err
 		}
-		h := m.Config.HiddenSize
-		c.last = append([]float32(nil), p.Hidden()[(len(prefix)-1)*h:len(prefix)*h]...)
-		r.release()
-		past = c
 		st.Passes++
 		st.Tokens += len(prefix)
-	}
-	// Options predicted from the prefix's last token alone; the others
-	// from rows of the sequences run, one row for sequences run alike
-	// (the options of one input whose tokens before their last agree:
-	// every one-token verbalizer).
-	var fromPrefix []int // indices into seqs
-	var rows [][]int     // indices into seqs, of sequences with the same fed tokens
-	seen := map[string]int{}
-	for i, s := range seqs {
-		if s.first == 0 {
-			fromPrefix = append(fromPrefix, i)
+		// Options whose first token follows the prefix directly.
+		var at, targets []int
+		var from []scoreSeq
+		for _, s := range seqs {
+			if s.first == 0 {
+				at, targets, from = append(at, 0), append(targets, items[s.item].Options[s.option][0]), append(from, s)
+			}
 		}
+		for k, lp := range m.logProbsAt(past.last, at, targets) {
+			add(from[k], lp)
+		}
+	}
+	rows := shareRows(seqs)
+	for lo := 0; lo < len(rows); {
+		// Sorted by length: the batch's longest row is its last.
+		hi := lo + 1
+		for hi < len(rows) && (hi-lo+1)*len(rows[hi][0].fed) <= budget {
+			hi++
+		}
+		if err := m.scoreRows(rows[lo:hi], items, past, add, &st); err != nil {
+			return nil, st, err
+		}
+		lo = hi
+	}
+	return out, st, nil
+}
+
+// scoreSeq is one (item, option) sequence of a Score call.
+type scoreSeq struct {
+	item, option int
+	fed          []int // the tokens run: all but the option's last
+	first        int   // index in fed+[last] of the option's first token
+}
+
+// scoreSequences checks the items and lists their sequences: context +
+// option, after the prefix unless it is cached.
+func (m *CausalLM) scoreSequences(prefix []int, items []ScoreItem, cached bool) ([]scoreSeq, error) {
+	vocab := m.Config.VocabSize
+	if err := checkIDs(prefix, vocab); err != nil {
+		return nil, fmt.Errorf("prefix: %w", err)
+	}
+	var seqs []scoreSeq
+	for i, it := range items {
+		if err := checkIDs(it.Context, vocab); err != nil {
+			return nil, fmt.Errorf("item %d: context: %w", i, err)
+		}
+		if len(prefix)+len(it.Context) == 0 {
+			return nil, fmt.Errorf("item %d: no prefix and no context to condition on", i)
+		}
+		if len(it.Options) == 0 {
+			return nil, fmt.Errorf("item %d: no options to score", i)
+		}
+		for o, op := range it.Options {
+			if len(op) == 0 {
+				return nil, fmt.Errorf("item %d: option %d has no tokens", i, o)
+			}
+			if err := checkIDs(op, vocab); err != nil {
+				return nil, fmt.Errorf("item %d: option %d: %w", i, o, err)
+			}
+			var all []int
+			if !cached {
+				all = append(all, prefix...)
+			}
+			all = append(append(all, it.Context...), op...)
+			seqs = append(seqs, scoreSeq{item: i, option: o, fed: all[:len(all)-1], first: len(all) - len(op)})
+		}
+	}
+	return seqs, nil
+}
+
+// prefixCache runs the prefix once and keeps its keys, values and last
+// hidden state.
+func (m *CausalLM) prefixCache(prefix []int) (*kvCache, error) {
+	b := NewBatch([]Encoding{{IDs: prefix, TypeIDs: make([]int, len(prefix))}})
+	r, p, c, err := m.pass(b, nil, true)
+	if err != nil {
+		return nil, fmt.Errorf("prefix: %w", err)
+	}
+	defer r.release()
+	h := m.Config.HiddenSize
+	c.last = append([]float32(nil), p.Hidden()[(len(prefix)-1)*h:len(prefix)*h]...)
+	return c, nil
+}
+
+// shareRows groups the sequences that run the same tokens (the options of
+// one input whose tokens before their last agree: every one-token
+// verbalizer) into one row each, sorted by length; sequences that run
+// nothing (a one-token option after the cached prefix alone) are left out.
+func shareRows(seqs []scoreSeq) [][]scoreSeq {
+	var rows [][]scoreSeq
+	seen := map[string]int{}
+	for _, s := range seqs {
 		if len(s.fed) == 0 {
 			continue
 		}
 		key := fmt.Sprint(s.fed)
 		if r, ok := seen[key]; ok {
-			rows[r] = append(rows[r], i)
+			rows[r] = append(rows[r], s)
 			continue
 		}
 		seen[key] = len(rows)
-		rows = append(rows, []int{i})
+		rows = append(rows, []scoreSeq{s})
 	}
-	if len(fromPrefix) > 0 {
-		targets := make([]int, len(fromPrefix))
-		at := make([]int, len(fromPrefix))
-		for k, i := range fromPrefix {
-			targets[k] = items[seqs[i].item].Options[seqs[i].option][0]
-		}
-		for k, lp := range m.logProbsAt(past.last, at, targets) {
-			s := seqs[fromPrefix[k]]
-			out[s.item][s.option] += lp
-		}
+	sort.SliceStable(rows, func(a, b int) bool { return len(rows[a][0].fed) < len(rows[b][0].fed) })
+	return rows
+}
+
+// scoreRows runs one batch of rows after past and adds the log-probability
+// of each option token they predict.
+func (m *CausalLM) scoreRows(rows [][]scoreSeq, items []ScoreItem, past *kvCache, add func(scoreSeq, float64), st *ScoreStats) error {
+	encs := make([]Encoding, len(rows))
+	for k, row := range rows {
+		f := row[0].fed
+		encs[k] = Encoding{IDs: f, TypeIDs: make([]int, len(f))}
+		st.Tokens += len(f)
 	}
-	fed := func(r []int) []int { return seqs[r[0]].fed }
-	sort.SliceStable(rows, func(a, b int) bool { return len(fed(rows[a])) < len(fed(rows[b])) })
-	for lo := 0; lo < len(rows); {
-		// Sorted by length: the batch's longest row is its last.
-		hi := lo + 1
-		for hi < len(rows) && (hi-lo+1)*len(fed(rows[hi])) <= budget {
-			hi++
-		}
-		encs := make([]Encoding, hi-lo)
-		for k := range encs {
-			f := fed(rows[lo+k])
-			encs[k] = Encoding{IDs: f, TypeIDs: make([]int, len(f))}
-			st.Tokens += len(f)
-		}
-		b := NewBatch(encs)
-		r, p, _, err := m.pass(b, past, false)
-		if err != nil {
-			return nil, st, err
-		}
-		st.Passes++
-		var at, targets, owner []int
-		for k := range encs {
-			for _, i := range rows[lo+k] {
-				s := seqs[i]
-				op := items[s.item].Options[s.option]
-				for t := max(s.first, 1); t < s.first+len(op); t++ {
-					at = append(at, k*b.SeqLen+t-1)
-					targets = append(targets, op[t-s.first])
-					owner = append(owner, i)
-				}
+	b := NewBatch(encs)
+	r, p, _, err := m.pass(b, past, false)
+	if err != nil {
+		return err
+	}
+	defer r.release()
+	st.Passes++
+	var at, targets []int
+	var owner []scoreSeq
+	for k, row := range rows {
+		for _, s := range row {
+			op := items[s.item].Options[s.option]
+			for t := max(s.first, 1); t < s.first+len(op); t++ {
+				at, targets, owner = append(at, k*b.SeqLen+t-1), append(targets, op[t-s.first]), append(owner, s)
 			}
 		}
-		for k, lp := range m.logProbsAt(p.Hidden(), at, targets) {
-			s := seqs[owner[k]]
-			out[s.item][s.option] += lp
-		}
-		r.release()
-		lo = hi
 	}
-	return out, st, nil
+	for k, lp := range m.logProbsAt(p.Hidden(), at, targets) {
+		add(owner[k], lp)
+	}
+	return nil
 }

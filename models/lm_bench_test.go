@@ -4,13 +4,15 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/checkpoint"
 )
 
 // The prompted-scoring workload of BenchmarkScore and
 // benchmarks/torch_score.py (the same shapes): a prompt prefix of 200
 // tokens (instructions and demonstrations), 64 inputs of 10 to 30 tokens,
-// two one-token verbalizers each, on a GPT-2 of BERT-tiny's scale with
-// GPT-2's vocabulary of 50257.
+// two one-token verbalizers each, on a GPT-2 (TinyGPT2Config) and a Llama
+// (TinyLlamaConfig: 4 query heads sharing 2 key/value heads) of
+// BERT-tiny's scale with GPT-2's vocabulary of 50257.
 const (
 	benchPrefix  = 200
 	benchItems   = 64
@@ -47,27 +49,32 @@ func benchPrompt() ([]int, []models.ScoreItem, int) {
 // sequences, the same count for both, so the figures compare directly with
 // each other and with torch_score.py's.
 func BenchmarkScore(b *testing.B) {
-	lm, _, err := models.NewCausalLM(models.TinyGPT2Config(benchVocab), nil, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
 	prefix, items, scored := benchPrompt()
-	for _, bc := range []struct {
+	for _, fam := range []struct {
 		name string
-		opt  models.ScoreOptions
-	}{
-		{"prefix-cached", models.ScoreOptions{BatchTokens: 2048}},
-		{"no-cache", models.ScoreOptions{BatchTokens: 2048, NoPrefixCache: true}},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			var st models.ScoreStats
-			for i := 0; i < b.N; i++ {
-				if _, st, err = lm.Score(prefix, items, bc.opt); err != nil {
-					b.Fatal(err)
+		cfg  *checkpoint.Config
+	}{{"gpt2", models.TinyGPT2Config(benchVocab)}, {"llama", models.TinyLlamaConfig("llama", benchVocab)}} {
+		lm, _, err := models.NewCausalLM(fam.cfg, nil, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, bc := range []struct {
+			name string
+			opt  models.ScoreOptions
+		}{
+			{"prefix-cached", models.ScoreOptions{BatchTokens: 2048}},
+			{"no-cache", models.ScoreOptions{BatchTokens: 2048, NoPrefixCache: true}},
+		} {
+			b.Run(fam.name+"/"+bc.name, func(b *testing.B) {
+				var st models.ScoreStats
+				for i := 0; i < b.N; i++ {
+					if _, st, err = lm.Score(prefix, items, bc.opt); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-			b.ReportMetric(float64(scored)*float64(b.N)/b.Elapsed().Seconds(), "scored-tokens/s")
-			b.ReportMetric(float64(st.Tokens), "tokens-run/op")
-		})
+				b.ReportMetric(float64(scored)*float64(b.N)/b.Elapsed().Seconds(), "scored-tokens/s")
+				b.ReportMetric(float64(st.Tokens), "tokens-run/op")
+			})
+		}
 	}
 }

@@ -429,26 +429,10 @@ func (m *modernEncoder) Forward(r *Run, b Batch) (EncoderPass, error) {
 	d := h / c.NumAttentionHeads
 	p.cosG, p.sinG = ropeTable[float32](a.GlobalRopeTheta, L, d)
 	p.cosL, p.sinL = ropeTable[float32](a.LocalRopeTheta, L, d)
-	pool := &r.m.pool
 	p.layers = make([]modernLayerActs, len(m.layers))
-	for l := range m.layers {
-		if r.Train {
-			x = m.layerForward(l, x, p, r, &p.layers[l])
-			continue
-		}
-		// Evaluation keeps no activations: a layer's buffers go back to
-		// the pool as soon as the next layer has its input.
-		layer, done := r.layerScratch()
-		out := m.layerForward(l, x, p, layer, &p.layers[l])
-		done(out)
-		if l > 0 {
-			pool.put(x)
-		}
-		x = out
-	}
-	if !r.Train && len(m.layers) > 0 {
-		r.bufs = append(r.bufs, x)
-	}
+	x = r.stack(x, len(m.layers), func(l int, x []float32, lr *Run) []float32 {
+		return m.layerForward(l, x, p, lr, &p.layers[l])
+	})
 	p.out, p.finXhat, p.finRstd = r.Alloc(n*h), r.Alloc(n*h), r.Alloc(n)
 	m.finalNorm.forward(r.m.be, m.z, p.out, p.finXhat, p.finRstd, x)
 	return p, nil

@@ -212,6 +212,32 @@ func (r *Run) layerScratch() (layer *Run, done func(out []float32)) {
 	}
 }
 
+// stack runs count layers on x in order, layer(l, x, r) returning layer
+// l's output with its buffers from r. A training pass keeps every layer's
+// buffers for the backward pass; evaluation keeps none: a layer's buffers go
+// back to the pool as soon as the next layer has its input (layerScratch),
+// and the last output belongs to the pass.
+func (r *Run) stack(x []float32, count int, layer func(l int, x []float32, r *Run) []float32) []float32 {
+	pool := &r.m.pool
+	for l := 0; l < count; l++ {
+		if r.Train {
+			x = layer(l, x, r)
+			continue
+		}
+		lr, done := r.layerScratch()
+		out := layer(l, x, lr)
+		done(out)
+		if l > 0 {
+			pool.put(x)
+		}
+		x = out
+	}
+	if !r.Train && count > 0 {
+		r.bufs = append(r.bufs, x)
+	}
+	return x
+}
+
 // Zeroed returns a zeroed buffer of n floats from the pool that the caller
 // owns (an EncoderPass.Backward takes it over).
 func (r *Run) Zeroed(n int) []float32 { return r.m.pool.zeroed(n) }

@@ -18,6 +18,7 @@ package modeltest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,6 +32,8 @@ import (
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/metrics"
+	"github.com/beluga-nlp/beluga/models"
+	"github.com/beluga-nlp/beluga/models/checkpoint"
 	"github.com/beluga-nlp/beluga/models/hub"
 	"github.com/beluga-nlp/beluga/models/predict"
 	"github.com/beluga-nlp/beluga/models/pretrained"
@@ -73,6 +76,10 @@ type Options struct {
 	// Sample, when set, scores only the cases CheckList's
 	// suite.run(n=Sample.N, seed=Sample.Seed) runs (SampleSuite).
 	Sample *report.Sample
+	// AllowUntrainedHead tests a model whose checkpoint lacks some of
+	// its parameters (a classifier head initialised at random); without
+	// it such a model is refused (untrainedHead).
+	AllowUntrainedHead bool
 	// Out is the directory the results are written to.
 	Out string
 	// Resolver resolves hub ids; nil means hub.FromEnv().
@@ -139,6 +146,10 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	m, err := pretrained.Load(ctx, opt.Model, pretrained.Options{MaxLength: maxLength, Resolver: r})
 	if err != nil {
 		return nil, err
+	}
+	logLoad(m, maxLength)
+	if len(m.Report.Initialised) > 0 && !opt.AllowUntrainedHead {
+		return nil, untrainedHead(opt.Model, m.Report)
 	}
 	rep := &Report{ModelLabels: modelLabels(m)}
 	rep.SuiteLabels, rep.Match, err = matchLabels(rep.ModelLabels, s, opt.LabelMap)
@@ -359,4 +370,43 @@ func EnsureSplit(s *suites.Suite, split suites.Split) {
 	}
 	slog.Warn(fmt.Sprintf("--split %s: suite %s carries no split; computing BeLUGA's split (seed %d, as beluga split does) and scoring its %s cases", split, s.Name, splits.BeLUGASeed, split))
 	splits.Assign(s, splits.BeLUGASeed)
+}
+
+// untrainedHead refuses a checkpoint without a usable classifier head: its
+// parameters would be drawn at random and every fail rate would measure
+// noise. It names the missing tensors and what the checkpoint has that
+// the model did not use (a head saved under another name, or stored as
+// integers).
+func untrainedHead(model string, rep models.LoadReport) error {
+	msg := fmt.Sprintf("model %s has no trained classifier: its checkpoint lacks %s, which beluga would initialise at random", model, strings.Join(rep.Initialised, ", "))
+	if len(rep.Ignored) > 0 {
+		msg += fmt.Sprintf("; it has tensors the model does not use: %s", strings.Join(rep.Ignored, ", "))
+	}
+	return fmt.Errorf("%s (an encoder-only or masked-LM checkpoint, a head saved under another name or as integers?). Test a checkpoint fine-tuned for sequence classification, or pass --allow-untrained-head to test it anyway", msg)
+}
+
+// logLoad reports, at debug level (beluga -v), what was loaded: the
+// model's directory, its weights file and the dtype its config.json
+// names, the checkpoint's tensors left unused, the parameters initialised
+// and the buffers checked, the tokenizer, the maximum length and the
+// labels.
+func logLoad(m *pretrained.Model, maxLength int) {
+	weights, dtype := "(inside the archive)", ""
+	for _, name := range checkpoint.WeightFiles {
+		if _, err := os.Stat(filepath.Join(m.Dir, name)); err == nil {
+			weights = name
+			break
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(m.Dir, "config.json")); err == nil {
+		var c struct {
+			Dtype string `json:"torch_dtype"`
+		}
+		if json.Unmarshal(b, &c) == nil {
+			dtype = c.Dtype
+		}
+	}
+	slog.Debug("loaded model", "dir", m.Dir, "weights", weights, "config_torch_dtype", dtype,
+		"buffers_checked", m.Report.Checked, "unused_tensors", m.Report.Ignored, "initialised", m.Report.Initialised,
+		"tokenizer", fmt.Sprintf("%T", m.Tokenizer), "max_length", maxLength, "labels", modelLabels(m))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -878,5 +879,54 @@ func TestEvalSetColumns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOneComputationIsOneReplicate: runs that differ only in a setting
+// they do not read (a vanilla run listed once per LP-FT probing rate, as
+// sweeps listed them before runs were identified by their effective spec)
+// are one run: the table counts it once, as one replicate, with the same
+// values as without the copies.
+func TestOneComputationIsOneReplicate(t *testing.T) {
+	store, runs := sweepOf(t, `name: one-computation
+tasks:
+  - {name: SENT, data: sst2, suite: sentiment}
+model: {name: synthetic}
+configurations: [IID+T]
+methods: [vanilla]
+scores: [seen]
+seeds: [1, 2]
+`)
+	want, err := FromStore(store, runs, Options{Trials: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := slices.Clone(runs)
+	for _, r := range runs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var copy experiments.Run
+		if err := json.Unmarshal(b, &copy); err != nil {
+			t.Fatal(err)
+		}
+		copy.Train.ProbeHyper.LR = 5e-4
+		copy.Swept = append(copy.Swept, "probe_hyper.lr")
+		listed = append(listed, copy)
+	}
+	got, err := FromStore(store, listed, Options{Trials: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := strings.Join(got.Replicates, ","), strings.Join(want.Replicates, ","); g != w {
+		t.Errorf("replicates %q, want %q", g, w)
+	}
+	for _, col := range want.Columns() {
+		for i, row := range want.Rows {
+			if a, b := col.Reps(got.Rows[i]), col.Reps(row); fmt.Sprint(a) != fmt.Sprint(b) {
+				t.Errorf("%s %s: replicate values %v, want %v", row.Label(), col.Header, a, b)
+			}
+		}
 	}
 }

@@ -219,6 +219,42 @@ type cellRuns map[string]*experiments.Result // replicate key → result (merged
 // with the baseline's run of the same replicate.
 func replicate(r experiments.Run) string { return r.Replicate() }
 
+// replicateKeys readies a sweep's runs for the table: each computation
+// once (runs are identified by their effective spec, so two runs of one
+// ID are one replicate, never two), and replicates told apart only by
+// the settings that vary among them. A setting the grid gives one value
+// names no replicate: the IID baseline, which reads iid_lr, and a suite
+// run, which reads lr, are then one replicate of their seed, as they are
+// when each reads only its own phase's settings (experiments.Run.Reads).
+func replicateKeys(runs []experiments.Run) []experiments.Run {
+	var out []experiments.Run
+	seen := map[string]bool{}
+	values := map[string]map[string]bool{} // non-axis setting → its values
+	for _, r := range runs {
+		if seen[r.ID()] {
+			continue
+		}
+		seen[r.ID()] = true
+		out = append(out, r)
+		for k, v := range r.SweptValues() {
+			if values[k] == nil {
+				values[k] = map[string]bool{}
+			}
+			values[k][fmt.Sprint(v)] = true
+		}
+	}
+	for i, r := range out {
+		var swept []string
+		for _, p := range r.Swept {
+			if k := experiments.SettingName(p); experiments.IsAxis(k) || len(values[k]) > 1 {
+				swept = append(swept, p)
+			}
+		}
+		out[i].Swept = swept
+	}
+	return out
+}
+
 // rowKey identifies a row: a configuration × method and the values of its
 // axes (experiments.Run.Axes), e.g. IRM at λ = 10.
 type rowKey struct{ config, method, axes string }
@@ -233,6 +269,7 @@ func (r *Row) key() rowKey { return rowKey{r.Configuration, r.Method, r.Axes} }
 // marks the cells they leave incomplete; done runs of one task that read
 // different inputs are refused unless opt.MixedInputs.
 func FromStore(store *experiments.Store, runs []experiments.Run, opt Options) (*Table, error) {
+	runs = replicateKeys(runs)
 	done, gaps := split(store, runs, opt)
 	if len(done) == 0 {
 		if len(gaps) > 0 && !opt.Partial {
@@ -548,6 +585,12 @@ func build(store *experiments.Store, runs []experiments.Run, opt Options, asked 
 		}
 	}
 	t.buildCaseSets(foldResults)
+	// A replicate another includes is no replicate of its own: its runs
+	// read fewer settings, and stand for each replicate that includes it.
+	all := slices.Clone(t.Replicates)
+	t.Replicates = slices.DeleteFunc(t.Replicates, func(sub string) bool {
+		return slices.ContainsFunc(all, func(rep string) bool { return rep != sub && includes(rep, sub) })
+	})
 	sort.SliceStable(t.Replicates, func(i, j int) bool { return seeds[t.Replicates[i]] < seeds[t.Replicates[j]] })
 	for _, k := range rowOrder {
 		t.Rows = append(t.Rows, &Row{Configuration: k.config, Method: k.method, Axes: k.axes})
@@ -570,10 +613,11 @@ func build(store *experiments.Store, runs []experiments.Run, opt Options, asked 
 			if i == t.base {
 				continue
 			}
-			if err := significance(t, data[base], data[row], row, opt); err != nil {
+			b := data[base].alignedTo(data[row].reps)
+			if err := significance(t, b, data[row], row, opt); err != nil {
 				return nil, fmt.Errorf("%s against the baseline: %w", row.Label(), err)
 			}
-			compareFunctionalities(t, data[base], data[row], row)
+			compareFunctionalities(t, b, data[row], row)
 			overSeeds(t, base, row)
 		}
 	}
@@ -631,16 +675,17 @@ func (t *Table) shortenReplicates() {
 			common[part]++
 		}
 	}
-	short := map[string]string{}
-	for i, rep := range t.Replicates {
+	short := func(rep string) string {
 		var keep []string
 		for _, part := range strings.Fields(rep) {
 			if strings.HasPrefix(part, "seed=") || common[part] < len(t.Replicates) {
 				keep = append(keep, part)
 			}
 		}
-		short[rep] = strings.Join(keep, " ")
-		t.Replicates[i] = short[rep]
+		return strings.Join(keep, " ")
+	}
+	for i, rep := range t.Replicates {
+		t.Replicates[i] = short(rep)
 	}
 	for _, r := range t.Rows {
 		for _, c := range r.cells {
@@ -649,11 +694,94 @@ func (t *Table) shortenReplicates() {
 			}
 			reps := make(map[string]float64, len(c.Reps))
 			for k, v := range c.Reps {
-				reps[short[k]] = v
+				reps[short(k)] = v
 			}
 			c.Reps = reps
 		}
 	}
+}
+
+// includes says whether replicate rep names every setting sub names: a run
+// of sub reads fewer settings, and stands for rep's run where a pair is
+// wanted (experiments.Run.Reads).
+func includes(rep, sub string) bool {
+	parts := strings.Fields(rep)
+	for _, p := range strings.Fields(sub) {
+		if !slices.Contains(parts, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// atRep is m's value of replicate rep: its own, else that of the one
+// replicate of m's that rep includes (a row whose runs read fewer
+// settings, such as the IID baseline's, pairs each of its runs with every
+// replicate that differs only in a setting it does not read).
+func atRep[V any](m map[string]V, rep string) (V, bool) {
+	if v, ok := m[rep]; ok {
+		return v, true
+	}
+	var found V
+	n := 0
+	for k, v := range m {
+		if includes(rep, k) {
+			found, n = v, n+1
+		}
+	}
+	return found, n == 1
+}
+
+// alignedTo is b with a value for each of reps that b has through atRep,
+// for pairing b's runs with those of a row of replicates reps: the
+// statistics of b's own row still count each of its runs once.
+func (b *rowData) alignedTo(reps []string) *rowData {
+	align := func(m map[string][]bool) map[string][]bool {
+		out := maps.Clone(m)
+		for _, rep := range reps {
+			if v, ok := atRep(m, rep); ok {
+				out[rep] = v
+			}
+		}
+		return out
+	}
+	alignV := func(m map[string][][]byte) map[string][][]byte {
+		out := maps.Clone(m)
+		for _, rep := range reps {
+			if v, ok := atRep(m, rep); ok {
+				out[rep] = v
+			}
+		}
+		return out
+	}
+	a := *b
+	a.iid, a.eval, a.hits, a.seen, a.foldIID = map[string]map[string][]bool{}, map[string]map[string]map[string][]bool{},
+		map[string]map[string]map[string][][]byte{}, map[string]map[string][][]byte{}, map[string]map[string]map[string][]bool{}
+	for task, m := range b.iid {
+		a.iid[task] = align(m)
+	}
+	for task, sets := range b.eval {
+		a.eval[task] = map[string]map[string][]bool{}
+		for set, m := range sets {
+			a.eval[task][set] = align(m)
+		}
+	}
+	for task, scores := range b.hits {
+		a.hits[task] = map[string]map[string][][]byte{}
+		for score, m := range scores {
+			a.hits[task][score] = alignV(m)
+		}
+	}
+	for task, m := range b.seen {
+		a.seen[task] = alignV(m)
+	}
+	for task, scores := range b.foldIID {
+		a.foldIID[task] = map[string]map[string][]bool{}
+		for score, m := range scores {
+			a.foldIID[task][score] = align(m)
+		}
+	}
+	return &a
 }
 
 // rowData holds, per replicate, the i.i.d. correctness per task and the
@@ -1137,7 +1265,7 @@ func groupTests(t *Table, data map[*Row]*rowData, row *Row, opt Options) error {
 			for _, g := range append([]string{""}, t.Groups[task][score]...) {
 				cs := t.set(task, score, g)
 				if g != "" && experiments.IsMetaScore(score) && t.base >= 0 && row != t.Rows[t.base] && !math.IsNaN(row.Cell(SuiteKey(task, score, g)).Value) {
-					p, err := suiteTest(names, data[t.Rows[t.base]].hits[task][score], d.hits[task][score], d.reps, cs, opt)
+					p, err := suiteTest(names, data[t.Rows[t.base]].alignedTo(d.reps).hits[task][score], d.hits[task][score], d.reps, cs, opt)
 					if err != nil {
 						return fmt.Errorf("task %s %s group %s: %w", task, score, g, err)
 					}
@@ -1212,8 +1340,8 @@ func overSeeds(t *Table, base, row *Row) {
 		}
 		var x, y []float64
 		for _, rep := range t.Replicates {
-			u, ok1 := b.Reps[rep]
-			v, ok2 := c.Reps[rep]
+			u, ok1 := atRep(b.Reps, rep)
+			v, ok2 := atRep(c.Reps, rep)
 			if ok1 && ok2 {
 				x, y = append(x, u), append(y, v)
 			}

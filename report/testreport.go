@@ -28,6 +28,7 @@ package report
 // app.js; a section whose field is empty writes nothing.
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -144,6 +145,8 @@ type TestMatrix struct {
 // FailingCase is one failing case shown in the report, worst first.
 type FailingCase struct {
 	Model int `json:"model"`
+	// Flip marks a case the other model passes.
+	Flip bool `json:"flip,omitempty"`
 	metrics.CaseVerdict
 }
 
@@ -209,7 +212,12 @@ func NewTestReport(title string, ms ...TestModel) (*TestReport, error) {
 		r.Models = append(r.Models, m.Info.Model)
 		r.LabelMatch = append(r.LabelMatch, m.Info.LabelMatch())
 		r.Scores = append(r.Scores, m.Result.Score)
-		r.Flags = append(r.Flags, m.Info.Flags...)
+		for _, f := range m.Info.Flags {
+			if len(ms) > 1 {
+				f = string(rune('A'+mi)) + ": " + f
+			}
+			r.Flags = append(r.Flags, f)
+		}
 		byFunc := map[string][]metrics.CaseVerdict{}
 		for _, c := range m.Cases {
 			byFunc[c.Functionality] = append(byFunc[c.Functionality], c)
@@ -230,7 +238,85 @@ func NewTestReport(title string, ms ...TestModel) (*TestReport, error) {
 	}
 	r.ScoreNote = scoreNote(a.Result)
 	r.Matrix = testMatrix(r.Tests, len(ms))
+	if len(ms) == 2 {
+		r.compare(ms[0].Cases, ms[1].Cases)
+	}
 	return r, nil
+}
+
+// compare fills a two-model report's comparison columns: per test the
+// fail-rate difference B − A, McNemar's exact test (metrics.McNemarExact:
+// of the cases both scored — neither filtered — on which the verdicts
+// differ, how many B passes, against Binomial(n, ½), two-sided as
+// scipy.stats.binomtest), the Benjamini–Hochberg q over the tests with a
+// p-value, and the flips; and lists each test's flipped cases first
+// among its failing cases (Failing), the failing model's worst first.
+func (r *TestReport) compare(a, b []metrics.CaseVerdict) {
+	type key struct {
+		f  string
+		id int
+	}
+	other := make(map[key]metrics.CaseVerdict, len(b))
+	for _, c := range b {
+		other[key{c.Functionality, c.Case}] = c
+	}
+	hits := map[string][2][]float64{}
+	flips := map[string][]FailingCase{}
+	for _, ca := range a {
+		cb, ok := other[key{ca.Functionality, ca.Case}]
+		if !ok || ca.Verdict == metrics.Filtered || cb.Verdict == metrics.Filtered {
+			continue
+		}
+		h := hits[ca.Functionality]
+		h[0] = append(h[0], passed(ca.Verdict))
+		h[1] = append(h[1], passed(cb.Verdict))
+		hits[ca.Functionality] = h
+		switch {
+		case ca.Verdict == metrics.Fail && cb.Verdict == metrics.Pass:
+			flips[ca.Functionality] = append(flips[ca.Functionality], FailingCase{Model: 0, Flip: true, CaseVerdict: ca})
+		case ca.Verdict == metrics.Pass && cb.Verdict == metrics.Fail:
+			flips[ca.Functionality] = append(flips[ca.Functionality], FailingCase{Model: 1, Flip: true, CaseVerdict: cb})
+		}
+	}
+	var ps []float64
+	var rows []int
+	for i := range r.Tests {
+		t := &r.Tests[i]
+		if fa, fb := t.Stats[0].FailRate, t.Stats[1].FailRate; fa != nil && fb != nil {
+			d := *fb - *fa
+			t.Diff = &d
+		}
+		fl := flips[t.Name]
+		t.Flips = len(fl)
+		h := hits[t.Name]
+		if len(h[0]) > 0 {
+			p, _ := metrics.McNemarExact(h[0], h[1])
+			t.P = &p
+			ps = append(ps, p)
+			rows = append(rows, i)
+		}
+		slices.SortStableFunc(fl, func(x, y FailingCase) int { return cmp.Compare(y.Violation, x.Violation) })
+		shown := fl[:min(len(fl), FailingShown)]
+		for _, c := range r.Failing[t.Name] {
+			if !slices.ContainsFunc(shown, func(f FailingCase) bool { return f.Case == c.Case && f.Model == c.Model }) {
+				shown = append(shown, c)
+			}
+		}
+		if len(shown) > 0 {
+			r.Failing[t.Name] = shown
+		}
+	}
+	for j, q := range metrics.BenjaminiHochberg(ps) {
+		v := q
+		r.Tests[rows[j]].Q = &v
+	}
+}
+
+func passed(v metrics.Verdict) float64 {
+	if v == metrics.Pass {
+		return 1
+	}
+	return 0
 }
 
 func sameTests(a, b *metrics.Result) bool {
@@ -418,7 +504,7 @@ func writeTestTable(w io.Writer, r *TestReport, md bool) error {
 	head := []string{"test", "capability", "type", "n", "filtered", "fails", "fail rate"}
 	two := len(r.Models) > 1
 	if two {
-		head = []string{"test", "capability", "type", "n", "fails A", "fails B", "fail rate A", "fail rate B", "B − A", "p", "q"}
+		head = []string{"test", "capability", "type", "n", "fails A", "fails B", "fail rate A", "fail rate B", "B − A", "p", "q", "flips"}
 	}
 	var rows [][]string
 	for _, t := range r.Tests {
@@ -433,7 +519,15 @@ func writeTestTable(w io.Writer, r *TestReport, md bool) error {
 		}
 		b := t.Stats[1]
 		rows = append(rows, []string{name, t.Capability, t.Type, strconv.Itoa(a.Cases), strconv.Itoa(a.Fails), strconv.Itoa(b.Fails),
-			pct(a.FailRate), pct(b.FailRate), signed(t.Diff), pvalue(t.P), pvalue(t.Q)})
+			pct(a.FailRate), pct(b.FailRate), signed(t.Diff), pvalue(t.P), pvalue(t.Q), strconv.Itoa(t.Flips)})
+	}
+	if !md {
+		// Printed, the names go last: CheckList's run to 90 characters,
+		// and the numbers stay on the first screen's left.
+		head = append(head[1:], head[0])
+		for i, row := range rows {
+			rows[i] = append(row[1:], row[0])
+		}
 	}
 	title := "Tests"
 	if two {
@@ -514,7 +608,10 @@ func writeTestFailures(w io.Writer, r *TestReport, md bool) error {
 		return nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Failing cases, worst first (at most %d per test; ✗ marks the inputs that break the expectation)\n\n", FailingShown)
+	fmt.Fprintf(&b, "## Failing cases, worst first (at most %d per test and model; ✗ marks the inputs that break the expectation)\n\n", FailingShown)
+	if len(r.Models) > 1 {
+		b.WriteString("Cases one model passes and the other fails (flips) come first.\n\n")
+	}
 	for _, t := range r.Tests {
 		cs := r.Failing[t.Name]
 		if len(cs) == 0 {
@@ -528,7 +625,10 @@ func writeTestFailures(w io.Writer, r *TestReport, md bool) error {
 		for _, c := range cs {
 			who := ""
 			if len(r.Models) > 1 {
-				who = " — model " + string(rune('A'+c.Model))
+				who = " — failed by " + string(rune('A'+c.Model))
+				if c.Flip {
+					who += ", passed by " + string(rune('A'+1-c.Model))
+				}
 			}
 			fmt.Fprintf(&b, "- case %d%s:\n", c.Case, who)
 			writeCaseInputs(&b, c.CaseVerdict)

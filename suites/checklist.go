@@ -324,27 +324,15 @@ func trainingFromTable(m map[string]string) (Training, error) {
 }
 
 // infoDescription is suite.info[name]["description"], or "" (the info
-// is a defaultdict of defaultdicts: stubbed objects whose items hold it).
+// is a defaultdict of defaultdicts).
 func infoDescription(root *pickle.Object, name string) string {
 	info, _ := root.Attr("info")
-	var entries *pickle.Dict
-	switch x := info.(type) {
-	case *pickle.Object:
-		entries = x.Items
-	case *pickle.Dict:
-		entries = x
-	}
+	entries := pickle.Items(info)
 	if entries == nil {
 		return ""
 	}
 	v, _ := entries.Get(name)
-	var fields *pickle.Dict
-	switch x := v.(type) {
-	case *pickle.Object:
-		fields = x.Items
-	case *pickle.Dict:
-		fields = x
-	}
+	fields := pickle.Items(v)
 	if fields == nil {
 		return ""
 	}

@@ -183,14 +183,7 @@ func rawBytes(v any) ([]byte, error) {
 	case []byte:
 		return b, nil
 	case string:
-		out := make([]byte, 0, len(b))
-		for _, r := range b {
-			if r > 0xff {
-				return nil, fmt.Errorf("data string holds %q, not a Latin-1 byte", r)
-			}
-			out = append(out, byte(r))
-		}
-		return out, nil
+		return pickle.Latin1Bytes(b)
 	}
 	return nil, fmt.Errorf("data of type %s, want bytes", pickle.TypeName(v))
 }

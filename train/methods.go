@@ -46,8 +46,10 @@ func (v vanillaFamily) Phases(hp, _ Hyper) []Phase {
 const LPFTEpochs = 1.5
 
 // lpft is LP-FT: linear probing with the probing hyper-parameters, then full
-// fine-tuning with the run's own (BeLUGA: vanilla's), 1.5 epochs each, the
-// second phase with a fresh optimiser and schedule.
+// fine-tuning with the run's own (BeLUGA: vanilla's), the second phase with
+// a fresh optimiser and schedule. Both phases last LPFTEpochs and probing
+// takes the run's loss options: the run's effective spec says so
+// (RunSpec.Effective), which is what a run trains.
 type lpft struct {
 	cached bool // the probing phase on cached features (CorrectLPFrozenEval)
 }
@@ -55,8 +57,6 @@ type lpft struct {
 func (lpft) Name() string { return "lp-ft" }
 
 func (l lpft) Phases(hp, probe Hyper) []Phase {
-	probe.Epochs, hp.Epochs = LPFTEpochs, LPFTEpochs
-	probe.Loss = hp.Loss
 	return []Phase{{Hyper: probe, Frozen: true, Update: probeUpdater(l.cached)}, {Hyper: hp, Update: &erm{}}}
 }
 
@@ -86,9 +86,11 @@ type MethodInfo struct {
 	Name, Display string
 	// BeLUGA says it is one of BeLUGA's eight methods.
 	BeLUGA bool
-	// Settings are the MethodSettings fields it reads, by JSON name.
-	Settings []string
-	New      func(Defaults) Method
+	// Settings are the MethodSettings fields it reads, by JSON name;
+	// Corrections the corrections of BeLUGA's behaviour that change it
+	// (Corrections). A run of the method reads no other (Effective).
+	Settings, Corrections []string
+	New                   func(Defaults) Method
 }
 
 // Methods are the methods beluga implements in Table 3's order: BeLUGA's
@@ -101,11 +103,11 @@ var Methods = []MethodInfo{
 		New: func(d Defaults) Method { return vanillaFamily{name: "l2", weightDecay: d.WeightDecay} }},
 	{Name: "dropout", Display: "Dropout", BeLUGA: true,
 		New: func(d Defaults) Method { return vanillaFamily{name: "dropout", dropout: d.Dropout} }},
-	{Name: "lp", Display: "LP", BeLUGA: true,
+	{Name: "lp", Display: "LP", BeLUGA: true, Corrections: []string{CorrectLPFrozenEval},
 		New: func(d Defaults) Method { return vanillaFamily{name: "lp", frozen: true, cached: d.LPFrozenEval} }},
-	{Name: "lp-ft", Display: "LP-FT", BeLUGA: true,
+	{Name: "lp-ft", Display: "LP-FT", BeLUGA: true, Corrections: []string{CorrectLPFrozenEval},
 		New: func(d Defaults) Method { return lpft{cached: d.LPFrozenEval} }},
-	{Name: "irm", Display: "IRM", BeLUGA: true, Settings: []string{"irm_lambda"},
+	{Name: "irm", Display: "IRM", BeLUGA: true, Settings: []string{"irm_lambda"}, Corrections: []string{CorrectIRMDummy},
 		New: func(d Defaults) Method {
 			return onePhase{"irm", func() Updater { return &IRM{Dummy: d.IRMDummy, Lambda: d.IRMLambda} }}
 		}},
@@ -113,7 +115,7 @@ var Methods = []MethodInfo{
 		New: func(d Defaults) Method {
 			return onePhase{"dro", func() Updater { return &GroupDRO{Eta: d.DROEta} }}
 		}},
-	{Name: "fish", Display: "Fish", BeLUGA: true, Settings: []string{"fish_meta_steps"},
+	{Name: "fish", Display: "Fish", BeLUGA: true, Settings: []string{"fish_meta_steps"}, Corrections: []string{CorrectFishOuterStep},
 		New: func(d Defaults) Method {
 			return onePhase{"fish", func() Updater { return &Fish{MetaSteps: d.FishMetaSteps, OuterStep: d.FishOuterStep} }}
 		}},

@@ -210,11 +210,13 @@ func TestIRMUpdateAddsThePenalty(t *testing.T) {
 
 // TestLPFTPhases: BeLUGA's LP-FT probes for 1.5 epochs with the probing
 // hyper-parameters, then fine-tunes for 1.5 epochs with the run's own, each
-// phase with a fresh optimiser and schedule.
+// phase with a fresh optimiser and schedule: what the run's effective spec
+// says, whatever epochs the spec gives.
 func TestLPFTPhases(t *testing.T) {
 	probe := Hyper{Epochs: 3, BatchSize: 2, LR: 1e-3}
 	hp := Hyper{Epochs: 1, BatchSize: 4, LR: 2e-5}
-	phases := lpft{}.Phases(hp, probe)
+	e := RunSpec{Configuration: ConfigIIDPlusT, Method: "lp-ft", Hyper: hp, ProbeHyper: probe}.Effective()
+	phases := lpft{}.Phases(e.Hyper, e.ProbeHyper)
 	if len(phases) != 2 {
 		t.Fatalf("%d phases, want 2", len(phases))
 	}

@@ -162,6 +162,7 @@ func (p *readRun) objective(ctx context.Context, seed uint64) (Trial, error) {
 // prepareRead loads the suite, the fold, the starting span model and the
 // configuration's training data.
 func prepareRead(ctx context.Context, spec RunSpec) (*readRun, error) {
+	spec = spec.Effective() // what the run computes, whoever prepares it
 	suite, fold, err := spec.openSuite()
 	if err != nil {
 		return nil, err

@@ -338,12 +338,17 @@ func (s *RunSpec) Validate() error {
 	if s.Configuration != ConfigT && s.IIDDev == "" && s.IIDDevFile == nil && !s.splitsTrainFile() {
 		return fmt.Errorf("configuration %s scores the i.i.d. test set: set iid_dev (or iid_dev_file)", s.Configuration)
 	}
-	hypers := map[string]Hyper{"hyper": s.Hyper}
-	if s.Configuration != ConfigT {
-		hypers["iid_hyper"] = s.IIDHyper
+	// The hyper-parameters the run reads (Effective), each checked by the
+	// one rule whatever key set it.
+	hypers := map[string]Hyper{}
+	e := s.Effective()
+	if e.Configuration == ConfigIID {
+		hypers["iid_hyper"] = e.IIDHyper
+	} else {
+		hypers["hyper"] = e.Hyper
 	}
-	if s.Method == "lp-ft" {
-		hypers["probe_hyper"] = s.ProbeHyper
+	if e.Method == "lp-ft" {
+		hypers["probe_hyper"] = e.ProbeHyper
 	}
 	for name, h := range hypers {
 		if err := h.validate(); err != nil {
@@ -428,6 +433,7 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	spec = spec.Effective()
 	if _, err := models.KernelPath(); err != nil {
 		return nil, err // a forced kernel path is never silently replaced
 	}
@@ -533,6 +539,7 @@ type classRun struct {
 // prepare loads the suite (assigning BeLUGA's split if it has none), the
 // held-out fold, the starting model and the configuration's training data.
 func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
+	spec = spec.Effective() // what the run computes, whoever prepares it
 	suite, fold, err := spec.openSuite()
 	if err != nil {
 		return nil, err
@@ -549,12 +556,10 @@ func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 	if p.model, p.tk, p.save, err = startModel(ctx, spec, len(p.task.Labels)); err != nil {
 		return nil, err
 	}
+	// The spec is its effective form (Effective): a task with mft_loss ce
+	// trains with the ordinary cross-entropy (QQP, REFERENCE 1.4), the IID
+	// baseline with BertForSequenceClassification's.
 	hyper := spec.Hyper
-	if p.task.MFTLoss == "ce" {
-		// QQP trains with the ordinary cross-entropy (REFERENCE 1.4); a
-		// "bce" task keeps the spec's form, BeLUGA's sigmoid BCE by default.
-		hyper.Loss.MFT = losses.SoftmaxCE
-	}
 	iid, err := spec.readIID(p.task)
 	if err != nil {
 		return nil, err
@@ -574,7 +579,7 @@ func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 		iid.trainedSize(p.checks, kept)
 	}
 	p.trained = trainedRecord(spec, &iid, kept, suite, fold)
-	if p.tk, err = withTokenCache(p.tk, spec.Cache, suite, train, iid.dev); err != nil {
+	if p.tk, err = withTokenCache(ctx, p.tk, spec.Cache, suite, train, iid.dev); err != nil {
 		return nil, err
 	}
 	if spec.config().IID {
@@ -586,11 +591,7 @@ func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 		return nil, err
 	}
 	if spec.Configuration == ConfigIID {
-		// BeLUGA's IID fine-tuning is BertForSequenceClassification with
-		// integer labels: softmax cross-entropy, for every task. The sigmoid
-		// BCE is for suite data and the i.i.d. rows of IID+T only.
 		iid := spec.IIDHyper
-		iid.Loss.MFT = losses.SoftmaxCE
 		if iid.Loss.classWeights, err = p.classWeights(); err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -41,7 +42,7 @@ func (p *pretokenized) Encode(text, pair string, isPair bool) (models.Encoding, 
 // a suite, a dataset and a tokenizer tokenise them once. It returns tk
 // itself when dir is empty or tk's encodings cannot be cached (it has no
 // fingerprint). Encodings are identical either way.
-func withTokenCache(tk predict.Tokenizer, dir string, suite *suites.Suite, sets ...[]datasets.Example) (predict.Tokenizer, error) {
+func withTokenCache(ctx context.Context, tk predict.Tokenizer, dir string, suite *suites.Suite, sets ...[]datasets.Example) (predict.Tokenizer, error) {
 	enc, ok := tk.(tokenize.Encoder)
 	if dir == "" || !ok {
 		return tk, nil
@@ -72,7 +73,7 @@ func withTokenCache(tk predict.Tokenizer, dir string, suite *suites.Suite, sets 
 	}
 	p := &pretokenized{tk: tk, encs: map[tokKey]models.Encoding{}}
 	for _, list := range lists {
-		encs, err := cache.Encode(enc, list)
+		encs, err := cache.Encode(ctx, enc, list)
 		if err != nil {
 			return nil, fmt.Errorf("tokenise through the cache in %s: %w", dir, err)
 		}

@@ -39,9 +39,26 @@ import (
 )
 
 type fmaLoop struct {
-	name  string
-	lanes int
-	run   func(n int)
+	name          string
+	lanes, chains int
+	run           func(n int)
+}
+
+// fmaLoops are the FMA peak loops of the kernel paths this CPU can run: the
+// kernels' own (vec32's, generated with the micro-kernels), at each vector
+// width.
+func fmaLoops() ([]fmaLoop, error) {
+	var out []fmaLoop
+	for _, p := range models.KernelPaths() {
+		lanes, chains, loop, err := backend.FMAPeak(p)
+		if err != nil {
+			return nil, err
+		}
+		if loop != nil {
+			out = append(out, fmaLoop{p, lanes, chains, loop})
+		}
+	}
+	return out, nil
 }
 
 // shape is one benchmarked model shape and its batch.
@@ -80,7 +97,11 @@ func run(names []string, steps int) error {
 	fmt.Printf("cpu: %s; flags: %s\n", cpuModel(), strings.Join(simdFlags(), " "))
 	fmt.Printf("GOMAXPROCS=%d; build BLAS %s; default backend %s; kernels %s; load %s\n",
 		procs, models.BLAS, defaultBackendName(), kernelsLine(), loadavg())
-	for _, l := range fmaLoops() {
+	loops, err := fmaLoops()
+	if err != nil {
+		return err
+	}
+	for _, l := range loops {
 		one := fmaPeak(l, 1)
 		all := fmaPeak(l, procs)
 		fmt.Printf("fma peak %-12s 1 core %6.1f GFLOP/s, %d cores %6.1f GFLOP/s\n", l.name, one, procs, all)
@@ -110,7 +131,7 @@ func fmaPeak(l fmaLoop, procs int) float64 {
 			go func() { defer wg.Done(); l.run(iters) }()
 		}
 		wg.Wait()
-		flops := float64(procs) * iters * 12 * float64(l.lanes) * 2
+		flops := float64(procs) * iters * float64(l.chains) * float64(l.lanes) * 2
 		best = max(best, flops/time.Since(start).Seconds()/1e9)
 	}
 	return best

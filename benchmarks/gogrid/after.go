@@ -41,13 +41,13 @@ func tokenCacheSeconds(tk *tokenize.WordPiece, suiteInputs []suites.Input, sets 
 		lists = append(lists, in)
 	}
 	for _, l := range lists {
-		if _, err := c.Encode(tk, l); err != nil {
+		if _, err := c.Encode(context.Background(), tk, l); err != nil {
 			return -1
 		}
 	}
 	t := time.Now()
 	for _, l := range lists {
-		if _, err := c.Encode(tk, l); err != nil {
+		if _, err := c.Encode(context.Background(), tk, l); err != nil {
 			return -1
 		}
 	}

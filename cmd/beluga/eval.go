@@ -58,16 +58,11 @@ name or class index per row, for suites whose cases have one input each.`,
 			if err := atomicfile.Writable(output, casesPath, smartTags); err != nil {
 				return err
 			}
-			var preds []metrics.Prediction
-			if byCase.Pred != "" {
-				if cmd.Flags().Changed("predictions-format") {
-					return fmt.Errorf("--predictions-format %s and --predictions-column: a table keyed by case holds labels; give one of them", format)
-				}
-				byCase.Path = predPath
-				preds, err = metrics.ReadCasePredictions(s, opt.Split, byCase)
-			} else {
-				preds, err = metrics.ReadPredictions(predPath, f, metrics.ScoredInputs(s, opt.Split), len(s.Labels) == 0)
+			if byCase.Pred != "" && cmd.Flags().Changed("predictions-format") {
+				return fmt.Errorf("--predictions-format %s and --predictions-column: a table keyed by case holds labels; give one of them", format)
 			}
+			byCase.Path = predPath
+			preds, err := readEvalPredictions(s, opt.Split, f, byCase)
 			if err != nil {
 				return err
 			}
@@ -110,6 +105,15 @@ name or class index per row, for suites whose cases have one input each.`,
 		cmd.MarkFlagRequired(req)
 	}
 	rootCmd.AddCommand(cmd)
+}
+
+// readEvalPredictions reads eval's predictions: a table of one label per
+// case when byCase names its column, else one line per scored input in f.
+func readEvalPredictions(s *suites.Suite, split suites.Split, f metrics.Format, byCase metrics.CaseTable) ([]metrics.Prediction, error) {
+	if byCase.Pred != "" {
+		return metrics.ReadCasePredictions(s, split, byCase)
+	}
+	return metrics.ReadPredictions(byCase.Path, f, metrics.ScoredInputs(s, split), len(s.Labels) == 0)
 }
 
 // scoreFlags are the flags that say how a suite is scored, shared by

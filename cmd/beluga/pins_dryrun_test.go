@@ -179,12 +179,12 @@ func hubStandIn(t testing.TB, repo string) {
 func TestDocsQuoteTheListedRunIDs(t *testing.T) {
 	for _, c := range []struct{ spec, id, label string }{
 		// README: the quickstart table's footnotes.
-		{"quickstart", "b9f958411042", "SENT IID-IID+T vanilla class -NER "},
-		{"quickstart", "70b2812f8c97", "SENT IID-IID+T vanilla type -INV "},
+		{"quickstart", "467be3b0c0bd", "SENT IID-IID+T vanilla class -NER "},
+		{"quickstart", "58143e9140df", "SENT IID-IID+T vanilla type -INV "},
 		// docs/tasks.md: the mhc-arabic walk-through's dry run, status and failures.
-		{"mhc-arabic", "e32694fd69cf", "HATE-AR IID vanilla iid "},
-		{"mhc-arabic", "6408212c3b21", "HATE-AR IID+T vanilla seen "},
-		{"mhc-arabic", "1c4767532ffe", "HATE-AR IID+T vanilla class -Derogation "},
+		{"mhc-arabic", "8b4e5279067b", "HATE-AR IID vanilla iid "},
+		{"mhc-arabic", "e44ed176f599", "HATE-AR IID+T vanilla seen "},
+		{"mhc-arabic", "f9cc7f7bc514", "HATE-AR IID+T vanilla class -Derogation "},
 	} {
 		b, err := os.ReadFile(filepath.Join("testdata", "dryrun", c.spec+".txt"))
 		if err != nil {

@@ -203,7 +203,9 @@ func (o *reportOptions) run(ctx context.Context, stdout, stderr io.Writer) error
 		if err := atomicfile.Write(o.out, write); err != nil {
 			return err
 		}
-		if pvalues == "" {
+		// A side file is named after a file, never a device or FIFO
+		// (-o /dev/null would make /dev/null-pvalues.csv).
+		if pvalues == "" && atomicfile.Regular(o.out) {
 			pvalues = strings.TrimSuffix(o.out, filepath.Ext(o.out)) + "-pvalues.csv"
 		}
 		fmt.Fprintln(stderr, "wrote", o.out)

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/internal/termtext"
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/hub"
 )
@@ -129,7 +130,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintf(tw, "KEY\tVALUE\tORIGIN\n")
 		for _, v := range values {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Key, v.Value, v.Origin)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Name(v.Key), termtext.Name(v.Value), termtext.Name(v.Origin))
 		}
 		return tw.Flush()
 	}
@@ -143,10 +144,8 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	// The digests (and what the preflight found) are kept for next time,
 	// whatever comes after.
-	if err := in.Digests.Save(); err != nil {
-		return err
-	}
-	defer in.Digests.Save()
+	in.Digests.SaveOrWarn(stderr)
+	defer in.Digests.SaveOrWarn(stderr)
 	sw.Store.StaleAfter = o.staleAfter
 	runs := sw.Runs
 	if o.sel != nil {
@@ -155,7 +154,11 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	runner := &experiments.TrainRunner{Cache: in.Data, Store: sw.Store, Inputs: in}
 	if o.dryRun {
 		// The listing, then what would stop the runs.
-		if err := printRuns(stdout, sw.Store, runs, in); err != nil {
+		var grid map[string][]any
+		if sw.Spec != nil {
+			grid = sw.Spec.Grid
+		}
+		if err := printRuns(stdout, sw.Store, runs, in, grid); err != nil {
 			return err
 		}
 	}
@@ -215,7 +218,8 @@ func openSweep(ctx context.Context, arg, store string) (*experiments.Sweep, erro
 	if err != nil {
 		return nil, err
 	}
-	return sw, in.Digests.Save()
+	in.Digests.SaveOrWarn(rootCmd.ErrOrStderr())
+	return sw, nil
 }
 
 // readSweep is openSweep for the commands that read a finished store
@@ -257,7 +261,7 @@ func executeSweep(ctx context.Context, w io.Writer, store *experiments.Store, ru
 // why, under their line — and in GRID each run's values of the grid keys
 // that tell the listed runs apart (a learning curve's train_size, a swept
 // irm_lambda), so that no two lines look alike.
-func printRuns(w io.Writer, store *experiments.Store, runs []experiments.Run, in *experiments.Inputs) error {
+func printRuns(w io.Writer, store *experiments.Store, runs []experiments.Run, in *experiments.Inputs, grid map[string][]any) error {
 	values := map[string]map[string]bool{} // grid key → its values among the runs
 	for _, r := range runs {
 		for k, v := range r.SweptValues() {
@@ -279,7 +283,8 @@ func printRuns(w io.Writer, store *experiments.Store, runs []experiments.Run, in
 				grid = append(grid, fmt.Sprintf("%s=%v", k, swept[k]))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", rs.ID, rs.State, r.Task, r.Configuration, r.Method, r.Score, r.Fold, r.Seed, strings.Join(grid, " "))
+		name := termtext.Name // the spec's and the suite's names
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", rs.ID, rs.State, name(r.Task), name(r.Configuration), name(r.Method), name(r.Score), name(r.Fold), r.Seed, name(strings.Join(grid, " ")))
 		if rs.State == experiments.Stale || rs.State == experiments.Damaged {
 			fmt.Fprintf(tw, "\t  %s\t\t\t\t\t\t\t\n", oneLine(rs.Reason))
 		}
@@ -287,11 +292,23 @@ func printRuns(w io.Writer, store *experiments.Store, runs []experiments.Run, in
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%s into %s\n", plural(len(runs), "run"), experiments.ShortPath(store.Dir))
-	return err
+	if _, err := fmt.Fprintf(w, "%s into %s\n", plural(len(runs), "run"), experiments.ShortPath(store.Dir)); err != nil {
+		return err
+	}
+	// A run stands for every value of a setting it does not read.
+	for _, line := range experiments.UnreadSettings(runs, grid) {
+		if _, err := fmt.Fprintf(w, "grid %s: one run for all its values\n", line); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // oneLine joins a reason of several lines.
-func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }
+// oneLine makes a message one line for a table or a terminal: lines joined,
+// and the control characters of the names it quotes escaped.
+func oneLine(s string) string {
+	return termtext.Name(strings.ReplaceAll(strings.TrimSpace(s), "\n", "; "))
+}
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/experiments/experimentstest"
+	"github.com/beluga-nlp/beluga/internal/shareddata"
 	"github.com/beluga-nlp/beluga/report"
 )
 
@@ -194,7 +195,7 @@ func TestDryRunListsGridValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := printRuns(&out, &experiments.Store{Dir: t.TempDir()}, runs, nil); err != nil {
+	if err := printRuns(&out, &experiments.Store{Dir: t.TempDir()}, runs, nil, spec.Grid); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -212,5 +213,42 @@ func TestDryRunListsGridValues(t *testing.T) {
 		if !strings.Contains(l, "train_size=") || strings.Contains(l, "lr=") {
 			t.Errorf("line %q: want the swept train_size, not the fixed lr", l)
 		}
+	}
+}
+
+// TestUnreadAxisDoesNotMultiplyRuns: LP-FT's probing rate swept on the
+// quickstart, whose only method is vanilla, leaves its 12 runs 12 (each
+// reads no probing rate), and the dry run says so; before, every run was
+// listed once per value, 24 runs for 12 computations.
+func TestUnreadAxisDoesNotMultiplyRuns(t *testing.T) {
+	data := shareddata.Path(t, "data")
+	t.Setenv("BELUGA_DATA", t.TempDir())
+	b, err := os.ReadFile(filepath.Join("..", "..", "specs", "quickstart.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := strings.Replace(string(b), "  lr: [0.001]\n", "  lr: [0.001]\n  probe_lr: [0.001, 0.0005]\n", 1)
+	if yaml == string(b) {
+		t.Fatal("specs/quickstart.yaml has no grid line lr: [0.001] to add the axis after")
+	}
+	spec := filepath.Join(t.TempDir(), "quickstart.yaml")
+	if err := os.WriteFile(spec, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := execute(t, "run", spec, "--dry-run", "--from", data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	n := 0
+	for _, line := range strings.Split(out, "\n") {
+		if runIDLine.MatchString(line) {
+			n++
+		}
+	}
+	if n != 12 || !strings.Contains(out, "12 runs into") {
+		t.Errorf("%d runs listed, want 12:\n%s", n, out)
+	}
+	if !strings.Contains(out, "grid probe_lr: read by no run") {
+		t.Errorf("the listing does not say that no run reads probe_lr:\n%s", out)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/internal/termtext"
 	"github.com/beluga-nlp/beluga/train"
 )
 
@@ -65,9 +66,7 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	st := experiments.StatusOf(sw.Store, sw.Runs, sw.Inputs)
-	if err := sw.Inputs.Digests.Save(); err != nil {
-		return err
-	}
+	sw.Inputs.Digests.SaveOrWarn(rootCmd.ErrOrStderr())
 	flagged := ""
 	if st.Flagged > 0 {
 		flagged = fmt.Sprintf(" (%d flagged %s)", st.Flagged, flagMarker)
@@ -98,14 +97,14 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 			case err != nil:
 				return fmt.Errorf("run %s: %w", r.ID, err)
 			case ok:
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, z, r.Spec.Label(), oneLine(why))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, z, termtext.Name(r.Spec.Label()), oneLine(why))
 			default:
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, "-", r.Spec.Label(), oneLine(why))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, "-", termtext.Name(r.Spec.Label()), oneLine(why))
 			}
 			continue
 		}
 		// One row a run: a reason of several lines is joined.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, r.Spec.Label(), oneLine(why))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, marker, termtext.Name(r.Spec.Label()), oneLine(why))
 	}
 	return tw.Flush()
 }

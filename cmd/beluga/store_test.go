@@ -189,3 +189,90 @@ func TestCaseViewsCheckCasesAgainstDone(t *testing.T) {
 		}
 	}
 }
+
+// Names from a suite or spec reach the terminal escaped: a functionality
+// called "gree ESC[2J tings" (clear the screen), a class that retitles
+// the window and a task name hidden by ESC[8m print as their escapes in
+// suite stats, the dry run and status.
+func TestNamesAreEscapedOnTheTerminal(t *testing.T) {
+	spec := identityDir(t)
+	dir := filepath.Dir(spec)
+	suite := filepath.Join(dir, "suite.jsonl")
+	b := bytes.ReplaceAll(readFile(t, suite), []byte(`"greetings"`), []byte(`"gree\u001b[2Jtings"`))
+	b = bytes.ReplaceAll(b, []byte(`"Intent"`), []byte(`"Int\u001b]0;pwned\u0007ent"`))
+	if err := os.WriteFile(suite, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := bytes.Replace(readFile(t, spec), []byte("scores: [seen, type]"), []byte("scores: [seen, func]"), 1)
+	s = bytes.Replace(s, []byte("name: INTENT"), []byte(`name: "IN\e[8mTENT"`), 1)
+	if err := os.WriteFile(spec, s, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Trained, then the suite changed: status lists every run, stale, by
+	// its names.
+	mustRun(t, "run", spec)
+	runs, _ := filepath.Glob(filepath.Join(dir, "store", "*", "train", "cases.jsonl"))
+	for _, c := range runs {
+		if out := mustRun(t, "failures", c); strings.ContainsAny(out, "\x1b\x07") {
+			t.Errorf("beluga failures prints control characters:\n%q", out)
+		}
+	}
+	os.WriteFile(suite, bytes.Replace(b, []byte(`"hi there"`), []byte(`"hi over there"`), 1), 0o644)
+	for _, args := range [][]string{
+		{"suite", "stats", suite},
+		{"run", spec, "--dry-run"},
+		{"status", spec},
+	} {
+		out := mustRun(t, args...)
+		if strings.ContainsAny(out, "\x1b\x07") {
+			t.Errorf("beluga %s prints control characters:\n%q", strings.Join(args, " "), out)
+		}
+	}
+	if out := mustRun(t, "suite", "stats", suite); !strings.Contains(out, `gree\x1b[2Jtings`) || !strings.Contains(out, `Int\x1b]0;pwned\aent`) {
+		t.Errorf("suite stats does not show the escaped names:\n%s", out)
+	}
+	for _, args := range [][]string{{"run", spec, "--dry-run"}, {"status", spec}} {
+		if out := mustRun(t, args...); !strings.Contains(out, `gree\x1b[2Jtings`) || !strings.Contains(out, `IN\x1b[8mTENT`) {
+			t.Errorf("beluga %s does not show the escaped names:\n%s", strings.Join(args, " "), out)
+		}
+	}
+}
+
+// A digest cache that cannot be written (a read-only $BELUGA_DATA) is a
+// warning for status and report, not a failure; and report -o to a
+// device derives no side file from the device's name.
+func TestUnwritableCacheAndDeviceOutput(t *testing.T) {
+	spec := identityDir(t)
+	mustRun(t, "run", spec)
+	data := t.TempDir()
+	if os.Getuid() == 0 {
+		// root writes through permissions: a directory where the
+		// digest file goes cannot be written by anyone.
+		if err := os.Mkdir(filepath.Join(data, experiments.DigestsFile), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		os.Chmod(data, 0o555)
+		defer os.Chmod(data, 0o755)
+	}
+	t.Setenv("BELUGA_DATA", data)
+	for _, args := range [][]string{{"status", spec}, {"report", spec}} {
+		out, err := execute(t, args...)
+		if err != nil || !strings.Contains(out, "warning: digest cache") {
+			t.Errorf("beluga %s with an unwritable digest cache: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+
+	dir := t.TempDir()
+	dev := filepath.Join(dir, "out.md")
+	if err := os.Symlink(os.DevNull, dev); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "report", spec, "-o", dev)
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("report -o a link to %s wrote %v beside it, want nothing", os.DevNull, entries)
+	}
+	if st, err := os.Lstat(dev); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link to %s was replaced: %v", os.DevNull, err)
+	}
+}

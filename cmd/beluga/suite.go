@@ -12,6 +12,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/internal/csvcell"
+	"github.com/beluga-nlp/beluga/internal/termtext"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
@@ -286,11 +287,11 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 			head += "train\tvalidation\ttest\t"
 		}
 		for _, l := range st.Labels {
-			head += l + "\t"
+			head += termtext.Name(l) + "\t"
 		}
 		fmt.Fprintln(tw, head)
 		for _, f := range st.Functionalities {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t", f.Class, f.Name, f.Type, f.Cases, f.Inputs)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t", termtext.Name(f.Class), termtext.Name(f.Name), termtext.Name(string(f.Type)), f.Cases, f.Inputs)
 			if hasSplits {
 				for _, sp := range splitOrder {
 					fmt.Fprintf(tw, "%d\t", f.Splits[sp].Cases)
@@ -303,7 +304,7 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 		}
 		tw.Flush()
 		fmt.Fprintf(w, "\n%s: %s, %s, %d MFT / %d INV / %d DIR, %s, %s\n",
-			st.Suite, plural(len(st.Functionalities), "functionality"), plural(st.Classes, "class"), st.Types[suites.MFT], st.Types[suites.INV], st.Types[suites.DIR], plural(st.Cases, "test case"), plural(st.Inputs, "input"))
+			termtext.Name(st.Suite), plural(len(st.Functionalities), "functionality"), plural(st.Classes, "class"), st.Types[suites.MFT], st.Types[suites.INV], st.Types[suites.DIR], plural(st.Cases, "test case"), plural(st.Inputs, "input"))
 		if hasSplits {
 			for _, sp := range splitOrder {
 				fmt.Fprintf(w, "  %s: %d test cases, %d inputs\n", sp, st.Splits[sp].Cases, st.Splits[sp].Inputs)

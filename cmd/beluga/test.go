@@ -2,14 +2,17 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/models/hub"
 	"github.com/beluga-nlp/beluga/modeltest"
 	"github.com/beluga-nlp/beluga/report"
+	"github.com/beluga-nlp/beluga/report/explore"
 )
 
 func init() {
@@ -21,6 +24,7 @@ func init() {
 		data                  datasets.FileSpec
 		sampleN               int
 		sampleSeed            uint32
+		untrainedHead         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "test",
@@ -47,7 +51,10 @@ of its violation), predictions.jsonl (beluga predict's output in the model's own
 test.json (what was tested: model, suite, label match, sampling) and table.txt (the printed
 report). beluga failures OUT lists the failing cases; beluga report OUT (--format md|html) and
 beluga serve OUT read the folder again. A model that predicts nearly one class for every input
-is flagged. beluga eval scores predictions made elsewhere.
+is flagged, and a checkpoint without a trained classifier head (an encoder-only or masked-LM
+checkpoint such as bert-base-uncased, a head saved under another name or as integers) is
+refused, naming the missing tensors: its head would be drawn at random. beluga eval scores
+predictions made elsewhere.
 
 --n N --seed S scores, of every test, the cases CheckList's suite.run(n=N, seed=S) runs (numpy's
 draw, reproduced exactly): published CheckList fail rates were taken with n=500, seed=1, and
@@ -84,8 +91,8 @@ confidence histogram of passing vs failing cases).`,
 			}
 			r := hub.FromEnv()
 			r.Progress = cmd.ErrOrStderr()
-			mo := modeltest.Options{Model: model, Suite: suitePath, LabelMap: lm,
-				Score: opt, Sample: sample, BatchSize: batchSize, MaxLength: maxLength, Out: out, Resolver: r}
+			mo := modeltest.Options{Model: model, Suite: suitePath, LabelMap: lm, Score: opt, Sample: sample,
+				AllowUntrainedHead: untrainedHead, BatchSize: batchSize, MaxLength: maxLength, Out: out, Resolver: r}
 			if data.Path != "" {
 				mo.Data = &data
 			}
@@ -100,15 +107,7 @@ confidence histogram of passing vs failing cases).`,
 				return err
 			}
 			w := cmd.OutOrStdout()
-			if c := rep.Calibration; c != nil {
-				if c.Data != nil {
-					fmt.Fprintf(w, "\nyour data (%s): %d examples, accuracy %.1f%%, macro-F1 %.1f%%, ECE %.3f\n", c.Data.Name, c.Data.N, 100*c.Data.Accuracy, 100*c.Data.MacroF1, c.Data.Width.ECE)
-				}
-				if len(c.Tests) > 0 {
-					fmt.Fprintf(w, "suite's labelled inputs: %d, accuracy %.1f%%, mean confidence %.1f%%, ECE %.3f (calibration.md: per test, per class, the confusion matrix; calibration.png)\n",
-						c.Tests[0].Calibration.N, 100*c.Tests[0].Calibration.Accuracy, 100*c.Tests[0].Calibration.Confidence, c.Tests[0].Calibration.ECE)
-				}
-			}
+			printCalibration(w, rep.Calibration)
 			fmt.Fprintf(w, "\nwrote %s (report.html: the test report)\n", out)
 			fmt.Fprintf(w, "next: beluga failures %s     # failing cases, worst first, breaking inputs marked ✗\n", out)
 			fmt.Fprintf(w, "      beluga serve %s        # the report in the browser\n", out)
@@ -128,9 +127,77 @@ confidence histogram of passing vs failing cases).`,
 	fl.StringVar(&data.LabelColumn, "data-label", "label", "--data's label column: the suite's label names or class indices")
 	fl.IntVar(&sampleN, "n", 0, "score at most this many cases per test, drawn as CheckList's suite.run(n=N, seed=SEED) draws them (published CheckList numbers use n=500, seed=1)")
 	fl.Uint32Var(&sampleSeed, "seed", 1, "with --n, the seed of CheckList's draw (numpy's np.random.seed)")
+	fl.BoolVar(&untrainedHead, "allow-untrained-head", false, "test a checkpoint that lacks some of its classifier's parameters (initialised at random; refused otherwise)")
 	sf.bind(cmd)
 	for _, f := range []string{"model", "suite", "out"} {
 		cmd.MarkFlagRequired(f)
 	}
+	cmd.AddCommand(newCmdTestCompare())
 	rootCmd.AddCommand(cmd)
+}
+
+// newCmdTestCompare is beluga test compare.
+func newCmdTestCompare() *cobra.Command {
+	var format, out string
+	cmd := &cobra.Command{
+		Use:   "compare OUT_A OUT_B",
+		Short: "Two models side by side on one suite: per test both fail rates, the difference, McNemar's p and BH q",
+		Long: `compare reads two folders beluga test wrote for the same suite (and the same sampling) and
+prints, per test, both models' fails and fail rates, the difference B − A in points, McNemar's
+exact test over the cases both models scored (of the cases whose verdicts differ, how many B
+passes, against Binomial(n, ½), two-sided — scipy.stats.binomtest's p), the Benjamini–Hochberg
+q-value over the tests, and the number of cases that flip. --format md adds each test's failing
+cases, the flips first; --format html writes the test report page with both models' columns and
+their cases side by side.`,
+		Example: `  beluga test compare sst2-bert sst2-distilbert
+  beluga test compare sst2-bert sst2-distilbert --format html -o compare.html`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var write func(io.Writer) error
+			switch format {
+			case "text", "md", "markdown":
+				r, _, err := report.ReadTestReport(args...)
+				if err != nil {
+					return err
+				}
+				write = map[bool]func(io.Writer) error{true: r.WriteText, false: r.WriteMarkdown}[format == "text"]
+			case "html":
+				src, err := explore.FromTestDirs(args...)
+				if err != nil {
+					return err
+				}
+				write = src.WriteHTML
+			default:
+				return fmt.Errorf("unknown --format %q (want text, md or html)", format)
+			}
+			if out == "" || out == "-" {
+				return write(cmd.OutOrStdout())
+			}
+			if err := atomicfile.Write(out, write); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.ErrOrStderr(), "wrote", out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "text (the table), md (with the failing cases, flips first) or html (the page)")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "file to write (default standard output)")
+	enumFlag(cmd, "format", "text", "md", "html")
+	return cmd
+}
+
+// printCalibration says in two lines how the user's data and the suite's
+// labelled inputs went; calibration.md has the rest.
+func printCalibration(w io.Writer, c *report.TestCalibration) {
+	if c == nil {
+		return
+	}
+	if c.Data != nil {
+		fmt.Fprintf(w, "\nyour data (%s): %d examples, accuracy %.1f%%, macro-F1 %.1f%%, ECE %.3f\n", c.Data.Name, c.Data.N, 100*c.Data.Accuracy, 100*c.Data.MacroF1, c.Data.Width.ECE)
+	}
+	if len(c.Tests) > 0 {
+		all := c.Tests[0].Calibration
+		fmt.Fprintf(w, "suite's labelled inputs: %d, accuracy %.1f%%, mean confidence %.1f%%, ECE %.3f (calibration.md: per test, per class, the confusion matrix; calibration.png)\n",
+			all.N, 100*all.Accuracy, 100*all.Confidence, all.ECE)
+	}
 }

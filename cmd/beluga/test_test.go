@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/modeltest"
+	"github.com/beluga-nlp/beluga/report"
+	"github.com/beluga-nlp/beluga/report/explore"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
@@ -258,5 +261,74 @@ func TestTestSaysItComputesTheSplit(t *testing.T) {
 		"--split", "test", "-o", filepath.Join(t.TempDir(), "out"))
 	if code != 0 || !strings.Contains(msg, "carries no split; computing BeLUGA's split") {
 		t.Errorf("test --split test on an unsplit suite:\n%s", msg)
+	}
+}
+
+// beluga test compare on two shipped fixture models gives per test both
+// fail rates, the flips and McNemar's p equal to scipy's binomtest
+// (testdata/testcompare/mcnemar.json, written by mcnemar_scipy.py), and
+// its page has both models' columns.
+func TestTestCompareMatchesScipy(t *testing.T) {
+	suite := filepath.Join("testdata", "testcompare", "suite.jsonl")
+	dirs := make([]string, 2)
+	for i, m := range []string{"classifier", "electra"} {
+		dirs[i] = filepath.Join(t.TempDir(), m)
+		if code, msg := beluga(t, "test", "--model", filepath.Join("..", "..", "models", "testdata", "hfsaved", m), "--suite", suite, "-o", dirs[i]); code != 0 {
+			t.Fatalf("test %s: exit %d: %s", m, code, msg)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "testcompare", "mcnemar.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden map[string]struct {
+		AOnly int     `json:"a_only"`
+		BOnly int     `json:"b_only"`
+		P     float64 `json:"p"`
+	}
+	if err := json.Unmarshal(b, &golden); err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := report.ReadTestReport(dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range r.Tests {
+		g, ok := golden[row.Name]
+		if !ok || row.P == nil || math.Abs(*row.P-g.P) > 1e-12*math.Max(g.P, 1e-300) || row.Flips != g.AOnly+g.BOnly || row.Q == nil {
+			t.Errorf("%s: p %v q %v flips %d, scipy p %v over %d flips", row.Name, row.P, row.Q, row.Flips, g.P, g.AOnly+g.BOnly)
+		}
+	}
+	code, out := beluga(t, "test", "compare", dirs[0], dirs[1])
+	if code != 0 || !strings.Contains(out, "Vocabulary  MFT   120  41       62       34.2%        51.7%        +17.5  0.0295  0.0884  85     sentiment words in context") {
+		t.Errorf("compare: exit %d:\n%s", code, out)
+	}
+	code, md := beluga(t, "test", "compare", dirs[0], dirs[1], "--format", "md")
+	if i, j := strings.Index(md, "passed by"), strings.Index(md, "### change names"); code != 0 || i < 0 || j < 0 {
+		t.Errorf("compare --format md lists no flips first:\n%s", md)
+	}
+	page := filepath.Join(t.TempDir(), "compare.html")
+	if code, msg := beluga(t, "test", "compare", dirs[0], dirs[1], "--format", "html", "-o", page); code != 0 {
+		t.Fatalf("compare --format html: exit %d: %s", code, msg)
+	}
+	src, err := explore.FromTestDirs(dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := src.Cases(1)
+	if err != nil || cs.Runs["A"] == nil || cs.Runs["B"] == nil {
+		t.Errorf("the page's cases lack a model's column: %v", err)
+	}
+}
+
+// beluga -v test reports what it loaded: weights file, dtype, buffers,
+// tokenizer, maximum length and labels.
+func TestTestVerboseReportsTheLoad(t *testing.T) {
+	_, msg := testFolder(t, "-v")
+	for _, want := range []string{`msg="loaded model"`, "weights=pytorch_model.bin", "config_torch_dtype=float32", "buffers_checked=[bert.embeddings.position_ids]",
+		"tokenizer=*tokenize.WordPiece", "max_length=128", `labels="[POSITIVE NEGATIVE]"`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("-v output lacks %s:\n%s", want, msg)
+		}
 	}
 }

@@ -148,7 +148,7 @@ white-space word is a sentence and UAX #29 cuts at every character: read tokens 
 			if err != nil {
 				return err
 			}
-			s, err := tokenize.ComputeStats(tk, texts, maxLengths)
+			s, err := tokenize.ComputeStats(cmd.Context(), tk, texts, maxLengths)
 			if err != nil {
 				return err
 			}

@@ -27,7 +27,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -88,6 +87,31 @@ func (o *Object) Attr(name string) (any, bool) {
 	return o.Attrs.Get(name)
 }
 
+// Items is v's items when v is a mapping: a Dict, or an Object of a dict
+// subclass (a Munch) that SETITEMS filled; nil otherwise.
+func Items(v any) *Dict {
+	switch x := v.(type) {
+	case *Dict:
+		return x
+	case *Object:
+		return x.Items
+	}
+	return nil
+}
+
+// Latin1Bytes is the bytes a Latin-1 string stands for: protocol 2 pickles
+// Python 3 bytes as such text (and Python 2's str reads as it).
+func Latin1Bytes(s string) ([]byte, error) {
+	out := make([]byte, 0, len(s))
+	for _, r := range s {
+		if r > 0xff {
+			return nil, fmt.Errorf("%q is not a Latin-1 character", r)
+		}
+		out = append(out, byte(r))
+	}
+	return out, nil
+}
+
 // Func builds the value of an allowed global called with args (REDUCE,
 // NEWOBJ).
 type Func func(args Tuple) (any, error)
@@ -128,16 +152,6 @@ func (a *AllowList) Lookup(module, name string) (*Global, error) {
 		return nil, fmt.Errorf("global %s is not allowed in %s (refused: a pickle naming other globals could run code)", q, a.What)
 	}
 	return &Global{Module: module, Name: name, fn: fn}, nil
-}
-
-// Names lists the allowed globals, sorted (for documentation and tests).
-func (a *AllowList) Names() []string {
-	out := make([]string, 0, len(a.Globals))
-	for q := range a.Globals {
-		out = append(out, q)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Builder is a value a caller's Func made whose state BUILD sets (a numpy
@@ -293,9 +307,6 @@ func (u *Machine) Skip(n int) error {
 	return nil
 }
 
-// Allow changes the allow-list for the pickles that follow.
-func (u *Machine) Allow(a *AllowList) { u.allow = a }
-
 // Unpickle runs the one pickle data holds with the globals allow lets
 // through.
 func Unpickle(data []byte, allow *AllowList) (any, error) {
@@ -347,6 +358,20 @@ func (u *Machine) top() (any, error) {
 		return nil, errors.New("stack underflow")
 	}
 	return u.stack[len(u.stack)-1], nil
+}
+
+// popN pops the top n values, returned in stack order.
+func (u *Machine) popN(n int) ([]any, error) {
+	floor := 0
+	if len(u.marks) > 0 {
+		floor = u.marks[len(u.marks)-1]
+	}
+	if len(u.stack)-n < floor {
+		return nil, errors.New("stack underflow")
+	}
+	v := append([]any(nil), u.stack[len(u.stack)-n:]...)
+	u.stack = u.stack[:len(u.stack)-n]
+	return v, nil
 }
 
 // popMark returns the items above the last mark and removes them and it.
@@ -423,41 +448,25 @@ func (u *Machine) step(op byte) (done bool, err error) {
 		u.push(true)
 	case 0x89:
 		u.push(false)
-	case 'K': // BININT1
-		b, err := u.take(1)
+	case 'K', 'M': // BININT1, BININT2: unsigned
+		v, err := u.le(op)
 		if err != nil {
 			return false, err
 		}
-		u.push(int64(b[0]))
-	case 'M': // BININT2
-		b, err := u.take(2)
+		u.push(int64(v))
+	case 'J': // BININT: signed
+		v, err := u.le(op)
 		if err != nil {
 			return false, err
 		}
-		u.push(int64(binary.LittleEndian.Uint16(b)))
-	case 'J': // BININT
-		b, err := u.take(4)
-		if err != nil {
-			return false, err
-		}
-		u.push(int64(int32(binary.LittleEndian.Uint32(b))))
+		u.push(int64(int32(v)))
 	case 0x8a, 0x8b: // LONG1, LONG4
-		var n uint64
-		if op == 0x8a {
-			b, err := u.take(1)
-			if err != nil {
-				return false, err
-			}
-			n = uint64(b[0])
-		} else {
-			b, err := u.take(4)
-			if err != nil {
-				return false, err
-			}
-			if int32(binary.LittleEndian.Uint32(b)) < 0 {
-				return false, errors.New("negative LONG4 length")
-			}
-			n = uint64(binary.LittleEndian.Uint32(b))
+		n, err := u.le(op)
+		if err != nil {
+			return false, err
+		}
+		if op == 0x8b && int32(n) < 0 {
+			return false, errors.New("negative LONG4 length")
 		}
 		b, err := u.take(n)
 		if err != nil {
@@ -541,13 +550,11 @@ func (u *Machine) step(op byte) (done bool, err error) {
 	case ')':
 		u.push(Tuple{})
 	case 0x85, 0x86, 0x87: // TUPLE1, TUPLE2, TUPLE3
-		n := int(op - 0x84)
-		if len(u.stack) < n || (len(u.marks) > 0 && len(u.stack)-n < u.marks[len(u.marks)-1]) {
-			return false, errors.New("stack underflow")
+		items, err := u.popN(int(op - 0x84))
+		if err != nil {
+			return false, err
 		}
-		t := append(Tuple{}, u.stack[len(u.stack)-n:]...)
-		u.stack = u.stack[:len(u.stack)-n]
-		u.push(t)
+		u.push(Tuple(items))
 	case 't': // TUPLE
 		items, err := u.popMark()
 		if err != nil {
@@ -587,15 +594,11 @@ func (u *Machine) step(op byte) (done bool, err error) {
 		}
 		u.push(d)
 	case 's': // SETITEM
-		v, err := u.pop()
+		kv, err := u.popN(2)
 		if err != nil {
 			return false, err
 		}
-		k, err := u.pop()
-		if err != nil {
-			return false, err
-		}
-		return false, u.setItems([]any{k, v})
+		return false, u.setItems(kv)
 	case 'u': // SETITEMS
 		items, err := u.popMark()
 		if err != nil {
@@ -616,52 +619,20 @@ func (u *Machine) step(op byte) (done bool, err error) {
 			return false, err
 		}
 		u.push(&List{Items: items})
-	case 'p': // PUT
-		s, err := u.line()
+	case 'p', 'q', 'r': // PUT, BINPUT, LONG_BINPUT
+		k, err := u.memoKey(op)
 		if err != nil {
 			return false, err
 		}
-		i, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return false, fmt.Errorf("memo key %q", s)
-		}
-		return false, u.put(i)
-	case 'q': // BINPUT
-		b, err := u.take(1)
-		if err != nil {
-			return false, err
-		}
-		return false, u.put(int64(b[0]))
-	case 'r': // LONG_BINPUT
-		b, err := u.take(4)
-		if err != nil {
-			return false, err
-		}
-		return false, u.put(int64(binary.LittleEndian.Uint32(b)))
+		return false, u.put(k)
 	case 0x94: // MEMOIZE
 		return false, u.put(int64(len(u.memo)))
-	case 'g': // GET
-		s, err := u.line()
+	case 'g', 'h', 'j': // GET, BINGET, LONG_BINGET
+		k, err := u.memoKey(op)
 		if err != nil {
 			return false, err
 		}
-		i, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return false, fmt.Errorf("memo key %q", s)
-		}
-		return false, u.get(i)
-	case 'h': // BINGET
-		b, err := u.take(1)
-		if err != nil {
-			return false, err
-		}
-		return false, u.get(int64(b[0]))
-	case 'j': // LONG_BINGET
-		b, err := u.take(4)
-		if err != nil {
-			return false, err
-		}
-		return false, u.get(int64(binary.LittleEndian.Uint32(b)))
+		return false, u.get(k)
 	case 'c': // GLOBAL
 		mod, err := u.line()
 		if err != nil {
@@ -677,60 +648,39 @@ func (u *Machine) step(op byte) (done bool, err error) {
 		}
 		u.push(g)
 	case 0x93: // STACK_GLOBAL
-		name, err := u.pop()
+		mn, err := u.popN(2)
 		if err != nil {
 			return false, err
 		}
-		mod, err := u.pop()
-		if err != nil {
-			return false, err
-		}
-		ms, ok1 := mod.(string)
-		ns, ok2 := name.(string)
+		ms, ok1 := mn[0].(string)
+		ns, ok2 := mn[1].(string)
 		if !ok1 || !ok2 {
-			return false, fmt.Errorf("STACK_GLOBAL of %s and %s", TypeName(mod), TypeName(name))
+			return false, fmt.Errorf("STACK_GLOBAL of %s and %s", TypeName(mn[0]), TypeName(mn[1]))
 		}
 		g, err := u.allow.Lookup(ms, ns)
 		if err != nil {
 			return false, err
 		}
 		u.push(g)
-	case 'R', 0x81: // REDUCE, NEWOBJ: call a global with a tuple of arguments
-		args, err := u.pop()
+	case 'R', 0x81, 0x92: // REDUCE, NEWOBJ (fn, args); NEWOBJ_EX (cls, args, kwargs)
+		n := 2
+		if op == 0x92 {
+			n = 3
+		}
+		call, err := u.popN(n)
 		if err != nil {
 			return false, err
 		}
-		fn, err := u.pop()
-		if err != nil {
-			return false, err
-		}
-		t, ok := args.(Tuple)
+		args, ok := call[1].(Tuple)
 		if !ok {
-			return false, fmt.Errorf("arguments of type %s, want a tuple", TypeName(args))
+			return false, fmt.Errorf("arguments of type %s, want a tuple", TypeName(call[1]))
 		}
-		v, err := u.callGlobal(fn, t)
-		if err != nil {
-			return false, err
+		if n == 3 {
+			if kw, ok := call[2].(*Dict); !ok || kw.Len() > 0 {
+				return false, errors.New("NEWOBJ_EX with keyword arguments")
+			}
 		}
-		u.push(v)
-	case 0x92: // NEWOBJ_EX: cls, args, kwargs
-		kw, err := u.pop()
-		if err != nil {
-			return false, err
-		}
-		args, err := u.pop()
-		if err != nil {
-			return false, err
-		}
-		fn, err := u.pop()
-		if err != nil {
-			return false, err
-		}
-		t, ok := args.(Tuple)
-		if d, isDict := kw.(*Dict); !ok || !isDict || len(d.keys) > 0 {
-			return false, errors.New("NEWOBJ_EX with keyword arguments")
-		}
-		v, err := u.callGlobal(fn, t)
+		v, err := u.callGlobal(call[0], args)
 		if err != nil {
 			return false, err
 		}
@@ -768,34 +718,62 @@ func (u *Machine) step(op byte) (done bool, err error) {
 	return false, err
 }
 
+// width is the bytes of op's little-endian argument (an integer, a
+// length, a memo key).
+func width(op byte) int {
+	switch op {
+	case 'K', 0x8a, 'q', 'h', 0x8c, 'U', 'C':
+		return 1
+	case 'M':
+		return 2
+	case 'J', 0x8b, 'r', 'j', 'X', 'T', 'B':
+		return 4
+	}
+	return 8 // 0x8d, 0x8e, 0x96
+}
+
+// le reads op's little-endian unsigned argument.
+func (u *Machine) le(op byte) (uint64, error) {
+	n := width(op)
+	b, err := u.take(uint64(n))
+	if err != nil {
+		return 0, err
+	}
+	var v uint64
+	for i := n - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v, nil
+}
+
 // sized reads a length-prefixed argument of op.
 func (u *Machine) sized(op byte) ([]byte, error) {
-	var width uint64
-	switch op {
-	case 0x8c, 'U', 'C':
-		width = 1
-	case 'X', 'T', 'B':
-		width = 4
-	default: // 0x8d, 0x8e, 0x96
-		width = 8
-	}
-	lb, err := u.take(width)
+	n, err := u.le(op)
 	if err != nil {
 		return nil, err
 	}
-	var n uint64
-	switch width {
-	case 1:
-		n = uint64(lb[0])
-	case 4:
-		n = uint64(binary.LittleEndian.Uint32(lb))
-		if op == 'T' && int32(n) < 0 {
-			return nil, errors.New("negative BINSTRING length")
-		}
-	default:
-		n = binary.LittleEndian.Uint64(lb)
+	if op == 'T' && int32(n) < 0 {
+		return nil, errors.New("negative BINSTRING length")
 	}
 	return u.take(n)
+}
+
+// memoKey reads the memo key of PUT or GET (text) or of their binary
+// forms.
+func (u *Machine) memoKey(op byte) (int64, error) {
+	if op == 'p' || op == 'g' {
+		s, err := u.line()
+		if err != nil {
+			return 0, err
+		}
+		k, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("memo key %q", s)
+		}
+		return k, nil
+	}
+	k, err := u.le(op)
+	return int64(k), err
 }
 
 func (u *Machine) put(i int64) error {

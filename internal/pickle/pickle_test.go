@@ -3,7 +3,6 @@ package pickle
 import (
 	"encoding/binary"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -96,9 +95,6 @@ func TestSequentialPickles(t *testing.T) {
 	}
 	if err := m.Skip(1); !errors.Is(err, ErrTruncated) {
 		t.Errorf("skip past the end: %v", err)
-	}
-	if !reflect.DeepEqual(testAllow.Names(), []string{"builtins.len", "collections.OrderedDict", "pkg.Thing"}) {
-		t.Errorf("names %v", testAllow.Names())
 	}
 }
 

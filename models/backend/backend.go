@@ -194,3 +194,17 @@ func Reference() Backend {
 	}
 	return pureGo{cpu{kn}}
 }
+
+// FMAPeak returns the FMA throughput loop of kernel path path — n
+// iterations of chains independent FMAs, each on a register of lanes
+// floats, generated with the path's micro-kernels — or a nil loop on a
+// path without FMA kernels (go): the peak a product's rate is measured
+// against (benchmarks/floor).
+func FMAPeak(path string) (lanes, chains int, loop func(n int), err error) {
+	kn, err := kernels(path)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	lanes, loop = kn.FMAPeak()
+	return lanes, vec32.FMAPeakChains, loop, nil
+}

@@ -312,6 +312,11 @@ func WriteConfig(path string, c *Config) error {
 	for _, k := range fc.Omit {
 		delete(merged, k)
 	}
+	if raw, ok := c.Extra["pad_token_id"]; ok && string(raw) == "null" && c.PadTokenID == 0 {
+		// null read as 0 stays null: 0 would make token 0 the embedding's
+		// padding_idx (Llama's, Qwen2's) when the model is loaded again.
+		merged["pad_token_id"] = raw
+	}
 	out, err := json.MarshalIndent(merged, "", "  ")
 	if err != nil {
 		return err

@@ -1,6 +1,11 @@
 package checkpoint
 
-import "testing"
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // TestParseConfigWholeNumbers: a size written as a whole number with an
 // exponent or a fraction (1e9, 768.0) is read as that number, in BERT's
@@ -47,5 +52,36 @@ func TestParseConfigWholeNumbers(t *testing.T) {
 				t.Errorf("Extra keeps %s, want the file's 1e9", raw)
 			}
 		})
+	}
+}
+
+// TestWriteConfigKeepsNullPad: a config whose pad_token_id is null (Llama's,
+// GPT-2's) is written back null, not as the 0 the int field reads it as —
+// which would make token 0 the embedding's padding_idx on reloading — and
+// one with a pad id keeps it.
+func TestWriteConfigKeepsNullPad(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"model_type": "bert", "vocab_size": 10, "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 1, "intermediate_size": 4, "max_position_embeddings": 8, "pad_token_id": null}`, "null"},
+		{`{"model_type": "bert", "vocab_size": 10, "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 1, "intermediate_size": 4, "max_position_embeddings": 8, "pad_token_id": 3}`, "3"},
+	} {
+		c, err := ParseConfig([]byte(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "config.json")
+		if err := WriteConfig(p, c); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out map[string]json.RawMessage
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(out["pad_token_id"]); got != tc.want {
+			t.Errorf("pad_token_id written %s, want %s", got, tc.want)
+		}
 	}
 }

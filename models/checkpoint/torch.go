@@ -245,20 +245,14 @@ func readMember(f *zip.File, n int) ([]byte, error) {
 // readTorchLegacy reads torch.save's stream format of torch < 1.6.
 func readTorchLegacy(b []byte, lim limits) (*State, error) {
 	u := pickle.New(b, stateDictAllow)
-	magic, err := u.Load()
+	magic, err := loadAs(u, "legacy format", "magic number")
 	if err != nil {
-		return nil, fmt.Errorf("legacy format: magic number: %w", err)
+		return nil, err
 	}
 	if m, ok := magic.(*big.Int); !ok || m.Cmp(legacyMagic) != 0 {
 		return nil, fmt.Errorf("legacy format: magic number %v, want %v", pickle.Describe(magic), legacyMagic)
 	}
-	next := func(what string) (any, error) {
-		v, err := u.Load()
-		if err != nil {
-			return nil, fmt.Errorf("legacy format: %s: %w", what, err)
-		}
-		return v, nil
-	}
+	next := func(what string) (any, error) { return loadAs(u, "legacy format", what) }
 	proto, err := next("protocol version")
 	if err != nil {
 		return nil, err
@@ -392,85 +386,22 @@ func readTorchTar(r io.Reader, size int64, lim limits) (*State, error) {
 		}
 	}
 	order := binary.LittleEndian
-	// storages: a count, then per storage (key, location, class), an int64
-	// element count and the bytes; then the views.
-	sb := members["storages"]
-	u := pickle.New(sb, stateDictAllow)
-	next := func(what string) (any, error) {
-		v, err := u.Load()
-		if err != nil {
-			return nil, fmt.Errorf("legacy tar format: %s: %w", what, err)
-		}
-		return v, nil
-	}
-	count, err := next("storage count")
+	storages, data, err := tarStorages(members["storages"])
 	if err != nil {
 		return nil, err
 	}
-	n, ok := count.(int64)
-	if !ok || n < 0 || n > int64(len(sb)) {
-		return nil, fmt.Errorf("legacy tar format: storage count %s", pickle.Describe(count))
-	}
-	storages := map[string]*storageRef{}
-	data := map[string][]byte{}
-	for i := int64(0); i < n; i++ {
-		v, err := next("storage")
-		if err != nil {
-			return nil, err
-		}
-		t, ok := v.(pickle.Tuple)
-		if !ok || len(t) != 3 {
-			return nil, fmt.Errorf("legacy tar format: storage %s is not (key, location, class)", pickle.Describe(v))
-		}
-		d, err := storageDType(t[2])
-		if err != nil {
-			return nil, err
-		}
-		key := keyString(t[0])
-		pos := u.Pos()
-		if len(sb)-pos < 8 {
-			return nil, fmt.Errorf("legacy tar format: storage %s: truncated", key)
-		}
-		numel := int64(order.Uint64(sb[pos:]))
-		pos += 8
-		if numel < 0 || numel > int64(len(sb)-pos)/int64(d.size) {
-			return nil, fmt.Errorf("legacy tar format: storage %s declares %d elements, %d bytes are left", key, numel, len(sb)-pos)
-		}
-		nb := int(numel) * d.size
-		data[key] = sb[pos : pos+nb]
-		u.Skip(8 + nb)
-		storages[key] = &storageRef{dtype: d, root: key, numel: int(numel)}
-	}
-	views, err := next("storage views")
-	if err != nil {
-		return nil, err
-	}
-	vl, ok := views.(*pickle.List)
-	if !ok {
-		return nil, fmt.Errorf("legacy tar format: storage views are a %s, want a list", pickle.TypeName(views))
-	}
-	for _, v := range vl.Items {
-		t, ok := v.(pickle.Tuple)
-		if !ok || len(t) != 4 {
-			return nil, fmt.Errorf("legacy tar format: storage view %s is not (key, root, offset, size)", pickle.Describe(v))
-		}
-		root := storages[keyString(t[1])]
-		off, ok1 := t[2].(int64)
-		num, ok2 := t[3].(int64)
-		if root == nil || !ok1 || !ok2 || off < 0 || num < 0 || off > int64(root.numel) || num > int64(root.numel)-off {
-			return nil, fmt.Errorf("legacy tar format: storage view %s outside its root", pickle.Describe(v))
-		}
-		storages[keyString(t[0])] = &storageRef{dtype: root.dtype, root: root.root, start: int(off), numel: int(num)}
-	}
+	var u *pickle.Machine // the member being read
+	next := func(what string) (any, error) { return loadAs(u, "legacy tar format", what) }
 	// tensors: a count, then per tensor (key, storage key, class) and its
 	// geometry.
 	tb := members["tensors"]
 	u = pickle.New(tb, stateDictAllow)
-	count, err = next("tensor count")
+	count, err := next("tensor count")
 	if err != nil {
 		return nil, err
 	}
-	if n, ok = count.(int64); !ok || n < 0 || n > int64(len(tb)) {
+	n, ok := count.(int64)
+	if !ok || n < 0 || n > int64(len(tb)) {
 		return nil, fmt.Errorf("legacy tar format: tensor count %s", pickle.Describe(count))
 	}
 	tensors := map[string]*tensorRef{}
@@ -528,6 +459,84 @@ func readTorchTar(r io.Reader, size int64, lim limits) (*State, error) {
 		return nil, fmt.Errorf("legacy tar format: state dict: %w", err)
 	}
 	return materialise(obj, order, lim, nil, func(s *storageRef) ([]byte, error) { return data[s.root], nil })
+}
+
+// tarStorages reads the "storages" member of torch ≤ 0.3's tar format: a
+// count, then per storage (key, location, class), an int64 element count
+// and the bytes; then the views (key, root key, offset, size).
+func tarStorages(sb []byte) (map[string]*storageRef, map[string][]byte, error) {
+	order := binary.LittleEndian
+	u := pickle.New(sb, stateDictAllow)
+	next := func(what string) (any, error) { return loadAs(u, "legacy tar format", what) }
+	count, err := next("storage count")
+	if err != nil {
+		return nil, nil, err
+	}
+	n, ok := count.(int64)
+	if !ok || n < 0 || n > int64(len(sb)) {
+		return nil, nil, fmt.Errorf("legacy tar format: storage count %s", pickle.Describe(count))
+	}
+	storages := map[string]*storageRef{}
+	data := map[string][]byte{}
+	for i := int64(0); i < n; i++ {
+		v, err := next("storage")
+		if err != nil {
+			return nil, nil, err
+		}
+		t, ok := v.(pickle.Tuple)
+		if !ok || len(t) != 3 {
+			return nil, nil, fmt.Errorf("legacy tar format: storage %s is not (key, location, class)", pickle.Describe(v))
+		}
+		d, err := storageDType(t[2])
+		if err != nil {
+			return nil, nil, err
+		}
+		key := keyString(t[0])
+		pos := u.Pos()
+		if len(sb)-pos < 8 {
+			return nil, nil, fmt.Errorf("legacy tar format: storage %s: truncated", key)
+		}
+		numel := int64(order.Uint64(sb[pos:]))
+		pos += 8
+		if numel < 0 || numel > int64(len(sb)-pos)/int64(d.size) {
+			return nil, nil, fmt.Errorf("legacy tar format: storage %s declares %d elements, %d bytes are left", key, numel, len(sb)-pos)
+		}
+		nb := int(numel) * d.size
+		data[key] = sb[pos : pos+nb]
+		u.Skip(8 + nb)
+		storages[key] = &storageRef{dtype: d, root: key, numel: int(numel)}
+	}
+	views, err := next("storage views")
+	if err != nil {
+		return nil, nil, err
+	}
+	vl, ok := views.(*pickle.List)
+	if !ok {
+		return nil, nil, fmt.Errorf("legacy tar format: storage views are a %s, want a list", pickle.TypeName(views))
+	}
+	for _, v := range vl.Items {
+		t, ok := v.(pickle.Tuple)
+		if !ok || len(t) != 4 {
+			return nil, nil, fmt.Errorf("legacy tar format: storage view %s is not (key, root, offset, size)", pickle.Describe(v))
+		}
+		root := storages[keyString(t[1])]
+		off, ok1 := t[2].(int64)
+		num, ok2 := t[3].(int64)
+		if root == nil || !ok1 || !ok2 || off < 0 || num < 0 || off > int64(root.numel) || num > int64(root.numel)-off {
+			return nil, nil, fmt.Errorf("legacy tar format: storage view %s outside its root", pickle.Describe(v))
+		}
+		storages[keyString(t[0])] = &storageRef{dtype: root.dtype, root: root.root, start: int(off), numel: int(num)}
+	}
+	return storages, data, nil
+}
+
+// loadAs runs u's next pickle, naming it (what, in format) in an error.
+func loadAs(u *pickle.Machine, format, what string) (any, error) {
+	v, err := u.Load()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", format, what, err)
+	}
+	return v, nil
 }
 
 func int64Tuple(v []int64) pickle.Tuple {
@@ -666,14 +675,11 @@ func codecsEncode(args pickle.Tuple) (any, error) {
 		s, ok1 := args[0].(string)
 		enc, ok2 := args[1].(string)
 		if ok1 && ok2 && (enc == "latin1" || enc == "latin-1") {
-			out := make([]byte, 0, len(s))
-			for _, r := range s {
-				if r > 0xff {
-					return nil, fmt.Errorf("_codecs.encode: %q is not Latin-1", r)
-				}
-				out = append(out, byte(r))
+			b, err := pickle.Latin1Bytes(s)
+			if err != nil {
+				return nil, fmt.Errorf("_codecs.encode: %w", err)
 			}
-			return out, nil
+			return b, nil
 		}
 	}
 	return nil, fmt.Errorf("_codecs.encode of %s", pickle.Describe(args))

@@ -44,20 +44,12 @@ func LoadCausalLM(ctx context.Context, ref string, opt Options) (*LM, error) {
 }
 
 func loadCausalLM(dir string, opt Options) (*LM, error) {
-	ck, err := checkpoint.LoadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	fam, err := models.LookupFamily(ck.Config.ModelType)
+	ck, fam, weights, bufs, err := readFamily(dir)
 	if err != nil {
 		return nil, err
 	}
 	if fam.CausalLM == "" {
 		return nil, fmt.Errorf("model_type %q is an encoder family: no language model to score with", fam.ModelType)
-	}
-	weights, bufs, err := familyNames(fam, ck)
-	if err != nil {
-		return nil, err
 	}
 	m, rep, err := models.NewCausalLM(ck.Config, weights, opt.Seed)
 	if err != nil {
@@ -78,4 +70,60 @@ func loadCausalLM(dir string, opt Options) (*LM, error) {
 		return nil, err
 	}
 	return &LM{Model: m, Tokenizer: tk, Config: ck.Config, Report: rep, Dir: dir}, nil
+}
+
+// TextItem is ScoreTexts' form of a models.ScoreItem: an input's text
+// after the prompt prefix, and one text per label's verbalizer.
+type TextItem struct {
+	Context string
+	Options []string
+}
+
+// ScoreTexts tokenizes a prompt and scores it (models.CausalLM.Score): the
+// prefix with the tokenizer's special tokens (a Llama's BOS), every context
+// and option without them, each on its own — so an option's text carries
+// the space that joins it to the context (" positive"), as byte-level BPE
+// tokenizers expect, and no merge crosses a part's boundary.
+func (lm *LM) ScoreTexts(prefix string, items []TextItem, opt models.ScoreOptions) ([][]float64, models.ScoreStats, error) {
+	var pre []int
+	if prefix != "" {
+		enc, err := lm.Tokenizer.Encode(prefix, "", false)
+		if err != nil {
+			return nil, models.ScoreStats{}, fmt.Errorf("prefix: %w", err)
+		}
+		pre = enc.IDs
+	}
+	scored := make([]models.ScoreItem, len(items))
+	for i, it := range items {
+		var err error
+		if scored[i].Context, err = lm.plainIDs(it.Context); err != nil {
+			return nil, models.ScoreStats{}, fmt.Errorf("item %d: context: %w", i, err)
+		}
+		for o, text := range it.Options {
+			ids, err := lm.plainIDs(text)
+			if err != nil {
+				return nil, models.ScoreStats{}, fmt.Errorf("item %d: option %d: %w", i, o, err)
+			}
+			scored[i].Options = append(scored[i].Options, ids)
+		}
+	}
+	return lm.Model.Score(pre, scored, opt)
+}
+
+// plainIDs tokenizes text without the special tokens the tokenizer adds.
+func (lm *LM) plainIDs(text string) ([]int, error) {
+	if text == "" {
+		return nil, nil
+	}
+	enc, err := lm.Tokenizer.EncodeOffsets(text, "", false)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int
+	for k, id := range enc.IDs {
+		if enc.Seq[k] != -1 {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/checkpoint"
+	"github.com/beluga-nlp/beluga/models/tokenize"
 )
 
 // decoderDir copies the decoder fixture dir's config and tokenizer files
@@ -106,4 +107,63 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestScoreTexts: scoring texts gives Score's log-likelihoods on the ids
+// the tokenizer gives each part alone.
+func TestScoreTexts(t *testing.T) {
+	lm, err := LoadCausalLM(context.Background(), filepath.Join("..", "testdata", "decoders", "gpt2"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(s string) []int {
+		enc, err := lm.Tokenizer.Encode(s, "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return enc.IDs
+	}
+	prefix := "It's not a bad film, is it? Great\n"
+	items := []TextItem{{Context: "The movie was good.", Options: []string{" Great", " not"}}, {Context: "I don't think", Options: []string{" good", " bad"}}}
+	got, _, err := lm.ScoreTexts(prefix, items, models.ScoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][]float64
+	for _, it := range items {
+		si := models.ScoreItem{Context: ids(it.Context)}
+		for _, o := range it.Options {
+			si.Options = append(si.Options, ids(o))
+		}
+		w, _, err := lm.Model.Score(ids(prefix), []models.ScoreItem{si}, models.ScoreOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, w[0])
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ScoreTexts %v, Score on the parts' ids %v", got, want)
+	}
+}
+
+// TestPlainIDsDropSpecials: a context's or option's ids carry none of the
+// special tokens the tokenizer adds around an input (BERT's [CLS] … [SEP]
+// here; a Llama's BOS), which would otherwise sit inside the prompt.
+func TestPlainIDsDropSpecials(t *testing.T) {
+	tk, err := tokenize.Load(filepath.Join("..", "testdata", "families", "bert"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lm := &LM{Tokenizer: tk}
+	enc, err := tk.Encode("the movie was good", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := lm.plainIDs("the movie was good")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := enc.IDs[1 : len(enc.IDs)-1]; !reflect.DeepEqual(got, want) {
+		t.Errorf("plain ids %v, want %v (of %v)", got, want, enc.IDs)
+	}
 }

@@ -170,6 +170,24 @@ func (m *Model) loadBERT(ck *checkpoint.Checkpoint, dir string, opt Options) err
 	return m.loadTokenizer(dir, opt)
 }
 
+// readFamily reads the checkpoint in dir, its family, and its weights and
+// buffers under the names of the family's model.
+func readFamily(dir string) (*checkpoint.Checkpoint, *models.Family, checkpoint.Tensors, checkpoint.Buffers, error) {
+	ck, err := checkpoint.LoadDir(dir)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	fam, err := models.LookupFamily(ck.Config.ModelType)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	weights, bufs, err := familyNames(fam, ck)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return ck, fam, weights, bufs, nil
+}
+
 // familyNames is a checkpoint's weights and buffers under the names of its
 // family's model (normaliseNames).
 func familyNames(fam *models.Family, ck *checkpoint.Checkpoint) (checkpoint.Tensors, checkpoint.Buffers, error) {

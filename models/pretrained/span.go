@@ -50,15 +50,7 @@ func LoadSpan(ctx context.Context, ref string, opt Options) (*Span, error) {
 }
 
 func loadSpan(dir string, opt Options) (*Span, error) {
-	ck, err := checkpoint.LoadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	fam, err := models.LookupFamily(ck.Config.ModelType)
-	if err != nil {
-		return nil, err
-	}
-	weights, bufs, err := familyNames(fam, ck)
+	ck, fam, weights, bufs, err := readFamily(dir)
 	if err != nil {
 		return nil, err
 	}

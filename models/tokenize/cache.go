@@ -3,6 +3,7 @@ package tokenize
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -83,8 +84,9 @@ func (c *Cache) Path(tk Encoder, inputs []Input) string {
 }
 
 // Encode returns the encodings of inputs by tk, read from the cache when
-// they are there, else computed and stored.
-func (c *Cache) Encode(tk Encoder, inputs []Input) ([]models.Encoding, error) {
+// they are there, else computed and stored. Cancelling ctx stops the
+// tokenising before the next input, and nothing is stored.
+func (c *Cache) Encode(ctx context.Context, tk Encoder, inputs []Input) ([]models.Encoding, error) {
 	path := c.Path(tk, inputs)
 	if encs, err := readEncodings(path, len(inputs)); err == nil {
 		return encs, nil
@@ -92,6 +94,9 @@ func (c *Cache) Encode(tk Encoder, inputs []Input) ([]models.Encoding, error) {
 	// Missing, or damaged: (re)compute and (re)write it.
 	encs := make([]models.Encoding, len(inputs))
 	for i, in := range inputs {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("tokenising stopped after %d of %d inputs: %w", i, len(inputs), err)
+		}
 		enc, err := tk.Encode(in.Text, in.Pair, in.IsPair)
 		if err != nil {
 			return nil, fmt.Errorf("tokenise input %d: %w", i, err)

@@ -1,6 +1,7 @@
 package tokenize
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -46,7 +47,7 @@ func TestCacheTokenisesOnce(t *testing.T) {
 	tk := &countingEncoder{Encoder: w}
 	want := direct(t, w, cacheInputs)
 	for run := 0; run < 3; run++ {
-		got, err := c.Encode(tk, cacheInputs)
+		got, err := c.Encode(context.Background(), tk, cacheInputs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +96,7 @@ func TestCacheRecomputesDamagedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := direct(t, w, cacheInputs)
-	if _, err := c.Encode(w, cacheInputs); err != nil {
+	if _, err := c.Encode(context.Background(), w, cacheInputs); err != nil {
 		t.Fatal(err)
 	}
 	path := c.Path(w, cacheInputs)
@@ -121,7 +122,7 @@ func TestCacheRecomputesDamagedFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			tk := &countingEncoder{Encoder: w}
-			got, err := c.Encode(tk, cacheInputs)
+			got, err := c.Encode(context.Background(), tk, cacheInputs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,12 +144,12 @@ func BenchmarkCacheHitSentimentSuite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := c.Encode(w, inputs); err != nil {
+	if _, err := c.Encode(context.Background(), w, inputs); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := c.Encode(w, inputs); err != nil {
+		if _, err := c.Encode(context.Background(), w, inputs); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -187,11 +188,11 @@ func TestCacheEveryTokenizer(t *testing.T) {
 			t.Errorf("tokenizers %d and %d share a cache key", j, i)
 		}
 		keys[k] = i
-		got, err := c.Encode(tk, cacheInputs)
+		got, err := c.Encode(context.Background(), tk, cacheInputs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := c.Encode(tk, cacheInputs)
+		again, err := c.Encode(context.Background(), tk, cacheInputs)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -110,11 +110,19 @@ func (c *charsmap) first(s string) (string, bool) {
 // those of the original part one for one, extra ones are inserted, and
 // fewer remove the rest of the part after the last character written so
 // far (which for an empty replacement belongs to the part before).
-func (c *charsmap) normalizeGraphemes(t ntext) ntext {
+// The replacements' bytes are counted as they are chosen: a charsmap's
+// rules come from the file, and one replacing every character with
+// kilobytes is refused once the text passes normBound.
+func (c *charsmap) normalizeGraphemes(t ntext) (ntext, error) {
 	var dest []change
 	modified := false
+	bound, size := normBound(t), len(t.s)
 	replace := func(old, repl string) {
 		modified = true
+		size += len(repl) - len(old)
+		if size > bound {
+			return
+		}
 		for _, r := range repl {
 			dest = append(dest, change{r, 0})
 		}
@@ -129,7 +137,7 @@ func (c *charsmap) normalizeGraphemes(t ntext) ntext {
 		}
 	}
 	gr := uniseg.NewGraphemes(t.s)
-	for gr.Next() {
+	for gr.Next() && size <= bound {
 		i, j := gr.Positions()
 		g := t.s[i:j]
 		if len(g) < 6 {
@@ -148,8 +156,11 @@ func (c *charsmap) normalizeGraphemes(t ntext) ntext {
 			}
 		}
 	}
-	if !modified {
-		return t
+	if size > bound {
+		return ntext{}, errNormBound("Precompiled", size, t)
 	}
-	return t.transform(0, len(t.s), dest, 0)
+	if !modified {
+		return t, nil
+	}
+	return t.transform(0, len(t.s), dest, 0), nil
 }

@@ -1,6 +1,7 @@
 package tokenize_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"os"
@@ -48,7 +49,7 @@ func ExampleCache() {
 	inputs := []tokenize.Input{{Text: "hello world"}, {Text: "Café", Pair: "au lait", IsPair: true}}
 	// The first run of a sweep tokenises and stores; the others read back.
 	for run := 0; run < 2; run++ {
-		encs, err := cache.Encode(tk, inputs)
+		encs, err := cache.Encode(context.Background(), tk, inputs)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -198,7 +198,11 @@ func parseHF(data []byte, maxLength int) (*HF, error) {
 		}
 		h.size = max(h.size, t.ID+1)
 		if t.Normalized && h.norm != nil {
-			t.Content = h.norm(newNText(t.Content, 0)).s
+			n, err := h.norm(newNText(t.Content, 0))
+			if err != nil {
+				return nil, fmt.Errorf("added_tokens[%d] %q: %w", i, t.Content, err)
+			}
+			t.Content = n.s
 			nrm = append(nrm, t)
 		} else {
 			raw = append(raw, t)
@@ -339,7 +343,10 @@ func (h *HF) tokens(text string) ([]token, error) {
 		}
 		t := newNText(text[m.a:m.b], m.a)
 		if h.norm != nil {
-			t = h.norm(t)
+			var err error
+			if t, err = h.norm(t); err != nil {
+				return nil, err
+			}
 		}
 		for _, m2 := range h.nrm.split(t.s) {
 			if m2.id >= 0 {

@@ -109,8 +109,9 @@ func TestPreTokenizers(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.json, err)
 		}
-		if got := n(newNText(tc.text, 0)).s; got != tc.want {
-			t.Errorf("%s %q: %q, want %q", tc.json, tc.text, got, tc.want)
+		got, err := n(newNText(tc.text, 0))
+		if err != nil || got.s != tc.want {
+			t.Errorf("%s %q: %q, %v; want %q", tc.json, tc.text, got.s, err, tc.want)
 		}
 	}
 }

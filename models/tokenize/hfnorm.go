@@ -12,8 +12,37 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// normalizer is one of tokenizer.json's normalizers.
-type normalizer func(ntext) ntext
+// normalizer is one of tokenizer.json's normalizers. It fails only where
+// its output would pass normBound.
+type normalizer func(ntext) (ntext, error)
+
+// infallible is a normalizer that cannot grow a text past normBound (its
+// growth per character is fixed: NFKC's longest expansion is 11 bytes per
+// byte, BertNormalizer's spaces around CJK characters 5 per 3).
+func infallible(f func(ntext) ntext) normalizer {
+	return func(t ntext) (ntext, error) { return f(t), nil }
+}
+
+// maxNormGrowth and normSlack bound normalised text: at most maxNormGrowth
+// bytes per byte of the original text, plus normSlack. Replace and
+// Precompiled rules come from the file and can grow a text without limit
+// (a rule's content thousands of bytes long, or 34 chained Replaces each
+// doubling it); a tokenizer whose normalisers pass the bound is refused on
+// that text rather than allowed to allocate without end.
+const maxNormGrowth, normSlack = 16, 1 << 10
+
+// normBound is the most bytes a normaliser may make of t: by the length
+// of the original text t comes from.
+func normBound(t ntext) int {
+	o := t.origin(0, len(t.s))
+	return maxNormGrowth*int(o.b-o.a) + normSlack
+}
+
+// errNormBound says which normaliser passed the bound, and by how much.
+func errNormBound(what string, n int, t ntext) error {
+	o := t.origin(0, len(t.s))
+	return fmt.Errorf("normalizer %s would make %d bytes of a %d-byte text, more than the %d× (+%d) bound on normalised text", what, n, o.b-o.a, maxNormGrowth, normSlack)
+}
 
 // hfNormalizer is the JSON of a normalizer: every field any of them has.
 type hfNormalizer struct {
@@ -73,29 +102,24 @@ func buildNormalizer(raw json.RawMessage) (normalizer, string, error) {
 		lower := boolOr(n.Lowercase, true)
 		o := normOptions{cleanText: boolOr(n.CleanText, true), chineseChars: boolOr(n.HandleChineseChars, true),
 			lowercase: lower, stripAccents: boolOr(n.StripAccents, lower)}
-		return func(t ntext) ntext { return bertNormalize(t, o) }, n.Type, nil
-	case "NFC":
-		return func(t ntext) ntext { return unicodeNormalize(t, norm.NFC) }, n.Type, nil
-	case "NFD":
-		return func(t ntext) ntext { return unicodeNormalize(t, norm.NFD) }, n.Type, nil
-	case "NFKC":
-		return func(t ntext) ntext { return unicodeNormalize(t, norm.NFKC) }, n.Type, nil
-	case "NFKD":
-		return func(t ntext) ntext { return unicodeNormalize(t, norm.NFKD) }, n.Type, nil
+		return infallible(func(t ntext) ntext { return bertNormalize(t, o) }), n.Type, nil
+	case "NFC", "NFD", "NFKC", "NFKD":
+		form := map[string]norm.Form{"NFC": norm.NFC, "NFD": norm.NFD, "NFKC": norm.NFKC, "NFKD": norm.NFKD}[n.Type]
+		return infallible(func(t ntext) ntext { return unicodeNormalize(t, form) }), n.Type, nil
 	case "Lowercase":
-		return lowercase, n.Type, nil
+		return infallible(lowercase), n.Type, nil
 	case "StripAccents":
 		// HuggingFace drops every combining mark (category M).
-		return func(t ntext) ntext {
+		return infallible(func(t ntext) ntext {
 			return mapRunes(t, func(r rune, emit func(rune)) {
 				if !unicode.Is(unicode.M, r) {
 					emit(r)
 				}
 			})
-		}, n.Type, nil
+		}), n.Type, nil
 	case "Strip":
 		left, right := boolOr(n.StripLeft, true), boolOr(n.StripRight, true)
-		return func(t ntext) ntext {
+		return infallible(func(t ntext) ntext {
 			i, j := 0, len(t.s)
 			if left {
 				i = len(t.s) - len(strings.TrimLeftFunc(t.s, unicode.IsSpace))
@@ -107,29 +131,32 @@ func buildNormalizer(raw json.RawMessage) (normalizer, string, error) {
 				j = i
 			}
 			return t.slice(i, j)
-		}, n.Type, nil
+		}), n.Type, nil
 	case "Replace":
 		re, err := n.Pattern.compile()
 		if err != nil {
 			return nil, "", fmt.Errorf("Replace: %w", err)
 		}
 		content := n.Content
-		return func(t ntext) ntext { return replaceAll(t, re, content) }, n.Type, nil
+		return func(t ntext) (ntext, error) { return replaceAll(t, re, content) }, n.Type, nil
 	case "Prepend":
 		p := n.Prepend
-		return func(t ntext) ntext {
+		return func(t ntext) (ntext, error) {
 			if t.s == "" {
-				return t
+				return t, nil
+			}
+			if len(t.s)+len(p) > normBound(t) {
+				return ntext{}, errNormBound("Prepend", len(t.s)+len(p), t)
 			}
 			b := builder{base: t.base}
 			b.str(p, t.origin(0, utf8.RuneLen([]rune(t.s)[0])))
 			b.buf = append(b.buf, t.s...)
 			b.align = append(b.align, t.align...)
-			return b.text()
+			return b.text(), nil
 		}, n.Type, nil
 	case "Precompiled":
 		if n.PrecompiledCharsmap == nil || *n.PrecompiledCharsmap == "" {
-			return func(t ntext) ntext { return t }, n.Type, nil
+			return infallible(func(t ntext) ntext { return t }), n.Type, nil
 		}
 		data, err := base64.StdEncoding.DecodeString(*n.PrecompiledCharsmap)
 		if err != nil {
@@ -151,11 +178,14 @@ func buildNormalizer(raw json.RawMessage) (normalizer, string, error) {
 			seq = append(seq, f)
 			names = append(names, name)
 		}
-		return func(t ntext) ntext {
+		return func(t ntext) (ntext, error) {
+			var err error
 			for _, f := range seq {
-				t = f(t)
+				if t, err = f(t); err != nil {
+					return ntext{}, err
+				}
 			}
-			return t
+			return t, nil
 		}, "Sequence(" + strings.Join(names, ",") + ")", nil
 	}
 	return nil, "", fmt.Errorf("normalizer type %q is not supported", n.Type)
@@ -244,20 +274,37 @@ func unicodeNormalize(t ntext, f norm.Form) ntext {
 // replaceAll replaces every match of re with content as HuggingFace's
 // NormalizedString::replace does: the content's characters are inserted
 // after the match is removed, so each is aligned with the match's last
-// character (with the character before an empty match).
-func replaceAll(t ntext, re *regexp.Regexp, content string) ntext {
+// character (with the character before an empty match; the text's base
+// before any). One pass, the text copied once: replacing match by match
+// copied the text each time (77 s for 256 k characters). The output's
+// length is known before it is built, and held to normBound.
+func replaceAll(t ntext, re *regexp.Regexp, content string) (ntext, error) {
 	ms := re.FindAllStringIndex(t.s, -1)
 	if len(ms) == 0 {
-		return t
+		return t, nil
 	}
-	var dest []change
-	for _, r := range content {
-		dest = append(dest, change{r, 1})
+	n := len(t.s)
+	for _, m := range ms {
+		n += len(content) - (m[1] - m[0])
 	}
-	// Later matches first, so that earlier byte positions stay valid.
-	for k := len(ms) - 1; k >= 0; k-- {
-		m := ms[k]
-		t = t.transform(m[0], m[1], dest, utf8.RuneCountInString(t.s[m[0]:m[1]]))
+	if n > normBound(t) {
+		return ntext{}, errNormBound(fmt.Sprintf("Replace(%q → %q)", re, content), n, t)
 	}
-	return t
+	b := builder{base: t.base, buf: make([]byte, 0, n), align: make([]span, 0, n)}
+	prev := 0
+	for _, m := range ms {
+		b.buf = append(b.buf, t.s[prev:m[0]]...)
+		b.align = append(b.align, t.align[prev:m[0]]...)
+		al := span{t.base, t.base}
+		if m[1] > 0 {
+			al = t.align[m[1]-1]
+		}
+		for _, r := range content {
+			b.rune(r, al)
+		}
+		prev = m[1]
+	}
+	b.buf = append(b.buf, t.s[prev:]...)
+	b.align = append(b.align, t.align[prev:]...)
+	return b.text(), nil
 }

@@ -1,6 +1,7 @@
 package tokenize
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -34,17 +35,21 @@ type Stats struct {
 // sums up: tokens (special ones excluded) per text, per character and per
 // word, unknown tokens, the texts' scripts, and the share of texts whose
 // encoding (special tokens included) is longer than each of maxLengths.
-func ComputeStats(tk Tokenizer, texts []string, maxLengths []int) (Stats, error) {
+// Cancelling ctx (SIGTERM, Ctrl-C) stops it before the next text.
+func ComputeStats(ctx context.Context, tk Tokenizer, texts []string, maxLengths []int) (Stats, error) {
 	if tk.MaxLength() != 0 {
 		return Stats{}, fmt.Errorf("statistics need a tokenizer that does not truncate (it truncates to %d)", tk.MaxLength())
 	}
 	s := Stats{Texts: len(texts), TruncatedAt: maxLengths, TruncationRate: make([]float64, len(maxLengths))}
 	unk := tk.UnknownID()
 	lens := make([]int, 0, len(texts))
-	for _, t := range texts {
+	for i, t := range texts {
+		if err := ctx.Err(); err != nil {
+			return Stats{}, fmt.Errorf("tokenizer statistics stopped after %d of %d texts: %w", i, len(texts), err)
+		}
 		e, err := tk.EncodeOffsets(t, "", false)
 		if err != nil {
-			return Stats{}, err
+			return Stats{}, fmt.Errorf("text %d: %w", i+1, err)
 		}
 		n := 0
 		for i, id := range e.IDs {

@@ -227,7 +227,10 @@ func trainWords(doc map[string]any, texts []string) (map[string]int, error) {
 	for _, t := range texts {
 		n := newNText(t, 0)
 		if norm != nil {
-			n = norm(n)
+			var err error
+			if n, err = norm(n); err != nil {
+				return nil, err
+			}
 		}
 		for _, w := range pre(n, true) {
 			words[w.s]++

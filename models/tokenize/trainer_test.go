@@ -2,6 +2,7 @@ package tokenize
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -65,7 +66,7 @@ func TestTrain(t *testing.T) {
 				t.Errorf("special ids %+v, want [PAD] [UNK] [CLS] [SEP] [MASK] = 0…4", sp)
 			}
 			// Seen texts are cut into few tokens and nothing is unknown.
-			st, err := ComputeStats(tk, texts, []int{8})
+			st, err := ComputeStats(context.Background(), tk, texts, []int{8})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -269,7 +270,7 @@ func TestTrainWordPieceOnChineseWarns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := ComputeStats(tk, texts, nil)
+	st, err := ComputeStats(context.Background(), tk, texts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

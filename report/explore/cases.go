@@ -410,6 +410,9 @@ type Query struct {
 	Meta  [2]string
 	// Search keeps cases one of whose texts contains it (case-insensitive).
 	Search string
+	// FlipsFirst puts first the cases the shown runs disagree on (one
+	// passes, another fails): two models compared (beluga test compare).
+	FlipsFirst bool
 	// Offset and Limit page the result (Limit 0: all).
 	Offset, Limit int
 }
@@ -451,7 +454,8 @@ type RunOutcome struct {
 	Worst float64     `json:"worst,omitempty"`
 }
 
-// Select applies q to cs: the cases the focus run fails first, then the
+// Select applies q to cs: with FlipsFirst the cases the shown runs
+// disagree on first; then the cases the focus run fails, then the
 // more of the shown runs fail a case the earlier, then the larger the focus
 // run's violation (worst first, as CheckList's summary), then by case id. The page's own script sorts
 // and filters the same way on the embedded cases.
@@ -485,6 +489,7 @@ func (cs *CaseSet) Select(q Query) Page {
 	search := strings.ToLower(q.Search)
 	type hit struct {
 		i, fails int
+		flip     bool
 		worst    float64
 	}
 	var hits []hit
@@ -520,9 +525,19 @@ func (cs *CaseSet) Select(q Query) Page {
 		if rc := cs.Runs[focus]; rc != nil && rc.Worst != nil {
 			worst = rc.Worst[i]
 		}
-		hits = append(hits, hit{i, fails, worst})
+		seen := map[byte]bool{}
+		for _, r := range q.Runs {
+			if rc := cs.Runs[r]; rc != nil {
+				seen[rc.V[i]] = true
+			}
+		}
+		flip := q.FlipsFirst && seen[experiments.Pass] && seen[experiments.Fail]
+		hits = append(hits, hit{i, fails, flip, worst})
 	}
 	sort.SliceStable(hits, func(a, b int) bool {
+		if hits[a].flip != hits[b].flip {
+			return hits[a].flip
+		}
 		if hits[a].fails != hits[b].fails {
 			return hits[a].fails > hits[b].fails
 		}

@@ -20,7 +20,7 @@ import (
 //
 //	GET /              the page
 //	GET /api/view      the View
-//	GET /api/cases?func=ID&runs=A,B&focus=B&verdict=F&split=S&meta=K=V&q=TEXT&offset=N&limit=M
+//	GET /api/cases?func=ID&runs=A,B&focus=B&verdict=F&split=S&meta=K=V&q=TEXT&flips=1&offset=N&limit=M
 //	                   one Page of a functionality's cases (CaseSet.Select)
 //
 // Case sets are read on first use and kept.
@@ -42,7 +42,7 @@ func (s *Source) Handler() http.Handler {
 			http.Error(w, fmt.Sprintf("func=%q: want a functionality number", q.Get("func")), http.StatusBadRequest)
 			return
 		}
-		query := Query{Focus: q.Get("focus"), Verdict: q.Get("verdict"), Split: q.Get("split"), Search: q.Get("q")}
+		query := Query{Focus: q.Get("focus"), Verdict: q.Get("verdict"), Split: q.Get("split"), Search: q.Get("q"), FlipsFirst: q.Get("flips") == "1"}
 		if runs := q.Get("runs"); runs != "" {
 			query.Runs = strings.Split(runs, ",")
 		}

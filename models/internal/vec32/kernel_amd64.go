@@ -9,13 +9,19 @@ func sgemmKernel6x16(k int, a *float32, rs, ks int, b *float32, bs int, c *float
 func sgemmKernel12x32(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
 
 //go:noescape
-func geluForwardAVX(y, x *float32, n int)
+func fmaPeakAVX2(n int)
 
 //go:noescape
-func geluBackwardAVX(dx, dy, x *float32, n int)
+func fmaPeakAVX512(n int)
 
 //go:noescape
-func expShiftAVX(x *float32, n int, shift float32, sums *[8]float32)
+func geluForwardAVX2(y, x *float32, n int)
+
+//go:noescape
+func geluBackwardAVX2(dx, dy, x *float32, n int)
+
+//go:noescape
+func expShiftAVX2(x *float32, n int, shift float32, sums *[8]float32)
 
 //go:noescape
 func geluForwardAVX512(y, x *float32, n int)
@@ -27,7 +33,7 @@ func geluBackwardAVX512(dx, dy, x *float32, n int)
 func expShiftAVX512(x *float32, n int, shift float32, sums *[8]float32)
 
 //go:noescape
-func adamWAVX(value, grad, m, v *float32, n int, c *AdamWCoef)
+func adamWAVX2(value, grad, m, v *float32, n int, c *AdamWCoef)
 
 //go:noescape
 func scaleAVX512(x *float32, n int, s float32)
@@ -99,8 +105,8 @@ var (
 	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512F
 )
 
-var avx2Kernels = &Kernels{name: PathAVX2, mr: 6, nr: 16, gemm: sgemmKernel6x16,
-	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShiftAVX2, adamW: adamWAVX2,
+var avx2Kernels = &Kernels{name: PathAVX2, mr: 6, nr: 16, gemm: sgemmKernel6x16, lanes: 8, fmaPeak: fmaPeakAVX2,
+	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShift8, adamW: adamW8,
 	dropout: dropoutKernel(8, dropoutMaskAVX2), addRows: addRowsKernel(8, addRowsAVX2),
 	scale: scaleKernel(8, scaleAVX2), mulTo: mulToKernel(8, mulToAVX2), mulAdd: mulAddKernel(8, mulAddAVX2),
 	max: maxKernel(8, maxAVX2), sumSquares: sumSquaresKernel(sumSquaresAVX2),
@@ -111,7 +117,7 @@ var avx2Kernels = &Kernels{name: PathAVX2, mr: 6, nr: 16, gemm: sgemmKernel6x16,
 // at a time, then one block of 8 on the AVX2 kernel, so that every element
 // gets the instructions it gets on the avx2 path; the other element-wise
 // kernels round each operation as the Go loops do, at any width.
-var avx512Kernels = &Kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel12x32,
+var avx512Kernels = &Kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel12x32, lanes: 16, fmaPeak: fmaPeakAVX512,
 	geluF: func(y, x []float32) int {
 		n := len(x) &^ 15
 		if n > 0 {
@@ -131,14 +137,14 @@ var avx512Kernels = &Kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel
 		if n > 0 {
 			expShiftAVX512(&x[0], n, shift, sums)
 		}
-		return n + expShiftAVX2(x[n:], shift, sums)
+		return n + expShift8(x[n:], shift, sums)
 	},
 	adamW: func(value, grad, m, v []float32, c *AdamWCoef) int {
 		n := len(value) &^ 15
 		if n > 0 {
 			adamWAVX512(&value[0], &grad[0], &m[0], &v[0], n, c)
 		}
-		return n + adamWAVX2(value[n:], grad[n:], m[n:], v[n:], c)
+		return n + adamW8(value[n:], grad[n:], m[n:], v[n:], c)
 	},
 	dropout: dropoutKernel(16, dropoutMaskAVX512), addRows: addRowsKernel(16, addRowsAVX512),
 	scale: scaleKernel(16, scaleAVX512), mulTo: mulToKernel(16, mulToAVX512), mulAdd: mulAddKernel(16, mulAddAVX512),
@@ -255,7 +261,7 @@ func normBackRowKernel(w int, asm func(dx, dy, xhat, gamma *float32, n int, mg, 
 func geluAVX2(y, x []float32) int {
 	n := len(x) &^ 7
 	if n > 0 {
-		geluForwardAVX(&y[0], &x[0], n)
+		geluForwardAVX2(&y[0], &x[0], n)
 	}
 	return n
 }
@@ -263,23 +269,23 @@ func geluAVX2(y, x []float32) int {
 func geluBackAVX2(dx, dy, x []float32) int {
 	n := len(x) &^ 7
 	if n > 0 {
-		geluBackwardAVX(&dx[0], &dy[0], &x[0], n)
+		geluBackwardAVX2(&dx[0], &dy[0], &x[0], n)
 	}
 	return n
 }
 
-func expShiftAVX2(x []float32, shift float32, sums *[8]float32) int {
+func expShift8(x []float32, shift float32, sums *[8]float32) int {
 	n := len(x) &^ 7
 	if n > 0 {
-		expShiftAVX(&x[0], n, shift, sums)
+		expShiftAVX2(&x[0], n, shift, sums)
 	}
 	return n
 }
 
-func adamWAVX2(value, grad, m, v []float32, c *AdamWCoef) int {
+func adamW8(value, grad, m, v []float32, c *AdamWCoef) int {
 	n := len(value) &^ 7
 	if n > 0 {
-		adamWAVX(&value[0], &grad[0], &m[0], &v[0], n, c)
+		adamWAVX2(&value[0], &grad[0], &m[0], &v[0], n, c)
 	}
 	return n
 }

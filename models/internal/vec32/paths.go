@@ -35,8 +35,13 @@ type Kernels struct {
 	// row l at b + l·bs bytes. With fresh set it sets C to the sum plus +0
 	// instead of adding (the bits of zeroing C first). nil on the go path,
 	// whose products are gonum's.
-	mr, nr   int
-	gemm     func(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
+	mr, nr int
+	gemm   func(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
+	// fmaPeak runs n iterations of FMAPeakChains independent FMAs on
+	// registers of lanes floats: the FMA units' throughput at the path's
+	// width, generated with the micro-kernels. nil on the go path.
+	lanes    int
+	fmaPeak  func(n int)
 	geluF    func(y, x []float32) int
 	geluB    func(dx, dy, x []float32) int
 	expShift func(x []float32, shift float32, sums *[8]float32) int
@@ -129,6 +134,15 @@ func Lookup(p string) (*Kernels, error) {
 	_, err := choose(p, available())
 	return nil, err
 }
+
+// FMAPeakChains is the FMAs of one iteration of FMAPeak's loop.
+const FMAPeakChains = 12
+
+// FMAPeak returns the path's FMA throughput loop — n iterations of
+// FMAPeakChains independent FMAs, each on a register of lanes floats — or
+// nil on a path without FMA kernels (go): the peak the products' rate is
+// measured against (benchmarks/floor).
+func (kn *Kernels) FMAPeak() (lanes int, loop func(n int)) { return kn.lanes, kn.fmaPeak }
 
 // Name is the kernel path's name: PathAVX512, PathAVX2 or PathGo.
 func (kn *Kernels) Name() string { return kn.name }

@@ -33,7 +33,7 @@
     view: () => getJSON("api/view"),
     page: (f, q) => {
       const p = new URLSearchParams({ func: f, runs: q.runs.join(","), focus: q.focus, verdict: q.verdict, split: q.split,
-        meta: q.meta ? q.meta.join("=") : "", q: q.search, offset: q.offset, limit: PAGE });
+        meta: q.meta ? q.meta.join("=") : "", q: q.search, flips: q.flips ? "1" : "", offset: q.offset, limit: PAGE });
       return getJSON("api/cases?" + p);
     },
   } : {
@@ -59,9 +59,11 @@
       let fails = cs.runs[focus] && cs.runs[focus].v[i] === "F" ? q.runs.length + 1 : 0;
       for (const r of q.runs) if (cs.runs[r] && cs.runs[r].v[i] === "F") fails++;
       const worst = cs.runs[focus] && cs.runs[focus].worst ? cs.runs[focus].worst[i] : 0;
-      hits.push([i, fails, worst]);
+      const vs = q.runs.filter(r => cs.runs[r]).map(r => cs.runs[r].v[i]);
+      const flip = q.flips && vs.includes("P") && vs.includes("F") ? 1 : 0;
+      hits.push([i, fails, worst, flip]);
     });
-    hits.sort((a, b) => b[1] - a[1] || b[2] - a[2]);
+    hits.sort((a, b) => b[3] - a[3] || b[1] - a[1] || b[2] - a[2]);
     const rows = hits.slice(q.offset, q.offset + PAGE).map(([i]) => ({
       case: cs.cases[i],
       runs: q.runs.map(r => {
@@ -349,6 +351,8 @@
   // columnsFor picks the runs shown side by side: the baseline, then the
   // row's runs scored on the functionality (seen, then held-out folds).
   function columnsFor(fid, row, rep) {
+    // A test report shows every model side by side.
+    if (view.test) return view.runs.map((r, i) => ({ role: (view.runs.length > 1 ? r.id + ": " : "") + view.rows[r.row].label, run: r }));
     const scored = view.runs.filter(r => r.funcs.includes(fid) && r.replicate === rep);
     const cols = [];
     const b = baselineRow();
@@ -416,12 +420,13 @@
     const seq = ++loadSeq;
     const status = document.getElementById("case-status");
     status.textContent = "Loading cases…";
-    const q = { runs: cols.map(c => c.run.id), focus: state.focus, verdict: state.verdict, split: state.split, meta: state.meta, search: state.search, offset: state.offset };
+    const q = { runs: cols.map(c => c.run.id), focus: state.focus, verdict: state.verdict, split: state.split, meta: state.meta, search: state.search, offset: state.offset,
+      flips: !!view.test && cols.length > 1 };
     const page = await source.page(fid, q);
     if (seq !== loadSeq || !document.body.contains(status)) return;
     fillFacets(page);
     if (page.expect) document.getElementById("func-expect").textContent = page.expect;
-    status.textContent = page.total + " cases" + (page.total > PAGE ? ", showing " + (state.offset + 1) + "–" + Math.min(state.offset + PAGE, page.total) : "") + "; cases failed by " + (cols.find(c => c.run.id === state.focus) || { role: "–" }).role + " first, then by how many columns fail, then worst first (largest violation).";
+    status.textContent = page.total + " cases" + (page.total > PAGE ? ", showing " + (state.offset + 1) + "–" + Math.min(state.offset + PAGE, page.total) : "") + "; " + (q.flips ? "cases the models disagree on (flips) first, then " : "") + "cases failed by " + (cols.find(c => c.run.id === state.focus) || { role: "–" }).role + " first, then by how many columns fail, then worst first (largest violation).";
     let h = "<table id='cases'><thead><tr><th scope='col'>Case</th><th scope='col'>Input (expected)</th>";
     for (const c of cols) h += "<th scope='col'" + (c.run.id === state.focus ? " class='focus'" : "") + ">" + esc(c.role) + (view.test ? "" : "<br><a class='muted' href='#run/" + c.run.id + "'>" + esc(c.run.id) + "</a>") + "</th>";
     h += "</tr></thead><tbody>";
@@ -537,7 +542,7 @@
           // A test report opens a test on its failing cases, as CheckList's
           // summary lists them.
           const t = view.test && view.test.tests[fid];
-          const failing = t && t.stats.some(s => s.fails > 0) ? "F" : "";
+          const failing = t && t.stats.length === 1 && t.stats[0].fails > 0 ? "F" : "";
           Object.assign(state, { offset: 0, verdict: failing, split: "", meta: null, search: "" }); lastFunc = fid;
         }
         await renderFunc(fid, q);

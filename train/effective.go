@@ -1,0 +1,117 @@
+package train
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/beluga-nlp/beluga/losses"
+)
+
+// Effective returns what the run computes: the spec with every setting
+// its configuration, method, task kind and loss do not read left at its
+// zero value, and every setting they fix written as they fix it. Two
+// specs whose effective forms are equal train the same model from the
+// same inputs and score it the same way, so a run's identity is its
+// effective form (package experiments hashes it with the input digests),
+// and Run and the search's trials train the effective form, so that
+// what is recorded is what was computed.
+//
+// It reads the spec as given: defaults are resolved beforehand
+// (FillDefaults), and a value Validate would refuse is kept, for Validate
+// to name. What each configuration, method and kind reads:
+//
+//   - the IID baseline (configuration iid) trains vanilla fine-tuning on
+//     the i.i.d. data with iid_hyper and the softmax cross-entropy
+//     (BertForSequenceClassification's, whatever the task's suite loss):
+//     no suite-phase setting (hyper, probe_hyper, method settings and
+//     corrections, the suite cap) is read;
+//   - every other configuration trains the suite phase with hyper, never
+//     iid_hyper; one that trains on no i.i.d. data (T, and IID→T, whose
+//     i.i.d. training is its IID baseline's) reads no training-set size,
+//     cap or unsplit training file;
+//   - only LP-FT reads probe_hyper, and only its batch size and learning
+//     rate: both its phases last LPFTEpochs, and probing takes the
+//     fine-tuning phase's loss options;
+//   - a method reads only the method settings and corrections its
+//     registry entry lists (MethodInfo.Settings, MethodInfo.Corrections);
+//   - a classification task declared with mft_loss ce trains its MFT and
+//     mixed i.i.d. rows with the softmax cross-entropy whatever loss.mft
+//     says; a span task reads no MFT form at all (its losses are the
+//     span losses).
+func (s RunSpec) Effective() RunSpec {
+	e := s
+	e.Corrections = slices.Clone(s.Corrections)
+	config, err := LookupConfiguration(s.Configuration)
+	if err != nil {
+		return e // Validate names it
+	}
+	e.Configuration = config.Name
+	span := e.ResolvedKind() == KindSpan
+	if !config.IID && !e.splitsTrainFile() {
+		e.IIDTrain, e.IIDTrainFile = "", nil
+		e.IIDLimit, e.TrainSize, e.TrainFraction = 0, 0, 0
+	}
+	if config.Name == ConfigIID {
+		e.Method = "vanilla"
+		e.Hyper, e.ProbeHyper = Hyper{}, Hyper{}
+		e.SuiteLimit, e.SuiteLimitAfterHoldOut = 0, false
+		e.IIDHyper.Loss = LossOptions{MFT: losses.SoftmaxCE}
+		if span {
+			e.IIDHyper.Loss = LossOptions{}
+		}
+	} else {
+		e.IIDHyper = Hyper{}
+		if !span && e.mftLoss() == "ce" {
+			e.Hyper.Loss.MFT = losses.SoftmaxCE
+		}
+		if span {
+			e.Hyper.Loss.MFT = 0
+		}
+	}
+	if e.Method == "lp-ft" {
+		e.Hyper.Epochs = LPFTEpochs
+		e.ProbeHyper.Epochs = LPFTEpochs
+		e.ProbeHyper.Loss = e.Hyper.Loss
+	} else {
+		e.ProbeHyper = Hyper{}
+	}
+	info, _ := LookupMethod(e.Method)
+	e.Settings = e.Settings.readBy(info.Settings)
+	e.Corrections = slices.DeleteFunc(e.Corrections, func(c string) bool {
+		_, known := Corrections[c]
+		return known && !slices.Contains(info.Corrections, c)
+	})
+	if len(e.Corrections) == 0 {
+		e.Corrections = nil
+	}
+	return e
+}
+
+// mftLoss is the suite MFT loss of the run's classification task ("bce"
+// or "ce"), "" for a task that does not resolve (Validate names it).
+func (s *RunSpec) mftLoss() string {
+	if _, ok := BuiltinTasks[s.Task]; !ok && s.TaskDef == nil {
+		return ""
+	}
+	t, err := s.task()
+	if err != nil {
+		return ""
+	}
+	return t.MFTLoss
+}
+
+// readBy keeps the method settings named (by their JSON names), the
+// others at zero (their profile's value, which a method that does not
+// read them never uses).
+func (m MethodSettings) readBy(names []string) MethodSettings {
+	var out MethodSettings
+	src, dst := reflect.ValueOf(m), reflect.ValueOf(&out).Elem()
+	for i := range src.NumField() {
+		name, _, _ := strings.Cut(src.Type().Field(i).Tag.Get("json"), ",")
+		if slices.Contains(names, name) {
+			dst.Field(i).Set(src.Field(i))
+		}
+	}
+	return out
+}

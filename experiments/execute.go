@@ -173,8 +173,12 @@ func Execute(ctx context.Context, store *Store, runs []Run, runner Runner, opts 
 		return Summary{}, fmt.Errorf("run store: %w", err)
 	}
 	byID := map[string]Run{}
+	searchOf := map[string]string{} // a trial's search
 	for _, r := range append(slices.Clone(opts.Sweep), runs...) {
 		byID[r.ID()] = r
+		for _, t := range r.Trials {
+			searchOf[t] = r.ID()
+		}
 	}
 	sum := Summary{Total: len(runs)}
 	// The runs to do, each after the missing runs it needs; a run's ID is a
@@ -200,7 +204,10 @@ func Execute(ctx context.Context, store *Store, runs []Run, runner Runner, opts 
 			return
 		}
 		queued[id] = true
-		if store.State(id) == Done {
+		// A trial of a done search is not needed: a store whose searches
+		// ran their trials in one run (before trials were runs) keeps
+		// them in the search's SearchFile.
+		if store.State(id) == Done || (r.Score == ScoreTrial && searchOf[id] != "" && store.State(searchOf[id]) == Done) {
 			done[id] = true
 			if wanted {
 				sum.Skipped++
@@ -393,8 +400,11 @@ func executeOne(ctx context.Context, store *Store, r Run, runner Runner, p Progr
 			return err
 		}
 		out := ResultFile
-		if r.Score == ScoreSearch {
+		switch r.Score {
+		case ScoreSearch:
 			out = SearchFile
+		case ScoreTrial:
+			out = TrialFile
 		}
 		if _, err := os.Stat(filepath.Join(dir, out)); err != nil {
 			return fmt.Errorf("runner wrote no %s", out)

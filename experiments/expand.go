@@ -85,9 +85,12 @@ func Expand(ctx context.Context, s *Spec, in *Inputs) ([]Run, error) {
 						}
 						// The searches this cell's runs need, each listed once.
 						for _, method := range c.searches(m) {
-							r, err := c.searchRun(config, method)
+							r, trials, err := c.searchWithTrials(config, method)
 							if err != nil {
 								return nil, err
+							}
+							for _, t := range trials {
+								add(t)
 							}
 							add(r)
 						}
@@ -527,18 +530,52 @@ func (c cell) searches(method string) []string {
 // point: it tunes the suite phase's epochs, batch size and learning rate
 // over the grid (LP's over lp_lr) and is scored on nothing.
 func (c cell) searchRun(config, method string) (Run, error) {
+	r, _, err := c.searchWithTrials(config, method)
+	return r, err
+}
+
+// searchWithTrials is the search of configuration × method and its
+// trials, one run per point of its grid (lr, then batch size, then epochs:
+// train.Search's order), each trained as the search's spec with the
+// point's epochs, batch size and learning rate.
+func (c cell) searchWithTrials(config, method string) (Run, []Run, error) {
 	tr, swept, err := c.train(config, method)
 	if err != nil {
-		return Run{}, err
+		return Run{}, nil, err
 	}
 	tr.Hyper.Epochs, tr.Hyper.BatchSize, tr.Hyper.LR = 0, 0, 0
 	g := *c.search
 	r := Run{Task: c.base.task, Configuration: config, Method: method, Score: ScoreSearch, Seed: c.seed,
 		Swept: swept, Train: tr, Inputs: c.base.inputs, Search: &g}
 	if err := c.needs(&r); err != nil {
-		return Run{}, err
+		return Run{}, nil, err
 	}
-	return r, c.seal(&r)
+	trials, err := r.trialRuns()
+	if err != nil {
+		return Run{}, nil, err
+	}
+	for _, t := range trials {
+		r.Trials = append(r.Trials, t.ID())
+	}
+	return r, trials, c.seal(&r)
+}
+
+// trialRuns are a search's trials: its spec at each point of its grid, in
+// the grid's order (lr, then batch size, then epochs: train.Search's),
+// with its baseline and swept settings. A search's record determines them,
+// so that a store's search can be split into its trials (Migrate).
+func (r Run) trialRuns() ([]Run, error) {
+	var trials []Run
+	for _, h := range r.Search.grid(r.Method).Points(r.Train.Hyper.Loss) {
+		t := Run{Task: r.Task, Configuration: r.Configuration, Method: r.Method, Score: ScoreTrial, Seed: r.Seed,
+			Swept: slices.Clone(r.Swept), Unread: slices.Clone(r.Unread), Train: r.Train, Inputs: r.Inputs, From: r.From}
+		t.Train.Hyper = h
+		if err := t.seal(); err != nil {
+			return nil, err
+		}
+		trials = append(trials, t)
+	}
+	return trials, nil
 }
 
 // CorrectLPFTProbe makes LP-FT's seen run probe with the LP search's
@@ -548,9 +585,9 @@ func (c cell) searchRun(config, method string) (Run, error) {
 const CorrectLPFTProbe = "lpft-probe"
 
 // Needs lists the IDs of the runs r needs done before it starts: its IID
-// baseline and its searches.
+// baseline, its searches, and a search its trials.
 func (r Run) Needs() []string {
-	var out []string
+	out := slices.Clone(r.Trials)
 	for _, id := range []string{r.From, r.HyperFrom, r.ProbeFrom} {
 		if id != "" {
 			out = append(out, id)

@@ -36,7 +36,9 @@ import (
 //   - in place of what another run provides, that run's ID: the IID
 //     baseline a run starts from (From) and the searches whose choice it
 //     trains with (HyperFrom, ProbeFrom);
-//   - a search run's grid (Search).
+//   - a search run's grid (Search), and for a search's trial that it is
+//     one (its Train holds the trial's point of the grid). A search's
+//     Trials are not hashed: its grid and Train determine them.
 type Run struct {
 	// Task is the task's name in the spec and the tables (SENT, PARA,
 	// READ, or a declared task's).
@@ -72,6 +74,10 @@ type Run struct {
 	Inputs []Input `json:"inputs,omitempty"`
 	// Search is a search run's grid (nil for any other run).
 	Search *SearchGrid `json:"search,omitempty"`
+	// Trials are the IDs of a search's trials, in the grid's order (lr,
+	// then batch size, then epochs): the search runs none itself, it
+	// reads their scores and picks the best.
+	Trials []string `json:"trials,omitempty"`
 	// From is the ID of the IID baseline whose model the run starts from.
 	From string `json:"from,omitempty"`
 	// HyperFrom is the ID of the search whose choice of epochs, batch size
@@ -217,7 +223,7 @@ func (r Run) identities() (id, slot []byte, err error) {
 				return nil, err
 			}
 		}
-		rec := map[string]any{"train": train, "search": search, "from": from, "hyper_from": hyper, "probe_from": probe}
+		rec := map[string]any{"train": train, "search": search, "from": from, "hyper_from": hyper, "probe_from": probe, "trial": r.Score == ScoreTrial}
 		return json.Marshal(pruneZero(rec))
 	}
 	if id, err = record(func(i int) string { return digests[i] }, r.From, r.HyperFrom, r.ProbeFrom); err != nil {
@@ -351,6 +357,10 @@ func (r Run) MarshalJSON() ([]byte, error) {
 // swept over and its seed.
 func (r Run) Label() string {
 	s := fmt.Sprintf("%s %s %s %s", r.Task, r.Configuration, r.Method, r.Score)
+	if h := r.Train.Hyper; r.Score == ScoreTrial {
+		// The trial's point of its search's grid.
+		s += fmt.Sprintf(" lr=%g batch_size=%d epochs=%g", h.LR, h.BatchSize, h.Epochs)
+	}
 	if r.Fold != "" {
 		s += " -" + r.Fold
 	}

@@ -386,13 +386,15 @@ func (r *TrainRunner) Run(ctx context.Context, run Run, dir string) error {
 	if err != nil {
 		return err
 	}
-	if run.Score == ScoreSearch {
-		g := train.Grid{LR: run.Search.LR, BatchSize: run.Search.BatchSize, Epochs: run.Search.Epochs}
-		if run.Method == "lp" {
-			g.LR = run.Search.LPLR
+	switch run.Score {
+	case ScoreTrial:
+		t, err := train.RunTrial(ctx, s)
+		if err != nil {
+			return err
 		}
-		_, _, err := Search(ctx, s, g, dir)
-		return err
+		return writeJSON(filepath.Join(dir, TrialFile), t)
+	case ScoreSearch:
+		return r.search(run, dir)
 	}
 	// What the run trains — its effective spec, with the paths and the
 	// searched hyper-parameters — is kept beside the run's own spec.
@@ -443,9 +445,48 @@ func funcResults(r *metrics.Result) []FuncResult {
 	return out
 }
 
+// TrialFile is what a search's trial writes: its point of the grid and
+// its validation scores (train.Trial).
+const TrialFile = "trial.json"
+
+// search picks the best of a done search's trials (train.Best, BeLUGA's
+// rule) from their TrialFiles and records the grid, every trial and the
+// choice in dir's SearchFile. It trains nothing.
+func (r *TrainRunner) search(run Run, dir string) error {
+	grid := run.Search.grid(run.Method)
+	points := grid.Points(run.Train.Hyper.Loss)
+	if len(run.Trials) != len(points) {
+		return fmt.Errorf("search of %d points lists %d trials", len(points), len(run.Trials))
+	}
+	trials := make([]train.Trial, len(run.Trials))
+	for i, id := range run.Trials {
+		if r.Store == nil || r.Store.State(id) != Done {
+			return fmt.Errorf("needs trial %s, which is not done", id)
+		}
+		path := filepath.Join(r.Store.RunDir(id), TrialFile)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b, &trials[i]); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if h, p := trials[i].Hyper, points[i]; h.Epochs != p.Epochs || h.BatchSize != p.BatchSize || h.LR != p.LR {
+			return fmt.Errorf("%s: a trial of lr %g, batch %d, epochs %g, not the search's point %d (lr %g, batch %d, epochs %g)",
+				path, h.LR, h.BatchSize, h.Epochs, i+1, p.LR, p.BatchSize, p.Epochs)
+		}
+	}
+	best, err := train.Best(trials)
+	if err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(dir, SearchFile), SearchRecord{Grid: grid, Trials: trials, Chosen: trials[best].Hyper})
+}
+
 // Search chooses spec's suite-phase epochs, batch size and learning rate
-// over grid on T_val (train.Search, BeLUGA's objective) and records the
-// grid, every trial and the choice in dir's SearchFile.
+// over grid on T_val in one process (train.Search: every trial in turn,
+// for beluga train --search) and records the grid, every trial and the
+// choice in dir's SearchFile, as a sweep's search run does.
 func Search(ctx context.Context, spec train.RunSpec, grid train.Grid, dir string) (train.Hyper, []train.Trial, error) {
 	best, trials, err := train.Search(ctx, spec, grid)
 	if err != nil {

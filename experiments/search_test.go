@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,19 +58,23 @@ search: {lr: [0.01, 0.000001], lp_lr: [0.05], batch_size: [4], epochs: [1]}
 	if err != nil {
 		t.Fatal(err)
 	}
-	searches := 0
+	searches, trials := 0, 0
 	for _, r := range runs {
-		if r.Score == ScoreSearch {
+		switch r.Score {
+		case ScoreSearch:
 			searches++
+		case ScoreTrial:
+			trials++
 		}
 	}
-	// vanilla's search (shared by LP-FT) and LP's (LP-FT's held-out probing).
-	if searches != 2 || len(runs) != 7 {
-		t.Fatalf("%d runs with %d searches, want 7 with 2", len(runs), searches)
+	// vanilla's search (shared by LP-FT) and LP's (LP-FT's held-out
+	// probing), with 2 and 1 trials.
+	if searches != 2 || trials != 3 || len(runs) != 10 {
+		t.Fatalf("%d runs with %d searches and %d trials, want 10 with 2 and 3", len(runs), searches, trials)
 	}
 	store := &Store{Dir: spec.OutDir()}
 	sum, err := Execute(context.Background(), store, runs, &TrainRunner{Store: store}, Options{Jobs: 2, Logger: discardLogger()})
-	if err != nil || sum.Err() != nil || sum.Ran != 7 {
+	if err != nil || sum.Err() != nil || sum.Ran != 10 {
 		t.Fatalf("sweep: %+v, %v, %v", sum, err, sum.Err())
 	}
 	chose := map[string]train.Hyper{}
@@ -85,6 +91,9 @@ search: {lr: [0.01, 0.000001], lp_lr: [0.05], batch_size: [4], epochs: [1]}
 				t.Errorf("vanilla search: %d trials, want %d", len(rec.Trials), want)
 			}
 			chose[r.Method] = rec.Chosen
+			continue
+		}
+		if r.Score == ScoreTrial {
 			continue
 		}
 		var ts train.RunSpec
@@ -116,5 +125,91 @@ search: {lr: [0.01, 0.000001], lp_lr: [0.05], batch_size: [4], epochs: [1]}
 	}
 	if p := trained["lp-ft class"].ProbeHyper; p.LR != 0.05 {
 		t.Errorf("LP-FT held-out probed with %+v, want LP's search choice lr 0.05", p)
+	}
+}
+
+// TestSearchTrialsAreRuns: a search's trials are runs of the sweep, each
+// with its own ID and done, that shards train apart; the search waits for
+// them and chooses what train.Search, training every trial in turn in one
+// process, chooses from the same trials' scores.
+func TestSearchTrialsAreRuns(t *testing.T) {
+	tiny, data := trainFixtures(t, map[string]string{"tiny_train.tsv": "train.tsv", "tiny_dev.tsv": "dev.tsv"})
+	spec, err := ParseSpec([]byte(`
+tasks: [{name: SENT, data: ` + data + `, suite: ` + filepath.Join(tiny, "tiny_suite.jsonl") + `}]
+model: {name: wordvec, options: {glove: ` + filepath.Join(tiny, "tiny_glove.txt") + `, hidden: 8, max_length: 16}}
+configurations: [T]
+methods: [vanilla]
+scores: [seen]
+search: {lr: [0.05, 0.01, 0.000001], batch_size: [4], epochs: [1, 2]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Out = t.TempDir()
+	ctx := context.Background()
+	runs, err := Expand(ctx, spec, &Inputs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var search Run
+	var trials []Run
+	for _, r := range runs {
+		switch r.Score {
+		case ScoreSearch:
+			search = r
+		case ScoreTrial:
+			trials = append(trials, r)
+		}
+	}
+	if len(trials) != 6 || search.Search == nil {
+		t.Fatalf("%d runs: %d trials and search %v, want 6 trials and a search", len(runs), len(trials), search.Search)
+	}
+	ids := map[string]bool{}
+	for i, tr := range trials {
+		ids[tr.ID()] = true
+		if tr.ID() != search.Trials[i] || !slices.Contains(search.Needs(), tr.ID()) {
+			t.Errorf("trial %d (%s) is not the search's trial %d, which it needs", i, tr.ID(), i)
+		}
+	}
+	if len(ids) != 6 || ids[search.ID()] {
+		t.Fatalf("trial IDs %v not 6 distinct runs of their own", ids)
+	}
+	store := &Store{Dir: spec.OutDir()}
+	opts := Options{Logger: discardLogger(), Sweep: runs}
+	// Each shard trains its slice of the trials; both get some.
+	for i := range 2 {
+		slice := Shard{I: i, N: 2}.Select(trials)
+		if len(slice) == 0 || len(slice) == len(trials) {
+			t.Fatalf("shard %d/2 has %d of the search's %d trials", i, len(slice), len(trials))
+		}
+		sum, err := Execute(ctx, store, slice, &TrainRunner{Store: store}, opts)
+		if err != nil || sum.Err() != nil || sum.Ran != len(slice) {
+			t.Fatalf("shard %d/2: %+v, %v, %v", i, sum, err, sum.Err())
+		}
+	}
+	// The rest of the sweep trains no trial again: the search only picks.
+	sum, err := Execute(ctx, store, runs, &TrainRunner{Store: store}, opts)
+	if err != nil || sum.Err() != nil || sum.Ran != len(runs)-6 || sum.Skipped != 6 {
+		t.Fatalf("sweep after the trials: %+v (want all but the 6 trials ran), %v, %v", sum, err, sum.Err())
+	}
+	var rec SearchRecord
+	b, err := os.ReadFile(filepath.Join(store.RunDir(search.ID()), SearchFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	// The same search run in one process, as before trials were runs.
+	s, err := (&TrainRunner{Store: store}).Spec(ctx, search)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best, inRun, err := train.Search(ctx, s, rec.Grid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(inRun, rec.Trials) || !reflect.DeepEqual(best, rec.Chosen) {
+		t.Errorf("the search chose %+v from trials\n%+v\nin one run it chose %+v from\n%+v", rec.Chosen, rec.Trials, best, inRun)
 	}
 }

@@ -41,7 +41,17 @@ const (
 	// configuration × method on T_val and is scored on nothing; the seen and
 	// held-out runs of that cell train with what it chose.
 	ScoreSearch = "search"
+	// ScoreTrial marks one trial of a search: it trains one point of the
+	// search's grid and scores it on T_val (TrialFile). Each trial is a run
+	// of its own, so that a sweep's jobs, shards and array tasks train a
+	// search's trials side by side; the search waits for them and picks
+	// the best.
+	ScoreTrial = "trial"
 )
+
+// IsSearchScore says whether runs of the score tune hyper-parameters (a
+// search and its trials) rather than fill a table's cell.
+func IsSearchScore(score string) bool { return score == ScoreSearch || score == ScoreTrial }
 
 // ScoreInfo is a score's one entry in the registry: its name in specs,
 // stores and column headers (G_seen), its title on figure panels, and for a
@@ -180,6 +190,16 @@ type SearchGrid struct {
 	// batchDefault says batch_size was left out: READ's searches then use
 	// BeLUGA's SQuAD batch sizes {2, 3}.
 	batchDefault bool
+}
+
+// grid is package train's grid a search of method trains over: LP's
+// learning rates are lp_lr.
+func (g SearchGrid) grid(method string) train.Grid {
+	out := train.Grid{LR: g.LR, BatchSize: g.BatchSize, Epochs: g.Epochs}
+	if method == "lp" {
+		out.LR = g.LPLR
+	}
+	return out
 }
 
 // fill takes the values a grid leaves out from profile p's.

@@ -108,7 +108,7 @@ func SizeRows(store *Store, runs []Run) ([]SizeRow, error) {
 	seen := map[string]int{}
 	memo := map[string]*train.Trained{}
 	for _, r := range runs {
-		if r.Score == ScoreSearch {
+		if IsSearchScore(r.Score) {
 			continue
 		}
 		z, ok, err := SizesOf(store, r, memo)

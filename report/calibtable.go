@@ -69,7 +69,7 @@ func CalibrationLines(store *experiments.Store, runs []experiments.Run, bins int
 	var order []key
 	cols := map[key]*acc{}
 	for _, r := range runs {
-		if r.Score == experiments.ScoreSearch || store.State(r.ID()) != experiments.Done {
+		if experiments.IsSearchScore(r.Score) || store.State(r.ID()) != experiments.Done {
 			continue
 		}
 		k := key{r.Task, r.Configuration, r.Method, r.Axes(), r.Score}

@@ -73,8 +73,11 @@ func runGapText(g Gap) string {
 	if r.Fold != "" {
 		what += " -" + r.Fold
 	}
-	if r.Score == experiments.ScoreSearch {
+	switch r.Score {
+	case experiments.ScoreSearch:
 		what = r.Task + " search (its choice trains the row's runs)"
+	case experiments.ScoreTrial:
+		what = r.Task + " search trial (its search's choice trains the row's runs)"
 	}
 	s := fmt.Sprintf("%s %s: %s", r.ID(), what, g.State)
 	if g.Reason != "" {
@@ -150,7 +153,7 @@ func checkInputs(runs []experiments.Run) error {
 func split(store *experiments.Store, runs []experiments.Run, opt Options) (done []experiments.Run, gaps []Gap) {
 	for _, rs := range experiments.StatusOf(store, runs, opt.Inputs).Runs {
 		if rs.State == experiments.Done {
-			if rs.Spec.Score != experiments.ScoreSearch {
+			if !experiments.IsSearchScore(rs.Spec.Score) {
 				done = append(done, rs.Spec)
 			}
 			continue
@@ -216,7 +219,7 @@ func (t *Table) markGaps(gaps []Gap) {
 			}
 		}
 		switch r.Score {
-		case experiments.ScoreIID, experiments.ScoreSearch:
+		case experiments.ScoreIID, experiments.ScoreSearch, experiments.ScoreTrial:
 			iid()
 			for _, s := range t.Scores {
 				score(s)

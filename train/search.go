@@ -31,42 +31,79 @@ type Trial struct {
 	DIRF1     float64 `json:"dir_f1,omitempty"`       // QQP label-DIR
 }
 
+// Points are the grid's hyper-parameters in the order a search trains
+// them (learning rate, then batch size, then epochs), each with loss.
+// Best breaks ties by this order.
+func (g Grid) Points(loss LossOptions) []Hyper {
+	var out []Hyper
+	for _, lr := range g.LR {
+		for _, bs := range g.BatchSize {
+			for _, ep := range g.Epochs {
+				out = append(out, Hyper{Epochs: ep, BatchSize: bs, LR: lr, Loss: loss})
+			}
+		}
+	}
+	return out
+}
+
 // Search trains spec once per point of grid and scores each on T_val with
 // BeLUGA's objective (REFERENCE 1.4): for sentiment MFT accuracy + INV
 // pass + DIR pass; for QQP (MFT accuracy + F1)/2 + INV pass + (label-DIR
 // accuracy + F1)/2; for SQuAD the mean MFT start/end accuracy + the mean
 // aligned INV pass (spanObjective); for a declared task MFT accuracy +
-// INV pass + DIR pass. It returns the best hyper-parameters and every trial.
+// INV pass + DIR pass. It returns the best hyper-parameters (Best) and
+// every trial. A sweep trains each trial as a run of its own (RunTrial)
+// and picks with Best.
 func Search(ctx context.Context, spec RunSpec, grid Grid) (Hyper, []Trial, error) {
 	var trials []Trial
+	for _, h := range grid.Points(spec.Hyper.Loss) {
+		s := spec
+		s.Hyper = h
+		t, err := RunTrial(ctx, s)
+		if err != nil {
+			return Hyper{}, trials, err
+		}
+		trials = append(trials, t)
+	}
+	best, err := Best(trials)
+	if err != nil {
+		return Hyper{}, nil, err
+	}
+	return trials[best].Hyper, trials, nil
+}
+
+// Best is the index of the trial a search chooses: the highest objective,
+// the first of equals in the grid's order (BeLUGA's rule: a later trial
+// replaces the best only when strictly better).
+func Best(trials []Trial) (int, error) {
 	best := -1
-	for _, lr := range grid.LR {
-		for _, bs := range grid.BatchSize {
-			for _, ep := range grid.Epochs {
-				if err := ctx.Err(); err != nil {
-					return Hyper{}, trials, err
-				}
-				s := spec
-				s.Hyper = Hyper{Epochs: ep, BatchSize: bs, LR: lr, Loss: spec.Hyper.Loss}
-				if err := s.Validate(); err != nil {
-					return Hyper{}, trials, err
-				}
-				t, err := trial(ctx, s)
-				if err != nil {
-					return Hyper{}, trials, fmt.Errorf("trial lr %g, batch %d, epochs %g: %w", lr, bs, ep, err)
-				}
-				t.Hyper = s.Hyper
-				trials = append(trials, t)
-				if best < 0 || t.Objective > trials[best].Objective {
-					best = len(trials) - 1
-				}
-			}
+	for i, t := range trials {
+		if best < 0 || t.Objective > trials[best].Objective {
+			best = i
 		}
 	}
 	if best < 0 {
-		return Hyper{}, nil, fmt.Errorf("empty hyper-parameter grid")
+		return 0, fmt.Errorf("empty hyper-parameter grid")
 	}
-	return trials[best].Hyper, trials, nil
+	return best, nil
+}
+
+// RunTrial trains s, one point of a search's grid (s.Hyper), and scores
+// it on T_val with the search's objective.
+func RunTrial(ctx context.Context, s RunSpec) (Trial, error) {
+	if err := ctx.Err(); err != nil {
+		return Trial{}, err
+	}
+	h := s.Hyper
+	if err := s.Validate(); err != nil {
+		return Trial{}, err
+	}
+	t, err := trial(ctx, s)
+	if err != nil {
+		return Trial{}, fmt.Errorf("trial lr %g, batch %d, epochs %g: %w", h.LR, h.BatchSize, h.Epochs, err)
+	}
+	t.Hyper = h
+	return t, nil
 }
 
 // trial trains one search trial, of either task kind, and scores it on

@@ -293,7 +293,7 @@ func build(store *experiments.Store, tab *report.Table, runs []experiments.Run, 
 	// The table's runs: done, search runs left out.
 	var done []experiments.Run
 	for _, r := range runs {
-		if r.Score != experiments.ScoreSearch && !tab.Lacks(r.ID()) && store.State(r.ID()) == experiments.Done {
+		if !experiments.IsSearchScore(r.Score) && !tab.Lacks(r.ID()) && store.State(r.ID()) == experiments.Done {
 			done = append(done, r)
 		}
 	}

@@ -212,4 +212,36 @@ search: {lr: [0.05, 0.01, 0.000001], batch_size: [4], epochs: [1, 2]}
 	if !reflect.DeepEqual(inRun, rec.Trials) || !reflect.DeepEqual(best, rec.Chosen) {
 		t.Errorf("the search chose %+v from trials\n%+v\nin one run it chose %+v from\n%+v", rec.Chosen, rec.Trials, best, inRun)
 	}
+
+	// A store an older beluga wrote has the search, done, and no trial
+	// runs: they are written from its record, and nothing is retrained.
+	want := map[string][]byte{}
+	for _, tr := range trials {
+		if want[tr.ID()], err = os.ReadFile(filepath.Join(store.RunDir(tr.ID()), TrialFile)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.RemoveAll(store.RunDir(tr.ID())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Its trials are not needed: the search's choice is made.
+	if sum, err := Execute(ctx, store, runs, &TrainRunner{Store: store}, opts); err != nil || sum.Ran != 0 {
+		t.Errorf("sweep of an older store: %+v, %v; want nothing trained", sum, err)
+	}
+	searches, n, err := store.SplitSearches()
+	if err != nil || searches != 1 || n != 6 {
+		t.Fatalf("SplitSearches: %d searches, %d trials, %v; want 1 and 6", searches, n, err)
+	}
+	for _, tr := range trials {
+		got, _ := os.ReadFile(filepath.Join(store.RunDir(tr.ID()), TrialFile))
+		if store.State(tr.ID()) != Done || string(got) != string(want[tr.ID()]) {
+			t.Errorf("trial %s: %s, %s; want done with %s", tr.Label(), store.State(tr.ID()), got, want[tr.ID()])
+		}
+	}
+	if sum, err := Execute(ctx, store, runs, &TrainRunner{Store: store}, opts); err != nil || sum.Ran != 0 {
+		t.Errorf("sweep of the split store: %+v, %v; want nothing run", sum, err)
+	}
+	if searches, n, err := store.SplitSearches(); err != nil || searches != 0 || n != 0 {
+		t.Errorf("SplitSearches again: %d, %d, %v; want nothing", searches, n, err)
+	}
 }

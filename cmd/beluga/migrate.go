@@ -44,7 +44,12 @@ records alone (their inputs' digests are recorded): each finished run is
 checked against its done first, and a damaged one (a truncated result or
 model) is moved without done and said, never vouched for; a run whose
 spec.json cannot be read is said; two old runs that are one computation now
-(they differed in a setting neither reads) become one.`,
+(they differed in a setting neither reads) become one.
+
+A search that trained its trials one after another inside itself (before
+each trial was a run of its own) gets its trial runs from its record
+(hp_search.json holds every trial's point and scores), so that the store
+holds every run of today's sweep; nothing is retrained.`,
 		Example: `  beluga migrate quickstart-out
   beluga migrate runs/sent-full --from ../shared/data`,
 		Args: cobra.ExactArgs(1),
@@ -74,8 +79,7 @@ func (o *migrateOptions) validate() error {
 func (o *migrateOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	s := &experiments.Store{Dir: o.store}
 	if !s.Legacy() {
-		fmt.Fprintf(stdout, "%s: nothing to migrate (its runs are identified by what they compute)\n", o.store)
-		return nil
+		return splitSearches(s, stdout)
 	}
 	in, err := newInputs(o.from, false)
 	if err != nil {
@@ -100,6 +104,22 @@ func (o *migrateOptions) run(ctx context.Context, stdout, stderr io.Writer) erro
 	}
 	if serr := in.Digests.Save(); err == nil {
 		err = serr
+	}
+	if err == nil {
+		err = splitSearches(s, stdout)
+	}
+	return err
+}
+
+// splitSearches gives the store's searches that ran their trials inside
+// themselves (an older beluga) their trial runs, from their records.
+func splitSearches(s *experiments.Store, stdout io.Writer) error {
+	searches, trials, err := s.SplitSearches()
+	switch {
+	case searches > 0:
+		fmt.Fprintf(stdout, "%s: %d searches split into %d trial runs from their records; nothing retrained\n", s.Dir, searches, trials)
+	case err == nil:
+		fmt.Fprintf(stdout, "%s: nothing to migrate (its runs are identified by what they compute, its searches' trials are runs)\n", s.Dir)
 	}
 	return err
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Projected wall time of BeLUGA's full SENT grid (specs/sent-full.yaml,
-# 1,198 runs) on this machine, before and after issue 15's work: the same
+# 1,576 runs: 1,198 and the 378 trials of its 21 searches) on this machine, before and after issue 15's work: the same
 # measurement (benchmarks/gogrid: every run's updates counted with package
 # train's planning on the real data, a few updates of each kind of run
 # measured at the spec's bert-base shape, randomly initialised) run in this
@@ -34,6 +34,7 @@ project() {
 	awk -v measured="${GOMAXPROCS:-2}" -v nodes="${NODES:-32}" -v per="${PER_NODE:-64}" '
 	/^projected, faithful:/ { total = $(NF - 3) + 0 }
 	/^critical path:/ { floor = $3 + 0; sub(/^critical path: [0-9.]+ h /, ""); what = $0 }
+	/^critical path, trials in turn/ { sub(/^critical path, trials in turn in one search run: /, ""); serial = $1 + 0; sub(/^[0-9.]+ h /, ""); serialwhat = $0 }
 	END {
 		if (total == 0) { print "no projection in gogrid output"; exit 1 }
 		cores = nodes * per
@@ -44,8 +45,9 @@ project() {
 		printf "  %d nodes x %d cores = %d cores, --cpus-per-task=%d: %d runs at once\n", nodes, per, cores, measured, cores / measured
 		printf "  every core busy: %.0f core-hours / %d cores = %.1f h\n", coreh, cores, wall
 		printf "  critical path: %.1f h %s\n", floor, what
+		if (serial > 0) printf "  (with each search'"'"'s 18 trials in turn in one run, as before trials were runs: %.1f h %s)\n", serial, serialwhat
 		printf "  projected wall time: about %.1f h (the larger of the two)\n", (wall > floor ? wall : floor)
-		printf "  assumptions: a run on %d cluster cores runs as fast as here; nodes share no memory bandwidth limit beyond this machine'"'"'s; the shared store and data cache keep up (the reads are small); a search runs its 18 trials one after another, the runs it sets wait for it; 1,198 runs give more ready work than %d slots except in the tail\n", measured, cores / measured
+		printf "  assumptions: a run on %d cluster cores runs as fast as here; nodes share no memory bandwidth limit beyond this machine'"'"'s; the shared store and data cache keep up (the reads are small); a search'"'"'s 18 trials are runs of their own, side by side, the search waits for them and the runs it sets for it; 1,576 runs give more ready work than %d slots except in the tail\n", measured, cores / measured
 	}'
 }
 before=${BEFORE:-4de67bf^1}

@@ -357,9 +357,8 @@ func (r Run) MarshalJSON() ([]byte, error) {
 // swept over and its seed.
 func (r Run) Label() string {
 	s := fmt.Sprintf("%s %s %s %s", r.Task, r.Configuration, r.Method, r.Score)
-	if h := r.Train.Hyper; r.Score == ScoreTrial {
-		// The trial's point of its search's grid.
-		s += fmt.Sprintf(" lr=%g batch_size=%d epochs=%g", h.LR, h.BatchSize, h.Epochs)
+	if p := r.TrialPoint(); p != "" {
+		s += " " + p
 	}
 	if r.Fold != "" {
 		s += " -" + r.Fold
@@ -368,6 +367,16 @@ func (r Run) Label() string {
 		s += " " + kv
 	}
 	return s + fmt.Sprintf(" seed=%d", r.Seed)
+}
+
+// TrialPoint is a search trial's point of its search's grid, "lr=…
+// batch_size=… epochs=…"; empty for any other run.
+func (r Run) TrialPoint() string {
+	if r.Score != ScoreTrial {
+		return ""
+	}
+	h := r.Train.Hyper
+	return fmt.Sprintf("lr=%g batch_size=%d epochs=%g", h.LR, h.BatchSize, h.Epochs)
 }
 
 // Axes is the run's values of the swept settings that make a different

@@ -294,6 +294,9 @@ func printRuns(w io.Writer, store *experiments.Store, runs []experiments.Run, in
 		r := rs.Spec
 		swept := r.SweptValues()
 		var grid []string
+		if p := r.TrialPoint(); p != "" {
+			grid = append(grid, p)
+		}
 		for _, k := range slices.Sorted(maps.Keys(swept)) {
 			if len(values[k]) > 1 {
 				grid = append(grid, fmt.Sprintf("%s=%v", k, swept[k]))

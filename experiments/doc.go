@@ -5,14 +5,16 @@
 // # Runs and their identity
 //
 // Expand turns a spec into Runs: per task the IID baseline, per
-// configuration × method its searches, the seen run and one run per
-// held-out fold, once per grid point and seed. A Run holds package train's
+// configuration × method its searches (each with one trial run per point
+// of its grid), the seen run and one run per held-out fold, once per grid
+// point and seed. A Run holds package train's
 // run spec resolved (grid keys set as the field paths they name, defaults
 // from the spec's profile, the task kind named) and the SHA-256 of every
 // file it reads (Inputs, Digests). Its ID is
 //
 //	ID = sha256(canonical{train: spec with each input path replaced by its
-//	     digest, search grid, IDs of the baseline and searches it needs})[:12]
+//	     digest, search grid, whether it is a search's trial, IDs of the
+//	     baseline and searches it needs})[:12]
 //
 // where the canonical form sorts keys and leaves out every zero-valued
 // field, so that a field added to train.RunSpec keeps existing IDs. Paths,
@@ -33,6 +35,8 @@
 // # Execution
 //
 // Execute runs the runs not done with a pool of workers, each after the
-// runs it needs (Run.Needs: its baseline, its searches); Shard slices a
-// sweep for job arrays. TrainRunner trains a run with package train.
+// runs it needs (Run.Needs: its baseline, its searches, a search its
+// trials); Shard slices a sweep for job arrays, a search's trials among
+// them. TrainRunner trains a run with package train; a search run trains
+// nothing, it picks the best of its trials' scores (train.Best).
 package experiments

@@ -72,7 +72,7 @@ func runCases(run, store string) (string, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			why := "not done"
 			if exists(filepath.Join(run, DoneFile)) {
-				why = "a search run, or scored on no suite"
+				why = "a search or search trial run, or scored on no suite"
 			}
 			return "", fmt.Errorf("run %s has no %s (%s)", run, CasesFile, why)
 		}

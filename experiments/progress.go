@@ -157,7 +157,8 @@ func (s *steps) step(r Run, step, total int) {
 	}
 	now := time.Now()
 	if rs.first.IsZero() || step < rs.step {
-		// The first step, or a new training (a search's next trial).
+		// The first step, or a new training (beluga train --search's next
+		// trial; in a sweep each trial is a run of its own).
 		rs.first, rs.firstStep = now, step
 	}
 	rs.step, rs.total, rs.last = step, total, now

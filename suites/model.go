@@ -25,31 +25,7 @@ package suites
 
 import (
 	"encoding/json"
-	"fmt"
 )
-
-// TestType is CheckList's test type.
-type TestType string
-
-// The three CheckList test types.
-const (
-	MFT TestType = "MFT" // minimum functionality test: labelled inputs
-	INV TestType = "INV" // invariance: perturbations must not change the prediction
-	DIR TestType = "DIR" // directional expectation: perturbations change it in a known way
-)
-
-// ParseTestType accepts MFT, INV or DIR in any case.
-func ParseTestType(s string) (TestType, error) {
-	switch s {
-	case "MFT", "mft":
-		return MFT, nil
-	case "INV", "inv":
-		return INV, nil
-	case "DIR", "dir":
-		return DIR, nil
-	}
-	return "", fmt.Errorf("unknown test type %q (want MFT, INV or DIR)", s)
-}
 
 // Split names a part of BeLUGA's per-functionality split of test cases.
 type Split string

@@ -238,7 +238,7 @@ func (t *Task) CheckSuite(s *suites.Suite) error {
 				if l.Class < 0 || l.Class >= len(s.Labels) {
 					return fmt.Errorf("suite %s functionality %q case %d: class %d outside the suite's labels (%s)", s.Name, f.Name, c.ID, l.Class, strings.Join(s.Labels, ", "))
 				}
-				if f.Train.Label == "" && f.TrainType() == suites.MFT {
+				if f.Train.Label == "" && trainsAsRows(f) {
 					if _, err := t.target(s, strconv.Itoa(l.Class)); err != nil {
 						return fmt.Errorf("suite %s functionality %q case %d: %w", s.Name, f.Name, c.ID, err)
 					}
@@ -276,4 +276,11 @@ func (t *Task) checkInputForm(xs []datasets.Example, what string) error {
 		}
 	}
 	return nil
+}
+
+// trainsAsRows says whether f's inputs train as labelled rows, each against
+// its case's label (MFT), rather than as pairs.
+func trainsAsRows(f *suites.Functionality) bool {
+	tr, err := trainingOf(f)
+	return err == nil && kinds[tr.Kind].rows != nil
 }

@@ -15,6 +15,11 @@
 //	    └── Case (a CheckList test case: one or more Inputs; for INV and DIR the
 //	              first input is the original and the rest are perturbations)
 //
+// Test types are a registry (testtype.go): each carries its name, the shape
+// of its cases, its default expectation, how a failure is described and
+// its colour; the packages above ask it (and train attaches each type's
+// batches and loss by the same name) rather than naming a type.
+//
 // Each functionality carries two views that BeLUGA needs side by side:
 //
 //   - Expect, CheckList's evaluation semantics (what counts as a pass), used by

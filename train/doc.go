@@ -11,10 +11,10 @@
 //   - methods (methods.go, Methods): BeLUGA's eight (vanilla, L2, dropout,
 //     LP, LP-FT, IRM, Group-DRO, Fish) and DomainBed's forms of IRM and
 //     Group-DRO, each an Updater that says how a step uses the batches;
-//   - tasks (task.go, kind.go): the built-in classification tasks
-//     (sentiment, QQP, HateCheck, ...), tasks a spec declares, and reading
-//     comprehension (span models, read.go), each of a kind that prepares,
-//     trains and evaluates its runs;
+//   - tasks (task.go, kind.go): the built-in sentiment and QQP
+//     classification tasks, any classification task a spec declares, and
+//     reading comprehension (SQuAD-format span models, read.go), each of a
+//     kind that prepares, trains and evaluates its runs;
 //   - test types (testtype.go): the batch kind each registered test type
 //     trains as, and per batch kind its batch size, batch builder, loss and
 //     IRM penalty — the other half of suites' test-type registry;

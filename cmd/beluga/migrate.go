@@ -36,7 +36,15 @@ older beluga read them; datasets by name through the data cache, --from as
 beluga run) and says which it digested. If one changed since the runs ran,
 remove those runs: they are not what their new IDs say. migrate prints the
 old -> new ID of every run it moved, and may be run again after an
-interruption.`,
+interruption.
+
+A store whose records are of today's form but whose IDs were computed before
+they hashed only what a run reads (its effective spec) is re-keyed from its
+records alone (their inputs' digests are recorded): each finished run is
+checked against its done first, and a damaged one (a truncated result or
+model) is moved without done and said, never vouched for; a run whose
+spec.json cannot be read is said; two old runs that are one computation now
+(they differed in a setting neither reads) become one.`,
 		Example: `  beluga migrate quickstart-out
   beluga migrate runs/sent-full --from ../shared/data`,
 		Args: cobra.ExactArgs(1),
@@ -81,10 +89,13 @@ func (o *migrateOptions) run(ctx context.Context, stdout, stderr io.Writer) erro
 		if lines := m.AssumedLines(); len(lines) > 0 {
 			fmt.Fprintf(stderr, "warning: the older runs did not record what their inputs held; their new IDs assume these files are what they read (remove the runs of any that changed since):\n  %s\n", strings.Join(lines, "\n  "))
 		}
-		fmt.Fprintf(stdout, "%s: %d runs moved, %d merged into another, %d unfinished removed, %d not migrated; nothing retrained\n",
-			o.store, len(m.Moved), len(m.Merged), len(m.Removed), len(m.Failed))
+		fmt.Fprintf(stdout, "%s: %d runs moved (%d of them damaged, without done), %d merged into another, %d unfinished removed, %d not migrated; nothing retrained\n",
+			o.store, len(m.Moved), len(m.Damaged), len(m.Merged), len(m.Removed), len(m.Failed))
 		if len(m.Failed) > 0 && err == nil {
 			err = fmt.Errorf("%d runs could not be migrated (above): the store keeps its older sweep.json until they are", len(m.Failed))
+		}
+		if len(m.Damaged) > 0 && err == nil {
+			err = fmt.Errorf("%d runs were damaged (above): not vouched for, beluga run redoes them", len(m.Damaged))
 		}
 	}
 	if serr := in.Digests.Save(); err == nil {

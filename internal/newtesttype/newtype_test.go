@@ -3,7 +3,6 @@ package newtesttype
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -17,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/experiments/experimentstest"
 	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/report"
 	"github.com/beluga-nlp/beluga/suites"
@@ -122,7 +122,7 @@ func TestNewTypeEndToEnd(t *testing.T) {
 
 	// Train, score, report: a sweep trains on the suite, seen and with each
 	// type held out — DEC among them, a fold of its own.
-	store, runs := trainSweep(t, `
+	store, runs := experimentstest.TrainSweep(t, `
 tasks:
   - name: INTENT
     labels: [greeting, question, complaint]
@@ -225,30 +225,6 @@ func TestNoPackageSwitchesOnTypeNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// trainSweep checks, expands and executes a spec with package train into a
-// fresh store.
-func trainSweep(t *testing.T, yaml string) (*experiments.Store, []experiments.Run) {
-	t.Helper()
-	spec, err := experiments.ParseSpec([]byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := &experiments.Store{Dir: t.TempDir()}
-	runner := &experiments.TrainRunner{Store: store}
-	if err := runner.Check(spec); err != nil {
-		t.Fatal(err)
-	}
-	runs, err := experiments.Expand(context.Background(), spec, &experiments.Inputs{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := experiments.Execute(context.Background(), store, runs, runner, experiments.Options{Jobs: 2})
-	if err != nil || sum.Err() != nil {
-		t.Fatal(err, sum.Err())
-	}
-	return store, runs
 }
 
 // dirBatches counts the DIR batches of a run's training curve.

@@ -66,7 +66,7 @@ type spanTaskKind struct{}
 // with labels is a declared classification task under a built-in name).
 func (spanTaskKind) check(s *RunSpec) error {
 	if s.TaskDef != nil {
-		if _, builtin := builtinKinds[s.Task]; builtin {
+		if _, builtin := builtinKind(s.Task); builtin {
 			return fmt.Errorf("task %q is built in: declare a task under another name", s.Task)
 		}
 		return fmt.Errorf("task %s is a span task: it predicts answer spans and declares no labels (task_def)", s.Task)

@@ -267,7 +267,7 @@ func (t *Task) suiteClasses(s *suites.Suite) ([]int, error) {
 // suite cannot express, single texts where the task reads pairs (or the
 // reverse). Errors name the suite, functionality and case.
 func (t *Task) CheckSuite(s *suites.Suite) error {
-	if s.Task == "squad" {
+	if k, ok := builtinKind(s.Task); ok && k == KindSpan {
 		return fmt.Errorf("suite %s is a reading-comprehension suite (answers, not classes): task %s is a classification task", s.Name, t.Name)
 	}
 	if !t.squashes(s) {

@@ -294,7 +294,7 @@ func (cl *caseLine) toCase() (*Functionality, *Case, error) {
 	f := &Functionality{Name: cl.Functionality, Class: cl.Class, Type: tt, Description: cl.Description}
 	if cl.Expect != nil {
 		e := cl.Expect
-		if !knownExpectKinds[e.Kind] {
+		if !KnownExpectKind(e.Kind) {
 			return nil, nil, ferr("expect", "unknown expectation kind %q", e.Kind)
 		}
 		f.Expect = Expectation{Kind: e.Kind, Value: e.Value, Tolerance: e.Tolerance, Increasing: e.Increasing,

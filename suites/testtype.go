@@ -170,3 +170,36 @@ func pairedList() string {
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
+
+// RegisterExpectKind adds an expectation kind that suite files may name,
+// for a type whose verdict rule is new; package metrics is given the rule
+// itself (metrics.RegisterRule).
+func RegisterExpectKind(kind string) error {
+	typeMu.Lock()
+	defer typeMu.Unlock()
+	if kind == "" || knownExpectKinds[kind] {
+		return fmt.Errorf("expectation kind %q: empty or registered twice", kind)
+	}
+	knownExpectKinds[kind] = true
+	addedExpectKinds[kind] = true
+	return nil
+}
+
+// addedExpectKinds are the kinds RegisterExpectKind added.
+var addedExpectKinds = map[string]bool{}
+
+// AddedExpectKind says whether kind was added by RegisterExpectKind (its
+// rule is registered, not shipped).
+func AddedExpectKind(kind string) bool {
+	typeMu.RLock()
+	defer typeMu.RUnlock()
+	return addedExpectKinds[kind]
+}
+
+// KnownExpectKind says whether kind is a shipped or registered expectation
+// kind.
+func KnownExpectKind(kind string) bool {
+	typeMu.RLock()
+	defer typeMu.RUnlock()
+	return knownExpectKinds[kind]
+}

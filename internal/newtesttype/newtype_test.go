@@ -183,6 +183,63 @@ grid: {epochs: [2], batch_size: [4], lr: [0.01]}
 	}
 }
 
+// FLIP is a type whose verdict rule none of CheckList's expectations
+// expresses: the perturbation (an antonym, say) must change the predicted
+// class. Its expectation kind and rule are registered beside it.
+const FLIP suites.TestType = "FLIP"
+
+func init() {
+	if err := suites.RegisterExpectKind("flips"); err != nil {
+		panic(err)
+	}
+	if err := metrics.RegisterRule("flips", func(_ *suites.Functionality, _ *suites.Case, preds []metrics.Prediction, _ metrics.Options) ([]metrics.Verdict, []float64, error) {
+		vs, sizes := make([]metrics.Verdict, len(preds)), make([]float64, len(preds))
+		vs[0] = metrics.Pass // the original, compared with itself (CheckList's convention)
+		for j, p := range preds[1:] {
+			vs[j+1] = metrics.Pass
+			if p.Class == preds[0].Class {
+				vs[j+1], sizes[j+1] = metrics.Fail, p.Probs[p.Class]
+			}
+		}
+		return vs, sizes, nil
+	}); err != nil {
+		panic(err)
+	}
+	if err := suites.RegisterTestType(suites.TypeSpec{Name: FLIP, Paired: true,
+		Expect:    suites.Expectation{Kind: "flips", Agg: suites.AggAllExceptFirst},
+		Colour:    color.RGBA{0xcc, 0x66, 0, 0xff},
+		Violation: func(v float64) string { return fmt.Sprintf("kept the original's class with p = %.3f", v) },
+	}); err != nil {
+		panic(err)
+	}
+}
+
+// A type with a verdict rule of its own reads and scores by that rule.
+func TestNewVerdictRule(t *testing.T) {
+	s, err := suites.Read(strings.NewReader(`{"suite": "flip", "task": "sentiment", "labels": ["negative", "positive"]}
+{"class": "Vocabulary", "functionality": "antonyms", "type": "FLIP", "id": 0, "inputs": ["it is good", "it is bad"]}
+{"class": "Vocabulary", "functionality": "antonyms", "type": "FLIP", "id": 1, "inputs": ["I love it", "I hate it"]}
+`), "flip.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds := []metrics.Prediction{
+		{Class: 1, Probs: []float64{0.2, 0.8}}, {Class: 0, Probs: []float64{0.9, 0.1}}, // flipped: pass
+		{Class: 1, Probs: []float64{0.1, 0.9}}, {Class: 1, Probs: []float64{0.3, 0.7}}, // kept: fail
+	}
+	res, err := metrics.Score(s, preds, metrics.ScoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := res.Functionalities[0]
+	if fr.Type != FLIP || fr.Cases != 2 || fr.Failed != 1 || fr.Filtered != 0 {
+		t.Errorf("antonyms: %+v, want 2 cases, 1 failed", fr)
+	}
+	if v := res.Cases[1]; v.Verdict != metrics.Fail || v.Violation != 0.7 {
+		t.Errorf("case 1: %v, violation %v; want fail, 0.7", v.Verdict, v.Violation)
+	}
+}
+
 // noSwitch finds code that decides by a test type's name: a case or a
 // comparison with MFT, INV or DIR, or a batch-kind constant, outside the
 // two registry files.

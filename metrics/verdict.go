@@ -297,21 +297,32 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 		}
 		return tripletResults(preds[0].Class, preds[1].Class, preds[2].Class, opt.Triplet), sizes, nil
 	default:
-		rule, ok := registeredRule(e.Kind)
-		if !ok {
-			return nil, nil, fmt.Errorf("unknown expectation kind %q", e.Kind)
+		return registeredResults(f, c, preds, opt)
+	}
+	return rs, sizes, nil
+}
+
+// registeredResults is inputResults for an expectation kind registered
+// with RegisterRule.
+func registeredResults(f *suites.Functionality, c *suites.Case, preds []Prediction, opt Options) ([]result, []float64, error) {
+	kind := f.Expect.Kind
+	rule, ok := registeredRule(kind)
+	if !ok {
+		return nil, nil, fmt.Errorf("unknown expectation kind %q", kind)
+	}
+	vs, sizes, err := rule(f, c, preds, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(vs) != len(preds) || len(sizes) != len(preds) {
+		return nil, nil, fmt.Errorf("expectation %s: %d verdicts and %d sizes for %d inputs", kind, len(vs), len(sizes), len(preds))
+	}
+	rs := make([]result, len(vs))
+	for j, v := range vs {
+		if v < Pass || v > Filtered {
+			return nil, nil, fmt.Errorf("expectation %s: verdict %d of input %d", kind, v, j)
 		}
-		vs, vsizes, err := rule(f, c, preds, opt)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(vs) != len(preds) || len(vsizes) != len(preds) {
-			return nil, nil, fmt.Errorf("expectation %s: %d verdicts and %d sizes for %d inputs", e.Kind, len(vs), len(vsizes), len(preds))
-		}
-		for j, v := range vs {
-			rs[j] = [...]result{Pass: rPass, Fail: rFail, Filtered: rNone}[v]
-		}
-		return rs, vsizes, nil
+		rs[j] = [...]result{Pass: rPass, Fail: rFail, Filtered: rNone}[v]
 	}
 	return rs, sizes, nil
 }

@@ -25,9 +25,10 @@ type Inputs struct {
 	// Data resolves dataset names (nil: names resolve to the cache
 	// layout's relative paths, for sweeps that are only listed).
 	Data *datasets.Cache
-	// Hub resolves checkpoints named by hub id (nil: hub.FromEnv(), which
-	// downloads a checkpoint missing from the hub cache unless
-	// HF_HUB_OFFLINE is set).
+	// Hub identifies checkpoints named by hub id (hub.Identify) and
+	// resolves them when a run starts (nil: hub.FromEnv(), which downloads
+	// a checkpoint missing from the hub cache unless HF_HUB_OFFLINE is
+	// set).
 	Hub *hub.Resolver
 	// Digests computes and remembers the digests (nil: in memory only).
 	Digests *Digests
@@ -147,11 +148,7 @@ func (in *Inputs) checkpoint(ctx context.Context, field, value string) (Input, e
 	if _, err := os.Stat(value); err == nil {
 		return in.local(field, value)
 	}
-	r := in.Hub
-	if r == nil {
-		r = hub.FromEnv()
-	}
-	id, err := r.Identify(ctx, value)
+	id, err := in.hub().Identify(ctx, value)
 	if err != nil {
 		return Input{}, err
 	}
@@ -179,11 +176,15 @@ func (in *Inputs) checkpointDir(ctx context.Context, x Input) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	r := in.Hub
-	if r == nil {
-		r = hub.FromEnv()
+	return in.hub().Resolve(ctx, ref.Repo+"@"+x.Commit)
+}
+
+// hub is the resolver of hub ids: Hub, else hub.FromEnv().
+func (in *Inputs) hub() *hub.Resolver {
+	if in.Hub == nil {
+		in.Hub = hub.FromEnv()
 	}
-	return r.Resolve(ctx, ref.Repo+"@"+x.Commit)
+	return in.Hub
 }
 
 // suiteValue is the file or dataset a task's suite names: a file, or a

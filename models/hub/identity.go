@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 )
 
 // Identity is what the hub publishes about a checkpoint at a revision,
@@ -157,14 +156,4 @@ func (r *Resolver) listed(ctx context.Context, id Identity) (Identity, error) {
 		}
 	}
 	return id, nil
-}
-
-// FileNames lists the files of an identity, sorted.
-func (id Identity) FileNames() []string {
-	out := make([]string, 0, len(id.Files))
-	for n := range id.Files {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -181,6 +181,14 @@ func TestFullPlanWithoutTheCheckpoint(t *testing.T) {
 	if !strings.Contains(out, "1198 runs: checkpoint not fetched (google-bert/bert-base-uncased: not in the hub cache") {
 		t.Errorf("offline, nothing cached: the listing does not say why the IDs are provisional:\n%.3000s", out[len(out)-min(len(out), 3000):])
 	}
+	// A run of a provisional ID never starts: nothing is written.
+	store := filepath.Join(t.TempDir(), "store")
+	if out, err := execute(t, "run", plain, "--from", data, "--store", store); err == nil || !strings.Contains(err.Error(), "checkpoint not fetched") {
+		t.Errorf("beluga run offline, nothing cached: %v, want a refusal saying the checkpoint is not fetched\n%.2000s", err, out)
+	}
+	if _, err := os.Stat(store); !os.IsNotExist(err) {
+		t.Errorf("beluga run refused, yet %s was made (%v)", store, err)
+	}
 	if asked.Load() != 0 {
 		t.Fatalf("offline: the hub was asked %d times", asked.Load())
 	}

@@ -153,16 +153,16 @@ func (in *Inputs) checkpoint(ctx context.Context, field, value string) (Input, e
 		return Input{}, err
 	}
 	x := Input{Field: field, Path: id.Dir, Name: value, Commit: id.Commit, Files: id.Files, SHA256: id.Digest()}
-	if x.Path == "" {
-		// Where the runner resolves it: the hub id, pinned to the commit
-		// when known.
+	switch {
+	case x.Path != "":
+	case x.SHA256 != "":
+		// Where the runner resolves it: the hub id pinned to the commit.
+		x.Path = id.Repo + "@" + id.Commit
+		x.Absent = fmt.Sprintf("checkpoint not fetched (%s at commit %.12s: not in the hub cache; beluga run fetches it)", value, id.Commit)
+	default:
 		x.Path = value
-		if id.Commit != "" {
-			x.Path = id.Repo + "@" + id.Commit
-		}
-	}
-	if x.SHA256 == "" {
 		x.Pending = fmt.Sprintf("checkpoint not fetched (%s: not in the hub cache and HF_HUB_OFFLINE is set; the run IDs are provisional until it is fetched or the spec pins a commit, %s@COMMIT)", value, id.Repo)
+		x.Absent = x.Pending
 		sum := sha256.Sum256([]byte("pending hub checkpoint " + id.Repo + "@" + id.Revision))
 		x.SHA256 = "pending-" + hex.EncodeToString(sum[:])
 	}

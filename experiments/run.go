@@ -113,6 +113,10 @@ type Input struct {
 	// checkpoint not in the cache, offline, its revision not a commit):
 	// the run's ID is provisional and the run cannot start.
 	Pending string `json:"pending,omitempty"`
+	// Absent says why the input is not on this machine yet (a hub
+	// checkpoint the cache lacks: the runs fetch it); "" when it is, and
+	// in a run read back from a store, which does not know.
+	Absent string `json:"-"`
 }
 
 // IDLength is the number of hex digits of a run ID.

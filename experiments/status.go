@@ -64,7 +64,7 @@ func StatusOf(store *Store, runs []Run, in *Inputs) Status {
 				st.Flagged++
 			}
 		case Missing, Incomplete:
-			if why := r.Pending(); why != "" {
+			if why := r.Absent(); why != "" {
 				rs.State, rs.Reason = NotFetched, why
 				break
 			}
@@ -113,6 +113,17 @@ func (r Run) Pending() string {
 	for _, in := range r.Inputs {
 		if in.Pending != "" {
 			return in.Pending
+		}
+	}
+	return ""
+}
+
+// Absent says why an input of the run is not on this machine yet ("" when
+// none is known to be missing: Input.Absent).
+func (r Run) Absent() string {
+	for _, in := range r.Inputs {
+		if in.Absent != "" {
+			return in.Absent
 		}
 	}
 	return ""

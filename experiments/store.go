@@ -50,9 +50,10 @@ const (
 	// other inputs: its results are of what the inputs were (StatusOf).
 	Stale
 	Done // done written, and the files it vouches for are there
-	// NotFetched: not done, and an input it starts from is not local and
-	// not known yet (Input.Pending: a hub checkpoint not in the cache,
-	// offline); its ID is provisional (StatusOf).
+	// NotFetched: not done, and an input it starts from is not on this
+	// machine yet (Input.Absent: a hub checkpoint not in the cache; its ID
+	// is provisional when the commit is not known either, Input.Pending)
+	// (StatusOf).
 	NotFetched
 )
 

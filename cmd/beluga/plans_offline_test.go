@@ -197,8 +197,9 @@ func TestFullPlanWithoutTheCheckpoint(t *testing.T) {
 	if len(online) != runs || asked.Load() != 1 {
 		t.Fatalf("online: %d runs, the hub asked %d times (want %d, 1):\n%.2000s", len(online), asked.Load(), runs, out)
 	}
-	if strings.HasPrefix(onlineStates[0], "checkpoint not fetched") {
-		t.Errorf("online: run %s's state is %q, want missing", online[0], onlineStates[0])
+	// Listed, not downloaded: the runs say so, their IDs are exact.
+	if !strings.HasPrefix(onlineStates[0], "checkpoint not fetched ") || strings.Contains(out, "provisional") {
+		t.Errorf("online, nothing cached: run %s's state is %q, want checkpoint not fetched (and no provisional IDs):\n%.3000s", online[0], onlineStates[0], out[len(out)-min(len(out), 3000):])
 	}
 	if strings.Join(online, " ") == strings.Join(ids, " ") {
 		t.Errorf("online: the IDs are the provisional ones")
@@ -221,8 +222,18 @@ func TestFullPlanWithoutTheCheckpoint(t *testing.T) {
 			if d := lineDiff(strings.Join(online, "\n"), strings.Join(got, "\n")); d != "" {
 				t.Errorf("the IDs are not the online ones:\n%s", d)
 			}
-			if strings.Contains(out, "checkpoint not fetched") && c.cached {
-				t.Errorf("cached, yet a run says checkpoint not fetched: %q", states[0])
+			if fetched := !strings.HasPrefix(states[0], "checkpoint not fetched "); fetched != c.cached || strings.Contains(out, "provisional") {
+				t.Errorf("cached %v: run %s's state is %q:\n%.3000s", c.cached, got[0], states[0], out[len(out)-min(len(out), 3000):])
+			}
+			if !c.cached {
+				// Offline, a checkpoint not here is said once, before any run.
+				store := filepath.Join(t.TempDir(), "store")
+				if _, err := execute(t, "run", c.spec, "--from", data, "--store", store); err == nil || !strings.Contains(err.Error(), "checkpoint not fetched") {
+					t.Errorf("beluga run: %v, want a refusal saying the checkpoint is not fetched", err)
+				}
+				if _, err := os.Stat(store); !os.IsNotExist(err) {
+					t.Errorf("beluga run refused, yet %s was made (%v)", store, err)
+				}
 			}
 		})
 	}

@@ -189,9 +189,15 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return nil
 	}
 	// A run whose ID is provisional cannot start: its store directory
-	// would be named by what its checkpoint is not known to be.
+	// would be named by what its checkpoint is not known to be; offline,
+	// neither can one whose checkpoint is not here (said once, not as a
+	// failure of every run).
 	for _, r := range runs {
-		if why := r.Pending(); why != "" {
+		why := r.Pending()
+		if why == "" && in.Hub != nil && in.Hub.Offline {
+			why = r.Absent()
+		}
+		if why != "" {
 			return fmt.Errorf("experiment spec %s: run %s: %s", o.spec, r.Label(), why)
 		}
 	}

@@ -14,9 +14,10 @@ import (
 	"github.com/beluga-nlp/beluga/internal/shareddata"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
+	"github.com/beluga-nlp/beluga/train"
 )
 
-// sentFullStore makes the store of specs/sent-full.yaml's 1,198 runs as a
+// sentFullStore makes the store of specs/sent-full.yaml's 1,576 runs as a
 // finished sweep leaves it, without training: per run its spec.json, a
 // result.json of a real run's size (i.i.d. verdicts of SST-2's test half,
 // a verdict per T_test case of the functionalities it is scored on), the
@@ -40,8 +41,8 @@ func sentFullStore(b *testing.B) (spec, store string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if len(sw.Runs) != 1198 {
-		b.Fatalf("%d runs, want 1198", len(sw.Runs))
+	if len(sw.Runs) != 1576 {
+		b.Fatalf("%d runs, want 1576", len(sw.Runs))
 	}
 	suite, _, err := in.Suite(context.Background(), "sentiment")
 	if err != nil {
@@ -70,9 +71,12 @@ func sentFullStore(b *testing.B) (spec, store string) {
 		}
 		write(experiments.SpecFile, r)
 		write(experiments.TimingFile, experiments.Timing{Start: time.Unix(0, 0), End: time.Unix(60, 0), Seconds: 60})
-		if r.Score == experiments.ScoreSearch {
+		switch r.Score {
+		case experiments.ScoreSearch:
 			write(experiments.SearchFile, experiments.SearchRecord{})
-		} else {
+		case experiments.ScoreTrial:
+			write(experiments.TrialFile, train.Trial{Hyper: r.Train.Hyper})
+		default:
 			res := &experiments.Result{IIDCorrect: make([]bool, 436)}
 			kind, held := experiments.FoldKindOf(r.Score)
 			var fold *splits.Fold
@@ -114,7 +118,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// BenchmarkStatusSentFull measures beluga status on the 1,198 runs of
+// BenchmarkStatusSentFull measures beluga status on the 1,576 runs of
 // specs/sent-full.yaml, through the spec (expanded, its inputs' digests
 // warm) and through the store directory; every run is done, so status
 // reads every done marker, stats every file and hashes every spec and
@@ -124,7 +128,7 @@ func BenchmarkStatusSentFull(b *testing.B) {
 	for _, args := range [][]string{{"status", spec, "--store", store}, {"status", store}} {
 		b.Run(strings.Join(args[:1], " ")+map[bool]string{true: " SPEC", false: " STORE"}[len(args) > 2], func(b *testing.B) {
 			out := mustRunB(b, args...) // warms the digests
-			if !strings.Contains(out, "1198 runs: 1198 done") {
+			if !strings.Contains(out, "1576 runs: 1576 done") {
 				b.Fatalf("status:\n%s", out)
 			}
 			for b.Loop() {
@@ -135,7 +139,7 @@ func BenchmarkStatusSentFull(b *testing.B) {
 }
 
 // BenchmarkDryRunSentFull measures beluga run specs/sent-full.yaml
-// --dry-run on a store of its 1,198 runs done, its inputs' digests warm.
+// --dry-run on a store of its 1,576 runs done, its inputs' digests warm.
 func BenchmarkDryRunSentFull(b *testing.B) {
 	spec, store := sentFullStore(b)
 	mustRunB(b, "run", spec, "--store", store, "--dry-run")

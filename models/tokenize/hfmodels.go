@@ -155,13 +155,13 @@ func buildModel(raw json.RawMessage) (subword, error) {
 // naming the token (the first in sorted order, so the error is the same
 // from run to run).
 func vocabSize(model string, v map[string]int32) (int, error) {
-	bad := ""
+	bad, found := "", false // the empty string is a token too
 	for t, id := range v {
-		if (id < 0 || int(id) >= len(v)) && (bad == "" || t < bad) {
-			bad = t
+		if (id < 0 || int(id) >= len(v)) && (!found || t < bad) {
+			bad, found = t, true
 		}
 	}
-	if bad != "" {
+	if found {
 		return 0, fmt.Errorf("%s vocab: token %q has id %d, outside 0…%d (the vocabulary has %d tokens)", model, bad, v[bad], len(v)-1, len(v))
 	}
 	return len(v), nil

@@ -95,3 +95,17 @@ func TestHostileAddedAndSpecialIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestVocabSizeRefusesTheEmptyToken: the empty string is a token like any
+// other, so one whose id lies outside the vocabulary is refused, not taken
+// for "no bad token" (the fuzzer's {"": 1} indexed a table out of range).
+func TestVocabSizeRefusesTheEmptyToken(t *testing.T) {
+	for _, v := range []map[string]int32{{"": 1}, {"": -1, "a": 0}} {
+		if _, err := vocabSize("BPE", v); err == nil || !strings.Contains(err.Error(), `token ""`) {
+			t.Errorf("vocabSize(%v) = %v, want the empty token refused", v, err)
+		}
+	}
+	if n, err := vocabSize("BPE", map[string]int32{"": 0, "a": 1}); err != nil || n != 2 {
+		t.Errorf("a vocabulary with the empty token at id 0: %d, %v", n, err)
+	}
+}

@@ -796,7 +796,14 @@ func (d *iidData) addLabels(f datasets.FileSpec, rows datasets.Rows) {
 	if len(f.Labels.Map) == 0 && len(f.DropLabels) == 0 {
 		return
 	}
-	d.labels = append(d.labels, inputcheck.FileLabels{File: f.Path, Written: rows.FileLabels, Map: f.Labels.Map,
+	read := map[string]string{}
+	for k, t := range f.Labels.Map {
+		read[k] = t.Name // a file's labels map onto names (Labels.validate)
+	}
+	if len(read) == 0 {
+		read = nil
+	}
+	d.labels = append(d.labels, inputcheck.FileLabels{File: f.Path, Written: rows.FileLabels, Map: read,
 		DropLabels: f.DropLabels, Dropped: rows.Dropped})
 }
 

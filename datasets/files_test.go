@@ -207,7 +207,7 @@ func TestLabelMapThreeToTwo(t *testing.T) {
 {"premise": "A dog barks.", "hypothesis": "A dog is quiet.", "gold": "contradiction"}
 `), 0o644)
 	spec := FileSpec{Path: path, TextColumn: "premise", PairColumn: "hypothesis", LabelColumn: "gold",
-		Labels:     Labels{Names: []string{"entailment", "non-entailment"}, Map: map[string]string{"neutral": "non-entailment", "contradiction": "non-entailment"}},
+		Labels:     Labels{Names: []string{"entailment", "non-entailment"}, Map: LabelMap{"neutral": Name("non-entailment"), "contradiction": Name("non-entailment")}},
 		DropLabels: []string{"-"}}
 	rows, err := spec.ReadRows()
 	if err != nil {
@@ -233,8 +233,8 @@ func TestLabelMapThreeToTwo(t *testing.T) {
 	// A map onto a label the task does not have, a label both mapped and
 	// dropped, a task label dropped: refused before any row is read.
 	for _, bad := range []FileSpec{
-		{Path: path, Labels: Labels{Names: []string{"entailment", "non-entailment"}, Map: map[string]string{"neutral": "neutral"}}},
-		{Path: path, Labels: Labels{Names: []string{"entailment", "non-entailment"}, Map: map[string]string{"neutral": "non-entailment"}}, DropLabels: []string{"neutral"}},
+		{Path: path, Labels: Labels{Names: []string{"entailment", "non-entailment"}, Map: LabelMapOf(map[string]string{"neutral": "neutral"})}},
+		{Path: path, Labels: Labels{Names: []string{"entailment", "non-entailment"}, Map: LabelMapOf(map[string]string{"neutral": "non-entailment"})}, DropLabels: []string{"neutral"}},
 		{Path: path, Labels: LabelNames("entailment", "non-entailment"), DropLabels: []string{"entailment"}},
 	} {
 		if _, err := bad.ReadRows(); err == nil {
@@ -251,7 +251,7 @@ func TestLabelsYAMLAndJSON(t *testing.T) {
 	if err := yamlpath.Decode([]byte("path: a.jsonl\nlabels: {neutral: non-entailment, contradiction: non-entailment}\ndrop_labels: ['-']\n"), &f); err != nil {
 		t.Fatal(err)
 	}
-	if f.Labels.Map["neutral"] != "non-entailment" || len(f.Labels.Names) != 0 || !slices.Equal(f.DropLabels, []string{"-"}) {
+	if f.Labels.Map["neutral"].Name != "non-entailment" || len(f.Labels.Names) != 0 || !slices.Equal(f.DropLabels, []string{"-"}) {
 		t.Errorf("mapping decoded as %+v", f)
 	}
 	b, _ := json.Marshal(f)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -30,11 +31,151 @@ type Labels struct {
 }
 
 // LabelMap maps labels as a source writes them — a data file's, a table of
-// test cases', a model's id2label — onto the label names of what reads
-// them: a task's, a suite's. It is the one label map of beluga: an i.i.d.
-// file's (Labels.Map, labels: {neutral: non-entailment}), beluga suite
-// import table's and beluga test's (--label-map FROM=TO).
-type LabelMap map[string]string
+// test cases', a model's id2label, a suite's — onto the label names of what
+// reads them: a task's, a suite's. It is the one label map of beluga: an
+// i.i.d. file's (Labels.Map, labels: {neutral: non-entailment}), beluga
+// suite import table's and beluga test's (--label-map FROM=TO), and a
+// task's suite_labels, the one map whose targets may be soft (Targets).
+type LabelMap map[string]Target
+
+// Target is what a label maps onto: a label name, or — a soft target, as
+// BeLUGA trains its not_0 cases on [⅓, ⅔] — one probability per label of
+// what reads it. In YAML and JSON it is a name or a list of numbers. Only
+// Targets accepts a soft one; Check refuses it, since a file's or a
+// model's label is read as one class.
+type Target struct {
+	Name  string
+	Probs []float64
+}
+
+// LabelMapOf returns the map of labels onto label names.
+func LabelMapOf(names map[string]string) LabelMap {
+	m := LabelMap{}
+	for k, v := range names {
+		m[k] = Name(v)
+	}
+	return m
+}
+
+// Name returns the target of a label name.
+func Name(name string) Target { return Target{Name: name} }
+
+func (t Target) String() string {
+	if t.Probs != nil {
+		return fmt.Sprint(t.Probs)
+	}
+	return t.Name
+}
+
+// MarshalJSON writes the name, or the list of probabilities.
+func (t Target) MarshalJSON() ([]byte, error) {
+	if t.Probs != nil {
+		return json.Marshal(t.Probs)
+	}
+	return json.Marshal(t.Name)
+}
+
+// UnmarshalJSON reads a name or a list of probabilities.
+func (t *Target) UnmarshalJSON(b []byte) error {
+	*t = Target{}
+	if s := bytes.TrimSpace(b); len(s) > 0 && s[0] == '[' {
+		return json.Unmarshal(b, &t.Probs)
+	}
+	return json.Unmarshal(b, &t.Name)
+}
+
+// MarshalYAML writes the name, or the list of probabilities.
+func (t Target) MarshalYAML() (any, error) {
+	if t.Probs != nil {
+		return t.Probs, nil
+	}
+	return t.Name, nil
+}
+
+// UnmarshalYAML reads a name or a list of probabilities (checked by
+// CheckYAML first).
+func (t *Target) UnmarshalYAML(n *yaml.Node) error {
+	*t = Target{}
+	if err := t.CheckYAML(n); err != nil {
+		return err
+	}
+	if n.Kind == yaml.SequenceNode {
+		t.Probs = []float64{}
+		return n.Decode(&t.Probs)
+	}
+	return n.Decode(&t.Name)
+}
+
+// CheckYAML refuses what is neither a label name nor a list of numbers,
+// naming the list item at fault.
+func (t *Target) CheckYAML(n *yaml.Node) error {
+	switch {
+	case n.Kind == yaml.ScalarNode && n.Tag != "!!null":
+		return nil
+	case n.Kind == yaml.SequenceNode:
+		for i, c := range n.Content {
+			if c.Kind != yaml.ScalarNode || (c.Tag != "!!int" && c.Tag != "!!float") {
+				return fmt.Errorf("[%d]: %q is not a number (a soft target is one probability per label)", i, c.Value)
+			}
+		}
+		return nil
+	}
+	return errors.New("want a label name or a list of probabilities, one per label")
+}
+
+// LabelError is a label map's entry that does not fit what reads it: Key
+// is the mapped label, so that a caller can name the entry where it was
+// written (a spec's line and field). Field is the map's field ("labels"
+// when empty).
+type LabelError struct {
+	Field string
+	Key   string
+	Msg   string
+}
+
+func (e *LabelError) Error() string {
+	f := e.Field
+	if f == "" {
+		f = "labels"
+	}
+	return f + "." + e.Key + ": " + e.Msg
+}
+
+// Targets returns each mapped label's probabilities over names: a name's
+// one-hot, a soft target's own (one per name, each in [0, 1], summing to
+// 1); a name that is not one of names, or a soft target of another length,
+// is a *LabelError. what names the names ("the task").
+func (m LabelMap) Targets(names []string, what string) (map[string][]float64, error) {
+	out := map[string][]float64{}
+	for _, k := range slices.Sorted(mapKeys(m)) {
+		t := m[k]
+		if t.Probs == nil {
+			c := slices.Index(names, t.Name)
+			if c < 0 {
+				return nil, &LabelError{"", k, fmt.Sprintf("%q is not a label of %s (%s)", t.Name, what, strings.Join(names, ", "))}
+			}
+			y := make([]float64, len(names))
+			y[c] = 1
+			out[k] = y
+			continue
+		}
+		if len(t.Probs) != len(names) {
+			return nil, &LabelError{"", k, fmt.Sprintf("%d probabilities for %d labels (%s)", len(t.Probs), len(names), strings.Join(names, ", "))}
+		}
+		sum := 0.0
+		for _, p := range t.Probs {
+			if !(p >= 0 && p <= 1) {
+				return nil, &LabelError{"", k, fmt.Sprintf("%v is not a probability", p)}
+			}
+			sum += p
+		}
+		if math.Abs(sum-1) > 1e-6 {
+			return nil, &LabelError{"", k, fmt.Sprintf("probabilities sum to %v, not 1", sum)}
+		}
+		out[k] = slices.Clone(t.Probs)
+	}
+	return out, nil
+}
 
 // ParseLabelMap reads a flag's FROM=TO pairs (spaces around either
 // trimmed); a pair without both sides, or a label mapped twice, is
@@ -50,20 +191,22 @@ func ParseLabelMap(flag string, pairs []string) (LabelMap, error) {
 		if _, dup := out[k]; dup {
 			return nil, fmt.Errorf("%s: %q given twice", flag, k)
 		}
-		out[k] = v
+		out[k] = Name(v)
 	}
 	return out, nil
 }
 
-// Check refuses a label the map maps onto that is not one of names, with
-// the map's key; what names the names ("the task", "the suite").
+// Check refuses a label the map maps onto that is not one of names, and a
+// soft target, as a *LabelError; what names the names ("the task", "the
+// suite").
 func (m LabelMap) Check(names []string, what string) error {
 	for _, k := range slices.Sorted(mapKeys(m)) {
-		if !slices.Contains(names, m[k]) {
-			return fmt.Errorf("labels.%s: %q is not a label of %s (%s)", k, m[k], what, strings.Join(names, ", "))
+		if m[k].Probs != nil {
+			return &LabelError{"", k, fmt.Sprintf("%v: a label here is read as one label of %s, not probabilities", m[k].Probs, what)}
 		}
 	}
-	return nil
+	_, err := m.Targets(names, what)
+	return err
 }
 
 // LabelNames returns Labels of the given names, in class order.
@@ -165,7 +308,7 @@ func (l Labels) mapper(drop []string) func(string) (class int, keep bool, err er
 			return 0, false, nil
 		}
 		if to, ok := l.Map[v]; ok {
-			return index[to], true, nil
+			return index[to.Name], true, nil
 		}
 		if i, ok := index[v]; ok {
 			return i, true, nil

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // cellsOf returns every row's cells.
@@ -169,7 +172,7 @@ func TestFileSpecWarnsOfTextsLikeTheSuiteImporter(t *testing.T) {
 // pairs, each target checked against the names it maps onto.
 func TestLabelMap(t *testing.T) {
 	m, err := ParseLabelMap("--label-map", []string{"OFFENSE=hateful", " OTHER = non-hateful "})
-	if err != nil || m["OFFENSE"] != "hateful" || m["OTHER"] != "non-hateful" {
+	if err != nil || m["OFFENSE"].Name != "hateful" || m["OTHER"].Name != "non-hateful" {
 		t.Fatalf("%v %v", m, err)
 	}
 	for _, bad := range [][]string{{"OFFENSE"}, {"=x"}, {"a=1", "a=2"}} {
@@ -182,5 +185,43 @@ func TestLabelMap(t *testing.T) {
 	}
 	if err := m.Check([]string{"no", "yes"}, "the suite"); err == nil || err.Error() != `labels.OFFENSE: "hateful" is not a label of the suite (no, yes)` {
 		t.Errorf("check: %v", err)
+	}
+}
+
+// A task's suite_labels is the same map with soft targets: a name reads as
+// its one-hot, a list as its probabilities; the written form of a map of
+// names is unchanged (run ids hash it), and only Targets takes a soft one.
+func TestLabelMapSoftTargets(t *testing.T) {
+	var m LabelMap
+	if err := yaml.Unmarshal([]byte("polite: greeting\nnot_0: [0.25, 0.75]\n"), &m); err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Targets([]string{"question", "greeting"}, "the task")
+	want := map[string][]float64{"polite": {0, 1}, "not_0": {0.25, 0.75}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("targets %v %v, want %v", got, err, want)
+	}
+	if err := m.Check([]string{"question", "greeting"}, "the suite"); err == nil || !strings.Contains(err.Error(), "labels.not_0: [0.25 0.75]: a label here is read as one label of the suite") {
+		t.Errorf("check of a soft target: %v", err)
+	}
+	for _, tc := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"a", "greeting", "b"}, "labels.not_0: 2 probabilities for 3 labels"},
+		{[]string{"question", "hello"}, `labels.polite: "greeting" is not a label of the task`},
+	} {
+		var le *LabelError
+		if _, err := m.Targets(tc.names, "the task"); !errors.As(err, &le) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want a LabelError %q", tc.names, err, tc.want)
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil || string(b) != `{"not_0":[0.25,0.75],"polite":"greeting"}` {
+		t.Errorf("json %s %v", b, err)
+	}
+	var back LabelMap
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, m) {
+		t.Errorf("json round trip %v %v", back, err)
 	}
 }

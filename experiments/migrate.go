@@ -64,13 +64,9 @@ func (l legacyRun) spec() *Spec {
 			t.Input = "pair"
 		}
 		if len(d.SuiteLabels) > 0 {
-			t.SuiteLabels = map[string]any{}
+			t.SuiteLabels = datasets.LabelMap{}
 			for k, y := range d.SuiteLabels {
-				var ps []any
-				for _, p := range y {
-					ps = append(ps, p)
-				}
-				t.SuiteLabels[k] = ps
+				t.SuiteLabels[k] = datasets.Target{Probs: y}
 			}
 		}
 	}

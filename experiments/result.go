@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/splits"
 )
 
 // ResultFile is the file in a run directory that reports read: the run's
@@ -45,6 +46,12 @@ type Result struct {
 	// IIDGold holds the gold class of each i.i.d. test example, which the
 	// constant predictors are scored against; recorded with Constant.
 	IIDGold []int `json:"iid_gold,omitempty"`
+	// GroupBalance counts, for a run holding out a value of a metadata
+	// column, each value's cases in the suite and in each part of the
+	// run's split: the report marks a group whose T_test share is off its
+	// suite share (splits.SkewMark). None in older stores, and none for
+	// other runs.
+	GroupBalance []splits.GroupBalance `json:"group_balance,omitempty"`
 }
 
 // ConstantResult is what a constant predictor of one label scores.

@@ -250,9 +250,10 @@ type Task struct {
 	Input string `yaml:"input,omitempty"`
 	// SuiteLabels maps the suite's labels (by name or index, or training
 	// labels such as not_0) onto a task label's name or one probability
-	// per task label. A suite label missing here trains as the task label
-	// of the same name.
-	SuiteLabels map[string]any `yaml:"suite_labels,omitempty"`
+	// per task label (datasets.LabelMap, the one label map, with soft
+	// targets). A suite label missing here trains as the task label of the
+	// same name.
+	SuiteLabels datasets.LabelMap `yaml:"suite_labels,omitempty"`
 	// MFTLoss is bce (BeLUGA's sigmoid BCE) or ce (softmax cross-entropy,
 	// the default of a declared task).
 	MFTLoss string `yaml:"mft_loss,omitempty"`
@@ -381,10 +382,10 @@ func ParseSpec(b []byte) (*Spec, error) {
 		}
 		return nil, err
 	}
+	s.src = b // Validate names the line of a field at fault
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	s.src = b
 	return &s, nil
 }
 
@@ -473,6 +474,9 @@ func (s *Spec) Validate() error {
 			}
 		}
 		if _, err := t.declaration(fmt.Sprintf("tasks[%d]", i)); err != nil {
+			if le := (*datasets.LabelError)(nil); errors.As(err, &le) {
+				return fmt.Errorf("%s: %s", s.where("tasks", i, "suite_labels", le.Key), le.Msg)
+			}
 			return err
 		}
 		if len(t.Eval) > 0 && t.kind() == train.KindSpan {

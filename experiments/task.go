@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -116,35 +117,14 @@ func (t Task) declaration(field string) (*TaskDecl, error) {
 		d.MFTLoss = "ce"
 	}
 	if len(t.SuiteLabels) > 0 {
-		d.SuiteLabels = map[string][]float64{}
-	}
-	for k, v := range t.SuiteLabels {
-		y := make([]float64, len(t.Labels))
-		switch x := v.(type) {
-		case string:
-			c := slices.Index(t.Labels, x)
-			if c < 0 {
-				return nil, fmt.Errorf("field %s.suite_labels.%s: %q is not one of the task's labels (%s)", field, k, x, strings.Join(t.Labels, ", "))
-			}
-			y[c] = 1
-		case []any:
-			if len(x) != len(t.Labels) {
-				return nil, fmt.Errorf("field %s.suite_labels.%s: %d probabilities for %d labels", field, k, len(x), len(t.Labels))
-			}
-			for i, p := range x {
-				switch n := p.(type) {
-				case int:
-					y[i] = float64(n)
-				case float64:
-					y[i] = n
-				default:
-					return nil, fmt.Errorf("field %s.suite_labels.%s[%d]: %v is not a number", field, k, i, p)
-				}
-			}
-		default:
-			return nil, fmt.Errorf("field %s.suite_labels.%s: want a label name or a list of probabilities, not %v", field, k, v)
+		y, err := t.SuiteLabels.Targets(t.Labels, "the task")
+		if le := (*datasets.LabelError)(nil); errors.As(err, &le) {
+			le.Field = "field " + field + ".suite_labels"
+			return nil, le // Spec.Validate names its line
+		} else if err != nil {
+			return nil, fmt.Errorf("field %s.suite_labels: %w", field, err)
 		}
-		d.SuiteLabels[k] = y
+		d.SuiteLabels = y
 	}
 	if err := d.Task.Validate(); err != nil {
 		return nil, fmt.Errorf("field %s: %w", field, err)

@@ -321,7 +321,7 @@ func modelLabels(m *pretrained.Model) []string {
 func matchLabels(model []string, s *suites.Suite, labelMap datasets.LabelMap) ([]string, []int, error) {
 	lower := map[string]string{}
 	for k, v := range labelMap {
-		lower[strings.ToLower(k)] = v
+		lower[strings.ToLower(k)] = v.Name
 	}
 	for k := range labelMap {
 		if !slices.ContainsFunc(model, func(l string) bool { return strings.EqualFold(l, k) }) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
@@ -40,7 +41,7 @@ func TestMatchLabels(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			labels, match, err := matchLabels(tc.model, tc.s, tc.labelMap)
+			labels, match, err := matchLabels(tc.model, tc.s, datasets.LabelMapOf(tc.labelMap))
 			if tc.wantErr != nil {
 				for _, w := range tc.wantErr {
 					if err == nil || !strings.Contains(err.Error(), w) {
@@ -58,7 +59,7 @@ func TestMatchLabels(t *testing.T) {
 
 func TestParseLabelMap(t *testing.T) {
 	m, err := ParseLabelMap([]string{"LABEL_0=non-hateful", " LABEL_1 = hateful "})
-	if err != nil || m["LABEL_0"] != "non-hateful" || m["LABEL_1"] != "hateful" {
+	if err != nil || m["LABEL_0"].Name != "non-hateful" || m["LABEL_1"].Name != "hateful" {
 		t.Errorf("%v %v", m, err)
 	}
 	for _, bad := range [][]string{{"LABEL_0"}, {"=x"}, {"a=1", "a=2"}} {

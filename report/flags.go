@@ -191,6 +191,7 @@ func (t *Table) Footnotes() []string {
 	if n := t.trivialNote(cols); n != "" {
 		out = append(out, n)
 	}
+	out = append(out, groupBalanceNotes(t.groupColumnLines(), false)...)
 	return append(out, t.Notes()...)
 }
 

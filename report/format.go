@@ -18,6 +18,19 @@ type Column struct {
 	// Header is the column's name, e.g. "IID SENT" or "G_seen SENT" or "Avg".
 	Header string
 	Key    CellKey
+	// task, score and group name a metadata group column (groupColumns),
+	// whose cells carry skewMark; empty for the others.
+	task, score, group string
+}
+
+// marks are a row's cell's footnote markers in the column: cellMarks, and
+// a metadata group column's skewMark.
+func (c Column) marks(r *Row, cell Cell) string {
+	m := cellMarks(r, cell)
+	if c.group != "" {
+		m += skewMark(r, c.task, c.score, c.group)
+	}
+	return m
 }
 
 // Cell returns a row's cell in the column.
@@ -73,7 +86,7 @@ func (t *Table) groupColumns(task, score string) []Column {
 	}
 	var cols []Column
 	for _, g := range t.Groups[task][score] {
-		cols = append(cols, Column{Header: "T_" + scoreName(score) + "=" + g + " " + task, Key: SuiteKey(task, score, g)})
+		cols = append(cols, Column{Header: "T_" + scoreName(score) + "=" + g + " " + task, Key: SuiteKey(task, score, g), task: task, score: score, group: g})
 	}
 	return cols
 }
@@ -235,7 +248,7 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 				s = "**" + s + "**"
 			}
 			if s != "–" {
-				s += cellMarks(r, cell)
+				s += c.marks(r, cell)
 			} else if incomplete(cell.Flags) {
 				s += MarkIncomplete
 			}
@@ -383,7 +396,7 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 			if bold(best, j, r, cell) {
 				s = "\\textbf{" + s + "}"
 			}
-			if m := cellMarks(r, cell); m != "" {
+			if m := cols[j].marks(r, cell); m != "" {
 				s += "$^{" + latexMarks.Replace(m) + "}$"
 			}
 			if t.seeds() {
@@ -451,7 +464,7 @@ var latexReplacer = strings.NewReplacer(`\`, `\textbackslash{}`, `&`, `\&`, `%`,
 func latexEscape(s string) string { return latexReplacer.Replace(s) }
 
 // latexMarks spells the flag markers in LaTeX math mode.
-var latexMarks = strings.NewReplacer(MarkConstant, `\dagger`, MarkNotLearnt, `\ddagger`, MarkTrivial, `\S`, MarkIncomplete, `\P`)
+var latexMarks = strings.NewReplacer(MarkConstant, `\dagger`, MarkNotLearnt, `\ddagger`, MarkTrivial, `\S`, MarkIncomplete, `\P`, splits.SkewMark, `\|`)
 
 // WriteCSV writes Table 3's values, full precision, one row per table row.
 // A table of several replicates adds, after each column, its standard error

@@ -138,7 +138,7 @@ func (t *Table) WriteGroupsMarkdown(w io.Writer) error {
 				trivial = num(l.Trivial) + " (" + l.TrivialBy + ")"
 			}
 			base := val(l.Baseline, t.Baseline())
-			fmt.Fprintf(&b, "| %s | %s | %d%s | %s | %s | %s | %s | %s | %s |", l.Row.Label(), mdEscape(l.groupName()), l.Cases, smallGroupMark(l),
+			fmt.Fprintf(&b, "| %s | %s | %d%s | %s | %s | %s | %s | %s | %s |", l.Row.Label(), mdEscape(l.groupName()), l.Cases, groupMarks(l),
 				base, trivial, val(l.Seen, l.Row), val(l.HeldOut, l.Row), gapText(l.Gap), pText(l.Gap.P))
 			if t.CI > 0 {
 				fmt.Fprintf(&b, " [%s, %s] |", dash(num(l.Gap.CI.Lo)), dash(num(l.Gap.CI.Hi)))
@@ -221,9 +221,7 @@ func (t *Table) groupFootnotes(lines []GroupLine) []string {
 	if anyTrivial {
 		out = append(out, MarkTrivial+" not above the Constant column: what predicting one class everywhere gets on the same cases.")
 	}
-	if n := smallGroupNote(lines); n != "" {
-		out = append(out, n)
-	}
+	out = append(out, groupBalanceNotes(lines, true)...)
 	return out
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/metrics"
+	"github.com/beluga-nlp/beluga/splits"
 )
 
 // Functionality describes one column of a per-functionality view.
@@ -33,6 +34,9 @@ type Row struct {
 	Reference bool
 
 	cells map[CellKey]*Cell
+	// balance is, per task and metadata score, the split's counts per
+	// value its held-out runs recorded (none from older stores).
+	balance map[[2]string][]splits.GroupBalance
 }
 
 // Label is the row's display name, e.g. "IID+T: LP".
@@ -493,6 +497,7 @@ func build(store *experiments.Store, runs []experiments.Run, opt Options, asked 
 	folds := map[string]map[rowKey]map[string]map[string]cellRuns{}         // task → row → score → group → each replicate's fold result
 	foldResults := map[string]map[string]map[string][]*experiments.Result{} // task → score → group → every row's fold results
 	var rowOrder []rowKey
+	balances := groupBalances{}
 	seeds := map[string]int64{}
 	flags := cellFlags{}
 	for i, r := range runs {
@@ -546,6 +551,7 @@ func build(store *experiments.Store, runs []experiments.Run, opt Options, asked 
 		}
 		if byMeta {
 			metaFolds[metaCell{r.Task, k, r.Score, rep}]++
+			balances.add(r.Task, k, r.Score, res.GroupBalance)
 		}
 		if slices.Contains(knownScores, r.Score) || byMeta {
 			if cells[r.Task][k][r.Score] == nil {
@@ -593,7 +599,7 @@ func build(store *experiments.Store, runs []experiments.Run, opt Options, asked 
 	})
 	sort.SliceStable(t.Replicates, func(i, j int) bool { return seeds[t.Replicates[i]] < seeds[t.Replicates[j]] })
 	for _, k := range rowOrder {
-		t.Rows = append(t.Rows, &Row{Configuration: k.config, Method: k.method, Axes: k.axes})
+		t.Rows = append(t.Rows, &Row{Configuration: k.config, Method: k.method, Axes: k.axes, balance: balances[k]})
 	}
 	// The baselines' rows first.
 	sort.SliceStable(t.Rows, func(i, j int) bool {

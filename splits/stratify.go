@@ -78,24 +78,33 @@ func AssignFor(s *suites.Suite, stratify string) error {
 // The marks of a held-out group column whose test cases do not stand for
 // the suite: its share of T_test differs from its share of the suite by
 // more than SkewTolerance (in proportions: 0.02 is two percentage points),
-// or it rests on fewer than MinTestCases test cases.
+// or it rests on fewer than MinTestCases test cases. The marks continue
+// the report's († ‡ § ¶, a flagged run, a trivial or an incomplete value)
+// in the printers' order, so that a report can show both.
 const (
 	SkewTolerance = 0.02
 	MinTestCases  = 50
-	SkewMark      = "‡"
-	SmallMark     = "¶"
+	SkewMark      = "‖"
+	SmallMark     = "#"
 )
 
 // GroupBalance is one value of a case-metadata column: its cases in the
 // suite and in each part, its shares of the suite's and of T_test's cases
 // that have a value, and the marks it earns.
+// A run records the counts (train.Result, a held-out metadata run's
+// split); Shares gives the rest from them.
 type GroupBalance struct {
-	Value                          string
-	Suite, Train, Validation, Test int
-	SuiteShare, TestShare          float64
+	Value      string  `json:"value"`
+	Suite      int     `json:"suite"`
+	Train      int     `json:"train"`
+	Validation int     `json:"validation"`
+	Test       int     `json:"test"`
+	SuiteShare float64 `json:"-"`
+	TestShare  float64 `json:"-"`
 	// Skewed: |TestShare − SuiteShare| > SkewTolerance; Small: fewer than
 	// MinTestCases test cases.
-	Skewed, Small bool
+	Skewed bool `json:"-"`
+	Small  bool `json:"-"`
 }
 
 // Marks returns the value's marks: SkewMark, SmallMark, both or "".
@@ -116,7 +125,6 @@ func (g GroupBalance) Marks() string {
 func Balance(s *suites.Suite, col string) []GroupBalance {
 	var out []GroupBalance
 	at := map[string]int{}
-	var suite, test int
 	for _, f := range s.Functionalities {
 		for _, c := range f.Cases {
 			v, ok := CaseMeta(c, col)
@@ -131,7 +139,6 @@ func Balance(s *suites.Suite, col string) []GroupBalance {
 			}
 			g := &out[i]
 			g.Suite++
-			suite++
 			switch c.Split {
 			case suites.SplitTrain:
 				g.Train++
@@ -139,9 +146,20 @@ func Balance(s *suites.Suite, col string) []GroupBalance {
 				g.Validation++
 			case suites.SplitTest:
 				g.Test++
-				test++
 			}
 		}
+	}
+	Shares(out)
+	return out
+}
+
+// Shares sets each value's shares of the suite's and of T_test's cases
+// (among the values given) and its marks from its counts, and returns out:
+// what Balance gives, for counts a run recorded.
+func Shares(out []GroupBalance) []GroupBalance {
+	var suite, test int
+	for _, g := range out {
+		suite, test = suite+g.Suite, test+g.Test
 	}
 	for i := range out {
 		g := &out[i]

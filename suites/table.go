@@ -594,7 +594,7 @@ func (m TableMapping) classOf(r tableRow, fname string) (string, error) {
 // labelOf is a row's label as the suite names it (LabelMap applied).
 func (m TableMapping) labelOf(r tableRow) string {
 	if to, ok := m.LabelMap[r.cells[m.Label]]; ok {
-		return to
+		return to.Name
 	}
 	return r.cells[m.Label]
 }

@@ -387,7 +387,7 @@ func TestImportTableMapsLabels(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.tsv")
 	os.WriteFile(path, []byte("text\tlabel\tfunctionality\na\tOFFENSE\tf\nb\tOTHER\tf\nc\tOFFENSE\tg\n"), 0o644)
 	m := TableMapping{Text: "text", Label: "label", Functionality: "functionality", Labels: []string{"non-hateful", "hateful"},
-		LabelMap: datasets.LabelMap{"OFFENSE": "hateful", "OTHER": "non-hateful"}}
+		LabelMap: datasets.LabelMapOf(map[string]string{"OFFENSE": "hateful", "OTHER": "non-hateful"})}
 	res, err := ImportTable(path, m)
 	if err != nil {
 		t.Fatal(err)
@@ -401,7 +401,7 @@ func TestImportTableMapsLabels(t *testing.T) {
 	if !slices.Equal(got, []int{1, 0, 1}) {
 		t.Errorf("classes %v, want [1 0 1]", got)
 	}
-	m.LabelMap = datasets.LabelMap{"OFFENSE": "offensive"}
+	m.LabelMap = datasets.LabelMapOf(map[string]string{"OFFENSE": "offensive"})
 	if _, err := ImportTable(path, m); err == nil || !strings.Contains(err.Error(), `labels.OFFENSE: "offensive" is not a label of the suite`) {
 		t.Errorf("bad map: %v", err)
 	}

@@ -108,7 +108,7 @@ func nliSpec(group string) RunSpec {
 	s.Task, s.TaskDef = "nli", &Task{Name: "nli", Labels: []string{"entailment", "non-entailment"}, Pair: true, MFTLoss: "ce"}
 	s.IIDDevFile = nil
 	s.IIDTrainFile = &datasets.FileSpec{Path: "testdata/nli_mnli_like.jsonl", TextColumn: "sentence1", PairColumn: "sentence2",
-		LabelColumn: "gold_label", Labels: datasets.Labels{Map: map[string]string{"neutral": "non-entailment", "contradiction": "non-entailment"}},
+		LabelColumn: "gold_label", Labels: datasets.Labels{Map: datasets.LabelMap{"neutral": datasets.Name("non-entailment"), "contradiction": datasets.Name("non-entailment")}},
 		DropLabels: []string{"-"}, Split: &datasets.Split{Dev: 0.1, Test: 0.3, Group: group}}
 	return s
 }

@@ -81,8 +81,14 @@ func TestRunMetaFoldScoresOnlyItsCases(t *testing.T) {
 	spec.Suite = suite
 	spec.HeldOut = &FoldSpec{Kind: splits.ByMeta("g"), Name: "a"}
 	out := filepath.Join(dir, "run")
-	if _, err := Run(context.Background(), spec, out); err != nil {
+	res, err := Run(context.Background(), spec, out)
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The run records its split's counts per value of the held-out column,
+	// for the report's skew mark.
+	if b := res.GroupBalance; len(b) != 2 || b[0].Value != "b" || b[1].Value != "a" || b[1].Test != (tests+1)/2 || b[0].Test != tests/2 || b[0].Suite+b[1].Suite != len(lines)-1 {
+		t.Errorf("group balance %+v: want b and a with %d and %d of %d test cases, %d cases", b, tests/2, (tests+1)/2, tests, len(lines)-1)
 	}
 	cb, err := os.ReadFile(filepath.Join(out, "cases.jsonl"))
 	if err != nil {

@@ -273,6 +273,11 @@ type Result struct {
 	// Constant holds, per task label, what predicting it for every suite
 	// input scores (classification tasks): reports' computed baselines.
 	Constant []ConstantScore `json:"-"`
+	// GroupBalance counts, for a run that holds out a value of a metadata
+	// column, each value's cases in the suite and in each part of the
+	// run's split (splits.Balance): what a report needs to mark a group
+	// whose share of T_test is not its share of the suite.
+	GroupBalance []splits.GroupBalance `json:"-"`
 }
 
 // Validate checks a run spec before anything is written for it, and
@@ -601,6 +606,11 @@ func (p *classRun) evaluate(ctx context.Context, evalLimit int, outDir string) (
 		return nil, err
 	}
 	out := &Result{Labels: p.task.Labels}
+	if p.fold != nil {
+		if col, ok := p.fold.Kind.MetaColumn(); ok {
+			out.GroupBalance = splits.Balance(p.suite, col)
+		}
+	}
 	if p.iidTest != nil {
 		scores, preds, err := evalIID(ctx, eval, p.tk, p.task, p.iidTest, outDir)
 		if err != nil {
@@ -796,7 +806,14 @@ func (d *iidData) addLabels(f datasets.FileSpec, rows datasets.Rows) {
 	if len(f.Labels.Map) == 0 && len(f.DropLabels) == 0 {
 		return
 	}
-	d.labels = append(d.labels, inputcheck.FileLabels{File: f.Path, Written: rows.FileLabels, Map: f.Labels.Map,
+	read := map[string]string{}
+	for k, t := range f.Labels.Map {
+		read[k] = t.Name // a file's labels map onto names (Labels.validate)
+	}
+	if len(read) == 0 {
+		read = nil
+	}
+	d.labels = append(d.labels, inputcheck.FileLabels{File: f.Path, Written: rows.FileLabels, Map: read,
 		DropLabels: f.DropLabels, Dropped: rows.Dropped})
 }
 

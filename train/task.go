@@ -1,9 +1,9 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,21 +169,16 @@ func (t *Task) Validate() error {
 		}
 		seen[l] = true
 	}
-	for _, k := range slices.Sorted(maps.Keys(t.SuiteLabels)) {
-		y := t.SuiteLabels[k]
-		if len(y) != len(t.Labels) {
-			return fmt.Errorf("task %s: suite_labels.%s: %d probabilities for %d labels", t.Name, k, len(y), len(t.Labels))
+	soft := datasets.LabelMap{}
+	for k, y := range t.SuiteLabels {
+		soft[k] = datasets.Target{Probs: append([]float64{}, y...)}
+	}
+	if _, err := soft.Targets(t.Labels, "task "+t.Name); err != nil {
+		var le *datasets.LabelError
+		if errors.As(err, &le) {
+			le.Field = "task " + t.Name + ": suite_labels"
 		}
-		sum := 0.0
-		for _, p := range y {
-			if !(p >= 0 && p <= 1) {
-				return fmt.Errorf("task %s: suite_labels.%s: %v is not a probability", t.Name, k, p)
-			}
-			sum += p
-		}
-		if math.Abs(sum-1) > 1e-6 {
-			return fmt.Errorf("task %s: suite_labels.%s: probabilities sum to %v, not 1", t.Name, k, sum)
-		}
+		return err
 	}
 	switch t.MFTLoss {
 	case "bce", "ce":

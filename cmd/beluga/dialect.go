@@ -15,9 +15,14 @@ quoted cell that runs over lines is refused with its line unless --multiline dec
 headerless CSV or TSV names its columns by position: --columns text,label,- ("-" skips one).`
 
 // bindDialect adds the flags of a table's dialect.
-func bindDialect(f *pflag.FlagSet, d *datasets.Dialect) {
-	f.StringVar((*string)(&d.Format), "format", "", "table format: csv, tsv or jsonl (default: from the extension)")
-	f.BoolVar(&d.Quoted, "quoted", false, "the TSV's cells are quoted as RFC 4180 says (default: read verbatim)")
-	f.BoolVar(&d.Multiline, "multiline", false, "quoted cells may hold line breaks")
-	f.StringSliceVar(&d.Columns, "columns", nil, "a headerless CSV or TSV's columns by position, - for one not read (text,label,-)")
+func bindDialect(f *pflag.FlagSet, d *datasets.Dialect) { bindDialectOf(f, d, "", "") }
+
+// bindDialectOf adds the flags of the dialect of a table another flag
+// names: prefix before each flag's name (data- gives --data-columns),
+// of before each usage (--data's).
+func bindDialectOf(f *pflag.FlagSet, d *datasets.Dialect, prefix, of string) {
+	f.StringVar((*string)(&d.Format), prefix+"format", "", of+"table format: csv, tsv or jsonl (default: from the extension)")
+	f.BoolVar(&d.Quoted, prefix+"quoted", false, of+"TSV cells are quoted as RFC 4180 says (default: read verbatim)")
+	f.BoolVar(&d.Multiline, prefix+"multiline", false, of+"quoted cells may hold line breaks")
+	f.StringSliceVar(&d.Columns, prefix+"columns", nil, of+"headerless CSV or TSV columns by position, - for one not read (text,label,-)")
 }

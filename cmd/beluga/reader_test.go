@@ -90,7 +90,7 @@ func TestSuiteStatsByAndSplitStratify(t *testing.T) {
 		t.Fatalf("import: %s", msg)
 	}
 	code, msg = beluga(t, "suite", "stats", suite, "--by", "target_ident")
-	if code != 0 || !strings.Contains(msg, "target_ident  suite  train  validation  test  suite share  test share") || !strings.Contains(msg, "¶ fewer than 50 test cases") {
+	if code != 0 || !strings.Contains(msg, "target_ident  suite  train  validation  test  suite share  test share") || !strings.Contains(msg, "# fewer than 50 test cases") {
 		t.Errorf("stats --by: exit %d, %s", code, msg)
 	}
 	split := filepath.Join(dir, "split.jsonl")

@@ -67,10 +67,15 @@ cases were scored.
 Calibration — whether the model's confidence matches its accuracy — is measured on the suite's
 labelled inputs, per test, and on your own labelled data when --data names a file (read as a
 data file of an experiment spec: --data-text and --data-label name its columns, the labels are
-the suite's names or class indices): accuracy, macro-F1, per-class precision and recall, the
-confusion matrix, expected calibration error (equal-width and equal-mass bins) and Brier score.
-They go to calibration.json, calibration.md and calibration.png (the reliability diagram and the
-confidence histogram of passing vs failing cases).`,
+the suite's names or class indices; a headerless file names them by position, --data-columns
+-,label,text, and --data-quoted, --data-multiline and --data-format declare its dialect as
+--quoted, --multiline and --format do for a command's own table): accuracy, macro-F1,
+per-class precision and recall, the confusion matrix, expected calibration error (equal-width
+and equal-mass bins) and Brier score. They go to calibration.json, calibration.md and
+calibration.png (the reliability diagram and the confidence histogram of passing vs failing
+cases).
+
+` + dialectHelp,
 		Example: `  beluga test --model distilbert/distilbert-base-uncased-finetuned-sst-2-english --suite sentiment.jsonl.gz -o sst2-test
   beluga test --model ./my-hate-model --suite hatecheck.csv --label-map LABEL_0=non-hateful,LABEL_1=hateful -o hc-test
   beluga test --model runs/abc123/train/model --suite suite.jsonl --split test -o out
@@ -90,6 +95,7 @@ confidence histogram of passing vs failing cases).`,
 	fl.StringVar(&o.data.TextColumn, "data-text", "text", "--data's text column")
 	fl.StringVar(&o.data.PairColumn, "data-pair", "", "--data's second-text column, for text-pair tasks")
 	fl.StringVar(&o.data.LabelColumn, "data-label", "label", "--data's label column: the suite's label names or class indices")
+	bindDialectOf(fl, &o.data.Dialect, "data-", "--data's ")
 	fl.IntVar(&o.sampleN, "n", 0, "score at most this many cases per test, drawn as CheckList's suite.run(n=N, seed=SEED) draws them (published CheckList numbers use n=500, seed=1)")
 	fl.Uint32Var(&o.sampleSeed, "seed", 1, "with --n, the seed of CheckList's draw (numpy's np.random.seed)")
 	fl.BoolVar(&o.untrainedHead, "allow-untrained-head", false, "test a checkpoint that lacks some of its classifier's parameters (initialised at random; refused otherwise)")

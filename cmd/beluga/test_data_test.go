@@ -150,3 +150,32 @@ func parsePredictLine(line string) (metrics.Prediction, error) {
 	}
 	return metrics.Prediction{Class: c, Probs: p}, nil
 }
+
+// TestTestDataHeaderlessTSV: beluga test --data reads a headerless TSV by
+// position (--data-columns, the reader's columns), a text that begins with
+// " verbatim, and refuses under --data-quoted the quote that would run
+// over lines, naming the line; without --data-columns the first row is
+// the header, and the text column is missing.
+func TestTestDataHeaderlessTSV(t *testing.T) {
+	model := filepath.Join("..", "..", "models", "testdata", "hfsaved", "classifier")
+	suitePath := filepath.Join("..", "..", "train", "testdata", "tiny_suite.jsonl")
+	dir := t.TempDir()
+	data := filepath.Join(dir, "germeval.tsv")
+	os.WriteFile(data, []byte("1\tpositive\tgood\n2\tnegative\t\"awful\" they said\n3\t1\ta great film\n4\tnegative\tboring\n"), 0o644)
+	out := filepath.Join(dir, "test")
+	code, msg := beluga(t, "test", "--model", model, "--suite", suitePath, "--data", data, "--data-columns", "-,label,text", "-o", out)
+	if code != 0 || !strings.Contains(msg, "your data (germeval.tsv): 4 examples") {
+		t.Fatalf("headerless --data with --data-columns: exit %d\n%s", code, msg)
+	}
+	code, msg = beluga(t, "test", "--model", model, "--suite", suitePath, "--data", data, "-o", filepath.Join(dir, "t2"))
+	if code != 1 || !strings.Contains(msg, "germeval.tsv") || !strings.Contains(msg, "text") {
+		t.Errorf("headerless --data without --data-columns: exit %d\n%s", code, msg)
+	}
+	code, msg = beluga(t, "test", "--model", model, "--suite", suitePath, "--data", data, "--data-columns", "-,label,text", "--data-quoted", "-o", filepath.Join(dir, "t3"))
+	if code != 1 || !strings.Contains(msg, "germeval.tsv line 2") {
+		t.Errorf("--data-quoted on a quote that runs on: exit %d\n%s", code, msg)
+	}
+	if code, msg := beluga(t, "test", "--help"); code != 0 || !strings.Contains(msg, "--data-columns") || !strings.Contains(msg, "--data-quoted") {
+		t.Errorf("--help: exit %d\n%s", code, msg)
+	}
+}

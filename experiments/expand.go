@@ -77,7 +77,7 @@ func Expand(ctx context.Context, s *Spec, in *Inputs) ([]Run, error) {
 					add(r)
 				}
 				for _, config := range s.Configurations {
-					for _, m := range s.Methods {
+					for _, m := range s.methodsOf(config) {
 						seenRun, err := c.run(config, m, ScoreSeen, "")
 						if err != nil {
 							return nil, err
@@ -217,6 +217,19 @@ func (s *Spec) taskRun(ctx context.Context, in *Inputs, i int, t Task) (taskBase
 	}
 	if err := s.modelRun(ctx, in, &tr, addInput); err != nil {
 		return taskBase{}, err
+	}
+	if s.Prompt != nil {
+		// The prompted runs' language model, found and digested as a
+		// checkpoint is: its weights are part of their identity.
+		p := *s.Prompt
+		if p.Model != "" {
+			x, err := in.checkpoint(ctx, "prompt.model", s.resolve(p.Model))
+			if err := addInput("prompt.model", p.Model)(x, err); err != nil {
+				return taskBase{}, err
+			}
+			p.Model = x.Path
+		}
+		tr.Prompt = &p
 	}
 	tr.IIDLimit = s.Budget.MaxIID
 	// max_cases bounds both the suite cases trained on and those scored,
@@ -366,6 +379,10 @@ type cell struct {
 // defaults. swept are the field paths the grid set.
 func (c cell) train(config, method string) (tr train.RunSpec, swept []string, err error) {
 	tr = c.base.train
+	if tr.Prompt != nil {
+		p := *tr.Prompt // the grid sets prompt.k and prompt.template per run
+		tr.Prompt = &p
+	}
 	tr.Configuration, tr.Method, tr.Seed = configNames[config], method, uint64(c.seed)
 	for _, st := range c.point {
 		if ms, ok := train.SettingMethods[strings.TrimPrefix(gridPath(st.key), "method_settings.")]; ok && !slices.Contains(ms, method) {
@@ -528,4 +545,13 @@ func gridPath(key string) string {
 		return p
 	}
 	return key
+}
+
+// methodsOf are the methods a configuration's runs use: prompt for a
+// prompted configuration, which trains nothing, else the spec's.
+func (s *Spec) methodsOf(config string) []string {
+	if ci, err := train.LookupConfiguration(config); err == nil && ci.Prompt {
+		return []string{train.MethodPrompt}
+	}
+	return s.Methods
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/internal/yamlpath"
+	"github.com/beluga-nlp/beluga/prompt"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
@@ -162,6 +163,12 @@ type Spec struct {
 	// the choice. The grid then gives no epochs, batch size or learning
 	// rate of the suite phase (the IID baseline's: iid_epochs, …).
 	Search *SearchGrid `yaml:"search,omitempty"`
+	// Prompt is the prompted configurations' language model, templates,
+	// verbalizers and number of demonstrations (package prompt): the
+	// rows 0-shot, k-shot IID, k-shot T and k-shot IID+T of the same
+	// table. Their method is prompt, whatever methods lists; the grid
+	// sweeps prompt.k and prompt.template as any other field.
+	Prompt *prompt.Spec `yaml:"prompt,omitempty"`
 
 	dir string // directory of the spec file, for relative paths
 }

@@ -326,6 +326,15 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 	default:
 		return nil, nil, fmt.Errorf("unknown expectation kind %q", e.Kind)
 	}
+	// An answer that names no label (a prompted model's, unparsed) fails
+	// its input, and every input of its case when it is the original the
+	// others are compared with: it is never a label, nor a pass by
+	// agreeing with another unparsed answer.
+	for j, p := range preds {
+		if p.Unparsed() || orig.Unparsed() {
+			rs[j] = rFail
+		}
+	}
 	return rs, sizes, nil
 }
 

@@ -47,6 +47,10 @@ func (s RunSpec) Effective() RunSpec {
 		return e // Validate names it
 	}
 	e.Configuration = config.Name
+	if config.Prompt {
+		return e.effectivePrompted(config)
+	}
+	e.Prompt = nil
 	span := e.ResolvedKind() == KindSpan
 	if !config.IID && !e.splitsTrainFile() {
 		e.IIDTrain, e.IIDTrainFile = "", nil

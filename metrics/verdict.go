@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -218,6 +219,15 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 	rs := make([]result, len(preds))
 	sizes := make([]float64, len(preds))
 	orig := preds[0]
+	if f.Type != suites.MFT && slices.ContainsFunc(preds, Prediction.Unparsed) {
+		// An invariance or direction compared with an answer that names
+		// no label fails, every input of it: not a pass by agreeing with
+		// another unparsed answer, nor an error.
+		for j := range rs {
+			rs[j] = rFail
+		}
+		return rs, sizes, nil
+	}
 	// unlikely is CheckList's conf_viol of an MFT input: 1 − p(expected).
 	unlikely := func(j int, p Prediction, class int) {
 		if rs[j] == rFail && class >= 0 && class < len(p.Probs) {
@@ -327,11 +337,9 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 		return nil, nil, fmt.Errorf("unknown expectation kind %q", e.Kind)
 	}
 	// An answer that names no label (a prompted model's, unparsed) fails
-	// its input, and every input of its case when it is the original the
-	// others are compared with: it is never a label, nor a pass by
-	// agreeing with another unparsed answer.
+	// its input: it is never a label.
 	for j, p := range preds {
-		if p.Unparsed() || orig.Unparsed() {
+		if p.Unparsed() {
 			rs[j] = rFail
 		}
 	}

@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strconv"
 
@@ -328,12 +329,8 @@ func (s *RunSpec) validatePrompted() error {
 		return err
 	}
 	config := s.config()
-	if config.DemoSuite || config.DemoIID {
-		if s.Prompt.K == 0 {
-			return fmt.Errorf("configuration %s draws demonstrations: set prompt.k (0-shot is configuration %s)", s.Configuration, ConfigPrompt)
-		}
-	} else if s.Prompt.K != 0 {
-		return fmt.Errorf("configuration %s is zero-shot: prompt.k %d would not be used", s.Configuration, s.Prompt.K)
+	if (config.DemoSuite || config.DemoIID) && s.Prompt.K == 0 {
+		return fmt.Errorf("configuration %s draws demonstrations: set prompt.k (0-shot is configuration %s)", s.Configuration, ConfigPrompt)
 	}
 	if config.DemoIID && s.IIDTrain == "" && s.IIDTrainFile == nil {
 		return fmt.Errorf("configuration %s draws demonstrations from the i.i.d. training data: set iid_train (or iid_train_file)", s.Configuration)
@@ -349,6 +346,9 @@ func (s *RunSpec) validatePrompted() error {
 // scored on, the seed that draws them — and none of the training
 // settings, which it does not read.
 func (e RunSpec) effectivePrompted(config ConfigurationInfo) RunSpec {
+	if e.Prompt == nil {
+		return e // Validate names it
+	}
 	if !config.DemoIID && !e.splitsTrainFile() {
 		e.IIDTrain, e.IIDTrainFile = "", nil
 		e.IIDLimit, e.TrainSize, e.TrainFraction = 0, 0, 0
@@ -356,6 +356,11 @@ func (e RunSpec) effectivePrompted(config ConfigurationInfo) RunSpec {
 	if !config.DemoSuite {
 		e.SuiteLimit, e.SuiteLimitAfterHoldOut = 0, false
 	}
+	p := *e.Prompt // Effective changes no field of the spec it is given
+	if !config.DemoIID && !config.DemoSuite {
+		p.K = 0 // zero-shot: a sweep's k is not read
+	}
+	e.Prompt = &p
 	e.Method, e.FromIID = MethodPrompt, ""
 	e.Model, e.Hyper, e.ProbeHyper, e.IIDHyper = ModelSpec{}, Hyper{}, Hyper{}, Hyper{}
 	e.MaxSteps, e.Settings, e.Corrections = 0, MethodSettings{}, nil
@@ -365,3 +370,19 @@ func (e RunSpec) effectivePrompted(config ConfigurationInfo) RunSpec {
 // unparsedPred is what the prediction files say of an answer that names
 // no label.
 const unparsedPred = "(unparsed)"
+
+// unparsedCount is the unparsed answers per template (nil: none), each
+// said in the log as well.
+func (r *promptedRun) unparsedCount() map[string]int {
+	var out map[string]int
+	for t, n := range r.unparsed {
+		if n > 0 {
+			if out == nil {
+				out = map[string]int{}
+			}
+			out[t] = n
+			slog.Warn("unparsed answers: each failed its input, none became a label", "template", t, "answers", n)
+		}
+	}
+	return out
+}

@@ -293,6 +293,9 @@ type Result struct {
 	// Constant holds, per task label, what predicting it for every suite
 	// input scores (classification tasks): reports' computed baselines.
 	Constant []ConstantScore `json:"-"`
+	// Unparsed counts, per template, a prompted run's generated answers
+	// that named no label (each failed its input; none became a label).
+	Unparsed map[string]int `json:"unparsed,omitempty"`
 }
 
 // Validate checks a run spec before anything is written for it, and
@@ -711,6 +714,9 @@ func (p *classRun) evaluate(ctx context.Context, evalLimit int, outDir string) (
 	}
 	out.Suite, out.Constant = sr, constant
 	out.IIDEval, out.IIDEvalCorrect, err = evalSets(ctx, eval, p.task, p.evalSets, outDir)
+	if p.prompted != nil && err == nil {
+		out.Unparsed = p.prompted.unparsedCount()
+	}
 	return out, err
 }
 

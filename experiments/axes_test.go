@@ -93,11 +93,13 @@ func TestSweepIRMLambda(t *testing.T) {
 // like any grid key's.
 func TestMethodSettingKeysAreChecked(t *testing.T) {
 	for _, tc := range []struct{ grid, want string }{
-		{"{irm_lambda: [-1]}", "field grid.irm_lambda[0]: -1 is not a positive number"},
-		{"{fish_meta_steps: [2.5]}", "field grid.fish_meta_steps[0]: 2.5 is not a positive whole number"},
-		{"{dro_eta: [x]}", `field grid.dro_eta[0]: "x" is not a number`},
-		{"{train_size: [1.0]}", "field grid.train_size[0]: 1 is neither a whole number of examples nor a fraction in (0, 1)"},
-		{"{train_size: [0]}", "field grid.train_size[0]: 0 is not a positive whole number"},
+		{"{irm_lambda: [-1]}", "line 6: field grid.irm_lambda[0]: method_settings.irm_lambda -1 must be positive (leave it out for the profile's)"},
+		{"{method_settings.irm_lambda: [-1]}", "line 6: field grid.method_settings.irm_lambda[0]: method_settings.irm_lambda -1 must be positive (leave it out for the profile's)"},
+		{"{irm_lambda: [0]}", "line 6: field grid.irm_lambda[0]: 0 is not a positive number (leave irm_lambda out for the profile's)"},
+		{"{fish_meta_steps: [2.5]}", "line 6: field grid.fish_meta_steps[0]: 2.5 is not a whole number of at least 0"},
+		{"{dro_eta: [x]}", `line 6: field grid.dro_eta[0]: "x" is not a number`},
+		{"{train_size: [1.0]}", "line 6: field grid.train_size[0]: 1 is neither a whole number of examples nor a fraction in (0, 1)"},
+		{"{train_size: [0]}", "line 6: field grid.train_size[0]: 0 is not a positive whole number"},
 	} {
 		spec, err := ParseSpec([]byte("tasks: [{name: SENT, data: sst2, suite: sentiment}]\nmodel: {name: bert-tiny}\nconfigurations: [IID+T]\nmethods: [irm]\nscores: [seen]\ngrid: " + tc.grid + "\n"))
 		if err != nil {
@@ -193,7 +195,7 @@ func TestFieldPathKeysAreChecked(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = (&TrainRunner{}).Check(spec)
-		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+		if err == nil || !strings.HasPrefix(err.Error(), "line 6: "+tc.want) {
 			t.Errorf("grid %s: %v, want %q", tc.grid, err, tc.want)
 		}
 	}
@@ -208,6 +210,47 @@ func TestGridKeysNameRunSpecFields(t *testing.T) {
 		}
 		if _, ok := gridKeyKind(key); !ok {
 			t.Errorf("grid key %s has no kind", key)
+		}
+	}
+}
+
+// TestOneRuleForASettingWhateverItsKey: a setting's value is checked by
+// package train's one rule, whichever key spells it: lr: [0] and
+// hyper.lr: [0] are refused with one message (hyper.lr's zero used to
+// become the profile's 2e-5), hyper.lr: [-1] is refused before anything
+// runs, and every bad value of a spec is reported, each with its line —
+// by the preflight's Check and by Expand, which checks every run.
+func TestOneRuleForASettingWhateverItsKey(t *testing.T) {
+	const head = "tasks: [{name: SENT, folds: {type: [MFT]}}]\nmodel: {name: bert-tiny}\nconfigurations: [IID+T]\nmethods: [vanilla]\nscores: [type]\n"
+	message := func(grid string) (check, expand string) {
+		spec, err := ParseSpec([]byte(head + "grid: " + grid + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := (&TrainRunner{}).Check(spec); err != nil {
+			check = err.Error()
+		}
+		if _, err := Expand(context.Background(), spec, &Inputs{}); err != nil {
+			expand = err.Error()
+		}
+		return check, expand
+	}
+	const want = "line 6: field grid.%s[0]: hyper: lr %s: want a positive number"
+	for _, tc := range []struct{ key, value string }{{"lr", "0"}, {"hyper.lr", "0"}, {"hyper.lr", "-1"}, {"lr", "-1"}} {
+		check, expand := message("{" + tc.key + ": [" + tc.value + "]}")
+		w := fmt.Sprintf(want, tc.key, tc.value)
+		if check != w || expand != w {
+			t.Errorf("%s: [%s]: preflight %q, expansion %q; want %q from both", tc.key, tc.value, check, expand, w)
+		}
+	}
+	check, expand := message("\n  hyper.lr: [-1, 0.001]\n  batch_size: [0]\n  max_length: [0]")
+	for _, w := range []string{
+		"line 7: field grid.hyper.lr[0]: hyper: lr -1: want a positive number",
+		"line 8: field grid.batch_size[0]: hyper: batch_size 0: want a positive number",
+		"line 9: field grid.max_length[0]: max_length 0 must be positive",
+	} {
+		if !strings.Contains(check, w) || !strings.Contains(expand, w) {
+			t.Errorf("a spec of three bad values: preflight\n%s\nexpansion\n%s\nwant each to say %q", check, expand, w)
 		}
 	}
 }

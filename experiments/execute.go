@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/beluga-nlp/beluga/train"
 )
 
 // Runner executes one run: it trains and evaluates the model the spec
@@ -328,7 +330,7 @@ func Execute(ctx context.Context, store *Store, runs []Run, runner Runner, opts 
 					running++
 					go func(j job) {
 						t0 := time.Now()
-						ran, err := executeOne(ctx2, store, j.r, runner)
+						ran, err := executeOne(ctx2, store, j.r, runner, opts.Progress)
 						results <- outcome{j, ran, err, time.Since(t0)}
 					}(j)
 				default:
@@ -379,8 +381,14 @@ var errAlreadyDone = errors.New("already done")
 // executeOne claims, resets and executes one run of the store. ran reports
 // whether the runner was called: an error with ran false is the store's,
 // not the run's.
-func executeOne(ctx context.Context, store *Store, r Run, runner Runner) (ran bool, err error) {
+func executeOne(ctx context.Context, store *Store, r Run, runner Runner, p Progress) (ran bool, err error) {
 	return store.runInDir(ctx, store.RunDir(r.ID()), r, func(ctx context.Context, dir string) error {
+		// Claimed: the run is this process's to train, and a display that
+		// follows runs step by step is told of each of its updates.
+		if sp, ok := p.(StepProgress); ok {
+			sp.Began(r)
+			ctx = train.WithSteps(ctx, func(step, total int) { sp.Step(r, step, total) })
+		}
 		if err := safeRun(ctx, runner, r, dir); err != nil {
 			return err
 		}

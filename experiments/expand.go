@@ -38,6 +38,7 @@ func Expand(ctx context.Context, s *Spec, in *Inputs) ([]Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	bad := &badValues{seen: map[string]bool{}}
 	profile, err := train.LookupProfile(s.Profile)
 	if err != nil {
 		return nil, fmt.Errorf("field profile: %w", err)
@@ -68,7 +69,7 @@ func Expand(ctx context.Context, s *Spec, in *Inputs) ([]Run, error) {
 		}
 		for _, point := range grid {
 			for _, seed := range s.Seeds {
-				c := cell{s: s, base: b, point: point, seed: seed, search: search, ids: map[string]string{}, swept: map[string][]string{}}
+				c := cell{s: s, bad: bad, base: b, point: point, seed: seed, search: search, ids: map[string]string{}, swept: map[string][]string{}}
 				if t.hasIID() {
 					r, err := c.run(ConfigIID, "vanilla", ScoreIID, "")
 					if err != nil {
@@ -104,6 +105,9 @@ func Expand(ctx context.Context, s *Spec, in *Inputs) ([]Run, error) {
 				}
 			}
 		}
+	}
+	if len(bad.lines) > 0 {
+		return nil, &BadValuesError{bad.lines}
 	}
 	return runs, nil
 }
@@ -231,15 +235,9 @@ func (s *Spec) taskRun(ctx context.Context, in *Inputs, i int, t Task) (taskBase
 		}
 		tr.Prompt = &p
 	}
-	tr.IIDLimit = s.Budget.MaxIID
-	// max_cases bounds both the suite cases trained on and those scored,
-	// per functionality: a budget for quick runs (the quickstart), whose
-	// pass rates then come from a subsample of T_test.
-	tr.SuiteLimit, tr.EvalLimit = s.Budget.MaxCases, s.Budget.MaxCases
-	tr.MaxSteps = s.Budget.MaxSteps
 	// The budget's epochs, then the grid's keys, then the profile's
 	// defaults (FillDefaults).
-	tr.Hyper.Epochs, tr.IIDHyper.Epochs = s.Budget.Epochs, s.Budget.Epochs
+	s.setBudget(&tr)
 	for _, c := range s.Corrections {
 		if _, ok := train.Corrections[c]; ok {
 			tr.Corrections = append(tr.Corrections, c)
@@ -262,7 +260,6 @@ func (s *Spec) taskRun(ctx context.Context, in *Inputs, i int, t Task) (taskBase
 // source registers is kept as the model's kind, for runners of their own
 // (TrainRunner.Check refuses it).
 func (s *Spec) modelRun(ctx context.Context, in *Inputs, tr *train.RunSpec, add func(string, string) func(Input, error) error) error {
-	tr.MaxLength = wholeNumber(s.Model.Options["max_length"])
 	src, err := pretrained.LookupSource(s.Model.Name)
 	if err != nil {
 		tr.Model.Kind = s.Model.Name
@@ -363,6 +360,7 @@ func (s *Spec) gridPoints() ([][]setting, error) {
 // cell makes the runs of one task at one grid point and seed.
 type cell struct {
 	s      *Spec
+	bad    *badValues
 	base   taskBase
 	point  []setting
 	seed   int64
@@ -384,6 +382,11 @@ func (c cell) train(config, method string) (tr train.RunSpec, swept []string, er
 		tr.Prompt = &p
 	}
 	tr.Configuration, tr.Method, tr.Seed = configNames[config], method, uint64(c.seed)
+	// The profile's defaults first: a value the grid gives, zero included,
+	// is then the run's, for train's one check of it (CheckSettings).
+	if err := tr.FillDefaults(); err != nil {
+		return tr, nil, err
+	}
 	for _, st := range c.point {
 		if ms, ok := train.SettingMethods[strings.TrimPrefix(gridPath(st.key), "method_settings.")]; ok && !slices.Contains(ms, method) {
 			continue
@@ -395,10 +398,44 @@ func (c cell) train(config, method string) (tr train.RunSpec, swept []string, er
 		swept = append(swept, path)
 	}
 	sort.Strings(swept)
-	if err := tr.FillDefaults(); err != nil {
-		return tr, nil, err
+	for _, e := range tr.CheckSettings() {
+		var se *train.SettingError
+		if !errors.As(e, &se) {
+			continue
+		}
+		c.bad.add(c.s.fieldOf(c.point, se.Path), e)
 	}
 	return tr, swept, nil
+}
+
+// badValues collects the values of a sweep's settings its runs refuse
+// (train.RunSpec.CheckSettings), each once with where the spec sets it:
+// Expand reports them all, before anything runs.
+type badValues struct {
+	seen  map[string]bool
+	lines []string
+}
+
+func (b *badValues) add(field string, err error) {
+	line := err.Error()
+	if field != "" {
+		line = field + ": " + line
+	}
+	if !b.seen[line] {
+		b.seen[line] = true
+		b.lines = append(b.lines, line)
+	}
+}
+
+// BadValuesError lists every value of a sweep's settings its runs refuse,
+// each with the spec's line and field.
+type BadValuesError struct{ Lines []string }
+
+func (e *BadValuesError) Error() string {
+	if len(e.Lines) == 1 {
+		return e.Lines[0]
+	}
+	return fmt.Sprintf("%d values refused:\n  %s", len(e.Lines), strings.Join(e.Lines, "\n  "))
 }
 
 // run is the cell's run of configuration × method for a score (and fold).

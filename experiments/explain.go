@@ -191,14 +191,7 @@ func (s *Spec) explainRuns(t Task, config string, given map[string]bool) ([]Expl
 	if b, _, ok := LookupBuiltinTask(t.Name); ok {
 		tr.Task = b.Train
 	}
-	from := map[string]string{}
-	tr.IIDLimit, from["iid_limit"] = s.Budget.MaxIID, "budget.max_iid"
-	tr.SuiteLimit, from["suite_limit"] = s.Budget.MaxCases, "budget.max_cases"
-	tr.EvalLimit, from["eval_limit"] = s.Budget.MaxCases, "budget.max_cases"
-	tr.MaxSteps, from["max_steps"] = s.Budget.MaxSteps, "budget.max_steps"
-	tr.Hyper.Epochs, from["hyper.epochs"] = s.Budget.Epochs, "budget.epochs"
-	tr.IIDHyper.Epochs, from["iid_hyper.epochs"] = s.Budget.Epochs, "budget.epochs"
-	tr.MaxLength, from["max_length"] = wholeNumber(s.Model.Options["max_length"]), "model.options.max_length"
+	from := s.setBudget(&tr)
 	if s.Budget.FoldCap == FoldCapAfter {
 		from["suite_limit_after_hold_out"] = "budget.fold_cap (a capped metadata fold's runs)"
 	}

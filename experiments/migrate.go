@@ -102,7 +102,7 @@ func (l legacyRun) run(ctx context.Context, in *Inputs) (Run, error) {
 	if s.Search != nil && s.Search.BatchSize == nil {
 		return Run{}, errors.New("search grid without batch sizes")
 	}
-	c := cell{s: s, base: b, point: point, seed: l.Seed, search: s.Search, ids: map[string]string{}, swept: map[string][]string{}}
+	c := cell{s: s, bad: &badValues{seen: map[string]bool{}}, base: b, point: point, seed: l.Seed, search: s.Search, ids: map[string]string{}, swept: map[string][]string{}}
 	if l.Score == ScoreSearch {
 		return c.searchRun(l.Configuration, l.Method)
 	}
@@ -353,91 +353,14 @@ func (m *Migration) AssumedLines() []string {
 // computation are one run (the first kept, Migration.Merged); a run not
 // finished is removed (beluga run redoes it). It is safe to run again.
 func rekeyStore(s *Store, m *Migration) error {
-	type record struct {
-		run  Run
-		dir  bool // a run directory's spec.json (else only sweep.json's)
-		done bool
-	}
-	records := map[string]*record{}
-	var sweepOrder []string
-	if b, err := os.ReadFile(filepath.Join(s.Dir, SweepFile)); err == nil {
-		var list []json.RawMessage
-		if err := json.Unmarshal(b, &list); err != nil {
-			return fmt.Errorf("%s: %w", filepath.Join(s.Dir, SweepFile), err)
-		}
-		for i, one := range list {
-			r, recorded, err := readRecord(one)
-			if err != nil {
-				return fmt.Errorf("%s: run %d: %w", filepath.Join(s.Dir, SweepFile), i+1, err)
-			}
-			if recorded == "" {
-				recorded = r.ID()
-			}
-			if records[recorded] == nil {
-				records[recorded] = &record{run: r}
-				sweepOrder = append(sweepOrder, recorded)
-			}
-		}
-	}
-	ids, err := s.Dirs()
+	records, sweepOrder, err := s.currentRecords(m)
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		dir := s.RunDir(id)
-		b, err := os.ReadFile(filepath.Join(dir, SpecFile))
-		if errors.Is(err, os.ErrNotExist) {
-			continue // no spec: not a run directory
-		}
-		if err != nil {
-			m.Failed[id] = err.Error()
-			continue
-		}
-		r, _, err := readRecord(b)
-		if err != nil {
-			// Said, never left silently: its directory stays as it is.
-			m.Failed[id] = fmt.Sprintf("%s: %v", SpecFile, err)
-			continue
-		}
-		records[id] = &record{run: r, dir: true, done: exists(filepath.Join(dir, DoneFile))}
+	resolved, err := resolveRecords(records)
+	if err != nil {
+		return err
 	}
-	// Each record's new ID, the runs it needs first.
-	resolvedRuns := map[string]Run{}
-	var resolve func(old string, depth int) (Run, error)
-	resolve = func(old string, depth int) (Run, error) {
-		rec := records[old]
-		r := rec.run
-		if depth > len(records) {
-			return r, fmt.Errorf("run %s needs itself", old)
-		}
-		var needed []string
-		for _, need := range []*string{&r.From, &r.HyperFrom, &r.ProbeFrom} {
-			if *need == "" || records[*need] == nil {
-				continue
-			}
-			dep, ok := resolvedRuns[*need]
-			if !ok {
-				var err error
-				if dep, err = resolve(*need, depth+1); err != nil {
-					return r, err
-				}
-			}
-			*need = dep.ID()
-			needed = append(needed, dep.Swept...)
-		}
-		r.sortSwept(needed)
-		if err := r.seal(); err != nil {
-			return r, err
-		}
-		resolvedRuns[old] = r
-		return r, nil
-	}
-	for _, old := range slices.Sorted(maps.Keys(records)) {
-		if _, err := resolve(old, 0); err != nil {
-			return fmt.Errorf("run %s: %w", old, err)
-		}
-	}
-	resolved := resolvedRuns
 	// Run directories: sweep order first, then by old ID.
 	var dirs []string
 	for _, old := range sweepOrder {
@@ -514,6 +437,105 @@ func rekeyStore(s *Store, m *Migration) error {
 		return nil
 	}
 	return writeJSON(filepath.Join(s.Dir, SweepFile), sweep)
+}
+
+// currentRecord is a run record of today's form in a store to re-key:
+// sweep.json's, or a run directory's (dir) with done or not.
+type currentRecord struct {
+	run       Run
+	dir, done bool
+}
+
+// currentRecords reads the records of a store to re-key, by the ID they
+// record (a directory's name), and sweep.json's order; a directory whose
+// spec.json cannot be read is said in m.Failed.
+func (s *Store) currentRecords(m *Migration) (records map[string]*currentRecord, sweepOrder []string, err error) {
+	records = map[string]*currentRecord{}
+	if b, err := os.ReadFile(filepath.Join(s.Dir, SweepFile)); err == nil {
+		var list []json.RawMessage
+		if err := json.Unmarshal(b, &list); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", filepath.Join(s.Dir, SweepFile), err)
+		}
+		for i, one := range list {
+			r, recorded, err := readRecord(one)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: run %d: %w", filepath.Join(s.Dir, SweepFile), i+1, err)
+			}
+			if recorded == "" {
+				recorded = r.ID()
+			}
+			if records[recorded] == nil {
+				records[recorded] = &currentRecord{run: r}
+				sweepOrder = append(sweepOrder, recorded)
+			}
+		}
+	}
+	ids, err := s.Dirs()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, id := range ids {
+		dir := s.RunDir(id)
+		b, err := os.ReadFile(filepath.Join(dir, SpecFile))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // no spec: not a run directory
+		}
+		if err != nil {
+			m.Failed[id] = err.Error()
+			continue
+		}
+		r, _, err := readRecord(b)
+		if err != nil {
+			// Said, never left silently: its directory stays as it is.
+			m.Failed[id] = fmt.Sprintf("%s: %v", SpecFile, err)
+			continue
+		}
+		records[id] = &currentRecord{run: r, dir: true, done: exists(filepath.Join(dir, DoneFile))}
+	}
+	return records, sweepOrder, nil
+}
+
+// resolveRecords gives each record its ID today, the runs it needs first
+// (their new IDs in its From, HyperFrom and ProbeFrom, their swept
+// settings among its own), by the ID it recorded.
+func resolveRecords(records map[string]*currentRecord) (map[string]Run, error) {
+	// Each record's new ID, the runs it needs first.
+	resolvedRuns := map[string]Run{}
+	var resolve func(old string, depth int) (Run, error)
+	resolve = func(old string, depth int) (Run, error) {
+		rec := records[old]
+		r := rec.run
+		if depth > len(records) {
+			return r, fmt.Errorf("run %s needs itself", old)
+		}
+		var needed []string
+		for _, need := range []*string{&r.From, &r.HyperFrom, &r.ProbeFrom} {
+			if *need == "" || records[*need] == nil {
+				continue
+			}
+			dep, ok := resolvedRuns[*need]
+			if !ok {
+				var err error
+				if dep, err = resolve(*need, depth+1); err != nil {
+					return r, err
+				}
+			}
+			*need = dep.ID()
+			needed = append(needed, dep.Swept...)
+		}
+		r.sortSwept(needed)
+		if err := r.seal(); err != nil {
+			return r, err
+		}
+		resolvedRuns[old] = r
+		return r, nil
+	}
+	for _, old := range slices.Sorted(maps.Keys(records)) {
+		if _, err := resolve(old, 0); err != nil {
+			return nil, fmt.Errorf("run %s: %w", old, err)
+		}
+	}
+	return resolvedRuns, nil
 }
 
 // legacyForm says whether the store's records are of the older form

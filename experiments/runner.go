@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -237,23 +238,63 @@ func (r *TrainRunner) Check(s *Spec) error {
 			return fmt.Errorf("field model.options.%s: %w", k, err)
 		}
 	}
-	for k, vs := range s.Grid {
-		kind, ok := gridKeyKind(k)
-		if !ok {
-			if err := fieldPathError(k); err != nil {
-				return fmt.Errorf("field grid.%s: unknown key: %w (known: %s, or a field path of the run spec such as hyper.lr or method_settings.irm_lambda)", k, err, strings.Join(slices.Sorted(maps.Keys(gridKeys)), ", "))
-			}
-			for i, v := range vs {
-				if err := checkFieldPath(k, v); err != nil {
-					return fmt.Errorf("field grid.%s[%d]: %w", k, i, err)
-				}
-			}
+	// Every bad value, each with its line; a value's range is train's
+	// rule (train.RunSpec.CheckSettings, which Expand applies to every
+	// run), whichever key spells the setting: here only its kind.
+	var bad []string
+	for _, k := range slices.Sorted(maps.Keys(s.Grid)) {
+		vs := s.Grid[k]
+		if err := fieldPathError(gridPath(k)); err != nil {
+			bad = append(bad, fmt.Sprintf("%s: unknown key: %v (known: %s, or a field path of the run spec such as hyper.lr or method_settings.irm_lambda)", s.where("grid", k), err, strings.Join(slices.Sorted(maps.Keys(gridKeys)), ", ")))
 			continue
 		}
 		for i, v := range vs {
-			if err := checkKind(v, kind); err != nil {
-				return fmt.Errorf("field grid.%s[%d]: %w", k, i, err)
+			err := checkSetting(k, v)
+			if kind, ok := gridKeyKind(k); ok && k == TrainSizeKey && err == nil {
+				err = checkKind(v, kind)
 			}
+			if err != nil {
+				bad = append(bad, fmt.Sprintf("%s: %v", s.where("grid", k, i), err))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return &BadValuesError{bad}
+	}
+	return nil
+}
+
+// checkSetting is train's verdict on a grid key's value
+// (train.RunSpec.CheckSettings), in a run that reads the setting, with the
+// profile's defaults for the others: one rule, one message, whichever key
+// spells it (lr or hyper.lr). A method setting's zero is refused too: it
+// means the profile's value, which a grid cannot ask for by a value.
+func checkSetting(key string, v any) error {
+	path := gridPath(key)
+	tr := train.RunSpec{Configuration: train.ConfigIIDPlusT, Method: "vanilla"}
+	setting, isMethod := strings.CutPrefix(path, "method_settings.")
+	switch {
+	case strings.HasPrefix(path, "iid_hyper."):
+		tr.Configuration = train.ConfigIID
+	case strings.HasPrefix(path, "probe_hyper."):
+		tr.Method = "lp-ft"
+	case isMethod && len(train.SettingMethods[setting]) > 0:
+		tr.Method = train.SettingMethods[setting][0]
+	}
+	if err := tr.FillDefaults(); err != nil {
+		return err
+	}
+	path, err := setGridKey(&tr, key, v)
+	if err != nil {
+		return err
+	}
+	if f, err := runSpecField(reflect.ValueOf(&tr).Elem(), path); err == nil && isMethod && f.IsZero() {
+		return fmt.Errorf("%v is not a positive number (leave %s out for the profile's)", v, key)
+	}
+	for _, e := range tr.CheckSettings() {
+		var se *train.SettingError
+		if errors.As(e, &se) && se.Path == path {
+			return e
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -171,6 +172,7 @@ type Spec struct {
 	Prompt *prompt.Spec `yaml:"prompt,omitempty"`
 
 	dir string // directory of the spec file, for relative paths
+	src []byte // the spec's YAML, for the lines of its fields
 }
 
 // SearchGrid is a search's grid; empty lists mean BeLUGA's values: lr
@@ -369,7 +371,72 @@ func ParseSpec(b []byte) (*Spec, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	s.src = b
 	return &s, nil
+}
+
+// fieldOf names where the spec sets a run setting (a field path of the run
+// spec) at a grid point: the grid key and value that set it, else the
+// budget or model option that does, with its line in the spec ("line 31:
+// field grid.lr[0]"); "" when the spec sets it nowhere (the profile does).
+func (s *Spec) fieldOf(point []setting, path string) string {
+	where := s.where
+	for _, st := range point {
+		if gridPath(st.key) == path || (st.key == TrainSizeKey && path == "train_fraction") {
+			i := slices.IndexFunc(s.Grid[st.key], func(v any) bool { return fmt.Sprint(v) == fmt.Sprint(st.value) })
+			return where("grid", st.key, i)
+		}
+	}
+	var tr train.RunSpec
+	field, ok := s.setBudget(&tr)[path]
+	if f, err := runSpecField(reflect.ValueOf(&tr).Elem(), path); !ok || err != nil || f.IsZero() {
+		return "" // the profile's
+	}
+	var steps []any
+	for _, k := range strings.Split(field, ".") {
+		steps = append(steps, k)
+	}
+	return where(steps...)
+}
+
+// where names a field of the spec by its path — each step a mapping key
+// or a list index — with its line: "line 31: field grid.lr[0]".
+func (s *Spec) where(steps ...any) string {
+	name := ""
+	for _, st := range steps {
+		switch x := st.(type) {
+		case string:
+			if name != "" {
+				name += "."
+			}
+			name += x
+		case int:
+			name += fmt.Sprintf("[%d]", x)
+		}
+	}
+	if line := yamlpath.Line(s.src, steps...); line > 0 {
+		return fmt.Sprintf("line %d: field %s", line, name)
+	}
+	return "field " + name
+}
+
+// setBudget sets the run-spec settings the spec's budget and model options
+// give and says, by field path, which spec field gives each: max_iid caps
+// the i.i.d. training examples; max_cases bounds both the suite cases
+// trained on and those scored, per functionality (a budget for quick runs,
+// the quickstart's, whose pass rates then come from a subsample of
+// T_test); epochs is every phase's unless the grid says otherwise.
+func (s *Spec) setBudget(tr *train.RunSpec) map[string]string {
+	tr.IIDLimit = s.Budget.MaxIID
+	tr.SuiteLimit, tr.EvalLimit = s.Budget.MaxCases, s.Budget.MaxCases
+	tr.MaxSteps = s.Budget.MaxSteps
+	tr.Hyper.Epochs, tr.IIDHyper.Epochs = s.Budget.Epochs, s.Budget.Epochs
+	tr.MaxLength = wholeNumber(s.Model.Options["max_length"])
+	return map[string]string{
+		"iid_limit": "budget.max_iid", "suite_limit": "budget.max_cases", "eval_limit": "budget.max_cases",
+		"max_steps": "budget.max_steps", "hyper.epochs": "budget.epochs", "iid_hyper.epochs": "budget.epochs",
+		"max_length": "model.options.max_length",
+	}
 }
 
 // Validate checks names against the known configurations, methods and scores

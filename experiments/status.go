@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -294,6 +295,16 @@ func (s *Store) Runs() ([]Run, error) {
 	runs, err := s.sweepRuns()
 	if err != nil {
 		return nil, fmt.Errorf("run store: %w", err)
+	}
+	if recs, err := s.Sweeps(); err != nil {
+		return nil, fmt.Errorf("run store: %w", err)
+	} else if len(recs) > 0 {
+		// The latest sweep only: an older one's runs are not this one's.
+		latest := map[string]bool{}
+		for _, id := range recs[len(recs)-1].Runs {
+			latest[id] = true
+		}
+		return slices.DeleteFunc(runs, func(r Run) bool { return !latest[r.ID()] }), nil
 	}
 	listed := map[string]bool{}
 	for _, r := range runs {

@@ -1,21 +1,22 @@
 package experiments
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// A store directory knows the runs of the sweeps recorded into it, so that
-// status DIR counts the runs never launched as status SPEC does.
+// A store directory knows the runs of its latest sweep, so that status DIR
+// counts the runs never launched as status SPEC does; shards of one sweep
+// record the same list.
 func TestStoreRunsIncludeRecordedMissingRuns(t *testing.T) {
 	runs := mustTinyRuns(t)
 	store := &Store{Dir: t.TempDir()}
-	if err := store.RecordSweep(runs[:3]); err != nil {
-		t.Fatal(err)
-	}
-	// A second sweep (or shard) adds its runs; each run is listed once.
-	if err := store.RecordSweep(runs[2:5]); err != nil {
-		t.Fatal(err)
+	for range 2 { // two shards
+		if err := store.RecordSweep(runs[:5], "a.yaml"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	got, err := store.Runs()
 	if err != nil {
@@ -32,6 +33,51 @@ func TestStoreRunsIncludeRecordedMissingRuns(t *testing.T) {
 	st := StatusOf(store, got, nil)
 	if st.Counts[Missing] != 5 {
 		t.Errorf("counts %v, want 5 missing", st.Counts)
+	}
+}
+
+// TestStoreFollowsItsLatestSweep: after its spec changed, a store named by
+// its directory is its latest sweep — the abandoned one's runs neither
+// listed nor counted as missing — and says so; clean --sweeps forgets the
+// sweeps no spec names (a spec file gone, an older sweep of one), keeping
+// every run directory.
+func TestStoreFollowsItsLatestSweep(t *testing.T) {
+	runs := mustTinyRuns(t)
+	dir := t.TempDir()
+	store := &Store{Dir: dir}
+	gone := filepath.Join(dir, "gone.yaml") // a spec since deleted
+	kept := filepath.Join(dir, "kept.yaml")
+	if err := os.WriteFile(kept, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range []struct {
+		spec string
+		runs []Run
+	}{{kept, runs[:2]}, {gone, runs[:4]}, {kept, runs[1:3]}} {
+		if err := store.RecordSweep(rec.runs, rec.spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sw, err := OpenSweep(t.Context(), dir, "", &Inputs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sw.Runs) != 2 || sw.Runs[0].ID() != runs[1].ID() || sw.Runs[1].ID() != runs[2].ID() {
+		t.Errorf("the store lists %d runs, want its latest sweep's 2", len(sw.Runs))
+	}
+	if !strings.Contains(sw.Note, "its latest sweep, 2 runs of") || !strings.Contains(sw.Note, "2 older sweeps not shown") {
+		t.Errorf("note %q", sw.Note)
+	}
+	keptRecs, forgot, err := store.ForgetSweeps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keptRecs) != 1 || len(forgot) != 2 {
+		t.Errorf("kept %d sweeps, forgot %d: want the latest kept, the gone spec's and the older one forgotten", len(keptRecs), len(forgot))
+	}
+	all, err := store.sweepRuns()
+	if err != nil || len(all) != 2 {
+		t.Errorf("sweep.json lists %d runs after clean --sweeps, want 2 (%v)", len(all), err)
 	}
 }
 

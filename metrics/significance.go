@@ -123,163 +123,45 @@ func (c *component) mean(m int) float64 {
 // comparison of suite scores on one set of cases) is tested on its suite
 // scores alone: the statistic of each of its scores is the suite score.
 func Randomisation(a, b Scores, opt RandomisationOptions) (RandomisationResult, error) {
-	type item struct {
-		comp   int
-		va, vb float64
+	l, err := newLayout(a, b, opt)
+	if err != nil {
+		return RandomisationResult{}, err
 	}
-	var comps []*component
-	var items []item // swappable items, in visiting order
-	iidComp := map[string]int{}
-	suiteComp := map[string]map[string][]int{}
-	add := func(va, vb []float64, where string) (int, error) {
-		if len(va) != len(vb) {
-			return 0, fmt.Errorf("randomisation: %s has %d items for one model and %d for the other", where, len(va), len(vb))
-		}
-		c := &component{}
-		idx := len(comps)
-		comps = append(comps, c)
-		for i := range va {
-			for m, v := range [2]float64{va[i], vb[i]} {
-				if !math.IsNaN(v) {
-					c.sum[m] += v
-					c.n[m]++
-				}
-			}
-			if va[i] != vb[i] || math.IsNaN(va[i]) {
-				items = append(items, item{idx, va[i], vb[i]})
-			}
-		}
-		return idx, nil
-	}
-	for _, t := range opt.Tasks {
-		i, err := add(a.IID[t], b.IID[t], t+" i.i.d.")
-		if err != nil {
-			return RandomisationResult{}, err
-		}
-		iidComp[t] = i
-	}
-	scores := func(t string) []string {
-		if s, ok := opt.TaskScores[t]; ok {
-			return s
-		}
-		return opt.ScoreNames
-	}
-	for _, t := range opt.Tasks {
-		suiteComp[t] = map[string][]int{}
-		for _, s := range scores(t) {
-			for _, f := range opt.Functionalities[t] {
-				i, err := add(a.Suite[t][s][f], b.Suite[t][s][f], fmt.Sprintf("%s %s %q", t, s, f))
-				if err != nil {
-					return RandomisationResult{}, err
-				}
-				suiteComp[t][s] = append(suiteComp[t][s], i)
-			}
-		}
-	}
-	// The statistics' layout, resolved once.
-	var defs []statDef
-	for _, t := range opt.Tasks {
-		for _, s := range scores(t) {
-			d := statDef{iid: iidComp[t], suite: suiteComp[t][s]}
-			if len(a.IID[t]) == 0 {
-				d.iid = -1
-			}
-			defs = append(defs, d)
-		}
-	}
-	// stat computes, for model m, every G in task/score order and their
-	// mean into gs (len(defs)+1), summing in the order Mean does, so that
-	// the values are those of the slices' means.
-	stat := func(m int, gs []float64) {
-		sumG := 0.0
-		for k, d := range defs {
-			sum, n := 0.0, 0
-			for _, ci := range d.suite {
-				if r := comps[ci].mean(m); !math.IsNaN(r) {
-					sum += r
-					n++
-				}
-			}
-			suite := math.NaN()
-			if n > 0 {
-				suite = sum / float64(n)
-			}
-			g := suite
-			if d.iid >= 0 {
-				g = HarmonicMean(comps[d.iid].mean(m), suite)
-			}
-			gs[k] = g
-			sumG += g
-		}
-		gs[len(defs)] = math.NaN()
-		if len(defs) > 0 {
-			gs[len(defs)] = sumG / float64(len(defs))
-		}
-	}
-	ga, gb := make([]float64, len(defs)+1), make([]float64, len(defs)+1)
-	diff := func(d []float64) {
-		stat(0, ga)
-		stat(1, gb)
-		for i := range d {
-			d[i] = math.Abs(ga[i] - gb[i])
-		}
-	}
-	observed := make([]float64, len(defs)+1)
-	diff(observed)
-	counts := make([]int, len(observed))
-	rng := nprand.NewPythonRandom(opt.Seed)
-	// A swap moves an item's value from one model to the other: per item
-	// the change of model 0's sum and count (model 1's is the opposite).
-	// Hits are 0, 1 or NaN, so the sums are whole numbers, held exactly:
-	// a trial starts from a copy of the untouched sums rather than
-	// swapping its items back.
-	type delta struct {
-		comp int
-		sum  float64
-		n    float64
-	}
-	deltas := make([]delta, len(items))
-	for i, it := range items {
-		d := delta{comp: it.comp}
-		if !math.IsNaN(it.vb) {
-			d.sum += it.vb
-			d.n++
-		}
-		if !math.IsNaN(it.va) {
-			d.sum -= it.va
-			d.n--
-		}
-		deltas[i] = d
-	}
-	start := make([]component, len(comps))
-	for i, c := range comps {
-		start[i] = *c
-	}
+	observed := make([]float64, len(l.defs)+1)
+	l.diff(observed)
 	// The observed statistics exactly, for trials whose statistic comes
 	// within tieBand of them.
 	obsExact := make([]*big.Rat, len(observed))
 	for i := range obsExact {
-		obsExact[i] = exactDiff(comps, defs, i)
+		obsExact[i] = exactDiff(l.comps, l.defs, i)
 	}
+	start := make([]component, len(l.comps))
+	for i, c := range l.comps {
+		start[i] = *c
+	}
+	counts := make([]int, len(observed))
+	rng := nprand.NewPythonRandom(opt.Seed)
 	d := make([]float64, len(observed))
 	for trial := 0; trial < opt.Trials; trial++ {
-		for _, dl := range deltas {
+		for _, sw := range l.swaps {
 			if rng.GetRandBits(1) == 1 {
-				c := comps[dl.comp]
-				c.sum[0] += dl.sum
-				c.n[0] += dl.n
-				c.sum[1] -= dl.sum
-				c.n[1] -= dl.n
+				c := l.comps[sw.comp]
+				c.sum[0] += sw.sum
+				c.n[0] += sw.n
+				c.sum[1] -= sw.sum
+				c.n[1] -= sw.n
 			}
 		}
-		diff(d)
+		l.diff(d)
 		for i := range d {
-			if reaches(d[i], observed[i], func() int { return cmpExact(exactDiff(comps, defs, i), obsExact[i]) }) {
+			if reaches(d[i], observed[i], func() int { return cmpExact(exactDiff(l.comps, l.defs, i), obsExact[i]) }) {
 				counts[i]++
 			}
 		}
-		for i := range comps {
-			*comps[i] = start[i]
+		// The sums are whole numbers, held exactly: a trial starts from a
+		// copy of the untouched sums rather than swapping its items back.
+		for i := range l.comps {
+			*l.comps[i] = start[i]
 		}
 	}
 	p := func(c int) float64 { return float64(c+1) / float64(opt.Trials+1) }
@@ -287,13 +169,132 @@ func Randomisation(a, b Scores, opt RandomisationOptions) (RandomisationResult, 
 	k := 0
 	for _, t := range opt.Tasks {
 		res.G[t] = map[string]float64{}
-		for _, s := range scores(t) {
+		for _, s := range opt.scores(t) {
 			res.G[t][s] = p(counts[k])
 			k++
 		}
 	}
 	res.Avg = p(counts[k])
 	return res, nil
+}
+
+// scores are the score names tested for task t.
+func (o RandomisationOptions) scores(t string) []string {
+	if s, ok := o.TaskScores[t]; ok {
+		return s
+	}
+	return o.ScoreNames
+}
+
+// layout is a randomisation test's components (both models' running
+// sums), its swappable items in visiting order, and its statistics.
+type layout struct {
+	comps []*component
+	swaps []swap
+	defs  []statDef
+	gs    [2][]float64 // scratch: each model's statistics
+}
+
+// swap is one swappable item as the change it makes to model 0's sum and
+// count of its component when swapped (model 1's is the opposite).
+type swap struct {
+	comp   int
+	sum, n float64
+}
+
+// newLayout visits the items in BeLUGA's order: every task's i.i.d. items,
+// then the suite items by task, score, functionality and case.
+func newLayout(a, b Scores, opt RandomisationOptions) (*layout, error) {
+	l := &layout{}
+	add := func(va, vb []float64, where string) (int, error) {
+		if len(va) != len(vb) {
+			return 0, fmt.Errorf("randomisation: %s has %d items for one model and %d for the other", where, len(va), len(vb))
+		}
+		c := &component{}
+		idx := len(l.comps)
+		l.comps = append(l.comps, c)
+		for i := range va {
+			sw := swap{comp: idx}
+			for m, v := range [2]float64{va[i], vb[i]} {
+				if !math.IsNaN(v) {
+					c.sum[m] += v
+					c.n[m]++
+					sign := float64(1 - 2*m) // model 0 loses va, gains vb
+					sw.sum -= sign * v
+					sw.n -= sign
+				}
+			}
+			if va[i] != vb[i] || math.IsNaN(va[i]) {
+				l.swaps = append(l.swaps, sw)
+			}
+		}
+		return idx, nil
+	}
+	iidComp := map[string]int{}
+	for _, t := range opt.Tasks {
+		i, err := add(a.IID[t], b.IID[t], t+" i.i.d.")
+		if err != nil {
+			return nil, err
+		}
+		iidComp[t] = i
+	}
+	for _, t := range opt.Tasks {
+		for _, s := range opt.scores(t) {
+			d := statDef{iid: iidComp[t]}
+			if len(a.IID[t]) == 0 {
+				d.iid = -1
+			}
+			for _, f := range opt.Functionalities[t] {
+				i, err := add(a.Suite[t][s][f], b.Suite[t][s][f], fmt.Sprintf("%s %s %q", t, s, f))
+				if err != nil {
+					return nil, err
+				}
+				d.suite = append(d.suite, i)
+			}
+			l.defs = append(l.defs, d)
+		}
+	}
+	l.gs = [2][]float64{make([]float64, len(l.defs)+1), make([]float64, len(l.defs)+1)}
+	return l, nil
+}
+
+// stat computes, for model m, every G in task/score order and their mean
+// into gs (len(defs)+1), summing in the order Mean does, so that the
+// values are those of the slices' means.
+func (l *layout) stat(m int, gs []float64) {
+	sumG := 0.0
+	for k, d := range l.defs {
+		sum, n := 0.0, 0
+		for _, ci := range d.suite {
+			if r := l.comps[ci].mean(m); !math.IsNaN(r) {
+				sum += r
+				n++
+			}
+		}
+		suite := math.NaN()
+		if n > 0 {
+			suite = sum / float64(n)
+		}
+		g := suite
+		if d.iid >= 0 {
+			g = HarmonicMean(l.comps[d.iid].mean(m), suite)
+		}
+		gs[k] = g
+		sumG += g
+	}
+	gs[len(l.defs)] = math.NaN()
+	if len(l.defs) > 0 {
+		gs[len(l.defs)] = sumG / float64(len(l.defs))
+	}
+}
+
+// diff writes every statistic's |ΔG| between the models into d.
+func (l *layout) diff(d []float64) {
+	l.stat(0, l.gs[0])
+	l.stat(1, l.gs[1])
+	for i := range d {
+		d[i] = math.Abs(l.gs[0][i] - l.gs[1][i])
+	}
 }
 
 // tieBand is how close, in absolute terms, two statistics computed in

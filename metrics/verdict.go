@@ -282,21 +282,8 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 			rs[j], sizes[j] = invResult(orig, p, tol)
 		}
 	case suites.ExpectSquadInvSubstitution:
-		var meta []json.RawMessage
-		if len(c.Meta) > 0 {
-			if err := json.Unmarshal(c.Meta, &meta); err != nil || len(meta) != len(preds) {
-				return nil, nil, fmt.Errorf("substitution test needs one meta entry per input")
-			}
-		}
-		for j, p := range preds {
-			want := orig.Answer
-			if j < len(meta) {
-				var sub []string
-				if json.Unmarshal(meta[j], &sub) == nil && len(sub) == 2 {
-					want = regexp.MustCompile(`\b`+regexp.QuoteMeta(sub[0])+`\b`).ReplaceAllLiteralString(orig.Answer, sub[1])
-				}
-			}
-			rs[j] = passIf(p.Answer == want)
+		if err := substitution(c, orig, preds, rs); err != nil {
+			return nil, nil, err
 		}
 	case suites.ExpectMonotonic:
 		tol := opt.tolerance(e)
@@ -308,23 +295,8 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 			rs[j], sizes[j] = r, size
 		}
 	case suites.ExpectPositiveChange:
-		tol := opt.tolerance(e)
-		for j, p := range preds {
-			if len(orig.Probs) != 3 || len(p.Probs) != 3 {
-				return nil, nil, fmt.Errorf("positive_change needs 3-class probabilities (negative, neutral, positive)")
-			}
-			change := (orig.Probs[0] - p.Probs[0]) + (p.Probs[2] - orig.Probs[2])
-			switch e.Direction {
-			case "not_more_negative":
-				rs[j] = passIf(change+tol >= 0)
-			case "not_more_positive":
-				rs[j] = passIf(change-tol <= 0)
-			default:
-				return nil, nil, fmt.Errorf("positive_change with direction %q (want not_more_negative or not_more_positive)", e.Direction)
-			}
-			if rs[j] == rFail {
-				sizes[j] = math.Abs(change)
-			}
+		if err := positiveChange(orig, preds, e.Direction, opt.tolerance(e), rs, sizes); err != nil {
+			return nil, nil, err
 		}
 	case suites.ExpectAzimuth:
 		return azimuthResults(preds, opt.tolerance(e)), sizes, nil
@@ -344,6 +316,52 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 		}
 	}
 	return rs, sizes, nil
+}
+
+// positiveChange is the sentiment notebook's positive_change expectation
+// for every input against the original: the rise of p(positive) plus the
+// fall of p(negative) must not go the wrong way by more than tol.
+func positiveChange(orig Prediction, preds []Prediction, direction string, tol float64, rs []result, sizes []float64) error {
+	for j, p := range preds {
+		if len(orig.Probs) != 3 || len(p.Probs) != 3 {
+			return fmt.Errorf("positive_change needs 3-class probabilities (negative, neutral, positive)")
+		}
+		change := (orig.Probs[0] - p.Probs[0]) + (p.Probs[2] - orig.Probs[2])
+		switch direction {
+		case "not_more_negative":
+			rs[j] = passIf(change+tol >= 0)
+		case "not_more_positive":
+			rs[j] = passIf(change-tol <= 0)
+		default:
+			return fmt.Errorf("positive_change with direction %q (want not_more_negative or not_more_positive)", direction)
+		}
+		if rs[j] == rFail {
+			sizes[j] = math.Abs(change)
+		}
+	}
+	return nil
+}
+
+// substitution is SQuAD's INV with a substitution: every answer must be
+// the original's with the case's per-input substitution (meta) applied.
+func substitution(c *suites.Case, orig Prediction, preds []Prediction, rs []result) error {
+	var meta []json.RawMessage
+	if len(c.Meta) > 0 {
+		if err := json.Unmarshal(c.Meta, &meta); err != nil || len(meta) != len(preds) {
+			return fmt.Errorf("substitution test needs one meta entry per input")
+		}
+	}
+	for j, p := range preds {
+		want := orig.Answer
+		if j < len(meta) {
+			var sub []string
+			if json.Unmarshal(meta[j], &sub) == nil && len(sub) == 2 {
+				want = regexp.MustCompile(`\b`+regexp.QuoteMeta(sub[0])+`\b`).ReplaceAllLiteralString(orig.Answer, sub[1])
+			}
+		}
+		rs[j] = passIf(p.Answer == want)
+	}
+	return nil
 }
 
 func samePrediction(p Prediction, l suites.Label) bool {

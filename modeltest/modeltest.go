@@ -116,25 +116,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if opt.Out == "" {
 		return nil, fmt.Errorf("no output directory")
 	}
-	s, err := suites.Open(opt.Suite)
+	s, err := openSuite(opt)
 	if err != nil {
 		return nil, err
-	}
-	if len(s.Labels) == 0 {
-		return nil, fmt.Errorf("suite %s: a span (question-answering) suite; beluga test scores classifiers (use beluga eval with the answers in pred_only format)", opt.Suite)
-	}
-	if opt.Sample != nil {
-		if opt.Score.Split != "" {
-			return nil, fmt.Errorf("--n samples every test's cases as CheckList's suite.run does; with --split %s the draw would not be CheckList's: give one of them", opt.Score.Split)
-		}
-		if err := SampleSuite(s, opt.Sample.N, opt.Sample.Seed); err != nil {
-			return nil, err
-		}
-	}
-	EnsureSplit(s, opt.Score.Split)
-	r := opt.Resolver
-	if r == nil {
-		r = hub.FromEnv()
 	}
 	maxLength, batch := opt.MaxLength, opt.BatchSize
 	if maxLength == 0 {
@@ -143,40 +127,16 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if batch == 0 {
 		batch = 64
 	}
-	m, err := pretrained.Load(ctx, opt.Model, pretrained.Options{MaxLength: maxLength, Resolver: r})
+	m, err := loadModel(ctx, opt, maxLength)
 	if err != nil {
 		return nil, err
-	}
-	logLoad(m, maxLength)
-	if len(m.Report.Initialised) > 0 && !opt.AllowUntrainedHead {
-		return nil, untrainedHead(opt.Model, m.Report)
 	}
 	rep := &Report{ModelLabels: modelLabels(m)}
 	rep.SuiteLabels, rep.Match, err = matchLabels(rep.ModelLabels, s, opt.LabelMap)
 	if err != nil {
 		return nil, fmt.Errorf("model %s on suite %s: %w", opt.Model, opt.Suite, err)
 	}
-	var inputs []predict.Input
-	for _, f := range s.Functionalities {
-		for _, c := range f.Cases {
-			if opt.Score.Split != "" && c.Split != opt.Score.Split {
-				continue
-			}
-			for _, in := range c.Inputs {
-				pi := predict.Input{Text: in.Text}
-				if in.IsPair {
-					p := in.Pair
-					pi.TextPair = &p
-				}
-				inputs = append(inputs, pi)
-			}
-		}
-	}
-	if len(inputs) == 0 {
-		return nil, fmt.Errorf("suite %s has no case to score (split %q)", opt.Suite, opt.Score.Split)
-	}
-	slog.Info("predicting the suite's inputs", "model", opt.Model, "inputs", len(inputs))
-	outs, err := predict.RunContext(ctx, m.Classifier, m.Tokenizer, inputs, batch)
+	outs, err := predictSuite(ctx, opt, s, m, batch)
 	if err != nil {
 		return nil, err
 	}
@@ -204,9 +164,89 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+	if err := writeFolder(opt.Out, s, rep, info, outs); err != nil {
 		return nil, err
 	}
+	files, cal, err := writeCalibration(opt.Out, opt.Model, res.Cases, data, dataOuts)
+	if err != nil {
+		return nil, err
+	}
+	rep.Files, rep.Calibration = append(rep.Files, files...), cal
+	return rep, nil
+}
+
+// openSuite opens the suite and keeps the cases to score: CheckList's
+// sample (opt.Sample), and a split computed when asked for and missing.
+func openSuite(opt Options) (*suites.Suite, error) {
+	s, err := suites.Open(opt.Suite)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Labels) == 0 {
+		return nil, fmt.Errorf("suite %s: a span (question-answering) suite; beluga test scores classifiers (use beluga eval with the answers in pred_only format)", opt.Suite)
+	}
+	if opt.Sample != nil {
+		if opt.Score.Split != "" {
+			return nil, fmt.Errorf("--n samples every test's cases as CheckList's suite.run does; with --split %s the draw would not be CheckList's: give one of them", opt.Score.Split)
+		}
+		if err := SampleSuite(s, opt.Sample.N, opt.Sample.Seed); err != nil {
+			return nil, err
+		}
+	}
+	EnsureSplit(s, opt.Score.Split)
+	return s, nil
+}
+
+// loadModel loads the model, reports the load (-v) and refuses one
+// without a trained classifier head unless asked not to.
+func loadModel(ctx context.Context, opt Options, maxLength int) (*pretrained.Model, error) {
+	r := opt.Resolver
+	if r == nil {
+		r = hub.FromEnv()
+	}
+	m, err := pretrained.Load(ctx, opt.Model, pretrained.Options{MaxLength: maxLength, Resolver: r})
+	if err != nil {
+		return nil, err
+	}
+	logLoad(m, maxLength)
+	if len(m.Report.Initialised) > 0 && !opt.AllowUntrainedHead {
+		return nil, untrainedHead(opt.Model, m.Report)
+	}
+	return m, nil
+}
+
+// predictSuite predicts every input of the scored cases, in suite order.
+func predictSuite(ctx context.Context, opt Options, s *suites.Suite, m *pretrained.Model, batch int) ([]predict.Output, error) {
+	var inputs []predict.Input
+	for _, f := range s.Functionalities {
+		for _, c := range f.Cases {
+			if opt.Score.Split != "" && c.Split != opt.Score.Split {
+				continue
+			}
+			for _, in := range c.Inputs {
+				pi := predict.Input{Text: in.Text}
+				if in.IsPair {
+					p := in.Pair
+					pi.TextPair = &p
+				}
+				inputs = append(inputs, pi)
+			}
+		}
+	}
+	if len(inputs) == 0 {
+		return nil, fmt.Errorf("suite %s has no case to score (split %q)", opt.Suite, opt.Score.Split)
+	}
+	slog.Info("predicting the suite's inputs", "model", opt.Model, "inputs", len(inputs))
+	return predict.RunContext(ctx, m.Classifier, m.Tokenizer, inputs, batch)
+}
+
+// writeFolder writes the predictions, test.json, the results, the cases,
+// the printed report and the page into out.
+func writeFolder(out string, s *suites.Suite, rep *Report, info *report.TestInfo, outs []predict.Output) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	res := rep.Result
 	steps := []struct {
 		name string
 		fn   func(string) error
@@ -217,7 +257,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		{CasesFile, res.WriteCases},
 		{TableFile, func(p string) error { return atomicfile.Write(p, rep.Test.WriteText) }},
 		{PageFile, func(p string) error {
-			src, err := explore.FromTest(rep.Test, []explore.TestRun{{CasesFile: filepath.Join(opt.Out, CasesFile), Labels: s.Labels}})
+			src, err := explore.FromTest(rep.Test, []explore.TestRun{{CasesFile: filepath.Join(out, CasesFile), Labels: s.Labels}})
 			if err != nil {
 				return err
 			}
@@ -225,18 +265,13 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		}},
 	}
 	for _, st := range steps {
-		path := filepath.Join(opt.Out, st.name)
+		path := filepath.Join(out, st.name)
 		if err := st.fn(path); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("%s: %w", path, err)
 		}
 		rep.Files = append(rep.Files, path)
 	}
-	files, cal, err := writeCalibration(opt.Out, opt.Model, res.Cases, data, dataOuts)
-	if err != nil {
-		return nil, err
-	}
-	rep.Files, rep.Calibration = append(rep.Files, files...), cal
-	return rep, nil
+	return nil
 }
 
 // testInfo is what test.json records.

@@ -215,7 +215,7 @@ func (w *world) store(t *testing.T) (*experiments.Store, []experiments.Run) {
 		os.RemoveAll(dir)
 	}
 	store := &experiments.Store{Dir: dir}
-	if err := store.RecordSweep(runs); err != nil {
+	if err := store.RecordSweep(runs, spec.Name); err != nil {
 		t.Fatal(err)
 	}
 	sum, err := experiments.Execute(context.Background(), store, runs, w, experiments.Options{Jobs: 1, Logger: quiet()})

@@ -732,28 +732,23 @@ func atRep[V any](m map[string]V, rep string) (V, bool) {
 	return found, n == 1
 }
 
+// alignMap is m with a value for each of reps it has through atRep.
+func alignMap[V any](m map[string]V, reps []string) map[string]V {
+	out := maps.Clone(m)
+	for _, rep := range reps {
+		if v, ok := atRep(m, rep); ok {
+			out[rep] = v
+		}
+	}
+	return out
+}
+
 // alignedTo is b with a value for each of reps that b has through atRep,
 // for pairing b's runs with those of a row of replicates reps: the
 // statistics of b's own row still count each of its runs once.
 func (b *rowData) alignedTo(reps []string) *rowData {
-	align := func(m map[string][]bool) map[string][]bool {
-		out := maps.Clone(m)
-		for _, rep := range reps {
-			if v, ok := atRep(m, rep); ok {
-				out[rep] = v
-			}
-		}
-		return out
-	}
-	alignV := func(m map[string][][]byte) map[string][][]byte {
-		out := maps.Clone(m)
-		for _, rep := range reps {
-			if v, ok := atRep(m, rep); ok {
-				out[rep] = v
-			}
-		}
-		return out
-	}
+	align := func(m map[string][]bool) map[string][]bool { return alignMap(m, reps) }
+	alignV := func(m map[string][][]byte) map[string][][]byte { return alignMap(m, reps) }
 	a := *b
 	a.iid, a.eval, a.hits, a.seen, a.foldIID = map[string]map[string][]bool{}, map[string]map[string]map[string][]bool{},
 		map[string]map[string]map[string][][]byte{}, map[string]map[string][][]byte{}, map[string]map[string]map[string][]bool{}

@@ -346,9 +346,9 @@ func scoreNote(res *metrics.Result) string {
 	for _, f := range res.Functionalities {
 		switch {
 		case f.Excluded:
-			excluded = append(excluded, strconv.Quote(f.Name))
+			excluded = append(excluded, `"`+f.Name+`"`)
 		case f.PassRate == nil:
-			empty = append(empty, strconv.Quote(f.Name))
+			empty = append(empty, `"`+f.Name+`"`)
 		default:
 			scored++
 		}
@@ -584,10 +584,11 @@ func writeGrid(w io.Writer, md bool, mdTitle, textTitle string, left int, head [
 			return err
 		}
 	}
+	// The last cell ends no column, so that no line ends in spaces.
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, row := range rows {
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -26,7 +26,7 @@ func TestTestReportScoreNoteAndGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"over 2 of 5 tests", `leaves out "reducers", "\"used to\" should reduce" (BeLUGA leaves them out`, `"all filtered" (every case filtered)`} {
+	for _, want := range []string{"over 2 of 5 tests", `leaves out "reducers", ""used to" should reduce" (BeLUGA leaves them out`, `"all filtered" (every case filtered)`} {
 		if !strings.Contains(r.ScoreNote, want) {
 			t.Errorf("score note %q lacks %q", r.ScoreNote, want)
 		}

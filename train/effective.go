@@ -1,6 +1,8 @@
 package train
 
 import (
+	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -115,6 +117,69 @@ func (m MethodSettings) readBy(names []string) MethodSettings {
 		name, _, _ := strings.Cut(src.Type().Field(i).Tag.Get("json"), ",")
 		if slices.Contains(names, name) {
 			dst.Field(i).Set(src.Field(i))
+		}
+	}
+	return out
+}
+
+// SettingError is a setting's value that a run refuses, by the setting's
+// field path (hyper.lr, max_length): whoever set it — a grid key in either
+// spelling, a budget, a profile — is told by the one rule.
+type SettingError struct {
+	Path, Msg string
+}
+
+func (e *SettingError) Error() string { return e.Msg }
+
+// CheckSettings checks the value of every setting the run reads (its
+// effective spec): the limits, the training-set size, each phase's
+// hyper-parameters, the feature length, the step cap and the method
+// settings. It returns every value it refuses (SettingError), none when
+// all are valid; Validate refuses a spec with any.
+func (s *RunSpec) CheckSettings() []error {
+	var out []error
+	bad := func(path, format string, args ...any) {
+		out = append(out, &SettingError{Path: path, Msg: fmt.Sprintf(format, args...)})
+	}
+	for _, f := range []struct {
+		path string
+		v    int
+	}{{"iid_limit", s.IIDLimit}, {"suite_limit", s.SuiteLimit}, {"eval_limit", s.EvalLimit}} {
+		if f.v < 0 {
+			bad(f.path, "%s %d must not be negative (0 means no limit)", f.path, f.v)
+		}
+	}
+	if s.TrainSize < 0 {
+		bad("train_size", "train_size %d must not be negative (0 means all)", s.TrainSize)
+	}
+	if s.TrainFraction < 0 || s.TrainFraction > 1 || math.IsNaN(s.TrainFraction) {
+		bad("train_fraction", "train_fraction %v must be in (0, 1] (0 means all)", s.TrainFraction)
+	}
+	if s.TrainSize > 0 && s.TrainFraction > 0 {
+		bad("train_fraction", "train_size %d and train_fraction %v: set at most one", s.TrainSize, s.TrainFraction)
+	}
+	// The hyper-parameters the run reads, each checked by the one rule
+	// whatever key set it.
+	e := s.Effective()
+	if e.Configuration == ConfigIID {
+		out = append(out, e.IIDHyper.problems("iid_hyper")...)
+	} else {
+		out = append(out, e.Hyper.problems("hyper")...)
+	}
+	if e.Method == "lp-ft" {
+		out = append(out, e.ProbeHyper.problems("probe_hyper")...)
+	}
+	if s.MaxLength <= 0 {
+		bad("max_length", "max_length %d must be positive", s.MaxLength)
+	}
+	if s.MaxSteps < 0 {
+		bad("max_steps", "max_steps %d must not be negative", s.MaxSteps)
+	}
+	m := reflect.ValueOf(e.Settings)
+	for i := range m.NumField() {
+		name, _, _ := strings.Cut(m.Type().Field(i).Tag.Get("json"), ",")
+		if v := m.Field(i); (v.CanFloat() && !(v.Float() >= 0)) || (v.CanInt() && v.Int() < 0) {
+			bad("method_settings."+name, "method_settings.%s %v must be positive (leave it out for the profile's)", name, v.Interface())
 		}
 	}
 	return out

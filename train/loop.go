@@ -386,6 +386,7 @@ func Train(ctx context.Context, m models.Classifier, data Data, phases []Phase, 
 	}
 	ev := losses.NewEvaluator()
 	var curve []CurvePoint
+	report := StepsOf(ctx)
 	for pi, ph := range phases {
 		updates, schedule, err := ph.Update.Plan(data, ph.Hyper, opt.Seed+uint64(pi))
 		if err != nil {
@@ -395,6 +396,7 @@ func Train(ctx context.Context, m models.Classifier, data Data, phases []Phase, 
 			schedule = schedule / updates * opt.MaxSteps
 			updates = opt.MaxSteps
 		}
+		planned := len(curve) + updates
 		if ph.Dropout > 0 {
 			ds, ok := m.(dropoutSetter)
 			if !ok {
@@ -437,6 +439,7 @@ func Train(ctx context.Context, m models.Classifier, data Data, phases []Phase, 
 				OptimizerStep(params, st.Opt, lr, clip, ph.Frozen)
 			}
 			curve = append(curve, CurvePoint{Step: len(curve), Kind: step.Kind, Loss: step.Loss, LR: lr})
+			report(len(curve), planned)
 		}
 		m.SetFrozenEncoder(false)
 	}
@@ -479,14 +482,21 @@ type Hyper struct {
 	Loss      LossOptions `json:"loss" yaml:"loss"`
 }
 
-func (h Hyper) validate() error {
-	switch {
-	case !(h.Epochs > 0) || math.IsInf(h.Epochs, 0) || h.Epochs > 1e4:
-		return fmt.Errorf("epochs %v: want a positive number of at most 10000", h.Epochs)
-	case h.BatchSize <= 0:
-		return fmt.Errorf("batch_size %d: want a positive number", h.BatchSize)
-	case !(h.LR > 0) || math.IsInf(h.LR, 0):
-		return fmt.Errorf("lr %v: want a positive number", h.LR)
+// problems checks the phase's hyper-parameters (phase names it: hyper,
+// iid_hyper, probe_hyper), each one.
+func (h Hyper) problems(phase string) []error {
+	var out []error
+	bad := func(field, format string, v any) {
+		out = append(out, &SettingError{Path: phase + "." + field, Msg: fmt.Sprintf("%s: %s "+format, phase, field, v)})
 	}
-	return nil
+	if !(h.Epochs > 0) || math.IsInf(h.Epochs, 0) || h.Epochs > 1e4 {
+		bad("epochs", "%v: want a positive number of at most 10000", h.Epochs)
+	}
+	if h.BatchSize <= 0 {
+		bad("batch_size", "%d: want a positive number", h.BatchSize)
+	}
+	if !(h.LR > 0) || math.IsInf(h.LR, 0) {
+		bad("lr", "%v: want a positive number", h.LR)
+	}
+	return out
 }

@@ -301,19 +301,8 @@ type Result struct {
 // Validate checks a run spec before anything is written for it, and
 // writes its configuration in package train's spelling (ParseConfiguration).
 func (s *RunSpec) Validate() error {
-	for field, v := range map[string]int{"iid_limit": s.IIDLimit, "suite_limit": s.SuiteLimit, "eval_limit": s.EvalLimit} {
-		if v < 0 {
-			return fmt.Errorf("%s %d must not be negative (0 means no limit)", field, v)
-		}
-	}
-	if s.TrainSize < 0 {
-		return fmt.Errorf("train_size %d must not be negative (0 means all)", s.TrainSize)
-	}
-	if s.TrainFraction < 0 || s.TrainFraction > 1 || math.IsNaN(s.TrainFraction) {
-		return fmt.Errorf("train_fraction %v must be in (0, 1] (0 means all)", s.TrainFraction)
-	}
-	if s.TrainSize > 0 && s.TrainFraction > 0 {
-		return fmt.Errorf("train_size %d and train_fraction %v: set at most one", s.TrainSize, s.TrainFraction)
+	if errs := s.CheckSettings(); len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	config, err := LookupConfiguration(s.Configuration)
 	if err != nil {
@@ -363,29 +352,6 @@ func (s *RunSpec) Validate() error {
 	}
 	if s.Configuration != ConfigT && s.IIDDev == "" && s.IIDDevFile == nil && !s.splitsTrainFile() {
 		return fmt.Errorf("configuration %s scores the i.i.d. test set: set iid_dev (or iid_dev_file)", s.Configuration)
-	}
-	// The hyper-parameters the run reads (Effective), each checked by the
-	// one rule whatever key set it.
-	hypers := map[string]Hyper{}
-	e := s.Effective()
-	if e.Configuration == ConfigIID {
-		hypers["iid_hyper"] = e.IIDHyper
-	} else {
-		hypers["hyper"] = e.Hyper
-	}
-	if e.Method == "lp-ft" {
-		hypers["probe_hyper"] = e.ProbeHyper
-	}
-	for name, h := range hypers {
-		if err := h.validate(); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	if s.MaxLength <= 0 {
-		return fmt.Errorf("max_length %d must be positive", s.MaxLength)
-	}
-	if s.MaxSteps < 0 {
-		return fmt.Errorf("max_steps %d must not be negative", s.MaxSteps)
 	}
 	for _, c := range s.Corrections {
 		if _, ok := Corrections[c]; !ok {

@@ -130,6 +130,19 @@ func TestChangedSuiteIsNewRunsAndSaidSo(t *testing.T) {
 	if _, err := execute(t, "report", spec); err != nil {
 		t.Errorf("report of the spec's current runs: %v", err)
 	}
+	// The store is its latest sweep: the old suite's runs no longer stand
+	// in its report.
+	if out, err := execute(t, "report", store); err != nil || !strings.Contains(out, "its latest sweep") {
+		t.Errorf("report of the store, its latest sweep: %v\n%s", err, out)
+	}
+	// A store without its sweeps' record (an older beluga's) lists every
+	// run it recorded, the old suite's stale.
+	forgetSweeps := func() {
+		if err := os.Remove(filepath.Join(store, experiments.SweepsFile)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	forgetSweeps()
 	if _, err := execute(t, "report", store); err == nil || !strings.Contains(err.Error(), "stale") {
 		t.Errorf("report of the store with the old suite's runs: %v", err)
 	}
@@ -140,6 +153,7 @@ func TestChangedSuiteIsNewRunsAndSaidSo(t *testing.T) {
 	os.Rename(filepath.Join(dir, "suite.jsonl"), filepath.Join(dir, "other.jsonl"))
 	os.WriteFile(filepath.Join(dir, "other.jsonl"), []byte(strings.Replace(cut, `"hi there"`, `"hi over there"`, 1)), 0o644)
 	mustRun(t, "run", spec)
+	forgetSweeps()
 	var mixed *report.MixedInputsError
 	if _, err := execute(t, "report", store); !errors.As(err, &mixed) || !strings.Contains(err.Error(), "read different suite") {
 		t.Errorf("report of a store of two suites: %v, want %T", err, mixed)

@@ -81,10 +81,13 @@ func (o *migrateOptions) run(ctx context.Context, stdout, stderr io.Writer) erro
 		if lines := m.AssumedLines(); len(lines) > 0 {
 			fmt.Fprintf(stderr, "warning: the older runs did not record what their inputs held; their new IDs assume these files are what they read (remove the runs of any that changed since):\n  %s\n", strings.Join(lines, "\n  "))
 		}
-		fmt.Fprintf(stdout, "%s: %d runs moved, %d merged into another, %d unfinished removed, %d not migrated; nothing retrained\n",
-			o.store, len(m.Moved), len(m.Merged), len(m.Removed), len(m.Failed))
+		fmt.Fprintf(stdout, "%s: %d runs moved (%d of them damaged, without done), %d merged into another, %d unfinished removed, %d not migrated; nothing retrained\n",
+			o.store, len(m.Moved), len(m.Damaged), len(m.Merged), len(m.Removed), len(m.Failed))
 		if len(m.Failed) > 0 && err == nil {
 			err = fmt.Errorf("%d runs could not be migrated (above): the store keeps its older sweep.json until they are", len(m.Failed))
+		}
+		if len(m.Damaged) > 0 && err == nil {
+			err = fmt.Errorf("%d runs were damaged (above): not vouched for, beluga run redoes them", len(m.Damaged))
 		}
 	}
 	if serr := in.Digests.Save(); err == nil {

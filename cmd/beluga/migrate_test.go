@@ -93,7 +93,7 @@ func TestMigrateSaysWhatItAssumed(t *testing.T) {
 			t.Errorf("migrate does not say it moved run %d to %s:\n%s", i, id, out)
 		}
 	}
-	if !strings.Contains(out, "5 runs moved, 0 merged into another, 0 unfinished removed, 0 not migrated; nothing retrained") {
+	if !strings.Contains(out, "5 runs moved (0 of them damaged, without done), 0 merged into another, 0 unfinished removed, 0 not migrated; nothing retrained") {
 		t.Errorf("migrate's summary:\n%s", out)
 	}
 	// The assumed inputs, each by its field, path and digest.

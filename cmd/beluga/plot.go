@@ -43,7 +43,7 @@ functionality numbers are the columns of "beluga report --pass-rates".`,
 				return errors.New("say where to write the figure: -o FIG.png|svg|pdf")
 			}
 			// The figure needs no p-values: one trial keeps it fast.
-			tab, err := loadTable(cmd.Context(), args[0], store, report.Options{Trials: 1, Partial: partial})
+			tab, err := loadTable(cmd.Context(), cmd.ErrOrStderr(), args[0], store, report.Options{Trials: 1, Partial: partial})
 			if err != nil {
 				return err
 			}
@@ -132,7 +132,7 @@ table, with significance against the baseline row.`,
 				return errors.New("say where to write the figure: -o FIG.png|svg|pdf")
 			}
 			// The figure shows no p-values: no tests keeps it fast.
-			tab, err := loadTable(cmd.Context(), args[0], lcStore, report.Options{Baseline: report.BaselineNone, Partial: lcPartial})
+			tab, err := loadTable(cmd.Context(), cmd.ErrOrStderr(), args[0], lcStore, report.Options{Baseline: report.BaselineNone, Partial: lcPartial})
 			if err != nil {
 				return err
 			}

@@ -105,7 +105,7 @@ dev's other, i.i.d. test half.`,
 			if store.Legacy() {
 				return fmt.Errorf("run store %s: %w", store.Dir, experiments.ErrLegacy)
 			}
-			if err := store.RecordSweep(runs); err != nil {
+			if err := store.RecordSweep(runs, "beluga quickstart --task "+strings.ToUpper(task)); err != nil {
 				return err
 			}
 			runner := &experiments.TrainRunner{Cache: in.Data, Store: store, Inputs: in}

@@ -185,7 +185,7 @@ func (o *reportOptions) run(ctx context.Context, stdout, stderr io.Writer) error
 		tab, write = src.Table, src.WriteHTML
 	} else {
 		var err error
-		if tab, err = loadTable(ctx, o.arg, o.store, opt); err != nil {
+		if tab, err = loadTable(ctx, stderr, o.arg, o.store, opt); err != nil {
 			return err
 		}
 		write = map[string]func(io.Writer) error{"md": tab.WriteMarkdown, "markdown": tab.WriteMarkdown,
@@ -256,10 +256,14 @@ func (o *reportOptions) run(ctx context.Context, stdout, stderr io.Writer) error
 
 // loadTable builds Table 3 from an experiment spec or a run store
 // directory (report.FromStore: every run of the sweep, done or not).
-func loadTable(ctx context.Context, arg, store string, opt report.Options) (*report.Table, error) {
+// A store directory's note (which of its sweeps it is) goes to notes.
+func loadTable(ctx context.Context, notes io.Writer, arg, store string, opt report.Options) (*report.Table, error) {
 	sw, err := readSweep(ctx, arg, store)
 	if err != nil {
 		return nil, err
+	}
+	if sw.Note != "" {
+		fmt.Fprintln(notes, sw.Note)
 	}
 	opt.Inputs = sw.Inputs
 	runs := sw.Runs

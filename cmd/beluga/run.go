@@ -28,6 +28,7 @@ import (
 type runOptions struct {
 	spec, store, from    string
 	dryRun, explain      bool
+	quiet                bool
 	jobs                 int
 	shard                string
 	staleAfter, waitDeps time.Duration
@@ -76,6 +77,7 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "list the runs and their state without executing anything")
 	cmd.Flags().BoolVar(&o.explain, "explain", false, "print the resolved spec, each value with its origin (file, default, profile, grid), and run nothing")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", 1, "runs executed at once")
+	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "no progress display (on a terminal: runs done, running, left and each running run's step; in a log: a line per running run every minute)")
 	cmd.Flags().StringVar(&o.shard, "shard", "", "execute only slice I of N (0-based), e.g. 0/4")
 	cmd.Flags().StringVarP(&o.store, "store", "o", "", "run store directory (default: the spec's out)")
 	// --store, as report, serve, plot and failures name the store; --out
@@ -186,10 +188,18 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	if err := sw.Store.RecordSweep(sw.Runs); err != nil {
+	specFile, err := filepath.Abs(o.spec)
+	if err != nil {
 		return err
 	}
-	_, err = executeSweep(ctx, stderr, sw.Store, runs, runner, experiments.Options{Jobs: o.jobs, WaitDeps: o.waitDeps, Sweep: sw.Runs})
+	if err := sw.Store.RecordSweep(sw.Runs, specFile); err != nil {
+		return err
+	}
+	opts := experiments.Options{Jobs: o.jobs, WaitDeps: o.waitDeps, Sweep: sw.Runs}
+	if o.quiet {
+		opts.Progress = quietProgress{}
+	}
+	_, err = executeSweep(ctx, stderr, sw.Store, runs, runner, opts)
 	return err
 }
 
@@ -241,12 +251,18 @@ func readSweep(ctx context.Context, spec, store string) (*experiments.Sweep, err
 	return sw, nil
 }
 
-// executeSweep runs a sweep with a progress bar on a terminal (log lines
-// otherwise) and prints its summary.
+// executeSweep runs a sweep and prints its summary, with its progress
+// unless opts has a Progress already (quietProgress): on a terminal one
+// line redrawn (experiments.Bar), in a log a line per running run every
+// minute (experiments.LogProgress) beside the log's lines.
 func executeSweep(ctx context.Context, w io.Writer, store *experiments.Store, runs []experiments.Run, runner experiments.Runner, opts experiments.Options) (experiments.Summary, error) {
-	if f, ok := w.(*os.File); ok && experiments.IsTerminal(f) {
+	switch f, ok := w.(*os.File); {
+	case opts.Progress != nil:
+	case ok && experiments.IsTerminal(f):
 		opts.Progress = &experiments.Bar{W: w}
 		opts.Logger = discardLogger()
+	default:
+		opts.Progress = &experiments.LogProgress{W: w, Every: time.Minute}
 	}
 	sum, err := experiments.Execute(ctx, store, runs, runner, opts)
 	if ctx.Err() != nil {
@@ -303,6 +319,13 @@ func printRuns(w io.Writer, store *experiments.Store, runs []experiments.Run, in
 	}
 	return nil
 }
+
+// quietProgress is beluga run --quiet's progress: none.
+type quietProgress struct{}
+
+func (quietProgress) Start(int)                       {}
+func (quietProgress) Finished(experiments.Run, error) {}
+func (quietProgress) Stop()                           {}
 
 // oneLine joins a reason of several lines.
 // oneLine makes a message one line for a table or a terminal: lines joined,

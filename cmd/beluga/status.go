@@ -65,6 +65,9 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if sw.Note != "" {
+		fmt.Fprintln(w, sw.Note)
+	}
 	st := experiments.StatusOf(sw.Store, sw.Runs, sw.Inputs)
 	sw.Inputs.Digests.SaveOrWarn(rootCmd.ErrOrStderr())
 	flagged := ""

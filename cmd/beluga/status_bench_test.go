@@ -99,7 +99,7 @@ func sentFullStore(b *testing.B) (spec, store string) {
 		}
 		experimentstest.Reseal(b, dir)
 	}
-	if err := sw.Store.RecordSweep(sw.Runs); err != nil {
+	if err := sw.Store.RecordSweep(sw.Runs, "bench.yaml"); err != nil {
 		b.Fatal(err)
 	}
 	return spec, store

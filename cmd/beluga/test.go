@@ -15,17 +15,20 @@ import (
 	"github.com/beluga-nlp/beluga/report/explore"
 )
 
+// testOptions are beluga test's flags.
+type testOptions struct {
+	model, suitePath, out string
+	labelMap              []string
+	batchSize, maxLength  int
+	sf                    scoreFlags
+	data                  datasets.FileSpec
+	sampleN               int
+	sampleSeed            uint32
+	untrainedHead         bool
+}
+
 func init() {
-	var (
-		model, suitePath, out string
-		labelMap              []string
-		batchSize, maxLength  int
-		sf                    scoreFlags
-		data                  datasets.FileSpec
-		sampleN               int
-		sampleSeed            uint32
-		untrainedHead         bool
-	)
+	var o testOptions
 	cmd := &cobra.Command{
 		Use:   "test",
 		Short: "Test a trained classifier on a suite: predict its inputs and score them with CheckList's semantics",
@@ -74,66 +77,69 @@ confidence histogram of passing vs failing cases).`,
   beluga test --model ./sst2-model --suite sentiment_suite.tar.gz --n 500 --seed 1 -o sst2-n500   # CheckList's published sample
   beluga test --model ./my-sst2-model --suite sentiment.jsonl.gz --data sst2/dev.tsv --data-text sentence -o sst2-test`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := sf.options(cmd)
-			if err != nil {
-				return err
-			}
-			lm, err := modeltest.ParseLabelMap(labelMap)
-			if err != nil {
-				return err
-			}
-			var sample *report.Sample
-			if cmd.Flags().Changed("n") {
-				sample = &report.Sample{N: sampleN, Seed: sampleSeed}
-			} else if cmd.Flags().Changed("seed") {
-				return fmt.Errorf("--seed draws CheckList's sample of --n cases per test: give --n too")
-			}
-			r := hub.FromEnv()
-			r.Progress = cmd.ErrOrStderr()
-			mo := modeltest.Options{Model: model, Suite: suitePath, LabelMap: lm, Score: opt, Sample: sample,
-				AllowUntrainedHead: untrainedHead, BatchSize: batchSize, MaxLength: maxLength, Out: out, Resolver: r}
-			if data.Path != "" {
-				mo.Data = &data
-			}
-			rep, err := modeltest.Run(cmd.Context(), mo)
-			if err != nil {
-				return err
-			}
-			for _, f := range rep.Flags {
-				slog.Warn("sanity check", "flag", f.Kind, "reason", f.Reason)
-			}
-			if err := rep.WriteTable(cmd.OutOrStdout()); err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			printCalibration(w, rep.Calibration)
-			fmt.Fprintf(w, "\nwrote %s (report.html: the test report)\n", out)
-			fmt.Fprintf(w, "next: beluga failures %s     # failing cases, worst first, breaking inputs marked ✗\n", out)
-			fmt.Fprintf(w, "      beluga serve %s        # the report in the browser\n", out)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&model, "model", "", "model directory, .tar.gz, or hub id org/name[@revision]")
-	fl.StringVar(&suitePath, "suite", "", "suite (.jsonl[.gz], CheckList .pkl/.tar.gz, HateCheck .csv)")
-	fl.StringSliceVar(&labelMap, "label-map", nil, "MODEL_LABEL=SUITE_LABEL for model classes whose name is not the suite's (repeat or comma-separate)")
-	fl.StringVarP(&out, "out", "o", "", "directory to write the results, cases, predictions, table and page into")
-	fl.IntVar(&batchSize, "batch-size", 64, "inputs per batch")
-	fl.IntVar(&maxLength, "max-length", 128, "truncate encodings to this many tokens")
-	fl.StringVar(&data.Path, "data", "", "your own labelled data (.tsv, .csv, .jsonl[.gz]), measured beside the suite: accuracy, macro-F1, per-class precision/recall, confusion matrix, calibration")
-	fl.StringVar(&data.TextColumn, "data-text", "text", "--data's text column")
-	fl.StringVar(&data.PairColumn, "data-pair", "", "--data's second-text column, for text-pair tasks")
-	fl.StringVar(&data.LabelColumn, "data-label", "label", "--data's label column: the suite's label names or class indices")
-	fl.IntVar(&sampleN, "n", 0, "score at most this many cases per test, drawn as CheckList's suite.run(n=N, seed=SEED) draws them (published CheckList numbers use n=500, seed=1)")
-	fl.Uint32Var(&sampleSeed, "seed", 1, "with --n, the seed of CheckList's draw (numpy's np.random.seed)")
-	fl.BoolVar(&untrainedHead, "allow-untrained-head", false, "test a checkpoint that lacks some of its classifier's parameters (initialised at random; refused otherwise)")
-	sf.bind(cmd)
+	fl.StringVar(&o.model, "model", "", "model directory, .tar.gz, or hub id org/name[@revision]")
+	fl.StringVar(&o.suitePath, "suite", "", "suite (.jsonl[.gz], CheckList .pkl/.tar.gz, HateCheck .csv)")
+	fl.StringSliceVar(&o.labelMap, "label-map", nil, "MODEL_LABEL=SUITE_LABEL for model classes whose name is not the suite's (repeat or comma-separate)")
+	fl.StringVarP(&o.out, "out", "o", "", "directory to write the results, cases, predictions, table and page into")
+	fl.IntVar(&o.batchSize, "batch-size", 64, "inputs per batch")
+	fl.IntVar(&o.maxLength, "max-length", 128, "truncate encodings to this many tokens")
+	fl.StringVar(&o.data.Path, "data", "", "your own labelled data (.tsv, .csv, .jsonl[.gz]), measured beside the suite: accuracy, macro-F1, per-class precision/recall, confusion matrix, calibration")
+	fl.StringVar(&o.data.TextColumn, "data-text", "text", "--data's text column")
+	fl.StringVar(&o.data.PairColumn, "data-pair", "", "--data's second-text column, for text-pair tasks")
+	fl.StringVar(&o.data.LabelColumn, "data-label", "label", "--data's label column: the suite's label names or class indices")
+	fl.IntVar(&o.sampleN, "n", 0, "score at most this many cases per test, drawn as CheckList's suite.run(n=N, seed=SEED) draws them (published CheckList numbers use n=500, seed=1)")
+	fl.Uint32Var(&o.sampleSeed, "seed", 1, "with --n, the seed of CheckList's draw (numpy's np.random.seed)")
+	fl.BoolVar(&o.untrainedHead, "allow-untrained-head", false, "test a checkpoint that lacks some of its classifier's parameters (initialised at random; refused otherwise)")
+	o.sf.bind(cmd)
 	for _, f := range []string{"model", "suite", "out"} {
 		cmd.MarkFlagRequired(f)
 	}
 	cmd.AddCommand(newCmdTestCompare())
 	rootCmd.AddCommand(cmd)
+}
+
+// run tests the model and prints the report and where to look next.
+func (o *testOptions) run(cmd *cobra.Command) error {
+	opt, err := o.sf.options(cmd)
+	if err != nil {
+		return err
+	}
+	lm, err := modeltest.ParseLabelMap(o.labelMap)
+	if err != nil {
+		return err
+	}
+	var sample *report.Sample
+	if cmd.Flags().Changed("n") {
+		sample = &report.Sample{N: o.sampleN, Seed: o.sampleSeed}
+	} else if cmd.Flags().Changed("seed") {
+		return fmt.Errorf("--seed draws CheckList's sample of --n cases per test: give --n too")
+	}
+	r := hub.FromEnv()
+	r.Progress = cmd.ErrOrStderr()
+	mo := modeltest.Options{Model: o.model, Suite: o.suitePath, LabelMap: lm, Score: opt, Sample: sample,
+		AllowUntrainedHead: o.untrainedHead, BatchSize: o.batchSize, MaxLength: o.maxLength, Out: o.out, Resolver: r}
+	if o.data.Path != "" {
+		mo.Data = &o.data
+	}
+	rep, err := modeltest.Run(cmd.Context(), mo)
+	if err != nil {
+		return err
+	}
+	for _, f := range rep.Flags {
+		slog.Warn("sanity check", "flag", f.Kind, "reason", f.Reason)
+	}
+	if err := rep.WriteTable(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	printCalibration(w, rep.Calibration)
+	fmt.Fprintf(w, "\nwrote %s (report.html: the test report)\n", o.out)
+	fmt.Fprintf(w, "next: beluga failures %s     # failing cases, worst first, breaking inputs marked ✗\n", o.out)
+	fmt.Fprintf(w, "      beluga serve %s        # the report in the browser\n", o.out)
+	return nil
 }
 
 // newCmdTestCompare is beluga test compare.

@@ -226,3 +226,37 @@ func Closest(word string, candidates []string) string {
 	}
 	return best
 }
+
+// Line is the line of the value the path names in the YAML document b —
+// each step a mapping key (a string, taken whole: "hyper.lr" is one key)
+// or a list index (an int) — or of the deepest node the path reaches; 0
+// when b does not parse.
+func Line(b []byte, path ...any) int {
+	var doc yaml.Node
+	if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 {
+		return 0
+	}
+	n := doc.Content[0]
+	for _, step := range path {
+		var next *yaml.Node
+		switch k := step.(type) {
+		case string:
+			if n.Kind == yaml.MappingNode {
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					if n.Content[i].Value == k {
+						next = n.Content[i+1]
+					}
+				}
+			}
+		case int:
+			if n.Kind == yaml.SequenceNode && k >= 0 && k < len(n.Content) {
+				next = n.Content[k]
+			}
+		}
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	return n.Line
+}

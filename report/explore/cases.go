@@ -204,58 +204,64 @@ func (s *Source) Cases(fid int) (*CaseSet, error) {
 		cs.Expect = suiteExpect
 	}
 	for _, r := range runs {
-		rc := &RunCases{}
-		v := make([]byte, len(order))
-		hasPred := false
-		for i, id := range order {
-			l := lines[r][id]
-			if l == nil {
-				v[i] = '?'
-				continue
-			}
-			v[i] = verdictByte[l.Verdict]
-			if len(l.Inputs) > 0 && l.Inputs[0].Pred != "" {
-				hasPred = true
-			}
-		}
-		rc.V = string(v)
-		if hasPred {
-			rc.Pred = make([][]string, len(order))
-			rc.Probs = make([][][]float64, len(order))
-			rc.In = make([]string, len(order))
-			rc.Viol = make([][]float64, len(order))
-			rc.Worst = make([]float64, len(order))
-			for i, id := range order {
-				l := lines[r][id]
-				if l == nil {
-					continue
-				}
-				rc.Worst[i] = round3(l.Violation)
-				in := make([]byte, 0, len(l.Inputs))
-				for _, x := range l.Inputs {
-					if b, ok := verdictByte[x.Verdict]; ok {
-						in = append(in, b)
-					}
-					rc.Viol[i] = append(rc.Viol[i], round3(x.Violation))
-				}
-				if len(in) == len(l.Inputs) {
-					rc.In[i] = string(in)
-				}
-				for _, in := range l.Inputs {
-					rc.Pred[i] = append(rc.Pred[i], in.Pred)
-					// Probabilities are finite (softmax outputs); plain
-					// float64s encode much faster than Num.
-					pr := make([]float64, len(in.Probs))
-					for k, p := range in.Probs {
-						pr[k] = round3(p)
-					}
-					rc.Probs[i] = append(rc.Probs[i], pr)
-				}
-			}
-		}
-		cs.Runs[r] = rc
+		cs.Runs[r] = runCases(order, lines[r])
 	}
 	return cs, nil
+}
+
+// runCases is one run's outcome on the cases in order (ids), from its
+// case lines.
+func runCases(order []int, lines map[int]*caseLine) *RunCases {
+	rc := &RunCases{}
+	v := make([]byte, len(order))
+	hasPred := false
+	for i, id := range order {
+		l := lines[id]
+		if l == nil {
+			v[i] = '?'
+			continue
+		}
+		v[i] = verdictByte[l.Verdict]
+		if len(l.Inputs) > 0 && l.Inputs[0].Pred != "" {
+			hasPred = true
+		}
+	}
+	rc.V = string(v)
+	if hasPred {
+		rc.Pred = make([][]string, len(order))
+		rc.Probs = make([][][]float64, len(order))
+		rc.In = make([]string, len(order))
+		rc.Viol = make([][]float64, len(order))
+		rc.Worst = make([]float64, len(order))
+		for i, id := range order {
+			l := lines[id]
+			if l == nil {
+				continue
+			}
+			rc.Worst[i] = round3(l.Violation)
+			in := make([]byte, 0, len(l.Inputs))
+			for _, x := range l.Inputs {
+				if b, ok := verdictByte[x.Verdict]; ok {
+					in = append(in, b)
+				}
+				rc.Viol[i] = append(rc.Viol[i], round3(x.Violation))
+			}
+			if len(in) == len(l.Inputs) {
+				rc.In[i] = string(in)
+			}
+			for _, in := range l.Inputs {
+				rc.Pred[i] = append(rc.Pred[i], in.Pred)
+				// Probabilities are finite (softmax outputs); plain
+				// float64s encode much faster than Num.
+				pr := make([]float64, len(in.Probs))
+				for k, p := range in.Probs {
+					pr[k] = round3(p)
+				}
+				rc.Probs[i] = append(rc.Probs[i], pr)
+			}
+		}
+	}
+	return rc
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
@@ -460,28 +466,8 @@ type RunOutcome struct {
 // run's violation (worst first, as CheckList's summary), then by case id. The page's own script sorts
 // and filters the same way on the embedded cases.
 func (cs *CaseSet) Select(q Query) Page {
-	p := Page{Func: cs.Func, Expect: cs.Expect, Labels: cs.Labels, Runs: append([]string{}, q.Runs...), Rows: []PageRow{}, Splits: []string{}, Meta: map[string][]string{}}
-	for _, c := range cs.Cases {
-		if c.Split != "" && !slices.Contains(p.Splits, c.Split) {
-			p.Splits = append(p.Splits, c.Split)
-		}
-		var m map[string]any
-		if len(c.Meta) > 0 && json.Unmarshal(c.Meta, &m) == nil {
-			for k, v := range m {
-				switch v.(type) {
-				case nil, map[string]any, []any:
-					continue
-				}
-				if s := metaValue(c.Meta, k); !slices.Contains(p.Meta[k], s) {
-					p.Meta[k] = append(p.Meta[k], s)
-				}
-			}
-		}
-	}
-	sort.Strings(p.Splits)
-	for _, vs := range p.Meta {
-		sort.Strings(vs)
-	}
+	p := Page{Func: cs.Func, Expect: cs.Expect, Labels: cs.Labels, Runs: append([]string{}, q.Runs...), Rows: []PageRow{}}
+	p.Splits, p.Meta = cs.facets()
 	focus := q.Focus
 	if focus == "" && len(q.Runs) > 0 {
 		focus = q.Runs[len(q.Runs)-1]
@@ -585,4 +571,31 @@ func metaValue(meta json.RawMessage, key string) string {
 		return s
 	}
 	return fmt.Sprint(v)
+}
+
+// facets are the splits and the metadata values of cs's cases, sorted.
+func (cs *CaseSet) facets() ([]string, map[string][]string) {
+	p := Page{Splits: []string{}, Meta: map[string][]string{}}
+	for _, c := range cs.Cases {
+		if c.Split != "" && !slices.Contains(p.Splits, c.Split) {
+			p.Splits = append(p.Splits, c.Split)
+		}
+		var m map[string]any
+		if len(c.Meta) > 0 && json.Unmarshal(c.Meta, &m) == nil {
+			for k, v := range m {
+				switch v.(type) {
+				case nil, map[string]any, []any:
+					continue
+				}
+				if s := metaValue(c.Meta, k); !slices.Contains(p.Meta[k], s) {
+					p.Meta[k] = append(p.Meta[k], s)
+				}
+			}
+		}
+	}
+	sort.Strings(p.Splits)
+	for _, vs := range p.Meta {
+		sort.Strings(vs)
+	}
+	return p.Splits, p.Meta
 }

@@ -511,9 +511,15 @@ func (s *Spec) Validate() error {
 	}
 	for _, t := range s.Tasks {
 		for i, c := range s.Configurations {
-			if c != ConfigT && !t.hasIID() {
+			ci, _ := train.LookupConfiguration(c)
+			if (ci.IID || ci.FromIID || ci.DemoIID) && !t.hasIID() {
 				return fmt.Errorf("field configurations[%d]: %s trains on i.i.d. data, which task %s does not have (declare its train and dev files, or run configuration T only)", i, c, t.Name)
 			}
+		}
+	}
+	for i, c := range s.Configurations {
+		if ci, _ := train.LookupConfiguration(c); ci.Prompt && s.Prompt == nil {
+			return fmt.Errorf("field configurations[%d]: %s asks a language model: set prompt (its model or endpoint, templates and verbalizers)", i, c)
 		}
 	}
 	if len(s.Configurations) > 0 && len(s.Methods) == 0 {

@@ -158,8 +158,9 @@ func (s *Spec) Options(labels []string) []string {
 
 // Input is one text to classify (Pair set for a pair task).
 type Input struct {
-	Text, Pair string
-	IsPair     bool
+	Text   string `json:"text"`
+	Pair   string `json:"pair,omitempty"`
+	IsPair bool   `json:"is_pair,omitempty"`
 }
 
 // Demo is a demonstration: an input, its task label, and where it came

@@ -7,7 +7,6 @@ import (
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
-	"github.com/beluga-nlp/beluga/train"
 )
 
 // GroupBalance is a task's held-out metadata column counted per part of
@@ -20,7 +19,7 @@ type GroupBalance struct {
 
 // GroupBalances counts, for every task with a suite and every metadata
 // score of the spec (meta:COLUMN), the column's values per part of the
-// split the task's runs give the suite (train.SplitSuite), for --dry-run.
+// split the task's runs give the suite (splits.AssignFor), for --dry-run.
 func (s *Spec) GroupBalances(ctx context.Context, data *datasets.Cache) ([]GroupBalance, error) {
 	var out []GroupBalance
 	for i, t := range s.Tasks {
@@ -49,7 +48,7 @@ func (s *Spec) GroupBalances(ctx context.Context, data *datasets.Cache) ([]Group
 				if t.Split != nil {
 					stratify = t.Split.Stratify
 				}
-				if err := train.SplitSuite(suite, stratify); err != nil {
+				if err := splits.AssignFor(suite, stratify); err != nil {
 					return nil, fmt.Errorf("field tasks[%d].split: %w", i, err)
 				}
 			}

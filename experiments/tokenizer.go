@@ -11,10 +11,12 @@ import (
 // TokenizerCorpus gives what a tokenizer for one of the spec's declared
 // tasks may learn from: the texts of its i.i.d. training part (the training
 // file, or the training part of a split one) and the path of its suite,
-// whose training split alone the caller reads. Dev and test parts are never
+// whose training split alone the caller reads, split as the task's runs
+// split it (stratify: its split: {stratify: COLUMN}, "" for the suite's
+// own or BeLUGA's). Dev and test parts are never
 // read, so a tokenizer trained on them cannot have seen a scored text. task
 // may be empty when the spec has one task.
-func (s *Spec) TokenizerCorpus(ctx context.Context, data *datasets.Cache, task string) (texts []string, suite string, err error) {
+func (s *Spec) TokenizerCorpus(ctx context.Context, data *datasets.Cache, task string) (texts []string, suite, stratify string, err error) {
 	var names []string
 	for i, t := range s.Tasks {
 		names = append(names, t.Name)
@@ -27,7 +29,7 @@ func (s *Spec) TokenizerCorpus(ctx context.Context, data *datasets.Cache, task s
 		field := fmt.Sprintf("tasks[%d]", i)
 		decl, err := t.declaration(field)
 		if err != nil {
-			return nil, "", err
+			return nil, "", "", err
 		}
 		if decl != nil && decl.Train != nil {
 			f := *decl.Train
@@ -36,11 +38,11 @@ func (s *Spec) TokenizerCorpus(ctx context.Context, data *datasets.Cache, task s
 			if f.Split != nil {
 				parts, _, err := f.Parts()
 				if err != nil {
-					return nil, "", fmt.Errorf("field %s.train: %w", field, err)
+					return nil, "", "", fmt.Errorf("field %s.train: %w", field, err)
 				}
 				xs = parts[0]
 			} else if xs, err = f.Read(); err != nil {
-				return nil, "", fmt.Errorf("field %s.train: %w", field, err)
+				return nil, "", "", fmt.Errorf("field %s.train: %w", field, err)
 			}
 			for _, x := range xs {
 				texts = append(texts, x.Text)
@@ -49,17 +51,20 @@ func (s *Spec) TokenizerCorpus(ctx context.Context, data *datasets.Cache, task s
 				}
 			}
 		} else if t.hasIID() {
-			return nil, "", fmt.Errorf("field %s: task %s reads a built-in data set: name its training file with --input FILE:COLUMN instead", field, t.Name)
+			return nil, "", "", fmt.Errorf("field %s: task %s reads a built-in data set: name its training file with --input FILE:COLUMN instead", field, t.Name)
 		}
 		if t.Suite != "" {
 			if suite, err = ResolveSuite(ctx, data, s.resolve(t.Suite)); err != nil {
-				return nil, "", fmt.Errorf("field %s.suite: %w", field, err)
+				return nil, "", "", fmt.Errorf("field %s.suite: %w", field, err)
+			}
+			if t.Split != nil {
+				stratify = t.Split.Stratify
 			}
 		}
-		return texts, suite, nil
+		return texts, suite, stratify, nil
 	}
 	if task == "" {
-		return nil, "", fmt.Errorf("the spec declares %d tasks (%s): name one", len(s.Tasks), strings.Join(names, ", "))
+		return nil, "", "", fmt.Errorf("the spec declares %d tasks (%s): name one", len(s.Tasks), strings.Join(names, ", "))
 	}
-	return nil, "", fmt.Errorf("the spec has no task %q (it has %s)", task, strings.Join(names, ", "))
+	return nil, "", "", fmt.Errorf("the spec has no task %q (it has %s)", task, strings.Join(names, ", "))
 }

@@ -32,7 +32,7 @@ scores: [seen]
 	if err != nil {
 		t.Fatal(err)
 	}
-	texts, suite, err := s.TokenizerCorpus(context.Background(), nil, "")
+	texts, suite, _, err := s.TokenizerCorpus(context.Background(), nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ scores: [seen]
 	if suite != filepath.Join(dir, "suite.jsonl") {
 		t.Errorf("suite %q", suite)
 	}
-	if _, _, err := s.TokenizerCorpus(context.Background(), nil, "OTHER"); err == nil || !strings.Contains(err.Error(), "no task \"OTHER\"") {
+	if _, _, _, err := s.TokenizerCorpus(context.Background(), nil, "OTHER"); err == nil || !strings.Contains(err.Error(), "no task \"OTHER\"") {
 		t.Errorf("unknown task: %v", err)
 	}
 	if err := (&TrainRunner{}).Check(s); err != nil {

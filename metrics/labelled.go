@@ -170,33 +170,60 @@ func mdCell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
 }
 
+// calibrationJSON is a Calibration as JSON holds it: NaN as null.
+type calibrationJSON struct {
+	N          int       `json:"n"`
+	Binning    Binning   `json:"binning"`
+	ECE        *float64  `json:"ece"`
+	Brier      *float64  `json:"brier"`
+	Accuracy   *float64  `json:"accuracy"`
+	Confidence *float64  `json:"confidence"`
+	Bins       []binJSON `json:"bins"`
+}
+
+type binJSON struct {
+	Lo         float64  `json:"lo"`
+	Hi         float64  `json:"hi"`
+	N          int      `json:"n"`
+	Confidence *float64 `json:"confidence"`
+	Accuracy   *float64 `json:"accuracy"`
+}
+
+// nullable is v, or nil for NaN.
+func nullable(v float64) *float64 {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+// orNaN is *p, or NaN for nil.
+func orNaN(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, null as NaN.
+func (c *Calibration) UnmarshalJSON(b []byte) error {
+	var j calibrationJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*c = Calibration{N: j.N, Binning: j.Binning, ECE: orNaN(j.ECE), Brier: orNaN(j.Brier), Accuracy: orNaN(j.Accuracy), Confidence: orNaN(j.Confidence)}
+	for _, x := range j.Bins {
+		c.Bins = append(c.Bins, ReliabilityBin{Lo: x.Lo, Hi: x.Hi, N: x.N, Confidence: orNaN(x.Confidence), Accuracy: orNaN(x.Accuracy)})
+	}
+	return nil
+}
+
 // MarshalJSON writes a calibration with its NaNs (an empty bin's mean, a
 // Brier score without probabilities) as null, which JSON can hold.
 func (c Calibration) MarshalJSON() ([]byte, error) {
-	type bin struct {
-		Lo         float64  `json:"lo"`
-		Hi         float64  `json:"hi"`
-		N          int      `json:"n"`
-		Confidence *float64 `json:"confidence"`
-		Accuracy   *float64 `json:"accuracy"`
-	}
-	num := func(v float64) *float64 {
-		if math.IsNaN(v) {
-			return nil
-		}
-		return &v
-	}
-	out := struct {
-		N          int      `json:"n"`
-		Binning    Binning  `json:"binning"`
-		ECE        *float64 `json:"ece"`
-		Brier      *float64 `json:"brier"`
-		Accuracy   *float64 `json:"accuracy"`
-		Confidence *float64 `json:"confidence"`
-		Bins       []bin    `json:"bins"`
-	}{N: c.N, Binning: c.Binning, ECE: num(c.ECE), Brier: num(c.Brier), Accuracy: num(c.Accuracy), Confidence: num(c.Confidence)}
+	j := calibrationJSON{N: c.N, Binning: c.Binning, ECE: nullable(c.ECE), Brier: nullable(c.Brier), Accuracy: nullable(c.Accuracy), Confidence: nullable(c.Confidence)}
 	for _, b := range c.Bins {
-		out.Bins = append(out.Bins, bin{Lo: b.Lo, Hi: b.Hi, N: b.N, Confidence: num(b.Confidence), Accuracy: num(b.Accuracy)})
+		j.Bins = append(j.Bins, binJSON{Lo: b.Lo, Hi: b.Hi, N: b.N, Confidence: nullable(b.Confidence), Accuracy: nullable(b.Accuracy)})
 	}
-	return json.Marshal(out)
+	return json.Marshal(j)
 }

@@ -37,10 +37,14 @@ func NewCausalLM(cfg *checkpoint.Config, weights checkpoint.Tensors, seed uint64
 	if !ok || c.family.CausalLM == "" {
 		return nil, LoadReport{}, fmt.Errorf("model_type %q is not a decoder family: it has no language model", cfg.ModelType)
 	}
-	groups := []paramGroup{{specs: c.enc.Specs(), encoder: true, init: newInitStream(seed)}}
+	// One stream draws every missing parameter in order, as NewClassifier's
+	// does: a second stream of the same seed would draw lm_head equal to the
+	// embedding.
+	init := newInitStream(seed)
+	groups := []paramGroup{{specs: c.enc.Specs(), encoder: true, init: init}}
 	head := []ParamSpec{{Name: "lm_head.weight", Shape: []int{cfg.VocabSize, cfg.HiddenSize}}}
 	if !dec.tied() {
-		groups = append(groups, paramGroup{specs: head, init: newInitStream(seed)})
+		groups = append(groups, paramGroup{specs: head, init: init})
 	}
 	var rep LoadReport
 	used := map[string]bool{}

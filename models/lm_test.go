@@ -100,3 +100,26 @@ func TestScoreRefusesBadItems(t *testing.T) {
 		}
 	}
 }
+
+// TestCausalLMDrawsDistinctParameters: a language model built afresh
+// (benchmarks, tests) draws its untied lm_head from the same stream after
+// the embedding, not a copy of it.
+func TestCausalLMDrawsDistinctParameters(t *testing.T) {
+	lm, rep, err := models.NewCausalLM(models.TinyLlamaConfig("llama", 50), nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Initialised) == 0 {
+		t.Fatal("nothing initialised")
+	}
+	emb, head := lm.Param("model.embed_tokens.weight"), lm.Param("lm_head.weight")
+	same := 0
+	for i := range emb.Value {
+		if emb.Value[i] == head.Value[i] {
+			same++
+		}
+	}
+	if same > len(emb.Value)/100 {
+		t.Errorf("lm_head equals the embedding in %d of %d values", same, len(emb.Value))
+	}
+}

@@ -2,7 +2,6 @@ package modeltest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,11 +18,10 @@ import (
 // by the test report), its Markdown, its figure, and the model's
 // predictions on the user's data.
 const (
-	CalibrationFile       = "calibration.json"
-	CalibrationMarkdown   = "calibration.md"
-	CalibrationFigure     = "calibration.png"
-	DataPredictionsFile   = "data_predictions.jsonl"
-	calibrationFileFormat = 1
+	CalibrationFile     = report.TestCalibrationFile
+	CalibrationMarkdown = "calibration.md"
+	CalibrationFigure   = "calibration.png"
+	DataPredictionsFile = "data_predictions.jsonl"
 )
 
 // measureData predicts the user's labelled data (Options.Data) with the
@@ -60,41 +58,19 @@ func measureData(ctx context.Context, m predict.Model, tk predict.Tokenizer, spe
 	return l, outs, err
 }
 
-// calibrationDoc is calibration.json.
-type calibrationDoc struct {
-	Format int `json:"format"`
-	*report.TestCalibration
-}
-
-// writeCalibration writes the calibration section's files into out when
-// there is something to measure, and returns their paths.
-func writeCalibration(out, model string, cases []metrics.CaseVerdict, data *metrics.Labelled, dataOuts []predict.Output) ([]string, *report.TestCalibration, error) {
-	c, err := report.NewTestCalibration(model, cases, data)
-	if err != nil || c == nil {
-		return nil, nil, err
-	}
-	var files []string
-	write := func(name string, fn func(path string) error) error {
-		path := filepath.Join(out, name)
-		if err := fn(path); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		files = append(files, path)
-		return nil
+// writeCalibration writes the calibration section's files into out (none
+// when c is nil) and returns their paths.
+func writeCalibration(out string, c *report.TestCalibration, cases []metrics.CaseVerdict, dataOuts []predict.Output) ([]string, error) {
+	if c == nil {
+		return nil, nil
 	}
 	steps := []struct {
 		name string
 		fn   func(string) error
 	}{
-		{CalibrationFile, func(p string) error {
-			b, err := json.MarshalIndent(calibrationDoc{Format: calibrationFileFormat, TestCalibration: c}, "", "  ")
-			if err != nil {
-				return err
-			}
-			return atomicfile.WriteFile(p, append(b, '\n'))
-		}},
+		{CalibrationFile, func(p string) error { return report.WriteTestCalibration(p, c) }},
 		{CalibrationMarkdown, func(p string) error {
-			return atomicfile.Write(p, func(w io.Writer) error { return c.WriteMarkdown(w, true) })
+			return atomicfile.Write(p, func(w io.Writer) error { return c.WriteMarkdown(w, "## ") })
 		}},
 		{CalibrationFigure, func(p string) error { return c.WriteCalibrationFigure(p, cases) }},
 	}
@@ -104,10 +80,13 @@ func writeCalibration(out, model string, cases []metrics.CaseVerdict, data *metr
 			fn   func(string) error
 		}{DataPredictionsFile, func(p string) error { return predict.WriteOutputs(p, dataOuts) }})
 	}
+	var files []string
 	for _, st := range steps {
-		if err := write(st.name, st.fn); err != nil {
-			return nil, nil, err
+		path := filepath.Join(out, st.name)
+		if err := st.fn(path); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+		files = append(files, path)
 	}
-	return files, c, nil
+	return files, nil
 }

@@ -159,19 +159,22 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		}
 	}
 	rep.Flags = experiments.Sanity(&train.Result{Suite: res})
+	if rep.Calibration, err = report.NewTestCalibration(opt.Model, res.Cases, data); err != nil {
+		return nil, err
+	}
 	info := testInfo(opt, s, rep)
-	rep.Test, err = report.NewTestReport(report.TestTitle(opt.Model, opt.Suite), report.TestModel{Info: info, Result: res, Cases: res.Cases})
+	rep.Test, err = report.NewTestReport(report.TestTitle(opt.Model, opt.Suite), report.TestModel{Info: info, Result: res, Cases: res.Cases, Calibration: rep.Calibration})
 	if err != nil {
 		return nil, err
 	}
 	if err := writeFolder(opt.Out, s, rep, info, outs); err != nil {
 		return nil, err
 	}
-	files, cal, err := writeCalibration(opt.Out, opt.Model, res.Cases, data, dataOuts)
+	files, err := writeCalibration(opt.Out, rep.Calibration, res.Cases, dataOuts)
 	if err != nil {
 		return nil, err
 	}
-	rep.Files, rep.Calibration = append(rep.Files, files...), cal
+	rep.Files = append(rep.Files, files...)
 	return rep, nil
 }
 

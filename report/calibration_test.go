@@ -301,7 +301,7 @@ func TestTestCalibration(t *testing.T) {
 		t.Errorf("worst test %+v", w)
 	}
 	var b bytes.Buffer
-	if err := c.WriteMarkdown(&b, true); err != nil || !strings.Contains(b.String(), "Worst test: g, pass rate 0.0% (0 of 1 cases") {
+	if err := c.WriteMarkdown(&b, "## "); err != nil || !strings.Contains(b.String(), "Worst test: g, pass rate 0.0% (0 of 1 cases") {
 		t.Errorf("markdown (%v):\n%s", err, b.String())
 	}
 	if _, err := json.Marshal(c); err != nil {

@@ -166,6 +166,16 @@ func worstGroup(groups []string, counts map[string][2]int) WorstGroup {
 	return w
 }
 
+// worstJSON is a WorstGroup as JSON holds it: NaN as null.
+type worstJSON struct {
+	Name   string   `json:"name"`
+	Passed int      `json:"passed"`
+	Scored int      `json:"scored"`
+	Rate   *float64 `json:"pass_rate"`
+	Lo     *float64 `json:"lo"`
+	Hi     *float64 `json:"hi"`
+}
+
 // MarshalJSON writes the group with a rate and interval of null when it
 // has none (NaN, which JSON cannot hold).
 func (w WorstGroup) MarshalJSON() ([]byte, error) {
@@ -175,14 +185,23 @@ func (w WorstGroup) MarshalJSON() ([]byte, error) {
 		}
 		return &v
 	}
-	return json.Marshal(struct {
-		Name   string   `json:"name"`
-		Passed int      `json:"passed"`
-		Scored int      `json:"scored"`
-		Rate   *float64 `json:"pass_rate"`
-		Lo     *float64 `json:"lo"`
-		Hi     *float64 `json:"hi"`
-	}{w.Name, w.Passed, w.Scored, num(w.Rate), num(w.Lo), num(w.Hi)})
+	return json.Marshal(worstJSON{w.Name, w.Passed, w.Scored, num(w.Rate), num(w.Lo), num(w.Hi)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, null as NaN.
+func (w *WorstGroup) UnmarshalJSON(b []byte) error {
+	var j worstJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	num := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	*w = WorstGroup{Name: j.Name, Passed: j.Passed, Scored: j.Scored, Rate: num(j.Rate), Lo: num(j.Lo), Hi: num(j.Hi)}
+	return nil
 }
 
 func hasLabelled(ins []metrics.CaseInput) bool {

@@ -2,11 +2,17 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/metrics"
 )
 
@@ -98,16 +104,12 @@ func (c *TestCalibration) figure(pass, fail []float64) CalibrationFigure {
 }
 
 // WriteMarkdown writes the section: the user's data (headline, per class,
-// confusion matrix), then the calibration per test, worst ECE first.
-func (c *TestCalibration) WriteMarkdown(w io.Writer, md bool) error {
+// confusion matrix), then the calibration per test, worst ECE first; its
+// headings start with heading ("## " in calibration.md, "### " in the
+// test report).
+func (c *TestCalibration) WriteMarkdown(w io.Writer, heading string) error {
 	var b strings.Builder
-	head := func(s string) {
-		if md {
-			b.WriteString("## " + s + "\n\n")
-		} else {
-			b.WriteString(s + "\n\n")
-		}
-	}
+	head := func(s string) { b.WriteString(heading + s + "\n\n") }
 	if c.Data != nil {
 		head("Your data: " + c.Data.Name)
 		if err := c.Data.WriteMarkdown(&b); err != nil {
@@ -143,4 +145,48 @@ func (c *TestCalibration) WriteMarkdown(w io.Writer, md bool) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// TestCalibrationFile is where a folder beluga test wrote keeps its
+// calibration section, read back by ReadTestDir.
+const TestCalibrationFile = "calibration.json"
+
+// testCalibrationFormat is the version of calibration.json.
+const testCalibrationFormat = 1
+
+// WriteTestCalibration writes the section to path (calibration.json).
+func WriteTestCalibration(path string, c *TestCalibration) error {
+	b, err := json.MarshalIndent(struct {
+		Format int `json:"format"`
+		*TestCalibration
+	}{testCalibrationFormat, c}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, append(b, '\n'))
+}
+
+// ReadTestCalibration reads the calibration section of a folder beluga
+// test wrote; nil when it has none (written before calibration, or with
+// nothing to measure).
+func ReadTestCalibration(dir string) (*TestCalibration, error) {
+	path := filepath.Join(dir, TestCalibrationFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Format int `json:"format"`
+		TestCalibration
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if doc.Format != testCalibrationFormat {
+		return nil, fmt.Errorf("%s: format %d, this beluga reads %d", path, doc.Format, testCalibrationFormat)
+	}
+	return &doc.TestCalibration, nil
 }

@@ -170,7 +170,10 @@ type TestReport struct {
 	// Failing holds, per test (by name), its worst failing cases (at most
 	// FailingShown per model).
 	Failing map[string][]FailingCase `json:"failing,omitempty"`
-	Flags   []string                 `json:"flags,omitempty"`
+	// Calibration holds the models' calibration sections (those that have
+	// one: TestCalibration), in model order.
+	Calibration []*TestCalibration `json:"calibration,omitempty"`
+	Flags       []string           `json:"flags,omitempty"`
 }
 
 // FailingShown is how many failing cases per test the Markdown report
@@ -188,6 +191,9 @@ type TestModel struct {
 	// Cases are the Result's case verdicts (Result.Cases, or its case file
 	// read back); nil lists no failing cases.
 	Cases []metrics.CaseVerdict
+	// Calibration is the model's calibration section (TestCalibration;
+	// calibration.json read back), nil for none.
+	Calibration *TestCalibration
 }
 
 // NewTestReport lays out one model's scores, or two models' on the same
@@ -238,6 +244,11 @@ func NewTestReport(title string, ms ...TestModel) (*TestReport, error) {
 	}
 	r.ScoreNote = scoreNote(a.Result)
 	r.Matrix = testMatrix(r.Tests, len(ms))
+	for _, m := range ms {
+		if m.Calibration != nil {
+			r.Calibration = append(r.Calibration, m.Calibration)
+		}
+	}
 	if len(ms) == 2 {
 		r.compare(ms[0].Cases, ms[1].Cases)
 	}
@@ -408,7 +419,7 @@ func testMatrix(tests []TestRow, models int) TestMatrix {
 
 // testSections are the report's sections in order (the file comment).
 var testSections = []func(w io.Writer, r *TestReport, md bool) error{
-	writeTestSummary, writeTestMatrix, writeTestTable, writeTestFailures,
+	writeTestSummary, writeTestMatrix, writeTestTable, writeTestFailures, writeTestCalibration,
 }
 
 // WriteMarkdown writes the report as Markdown that fits a page: the
@@ -713,6 +724,9 @@ func ReadTestDir(dir string) (TestModel, error) {
 		return m, fmt.Errorf("%s: %w", path, err)
 	}
 	if m.Cases, err = metrics.ReadCases(filepath.Join(dir, TestCasesFile)); err != nil {
+		return m, err
+	}
+	if m.Calibration, err = ReadTestCalibration(dir); err != nil {
 		return m, err
 	}
 	return m, checkCases(dir, m)

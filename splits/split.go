@@ -3,6 +3,7 @@ package splits
 import (
 	"sort"
 
+	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/internal/nprand"
 	"github.com/beluga-nlp/beluga/suites"
 )
@@ -12,18 +13,64 @@ const BeLUGASeed = 123
 
 // Assign sets Case.Split of every case of s to BeLUGA's split with the given
 // seed. Case ids are unique within a functionality (package suites checks it).
-// Cases that share a Group (a case and its perturbations in other
-// functionalities) then all take the split of the group's first case in
-// suite order, so that no text of a group is trained on and tested; a suite
-// without groups keeps BeLUGA's split exactly.
+// A suite without groups keeps BeLUGA's split exactly. A suite whose cases
+// share Groups (a case and its perturbations in other functionalities, a
+// template: GroupByMeta) is split by the one grouping rule (assignGroups),
+// so that no text of a group is trained on and tested.
 func Assign(s *suites.Suite, seed uint32) {
 	assign(s, seed)
-	joinGroups(s)
+	assignGroups(s, seed, func(f *suites.Functionality, c *suites.Case) string { return f.Name })
+}
+
+// assignGroups splits a suite that has groups by datasets.Split.GroupIndices,
+// the rule by which the rows of an i.i.d. file's groups stay together: over
+// all the suite's cases, each group whole in one part, stratified by
+// stratum (a functionality, or a functionality and a metadata value), with
+// the validation and test sizes the suite's split has (BeLUGA's), so that
+// each stratum's share of every part comes as near its 50/25/25 as whole
+// groups allow. A case without a group is a group of its own. A suite
+// without groups is left as it is. Where no group fits a part (groups too
+// large for it), each group takes the split of its first case instead.
+func assignGroups(s *suites.Suite, seed uint32, stratum func(*suites.Functionality, *suites.Case) string) {
+	var cases []*suites.Case
+	var strata []int
+	var groups []string
+	index := map[string]int{}
+	grouped := false
+	var nDev, nTest int
+	for _, f := range s.Functionalities {
+		for _, c := range f.Cases {
+			k := stratum(f, c)
+			if _, ok := index[k]; !ok {
+				index[k] = len(index)
+			}
+			cases = append(cases, c)
+			strata = append(strata, index[k])
+			groups = append(groups, c.Group)
+			grouped = grouped || c.Group != ""
+			switch c.Split {
+			case suites.SplitValidation:
+				nDev++
+			case suites.SplitTest:
+				nTest++
+			}
+		}
+	}
+	if !grouped {
+		return
+	}
+	sp := datasets.Split{Dev: float64(nDev), Test: float64(nTest), Seed: &seed}
+	train, dev, test, err := sp.GroupIndices(strata, groups)
+	if err != nil {
+		joinGroups(s)
+		return
+	}
+	setSplits(train, dev, test, func(i int, split suites.Split) { cases[i].Split = split })
 }
 
 // joinGroups gives every case of a Group the split of the group's first
-// case in suite order: the one rule by which suite cases stay together,
-// after BeLUGA's split (Assign) or a stratified one (AssignStratified).
+// case in suite order: assignGroups' way out where whole groups cannot
+// fill a part.
 func joinGroups(s *suites.Suite) {
 	groups := map[string]suites.Split{}
 	for _, f := range s.Functionalities {

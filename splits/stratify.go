@@ -1,6 +1,7 @@
 package splits
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 
@@ -20,8 +21,9 @@ import (
 // target_ident) is scored on a test set whose mix is the suite's, not an
 // artefact of the split: BeLUGA's split re-seeds every functionality
 // alike, and a suite that lists its identities in a fixed cycle gives
-// them very different shares of T_test. Cases of a Group then take the
-// split of the group's first case, as Assign's do.
+// them very different shares of T_test. A suite with groups is split by
+// the one grouping rule, as Assign's is, stratified by functionality and
+// value.
 func AssignStratified(s *suites.Suite, seed uint32, col string) {
 	for _, f := range s.Functionalities {
 		cases := slices.Clone(f.Cases)
@@ -50,7 +52,27 @@ func AssignStratified(s *suites.Suite, seed uint32, col string) {
 		train, val, test := datasets.Stratify(strata, valTest-nTest, nTest, seed)
 		setSplits(train, val, test, func(i int, sp suites.Split) { cases[i].Split = sp })
 	}
-	joinGroups(s)
+	assignGroups(s, seed, func(f *suites.Functionality, c *suites.Case) string {
+		v, _ := CaseMeta(c, col)
+		return f.Name + "\x00" + v
+	})
+}
+
+// AssignFor gives a suite the split a run gives it (train's runs, the
+// tokenizer's corpus, --dry-run's counts): stratified by the case-metadata
+// column stratify when set (a task's split: {stratify: COLUMN}), else the
+// split the suite holds, else BeLUGA's (Assign, BeLUGASeed).
+func AssignFor(s *suites.Suite, stratify string) error {
+	switch {
+	case stratify != "":
+		if len(Balance(s, stratify)) == 0 {
+			return fmt.Errorf("suite %s: split stratified by %q: no case has a value in this metadata column", s.Name, stratify)
+		}
+		AssignStratified(s, BeLUGASeed, stratify)
+	case suites.Summarise(s).Splits[suites.SplitTest].Cases == 0:
+		Assign(s, BeLUGASeed)
+	}
+	return nil
 }
 
 // The marks of a held-out group column whose test cases do not stand for

@@ -383,29 +383,9 @@ func ImportTable(path string, m TableMapping) (*TableImport, error) {
 			res.Filtered++
 		}
 	}
-	labelOf := func(r tableRow) string {
-		if to, ok := m.LabelMap[r.cells[m.Label]]; ok {
-			return to
-		}
-		return r.cells[m.Label]
-	}
-	labels := m.Labels
-	if len(labels) == 0 {
-		// From every row, so that a filter does not change the classes.
-		seen := map[string]bool{}
-		for _, r := range t.rows {
-			if l := labelOf(r); !seen[l] {
-				seen[l] = true
-				labels = append(labels, l)
-			}
-		}
-		slices.Sort(labels)
-	}
-	if len(labels) < 2 {
-		return nil, &LineError{File: path, Field: m.Label, Err: fmt.Errorf("labels %q: a suite needs at least two", labels)}
-	}
-	if err := m.LabelMap.Check(labels, "the suite"); err != nil {
-		return nil, &LineError{File: path, Field: m.Label, Err: err}
+	labels, err := m.suiteLabels(path, t)
+	if err != nil {
+		return nil, err
 	}
 	res.Suite.Labels = labels
 	// The cases by their id, for links; a link may point at a row filtered
@@ -483,7 +463,7 @@ func ImportTable(path string, m TableMapping) (*TableImport, error) {
 		}
 		pos := positions[r.line]
 		id := ids.num[pos]
-		label, err := labelIndex(labels, labelOf(r))
+		label, err := labelIndex(labels, m.labelOf(r))
 		if err != nil {
 			return nil, &LineError{File: path, Line: r.line, Field: m.Label, Err: err}
 		}
@@ -503,7 +483,7 @@ func ImportTable(path string, m TableMapping) (*TableImport, error) {
 				return nil, &LineError{File: path, Line: r.line, Field: m.Link, Err: fmt.Errorf("%q links no case of the table", ref)}
 			}
 			orig := t.rows[oi]
-			ol, err := labelIndex(labels, labelOf(orig))
+			ol, err := labelIndex(labels, m.labelOf(orig))
 			if err != nil {
 				return nil, &LineError{File: path, Line: orig.line, Field: m.Label, Err: err}
 			}
@@ -609,6 +589,38 @@ func (m TableMapping) classOf(r tableRow, fname string) (string, error) {
 		return fname, nil
 	}
 	return "", fmt.Errorf("no class for functionality %q: the class map and rules name none", fname)
+}
+
+// labelOf is a row's label as the suite names it (LabelMap applied).
+func (m TableMapping) labelOf(r tableRow) string {
+	if to, ok := m.LabelMap[r.cells[m.Label]]; ok {
+		return to
+	}
+	return r.cells[m.Label]
+}
+
+// suiteLabels returns the suite's labels: Labels, or every row's label
+// (filtered or not, so that a filter does not change the classes)
+// sorted; at least two, and every label LabelMap maps onto among them.
+func (m TableMapping) suiteLabels(path string, t *table) ([]string, error) {
+	labels := m.Labels
+	if len(labels) == 0 {
+		seen := map[string]bool{}
+		for _, r := range t.rows {
+			if l := m.labelOf(r); !seen[l] {
+				seen[l] = true
+				labels = append(labels, l)
+			}
+		}
+		slices.Sort(labels)
+	}
+	if len(labels) < 2 {
+		return nil, &LineError{File: path, Field: m.Label, Err: fmt.Errorf("labels %q: a suite needs at least two", labels)}
+	}
+	if err := m.LabelMap.Check(labels, "the suite"); err != nil {
+		return nil, &LineError{File: path, Field: m.Label, Err: err}
+	}
+	return labels, nil
 }
 
 func labelIndex(labels []string, v string) (int, error) {

@@ -42,8 +42,9 @@ func decoderCheckpoint(t *testing.T, family string) string {
 // TestDecoderRunTrainsAndScores trains each decoder family's classifier
 // (…ForSequenceClassification: the last real token's state, a score head)
 // on the sentiment fixture end to end — the i.i.d. baseline, then every
-// method from it — as the encoders train, and checks the runs score the
-// suite and save the family's classifier.
+// configuration under every method (LP and LP-FT also on cached features),
+// as TestFamiliesTrainAndScore runs the encoders — and checks the runs
+// score the suite and save the family's classifier.
 func TestDecoderRunTrainsAndScores(t *testing.T) {
 	for _, fam := range []struct{ family, arch string }{
 		{"gpt2", "GPT2ForSequenceClassification"},
@@ -53,31 +54,42 @@ func TestDecoderRunTrainsAndScores(t *testing.T) {
 		t.Run(fam.family, func(t *testing.T) {
 			ck := decoderCheckpoint(t, fam.family)
 			dir := t.TempDir()
-			spec := tinySpec(ConfigIID)
-			spec.Model = ModelSpec{Kind: "bert", Path: ck}
-			spec.IIDHyper.LR, spec.Hyper.LR, spec.ProbeHyper.LR = 1e-3, 1e-3, 1e-3
+			base := tinySpec(ConfigIID)
+			base.Model = ModelSpec{Kind: "bert", Path: ck}
+			base.MaxSteps = 2
+			base.IIDHyper.LR, base.Hyper.LR, base.ProbeHyper.LR = 1e-3, 1e-3, 1e-3
 			iid := filepath.Join(dir, "iid")
-			res, err := Run(context.Background(), spec, iid)
+			res, err := Run(context.Background(), base, iid)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.SuiteScore == nil || res.G == nil || res.Steps != 4 {
-				t.Errorf("IID result %+v: want a suite score, G and 2 epochs × 2 batches", res)
+			if res.SuiteScore == nil || res.G == nil || res.Steps != 2 {
+				t.Errorf("IID result %+v: want a suite score, G and 2 steps", res)
 			}
 			if mt, arch := savedArchitecture(t, filepath.Join(iid, "model")); mt != fam.family || !slices.Equal(arch, []string{fam.arch}) {
 				t.Errorf("saved model_type %q, architectures %v, want %s %s", mt, arch, fam.family, fam.arch)
 			}
-			spec = tinySpec(ConfigIIDThenT)
-			spec.FromIID = filepath.Join(iid, "model")
-			spec.Hyper.LR, spec.ProbeHyper.LR = 1e-3, 1e-3
-			for _, method := range MethodNames() {
-				spec.Method = method
-				res, err := Run(context.Background(), spec, filepath.Join(dir, method))
-				if err != nil {
-					t.Fatalf("IID→T %s: %v", method, err)
-				}
-				if res.SuiteScore == nil {
-					t.Errorf("IID→T %s: no suite score", method)
+			for _, config := range []string{ConfigIIDThenT, ConfigIIDThenIT, ConfigIIDPlusT} {
+				for _, method := range MethodNames() {
+					spec := base
+					spec.Configuration, spec.Method = config, method
+					if config != ConfigIIDPlusT {
+						spec.FromIID = filepath.Join(iid, "model")
+					}
+					runs := [][]string{nil}
+					if method == "lp" || method == "lp-ft" {
+						runs = append(runs, []string{CorrectLPFrozenEval})
+					}
+					for i, corr := range runs {
+						spec.Corrections = corr
+						res, err := Run(context.Background(), spec, filepath.Join(dir, config+"-"+method+string(rune('a'+i))))
+						if err != nil {
+							t.Fatalf("%s %s %v: %v", config, method, corr, err)
+						}
+						if res.SuiteScore == nil {
+							t.Errorf("%s %s %v: no suite score", config, method, corr)
+						}
+					}
 				}
 			}
 		})

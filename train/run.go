@@ -885,22 +885,6 @@ func (d *iidData) report(r *inputcheck.Report) {
 	}
 }
 
-// SplitSuite gives a suite the split a run gives it: stratified by the
-// case-metadata column stratify when set (RunSpec.SuiteStratify), else the
-// split the suite holds, else BeLUGA's.
-func SplitSuite(suite *suites.Suite, stratify string) error {
-	switch {
-	case stratify != "":
-		if len(splits.Balance(suite, stratify)) == 0 {
-			return fmt.Errorf("suite %s: split stratified by %q: no case has a value in this metadata column", suite.Name, stratify)
-		}
-		splits.AssignStratified(suite, splits.BeLUGASeed, stratify)
-	case suites.Summarise(suite).Splits[suites.SplitTest].Cases == 0:
-		splits.Assign(suite, splits.BeLUGASeed)
-	}
-	return nil
-}
-
 // openSuite opens the run's suite, assigning BeLUGA's split if it has
 // none, and finds its held-out fold (nil for a seen run).
 func (s *RunSpec) openSuite() (*suites.Suite, *splits.Fold, error) {
@@ -908,7 +892,7 @@ func (s *RunSpec) openSuite() (*suites.Suite, *splits.Fold, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := SplitSuite(suite, s.SuiteStratify); err != nil {
+	if err := splits.AssignFor(suite, s.SuiteStratify); err != nil {
 		return nil, nil, err
 	}
 	if s.HeldOut == nil {

@@ -36,7 +36,15 @@ older beluga read them; datasets by name through the data cache, --from as
 beluga run) and says which it digested. If one changed since the runs ran,
 remove those runs: they are not what their new IDs say. migrate prints the
 old -> new ID of every run it moved, and may be run again after an
-interruption.`,
+interruption.
+
+A store whose records are of today's form but whose IDs were computed before
+they hashed only what a run reads (its effective spec) is re-keyed from its
+records alone (their inputs' digests are recorded): each finished run is
+checked against its done first, and a damaged one (a truncated result or
+model) is moved without done and said, never vouched for; a run whose
+spec.json cannot be read is said; two old runs that are one computation now
+(they differed in a setting neither reads) become one.`,
 		Example: `  beluga migrate quickstart-out
   beluga migrate runs/sent-full --from ../shared/data`,
 		Args: cobra.ExactArgs(1),

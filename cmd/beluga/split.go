@@ -19,8 +19,10 @@ func init() {
 per functionality, sklearn's train_test_split(test_size=0.5, random_state=SEED) twice over
 the sorted test-case ids, with numpy's legacy random stream. All inputs of a case stay together,
 and so do the cases of a group (the suite format's group field; --group COLUMN makes the
-cases that share a metadata value, such as a template, a group): each takes the split of
-its group's first case. beluga suite stats --group COLUMN reports the values the splits share.
+cases that share a metadata value, such as a template, a group): a suite with groups is split
+by the one grouping rule of i.i.d. files (each group whole, stratified by functionality, with
+BeLUGA's sizes as nearly as whole groups allow). beluga suite stats --group COLUMN reports the
+values the splits share.
 
 --stratify COLUMN keeps the sizes of BeLUGA's split but, within each functionality, gives each
 value of the metadata column (the cases without one count as a value) its share of the

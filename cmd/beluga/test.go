@@ -199,7 +199,7 @@ func printCalibration(w io.Writer, c *report.TestCalibration) {
 		return
 	}
 	if c.Data != nil {
-		fmt.Fprintf(w, "\nyour data (%s): %d examples, accuracy %.1f%%, macro-F1 %.1f%%, ECE %.3f\n", c.Data.Name, c.Data.N, 100*c.Data.Accuracy, 100*c.Data.MacroF1, c.Data.Width.ECE)
+		fmt.Fprintf(w, "your data (%s): %d examples, accuracy %.1f%%, macro-F1 %.1f%%, ECE %.3f\n", c.Data.Name, c.Data.N, 100*c.Data.Accuracy, 100*c.Data.MacroF1, c.Data.Width.ECE)
 	}
 	if len(c.Tests) > 0 {
 		all := c.Tests[0].Calibration

@@ -115,6 +115,12 @@ func TestTestData(t *testing.T) {
 		}
 	}
 
+	// The test report read back from the folder carries the section.
+	code, msg = beluga(t, "report", out, "--format", "md")
+	if code != 0 || !strings.Contains(msg, "## Calibration\n\n### Your data: dev.tsv\n\n8 labelled examples") || !strings.Contains(msg, "Worst test: ") {
+		t.Errorf("report --format md of the test folder: exit %d\n%s", code, msg)
+	}
+
 	bad := filepath.Join(dir, "bad.tsv")
 	os.WriteFile(bad, []byte("text\tlabel\ngood\tpositive\nmeh\tmixed\n"), 0o644)
 	out2 := filepath.Join(dir, "test2")

@@ -33,7 +33,7 @@ covers: columns of CSV, TSV or JSON-lines files (--input FILE:COLUMN, the i.i.d.
 and the training split of suites (--suite FILE; BeLUGA's split is assigned where a suite has none;
 the test split is never read). --spec SPEC [--task NAME] reads a declared task's own training data
 as its runs will split it: the i.i.d. training part (never the dev or test part of a split file)
-and its suite's training split. The result is a tokenizer.json that beluga and HuggingFace's
+and its suite's training split (stratified where the task says split: {stratify: COLUMN}). The result is a tokenizer.json that beluga and HuggingFace's
 tokenizers read; a model spec names it with tokenizer: (beluga train --tokenizer). The same
 inputs and options give the same file. WordPiece cuts CJK ideographs one by one (BERT's
 pre-tokenizer), so on Chinese it learns characters only and says so: train bpe or unigram there.
@@ -51,6 +51,7 @@ pre-tokenizer), so on Chinese it learns characters only and says so: train bpe o
 				return fmt.Errorf("no texts: give --spec, --input or --suite")
 			}
 			var texts []string
+			var specSuite, stratify string
 			if specPath != "" {
 				spec, err := experiments.LoadSpec(specPath)
 				if err != nil {
@@ -60,20 +61,32 @@ pre-tokenizer), so on Chinese it learns characters only and says so: train bpe o
 				if err != nil {
 					return err
 				}
-				iid, suite, err := spec.TokenizerCorpus(cmd.Context(), cache, task)
+				var iid []string
+				iid, specSuite, stratify, err = spec.TokenizerCorpus(cmd.Context(), cache, task)
 				if err != nil {
 					return fmt.Errorf("experiment spec %s: %w", specPath, err)
 				}
 				texts = iid
-				if suite != "" {
-					suiteFiles = append([]string{suite}, suiteFiles...)
-				}
 			}
-			more, accs, err := corpus.Sources(inputs, trainDialect, suiteFiles, suites.Split(split))
+			// In order: the spec's i.i.d. texts, --input files, the spec's
+			// suite (split as its runs split it), --suite files.
+			more, accs, err := corpus.Sources(inputs, trainDialect, nil, suites.Split(split))
 			if err != nil {
 				return err
 			}
 			printAccounts(cmd.ErrOrStderr(), accs)
+			texts = append(texts, more...)
+			if specSuite != "" {
+				st, err := corpus.Suite(specSuite, suites.Split(split), stratify)
+				if err != nil {
+					return err
+				}
+				texts = append(texts, st...)
+			}
+			more, _, err = corpus.Sources(nil, trainDialect, suiteFiles, suites.Split(split))
+			if err != nil {
+				return err
+			}
 			texts = append(texts, more...)
 			trained, err := tokenize.Train(texts, tokenize.TrainOptions{Kind: kind, VocabSize: vocabSize,
 				Lowercase: lowercase, MinFrequency: minFreq})

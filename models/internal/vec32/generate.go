@@ -9,3 +9,4 @@ package vec32
 //go:generate go run -C asm ./elem -out ../elem_amd64.s
 //go:generate go run -C asm ./gemm -out ../kernel_amd64.s
 //go:generate go run -C asm ./dropout -out ../dropout_amd64.s
+//go:generate go run -C asm ./bf16 -out ../bf16_amd64.s

@@ -64,9 +64,11 @@ func File(path, column string, d datasets.Dialect) ([]string, Account, error) {
 }
 
 // Suite reads the texts (and pair texts) of the cases of one split of a
-// suite file (any format suites.Open reads). The test split is refused:
+// suite file (any format suites.Open reads), split as a run splits it
+// (splits.AssignFor: stratified by the metadata column stratify when set,
+// as a task's split: {stratify: COLUMN} says). The test split is refused:
 // a tokenizer must not see what the model is tested on.
-func Suite(path string, split suites.Split) ([]string, error) {
+func Suite(path string, split suites.Split, stratify string) ([]string, error) {
 	if split == suites.SplitTest {
 		return nil, fmt.Errorf("suite %s: the test split is held out; train on %s (or %s)", path, suites.SplitTrain, suites.SplitValidation)
 	}
@@ -77,8 +79,8 @@ func Suite(path string, split suites.Split) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if suites.Summarise(s).Splits[suites.SplitTest].Cases == 0 {
-		splits.Assign(s, splits.BeLUGASeed)
+	if err := splits.AssignFor(s, stratify); err != nil {
+		return nil, err
 	}
 	var out []string
 	for _, f := range s.Functionalities {
@@ -116,7 +118,7 @@ func Sources(files []string, d datasets.Dialect, suiteFiles []string, split suit
 		accs = append(accs, acc)
 	}
 	for _, p := range suiteFiles {
-		t, err := Suite(p, split)
+		t, err := Suite(p, split, "")
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,13 +1,17 @@
 package corpus
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
@@ -44,7 +48,38 @@ func TestSources(t *testing.T) {
 			t.Errorf("%v: error %v, want %q", tc.files, err, tc.want)
 		}
 	}
-	if _, err := Suite("whatever.jsonl", suites.SplitTest); err == nil || !strings.Contains(err.Error(), "held out") {
+	if _, err := Suite("whatever.jsonl", suites.SplitTest, ""); err == nil || !strings.Contains(err.Error(), "held out") {
 		t.Errorf("test split: %v", err)
+	}
+}
+
+// A task whose runs split its suite stratified by a metadata column trains
+// its tokenizer on that split's training cases, never on one the
+// stratified split tests on (BeLUGA's split would put some there).
+func TestSuiteSplitsAsTheRunsDo(t *testing.T) {
+	s := &suites.Suite{Name: "s", Task: "s", Labels: []string{"a", "b"}}
+	f := &suites.Functionality{Name: "f", Class: "c", Type: suites.MFT, Expect: suites.DefaultExpectation(suites.MFT)}
+	for i := range 40 {
+		meta := json.RawMessage(fmt.Sprintf(`{"ident": "v%d"}`, i%4))
+		f.Cases = append(f.Cases, &suites.Case{ID: i, Inputs: []suites.Input{{Text: fmt.Sprint("text ", i)}}, Labels: []suites.Label{suites.ClassLabel(0)}, Meta: meta})
+	}
+	s.Functionalities = []*suites.Functionality{f}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := suites.Save(path, s); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Suite(path, suites.SplitTrain, "ident")
+	if err != nil {
+		t.Fatal(err)
+	}
+	splits.AssignStratified(s, splits.BeLUGASeed, "ident")
+	var want []string
+	for _, c := range f.Cases {
+		if c.Split == suites.SplitTrain {
+			want = append(want, c.Inputs[0].Text)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("texts %q, want the stratified split's training cases %q", got, want)
 	}
 }

@@ -116,7 +116,7 @@
   // ---- a test report (beluga test): its sections instead of Table 3 ----
   // The sections follow report/testreport.go's; a further section is one
   // function (report → HTML, "" when it has nothing) appended here.
-  const testSections = [testSummary, testMatrix, testTable];
+  const testSections = [testSummary, testMatrix, testTable, testCalibration];
   const pct = v => v === null || v === undefined ? "–" : num(v, 1) + "%";
   const modelName = i => view.test.models.length > 1 ? "ABCDEFGH"[i] : "";
   // failColour is CheckList's grid colour: white to red by the cube root
@@ -197,6 +197,43 @@
       h += "</tr>";
     });
     return h + "</tbody></table></section>";
+  }
+  // testCalibration is report/testcalibration.go's section: per model the
+  // figure (an image, so that nothing in it runs), the user's labelled
+  // data, the calibration per test (worst first) and the worst test.
+  function testCalibration(r) {
+    if (!r.calibration || !r.calibration.length) return "";
+    const two = r.models.length > 1;
+    let h = "<section id='test-calibration'>";
+    for (const c of r.calibration) {
+      h += "<h2>Calibration" + (two ? ": " + esc(c.model) : "") + "</h2><p class='muted'>Whether the model's confidence matches its accuracy: expected calibration error (ECE, 10 equal-width bins of the predicted class's probability; 0 is calibrated) and the multi-class Brier score (0 best, 2 worst).</p>";
+      if (c.svg) h += "<img class='calibration-figure' alt='Reliability diagram and confidence histogram of passing and failing cases' src='data:image/svg+xml;charset=utf-8," + encodeURIComponent(c.svg) + "'>";
+      const d = c.data;
+      if (d) {
+        const k = d.classification;
+        h += "<h3>Your data: " + esc(d.name) + "</h3><p>" + k.n + " labelled examples: accuracy <strong>" + pct(100 * k.accuracy) + "</strong>, macro-F1 <strong>" + pct(100 * k.macro_f1) +
+          "</strong>; ECE " + num(d.calibration_width.ece, 3) + " (equal-mass bins " + num(d.calibration_mass.ece, 3) + "), Brier " + num(d.calibration_width.brier, 3) + ".</p>";
+        h += "<table class='data-classes'><thead><tr><th scope='col'>Class</th><th scope='col' class='num'>Precision</th><th scope='col' class='num'>Recall</th><th scope='col' class='num'>F1</th><th scope='col' class='num'>Gold</th><th scope='col' class='num'>Predicted</th></tr></thead><tbody>";
+        k.classes.forEach((x, i) => { h += "<tr><th scope='row'>" + esc(d.labels[i]) + "</th><td class='num'>" + pct(100 * x.precision) + "</td><td class='num'>" + pct(100 * x.recall) + "</td><td class='num'>" + pct(100 * x.f1) + "</td><td class='num'>" + x.support + "</td><td class='num'>" + x.predicted + "</td></tr>"; });
+        h += "</tbody></table><table class='confusion'><caption>Confusion matrix: rows gold, columns predicted</caption><thead><tr><th></th>";
+        for (const l of d.labels) h += "<th scope='col' class='num'>" + esc(l) + "</th>";
+        h += "</tr></thead><tbody>";
+        k.confusion.forEach((row, g) => { h += "<tr><th scope='row'>" + esc(d.labels[g]) + "</th>" + row.map((n, p) => "<td class='num" + (p === g ? " best" : "") + "'>" + n + "</td>").join("") + "</tr>"; });
+        h += "</tbody></table>";
+      }
+      if (c.tests && c.tests.length) {
+        const rows = [c.tests[0]].concat(c.tests.slice(1).sort((a, b) => (b.calibration.ece || 0) - (a.calibration.ece || 0)));
+        h += "<h3>Calibration per test (labelled inputs)</h3><table class='calibration-tests'><thead><tr><th scope='col'>Test</th><th scope='col'>Capability</th><th scope='col' class='num'>n</th><th scope='col' class='num'>Accuracy</th><th scope='col' class='num'>Confidence</th><th scope='col' class='num'>ECE</th><th scope='col' class='num'>Brier</th></tr></thead><tbody>";
+        for (const t of rows) {
+          const k = t.calibration;
+          h += "<tr><td>" + esc(t.functionality) + "</td><td>" + esc(t.class || "") + "</td><td class='num'>" + k.n + "</td><td class='num'>" + pct(100 * k.accuracy) + "</td><td class='num'>" + pct(100 * k.confidence) + "</td><td class='num'>" + num(k.ece, 3) + "</td><td class='num'>" + num(k.brier, 3) + "</td></tr>";
+        }
+        h += "</tbody></table><p class='muted'>INV and DIR tests have no labels: their fail rates measure them.</p>";
+      }
+      const w = c.worst;
+      if (w && w.scored) h += "<p id='worst-test'>Worst test: <strong>" + esc(w.name) + "</strong>, pass rate " + pct(w.pass_rate) + " (" + w.passed + " of " + w.scored + " cases; 95% Wilson interval [" + num(w.lo, 1) + ", " + num(w.hi, 1) + "]).</p>";
+    }
+    return h + "</section>";
   }
   // wireSort sorts a table's rows by a clicked column (again: reversed);
   // empty values sort last.

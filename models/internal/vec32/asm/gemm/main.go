@@ -18,8 +18,6 @@ import (
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 
-	"github.com/mmcloughlin/avo/ir"
-
 	"github.com/beluga-nlp/beluga/models/internal/vec32/asm"
 )
 
@@ -135,7 +133,7 @@ func kernel(t tile) {
 		VBROADCASTSS(row(i), bcast(i))
 		for j := 0; j < 2; j++ {
 			if t.bf16 {
-				vdpbf16ps(acc(i, j), bReg(j), bcast(i))
+				asm.VDPBF16PS(acc(i, j), bReg(j), bcast(i))
 			} else {
 				VFMADD231PS(bReg(j), bcast(i), acc(i, j))
 			}
@@ -251,26 +249,4 @@ func packBTrans() {
 	Label("pdone")
 	VZEROUPPER()
 	RET()
-}
-
-// vdpbf16ps writes VDPBF16PS dst, src1, src2 (Intel order: dst += the
-// pairs' products of src1 and src2, per float32 lane) as bytes: Go's
-// assembler knows no AVX512_BF16 instruction. The encoding is
-// EVEX.512.F3.0F38.W0 52 /r, register form.
-func vdpbf16ps(dst, src1, src2 VecPhysical) {
-	Comment(fmt.Sprintf("vdpbf16ps %%zmm%d,%%zmm%d,%%zmm%d", src2.PhysicalIndex(), src1.PhysicalIndex(), dst.PhysicalIndex()))
-	evex(0x52, int(dst.PhysicalIndex()), int(src1.PhysicalIndex()), int(src2.PhysicalIndex()))
-}
-
-// evex emits a 512-bit EVEX instruction of map 0F38, prefix F3, W0, opcode
-// op, with register operands reg (ModRM.reg), vvvv and rm (ModRM.rm).
-func evex(op byte, reg, vvvv, rm int) {
-	inv := func(v, bit int) byte { return byte(^(v >> bit) & 1) }
-	p0 := inv(reg, 3)<<7 | inv(rm, 4)<<6 | inv(rm, 3)<<5 | inv(reg, 4)<<4 | 0b10 // map 0F38
-	p1 := byte(^vvvv&15)<<3 | 1<<2 | 0b10                                        // W0, prefix F3
-	p2 := byte(0b10)<<5 | inv(vvvv, 4)<<3                                        // 512 bits, no mask
-	modrm := byte(0b11)<<6 | byte(reg&7)<<3 | byte(rm&7)
-	for _, b := range []byte{0x62, p0, p1, p2, op, modrm} {
-		Instruction(&ir.Instruction{Opcode: "BYTE", Operands: []Op{U8(b)}})
-	}
 }

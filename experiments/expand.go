@@ -222,18 +222,8 @@ func (s *Spec) taskRun(ctx context.Context, in *Inputs, i int, t Task) (taskBase
 	if err := s.modelRun(ctx, in, &tr, addInput); err != nil {
 		return taskBase{}, err
 	}
-	if s.Prompt != nil {
-		// The prompted runs' language model, found and digested as a
-		// checkpoint is: its weights are part of their identity.
-		p := *s.Prompt
-		if p.Model != "" {
-			x, err := in.checkpoint(ctx, "prompt.model", s.resolve(p.Model))
-			if err := addInput("prompt.model", p.Model)(x, err); err != nil {
-				return taskBase{}, err
-			}
-			p.Model = x.Path
-		}
-		tr.Prompt = &p
+	if err := s.promptRun(ctx, in, &tr, addInput); err != nil {
+		return taskBase{}, err
 	}
 	// The budget's epochs, then the grid's keys, then the profile's
 	// defaults (FillDefaults).
@@ -582,6 +572,25 @@ func gridPath(key string) string {
 		return p
 	}
 	return key
+}
+
+// promptRun sets the prompt of a task's runs from the spec's prompt
+// block: its language model found and digested as a checkpoint is, its
+// weights part of the prompted runs' identity.
+func (s *Spec) promptRun(ctx context.Context, in *Inputs, tr *train.RunSpec, add func(string, string) func(Input, error) error) error {
+	if s.Prompt == nil {
+		return nil
+	}
+	p := *s.Prompt
+	if p.Model != "" {
+		x, err := in.checkpoint(ctx, "prompt.model", s.resolve(p.Model))
+		if err := add("prompt.model", p.Model)(x, err); err != nil {
+			return err
+		}
+		p.Model = x.Path
+	}
+	tr.Prompt = &p
+	return nil
 }
 
 // methodsOf are the methods a configuration's runs use: prompt for a

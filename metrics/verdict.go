@@ -200,6 +200,20 @@ func sliceKeeps(e suites.Expectation, preds []Prediction) (bool, error) {
 	return aggregate(rs, agg) == Pass, nil
 }
 
+// failUnparsed fails the inputs whose answer names no label (a prompted
+// model's, unparsed): never a label. With all, it fails every input — an
+// invariance or direction compared with such an answer fails, not passes
+// by agreeing with another unparsed answer, nor errs for want of
+// probabilities.
+func failUnparsed(rs []result, preds []Prediction, all bool) []result {
+	for j, p := range preds {
+		if all || p.Unparsed() {
+			rs[j] = rFail
+		}
+	}
+	return rs
+}
+
 // scoredLabel is the label input j of c is scored against: the case's
 // label, or BeLUGA's re-label of the functionality where BeLUGA scored with
 // it (suites.Training.Scored) and opt does not ask for CheckList's.
@@ -220,13 +234,7 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 	sizes := make([]float64, len(preds))
 	orig := preds[0]
 	if f.Type != suites.MFT && slices.ContainsFunc(preds, Prediction.Unparsed) {
-		// An invariance or direction compared with an answer that names
-		// no label fails, every input of it: not a pass by agreeing with
-		// another unparsed answer, nor an error.
-		for j := range rs {
-			rs[j] = rFail
-		}
-		return rs, sizes, nil
+		return failUnparsed(rs, preds, true), sizes, nil
 	}
 	// unlikely is CheckList's conf_viol of an MFT input: 1 − p(expected).
 	unlikely := func(j int, p Prediction, class int) {
@@ -308,14 +316,7 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 	default:
 		return nil, nil, fmt.Errorf("unknown expectation kind %q", e.Kind)
 	}
-	// An answer that names no label (a prompted model's, unparsed) fails
-	// its input: it is never a label.
-	for j, p := range preds {
-		if p.Unparsed() {
-			rs[j] = rFail
-		}
-	}
-	return rs, sizes, nil
+	return failUnparsed(rs, preds, false), sizes, nil
 }
 
 // positiveChange is the sentiment notebook's positive_change expectation

@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -75,6 +76,8 @@ type Template struct {
 	Separator   string `json:"separator,omitempty" yaml:"separator,omitempty"`
 }
 
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
 // Validate checks the spec against the task's labels.
 func (s *Spec) Validate(labels []string) error {
 	if len(s.Templates) == 0 {
@@ -82,8 +85,8 @@ func (s *Spec) Validate(labels []string) error {
 	}
 	names := map[string]bool{}
 	for i, t := range s.Templates {
-		if t.Name == "" {
-			return fmt.Errorf("prompt.templates[%d].name: empty", i)
+		if !nameRE.MatchString(t.Name) {
+			return fmt.Errorf("prompt.templates[%d].name: %q is not a name of letters, digits, '.', '_' and '-' (it names the template's folder of results)", i, t.Name)
 		}
 		if names[t.Name] {
 			return fmt.Errorf("prompt.templates[%d].name: %q named twice", i, t.Name)

@@ -93,6 +93,7 @@ func TestSpecValidate(t *testing.T) {
 	}{
 		{func(*Spec) {}, ""},
 		{func(s *Spec) { s.Templates = nil }, "prompt.templates: none"},
+		{func(s *Spec) { s.Templates[0].Name = "../x" }, `prompt.templates[0].name: "../x" is not a name`},
 		{func(s *Spec) { s.Templates[0].Input = "x" }, "has no {text}"},
 		{func(s *Spec) { s.Template = "b" }, `prompt.template: "b" is none of the templates (a)`},
 		{func(s *Spec) { delete(s.Verbalizers, "pos") }, `no verbalizer for label "pos"`},

@@ -123,13 +123,9 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 			switch tt {
 			case suites.MFT:
 				for i, e := range encs {
-					label := f.Train.Label
-					if label == "" {
-						l, ok := c.LabelFor(i)
-						if !ok || l.IsAnswer {
-							return nil, fmt.Errorf("functionality %q case %d: an MFT input without a class label", f.Name, c.ID)
-						}
-						label = strconv.Itoa(l.Class)
+					label, err := mftLabel(f, c, i)
+					if err != nil {
+						return nil, err
 					}
 					y, err := task.target(s, label)
 					if err != nil {
@@ -202,4 +198,17 @@ func IIDRows(examples []datasets.Example, tk Tokenizer, classes int) ([]Row, err
 		rows[i].Target[ex.Label] = 1
 	}
 	return rows, nil
+}
+
+// mftLabel is the suite label input i of an MFT case trains toward: the
+// functionality's training label, else the case's class label for it.
+func mftLabel(f *suites.Functionality, c *suites.Case, i int) (string, error) {
+	if f.Train.Label != "" {
+		return f.Train.Label, nil
+	}
+	l, ok := c.LabelFor(i)
+	if !ok || l.IsAnswer {
+		return "", fmt.Errorf("functionality %q case %d: an MFT input without a class label", f.Name, c.ID)
+	}
+	return strconv.Itoa(l.Class), nil
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/beluga-nlp/beluga/models/predict"
 	"github.com/beluga-nlp/beluga/models/pretrained"
@@ -227,13 +227,9 @@ func suiteDemos(s *suites.Suite, fold *splits.Fold, task *Task) ([]prompt.Demo, 
 				continue
 			}
 			for i, in := range c.Inputs {
-				label := f.Train.Label
-				if label == "" {
-					l, ok := c.LabelFor(i)
-					if !ok || l.IsAnswer {
-						return nil, fmt.Errorf("functionality %q case %d: an MFT input without a class label", f.Name, c.ID)
-					}
-					label = strconv.Itoa(l.Class)
+				label, err := mftLabel(f, c, i)
+				if err != nil {
+					return nil, err
 				}
 				y, err := task.target(s, label)
 				if err != nil {
@@ -385,4 +381,35 @@ func (r *promptedRun) unparsedCount() map[string]int {
 		}
 	}
 	return out
+}
+
+// templateScores scores each template of a run that scores several alone,
+// by the same evaluation as the run's (its predictions and verdicts under
+// outDir/templates/NAME/): the results per template beside the aggregate.
+// An endpoint's cache answers what the aggregate already asked.
+func (p *classRun) templateScores(ctx context.Context, evalLimit int, outDir string) (map[string]TemplateScore, error) {
+	templates := p.prompted.spec.Scored()
+	if len(templates) < 2 {
+		return nil, nil
+	}
+	out := map[string]TemplateScore{}
+	for _, t := range templates {
+		spec := *p.prompted.spec
+		spec.Template = t.Name
+		one := *p.prompted
+		one.spec, one.unparsed = &spec, map[string]int{}
+		sub := *p
+		sub.prompted = &one
+		dir := filepath.Join(outDir, "templates", t.Name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		r, err := sub.evaluate(ctx, evalLimit, dir)
+		if err != nil {
+			return nil, fmt.Errorf("template %s: %w", t.Name, err)
+		}
+		r.summarise()
+		out[t.Name] = TemplateScore{IIDScore: r.IIDScore, SuiteScore: r.SuiteScore, G: r.G, Unparsed: one.unparsed[t.Name]}
+	}
+	return out, nil
 }

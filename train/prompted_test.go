@@ -148,3 +148,50 @@ func TestFailingEndpointFailsTheRun(t *testing.T) {
 		t.Error("a failed run wrote predictions")
 	}
 }
+
+// A run of several templates predicts their mean label probabilities and
+// scores each template alone beside it, by the same evaluation, into
+// templates/NAME/ (in process: the tiny random GPT-2 of the decoder tests).
+func TestPromptTemplatesScoredEachAndAggregated(t *testing.T) {
+	spec := tinySpec(ConfigPromptIID)
+	spec.Prompt = &prompt.Spec{
+		Templates: []prompt.Template{
+			{Name: "eq", Input: "{text} =", Separator: "\n"},
+			{Name: "colon", Instruction: "Mood?", Input: "{text}:", Separator: "\n"},
+		},
+		Verbalizers: map[string]string{"negative": " bad", "positive": " good"},
+		K:           2,
+		Model:       "../models/testdata/decoders/gpt2",
+	}
+	dir := t.TempDir()
+	res, err := Run(context.Background(), spec, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Templates) != 2 {
+		t.Fatalf("templates %v, want eq and colon", res.Templates)
+	}
+	var mean float64
+	for _, name := range []string{"eq", "colon"} {
+		ts := res.Templates[name]
+		if ts.IIDScore == nil || ts.SuiteScore == nil || ts.G == nil {
+			t.Fatalf("template %s: %+v, want i.i.d., suite and G scores", name, ts)
+		}
+		for _, f := range []string{"iid_predictions.jsonl", "results.json", "cases.jsonl", "suite_predictions.txt"} {
+			if _, err := os.Stat(filepath.Join(dir, "templates", name, f)); err != nil {
+				t.Errorf("template %s: %v", name, err)
+			}
+		}
+		mean += *ts.IIDScore / 2
+	}
+	// The aggregate is its own prediction (mean probabilities), not a mean
+	// of scores; but it scores every i.i.d. example as each template does.
+	if res.IIDScore == nil || len(res.IIDPredicted) != len(res.IIDGold) {
+		t.Fatalf("aggregate %+v", res)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "metrics.json"))
+	if err != nil || !strings.Contains(string(b), `"templates"`) {
+		t.Errorf("metrics.json shows no per-template scores (%v):\n%s", err, b)
+	}
+	t.Logf("aggregate i.i.d. accuracy %.3f; per template %.3f (eq), %.3f (colon); mean %.3f", *res.IIDScore, *res.Templates["eq"].IIDScore, *res.Templates["colon"].IIDScore, mean)
+}

@@ -296,6 +296,18 @@ type Result struct {
 	// Unparsed counts, per template, a prompted run's generated answers
 	// that named no label (each failed its input; none became a label).
 	Unparsed map[string]int `json:"unparsed,omitempty"`
+	// Templates are a prompted run's scores per template when it scores
+	// several (its own scores are their mean probabilities'); each
+	// template's predictions are under templates/NAME/.
+	Templates map[string]TemplateScore `json:"templates,omitempty"`
+}
+
+// TemplateScore is one template's scores in a prompted run of several.
+type TemplateScore struct {
+	IIDScore   *float64 `json:"iid_accuracy,omitempty"`
+	SuiteScore *float64 `json:"suite_score,omitempty"`
+	G          *float64 `json:"g,omitempty"`
+	Unparsed   int      `json:"unparsed,omitempty"`
 }
 
 // Validate checks a run spec before anything is written for it, and
@@ -466,18 +478,25 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 		return nil, err
 	}
 	out.Steps, out.Curve, out.Seconds = len(curve), curve, time.Since(start).Seconds()
-	if out.Suite.Score != nil {
-		s := *out.Suite.Score / 100
-		out.SuiteScore = &s
-		if out.IIDScore != nil {
-			g := metrics.HarmonicMean(*out.IIDScore, s)
-			out.G = &g
-		}
-	}
+	out.summarise()
 	if err := writeJSON(filepath.Join(outDir, "metrics.json"), out); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// summarise sets the suite score (in [0, 1]) and G from the scored suite
+// and the i.i.d. score.
+func (out *Result) summarise() {
+	if out.Suite == nil || out.Suite.Score == nil {
+		return
+	}
+	s := *out.Suite.Score / 100
+	out.SuiteScore = &s
+	if out.IIDScore != nil {
+		g := metrics.HarmonicMean(*out.IIDScore, s)
+		out.G = &g
+	}
 }
 
 func writeJSON(path string, v any) error {
@@ -682,6 +701,7 @@ func (p *classRun) evaluate(ctx context.Context, evalLimit int, outDir string) (
 	out.IIDEval, out.IIDEvalCorrect, err = evalSets(ctx, eval, p.task, p.evalSets, outDir)
 	if p.prompted != nil && err == nil {
 		out.Unparsed = p.prompted.unparsedCount()
+		out.Templates, err = p.templateScores(ctx, evalLimit, outDir)
 	}
 	return out, err
 }

@@ -254,3 +254,22 @@ func TestInterruptedPromptedSweepResumes(t *testing.T) {
 	}
 	t.Logf("first execution: %d requests, %d answered; resumed: %d more requests, %d of them answered before", sentFirst, answeredFirst, len(srv.received)-sentFirst, again)
 }
+
+// A spec's prompted configurations are checked before anything runs: they
+// need the prompt block, and only a configuration drawing i.i.d.
+// demonstrations needs i.i.d. data (HateCheck has none: 0-shot and k-shot
+// T run on it, k-shot IID does not).
+func TestPromptedConfigurationsChecked(t *testing.T) {
+	const task = "tasks: [{name: HATE, suite: hatecheck, labels: [non-hateful, hateful]}]\nmodel: {name: bert-tiny}\n"
+	const prompt = "prompt: {model: m, templates: [{name: a, input: '{text}'}], verbalizers: {non-hateful: ' no', hateful: ' yes'}, k: 2}\n"
+	for _, tc := range []struct{ spec, want string }{
+		{task + "configurations: [T, 0-shot, k-shot T]\n" + prompt, ""},
+		{task + "configurations: [0-shot]\n", "field configurations[0]: 0-shot asks a language model: set prompt"},
+		{task + "configurations: [k-shot IID]\n" + prompt, "field configurations[0]: k-shot IID draws demonstrations from i.i.d. data, which task HATE does not have"},
+	} {
+		_, err := ParseSpec([]byte(tc.spec))
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s\nerror %v, want %q", tc.spec, err, tc.want)
+		}
+	}
+}

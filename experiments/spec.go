@@ -513,7 +513,11 @@ func (s *Spec) Validate() error {
 		for i, c := range s.Configurations {
 			ci, _ := train.LookupConfiguration(c)
 			if (ci.IID || ci.FromIID || ci.DemoIID) && !t.hasIID() {
-				return fmt.Errorf("field configurations[%d]: %s trains on i.i.d. data, which task %s does not have (declare its train and dev files, or run configuration T only)", i, c, t.Name)
+				uses := "trains on"
+				if ci.Prompt {
+					uses = "draws demonstrations from"
+				}
+				return fmt.Errorf("field configurations[%d]: %s %s i.i.d. data, which task %s does not have (declare its train and dev files, or run configuration T only)", i, c, uses, t.Name)
 			}
 		}
 	}

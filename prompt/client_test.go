@@ -1,8 +1,15 @@
 package prompt
 
 import (
+	"context"
+	"encoding/json"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // A generated answer names the label whose verbalizer it starts with, as
@@ -62,5 +69,62 @@ func TestEchoedLogLik(t *testing.T) {
 	}
 	if _, err := echoedLogLik([]byte(`{"choices":[{"text":"x"}]}`), 0); err == nil {
 		t.Error("no logprobs: no error")
+	}
+}
+
+// The client retries a 5xx with back-off and is answered; a 4xx is not
+// retried; answers come back in request order whatever the concurrency,
+// and an echo endpoint's options are scored by their echoed tokens.
+func TestClientRetriesAndEcho(t *testing.T) {
+	var flaky atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Prompt string `json:"prompt"`
+			Echo   bool   `json:"echo"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || !req.Echo {
+			http.Error(w, "want echo", http.StatusBadRequest)
+			return
+		}
+		if strings.Contains(req.Prompt, "flaky") && flaky.Add(1) <= 2 {
+			http.Error(w, "busy", http.StatusBadGateway)
+			return
+		}
+		// Tokens: the prompt up to the option, then the option's words,
+		// each word's logprob minus its length.
+		cut := strings.LastIndex(req.Prompt, ":") + 1
+		tokens, lps, offs := []string{req.Prompt[:cut]}, []any{nil}, []int{0}
+		for _, w := range strings.SplitAfter(req.Prompt[cut:], " ")[1:] {
+			offs = append(offs, cut+len(" ")+len(strings.Join(tokens[1:], "")))
+			tokens = append(tokens, " "+strings.TrimSpace(w))
+			lps = append(lps, -float64(len(strings.TrimSpace(w))))
+		}
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"logprobs": map[string]any{
+			"tokens": tokens, "token_logprobs": lps, "text_offset": offs}}}})
+	}))
+	defer srv.Close()
+	c := NewClient(Endpoint{URL: srv.URL, Model: "m", Mode: ModeEcho, Backoff: time.Millisecond, Concurrency: 3})
+	reqs := []Request{
+		{Prefix: "x ", Context: "flaky:", Options: []string{" good", " very bad"}},
+		{Prefix: "x ", Context: "two:", Options: []string{" ok", " fine"}},
+	}
+	got, err := c.Score(context.Background(), reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]float64{{-4, -7}, {-2, -4}}
+	for i := range want {
+		for k := range want[i] {
+			if got[i].LogLik[k] != want[i][k] {
+				t.Errorf("request %d option %d: loglik %v, want %v", i, k, got[i].LogLik[k], want[i][k])
+			}
+		}
+	}
+	if n := c.Sent.Load(); n != 6 {
+		t.Errorf("%d requests sent, want 4 options and 2 retries", n)
+	}
+	bad := NewClient(Endpoint{URL: srv.URL, Model: "m", Mode: ModeNext, Backoff: time.Millisecond})
+	if _, err := bad.Score(context.Background(), reqs[:1]); err == nil || !strings.Contains(err.Error(), "400") || bad.Sent.Load() != 1 {
+		t.Errorf("a 400 was retried or not reported: %v after %d requests", err, bad.Sent.Load())
 	}
 }

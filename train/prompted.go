@@ -160,6 +160,7 @@ func preparePrompted(ctx context.Context, spec RunSpec) (*classRun, error) {
 	if err := checkDemos(r.demos, suite, fold); err != nil {
 		return nil, err
 	}
+	p.trained.Recipe += demoRecipe
 	p.trained.Demonstrations = r.demos
 	if r.demos == nil {
 		p.trained.Demonstrations = []prompt.Demo{}
@@ -362,6 +363,13 @@ func (e RunSpec) effectivePrompted(config ConfigurationInfo) RunSpec {
 	e.MaxSteps, e.Settings, e.Corrections = 0, MethodSettings{}, nil
 	return e
 }
+
+// demoRecipe is how a prompted run's demonstrations are drawn (its
+// Trained.Recipe's last part).
+const demoRecipe = ". Demonstrations (a prompted run): prompt.k of the pool drawn with the run's seed by prompt.Choose " +
+	"(each label's candidates shuffled, taken round-robin over the labels, put in a seeded order); the pool is the i.i.d. " +
+	"training rows kept (k-shot IID, IID+T) and the labelled MFT inputs of the T_train cases the fold keeps, under suite_limit " +
+	"(k-shot T, IID+T), in file and suite order; each is checked against the fold again"
 
 // unparsedPred is what the prediction files say of an answer that names
 // no label.

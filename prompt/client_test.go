@@ -128,3 +128,25 @@ func TestClientRetriesAndEcho(t *testing.T) {
 		t.Errorf("a 400 was retried or not reported: %v after %d requests", err, bad.Sent.Load())
 	}
 }
+
+// A request the server does not answer within the timeout fails after
+// its retries, named, instead of waiting for ever.
+func TestClientTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c := NewClient(Endpoint{URL: srv.URL, Model: "m", Mode: ModeGenerate, Timeout: 20 * time.Millisecond, Retries: 1, Backoff: time.Millisecond})
+	_, err := c.Score(context.Background(), []Request{{Context: "hello", Options: []string{" a", " b"}}})
+	if err == nil || !strings.Contains(err.Error(), `request 1 of 1 (input "hello")`) || !strings.Contains(err.Error(), "deadline exceeded") {
+		t.Errorf("error %v, want the request named and its deadline", err)
+	}
+	if n := c.Sent.Load(); n != 2 {
+		t.Errorf("%d requests sent, want 1 and 1 retry", n)
+	}
+}

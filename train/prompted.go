@@ -361,6 +361,7 @@ func (e RunSpec) effectivePrompted(config ConfigurationInfo) RunSpec {
 	e.Method, e.FromIID = MethodPrompt, ""
 	e.Model, e.Hyper, e.ProbeHyper, e.IIDHyper = ModelSpec{}, Hyper{}, Hyper{}, Hyper{}
 	e.MaxSteps, e.Settings, e.Corrections = 0, MethodSettings{}, nil
+	e.MaxLength, e.Profile = 0, "" // the encoder's input length and defaults: not read
 	return e
 }
 

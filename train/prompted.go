@@ -319,6 +319,11 @@ func (s *RunSpec) validatePrompted() error {
 	if err != nil {
 		return err
 	}
+	// vanilla is beluga train's default method; any other would be
+	// silently not applied.
+	if s.Method != "" && s.Method != MethodPrompt && s.Method != "vanilla" {
+		return fmt.Errorf("configuration %s prompts a language model and trains nothing: method %s does not apply (leave it out)", s.Configuration, s.Method)
+	}
 	if s.Prompt == nil {
 		return fmt.Errorf("configuration %s asks a language model: set prompt (templates, verbalizers, model or endpoint)", s.Configuration)
 	}

@@ -195,3 +195,26 @@ func TestPromptTemplatesScoredEachAndAggregated(t *testing.T) {
 	}
 	t.Logf("aggregate i.i.d. accuracy %.3f; per template %.3f (eq), %.3f (colon); mean %.3f", *res.IIDScore, *res.Templates["eq"].IIDScore, *res.Templates["colon"].IIDScore, mean)
 }
+
+// A prompted run's spec is checked as a trained one's: what it needs is
+// named, and a setting it would silently not apply is refused.
+func TestPromptedSpecValidated(t *testing.T) {
+	for _, tc := range []struct {
+		edit func(*RunSpec)
+		want string
+	}{
+		{func(*RunSpec) {}, ""},
+		{func(s *RunSpec) { s.Method = "l2" }, "configuration prompt-iid prompts a language model and trains nothing: method l2 does not apply"},
+		{func(s *RunSpec) { s.Prompt = nil }, "configuration prompt-iid asks a language model: set prompt"},
+		{func(s *RunSpec) { s.Prompt.K = 0 }, "configuration prompt-iid draws demonstrations: set prompt.k"},
+		{func(s *RunSpec) { s.IIDTrain = "" }, "configuration prompt-iid draws demonstrations from the i.i.d. training data: set iid_train"},
+		{func(s *RunSpec) { delete(s.Prompt.Verbalizers, "positive") }, `no verbalizer for label "positive"`},
+	} {
+		s := promptedSpec(ConfigPromptIID, "http://127.0.0.1:1", prompt.ModeNext, 2)
+		tc.edit(&s)
+		err := s.Validate()
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("error %v, want %q", err, tc.want)
+		}
+	}
+}

@@ -268,6 +268,9 @@ const spanTrainedRecipe = "i.i.d.: the dev file halved as BeLUGA does (datasets.
 
 // String says what a run trained on in one line, for logs.
 func (t *Trained) String() string {
+	if t.Demonstrations != nil {
+		return fmt.Sprintf("prompted with %d demonstrations, trained on nothing", len(t.Demonstrations))
+	}
 	iid, cases := t.TrainedCounts()
 	return fmt.Sprintf("trained on %d i.i.d. rows and %d suite cases", iid, cases)
 }

@@ -18,15 +18,17 @@ import (
 // Inputs finds what a sweep's runs read and digests it: files and
 // directories by their content (Digests), datasets of the registry by
 // their registered checksums (nothing is fetched to identify them), hub
-// checkpoints by the content of their snapshot. It also opens suites for
+// checkpoints named by hub id by what the hub publishes for them
+// (hub.Identity), never by their bytes. It also opens suites for
 // the folds they are held out by, once each.
 type Inputs struct {
 	// Data resolves dataset names (nil: names resolve to the cache
 	// layout's relative paths, for sweeps that are only listed).
 	Data *datasets.Cache
-	// Hub resolves checkpoints named by hub id (nil: hub.FromEnv(), which
-	// downloads a checkpoint missing from the hub cache unless
-	// HF_HUB_OFFLINE is set).
+	// Hub identifies checkpoints named by hub id (hub.Identify) and
+	// resolves them when a run starts (nil: hub.FromEnv(), which downloads
+	// a checkpoint missing from the hub cache unless HF_HUB_OFFLINE is
+	// set).
 	Hub *hub.Resolver
 	// Digests computes and remembers the digests (nil: in memory only).
 	Digests *Digests
@@ -137,27 +139,52 @@ type NotFoundError struct{ Path string }
 
 func (e *NotFoundError) Error() string { return e.Path + ": file not found" }
 
-// checkpoint identifies a model to start from: a directory or archive, else
-// a hub id, resolved through the hub cache (downloaded when missing, unless
-// the resolver is offline) and identified by the content of its snapshot.
+// checkpoint identifies a model to start from: a directory or archive by
+// its content, a hub id by what the hub publishes for it (hub.Identify:
+// from the hub cache, else the hub's listing; nothing is downloaded). A
+// checkpoint neither cached nor listable (offline) whose revision is not a
+// commit is Pending: its runs are planned under provisional IDs.
 func (in *Inputs) checkpoint(ctx context.Context, field, value string) (Input, error) {
 	if _, err := os.Stat(value); err == nil {
 		return in.local(field, value)
 	}
-	r := in.Hub
-	if r == nil {
-		r = hub.FromEnv()
-	}
-	dir, err := r.Resolve(ctx, value)
+	id, err := in.hub().Identify(ctx, value)
 	if err != nil {
-		if errors.Is(err, hub.ErrNotCached) {
-			err = fmt.Errorf("%w; a run's identity holds its checkpoint's content, so its runs are known once it is fetched (beluga run fetches it)", err)
-		}
 		return Input{}, err
 	}
-	i, err := in.local(field, dir)
-	i.Name = value
-	return i, err
+	x := Input{Field: field, Path: id.Dir, Name: value, Commit: id.Commit, Files: id.Files, SHA256: id.Digest()}
+	switch {
+	case x.Path != "":
+	case x.SHA256 != "":
+		// Where the runner resolves it: the hub id pinned to the commit.
+		x.Path = id.Repo + "@" + id.Commit
+		x.Absent = fmt.Sprintf("checkpoint not fetched (%s at commit %.12s: not in the hub cache; beluga run fetches it)", value, id.Commit)
+	default:
+		x.Path = value
+		x.Pending = fmt.Sprintf("checkpoint not fetched (%s: not in the hub cache and HF_HUB_OFFLINE is set; the run IDs are provisional until it is fetched or the spec pins a commit, %s@COMMIT)", value, id.Repo)
+		x.Absent = x.Pending
+		sum := sha256.Sum256([]byte("pending hub checkpoint " + id.Repo + "@" + id.Revision))
+		x.SHA256 = "pending-" + hex.EncodeToString(sum[:])
+	}
+	return x, nil
+}
+
+// checkpointDir is the local snapshot of a hub checkpoint input, at the
+// commit its identity names, downloaded when the hub cache lacks it.
+func (in *Inputs) checkpointDir(ctx context.Context, x Input) (string, error) {
+	ref, err := hub.ParseRef(x.Name)
+	if err != nil {
+		return "", err
+	}
+	return in.hub().Resolve(ctx, ref.Repo+"@"+x.Commit)
+}
+
+// hub is the resolver of hub ids: Hub, else hub.FromEnv().
+func (in *Inputs) hub() *hub.Resolver {
+	if in.Hub == nil {
+		in.Hub = hub.FromEnv()
+	}
+	return in.Hub
 }
 
 // suiteValue is the file or dataset a task's suite names: a file, or a

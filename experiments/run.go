@@ -103,6 +103,20 @@ type Input struct {
 	Size   int64  `json:"size,omitempty"`
 	// Cases is a suite's number of test cases (0 when not counted).
 	Cases int `json:"cases,omitempty"`
+	// Commit and Files identify a checkpoint named by hub id as the hub
+	// publishes it (hub.Identity): SHA256 is then the identity's digest,
+	// not a hash of bytes, so that a sweep is planned and its IDs known
+	// without the checkpoint's bytes.
+	Commit string            `json:"commit,omitempty"`
+	Files  map[string]string `json:"files,omitempty"`
+	// Pending says why the input's identity is not known yet (a hub
+	// checkpoint not in the cache, offline, its revision not a commit):
+	// the run's ID is provisional and the run cannot start.
+	Pending string `json:"pending,omitempty"`
+	// Absent says why the input is not on this machine yet (a hub
+	// checkpoint the cache lacks: the runs fetch it); "" when it is, and
+	// in a run read back from a store, which does not know.
+	Absent string `json:"-"`
 }
 
 // IDLength is the number of hex digits of a run ID.

@@ -94,6 +94,17 @@ func (r *TrainRunner) Spec(ctx context.Context, run Run) (train.RunSpec, error) 
 				return s, err
 			}
 			*f.Path = path
+		case in.Pending != "":
+			return s, fmt.Errorf("%s: %s", f.Field, in.Pending)
+		case in.Commit != "":
+			// A hub checkpoint, identified by its commit: fetched now
+			// (pinned to that commit) unless the hub cache has it; the
+			// download checks each file against the hub's sha256.
+			dir, err := r.inputs().checkpointDir(ctx, in)
+			if err != nil {
+				return s, fmt.Errorf("%s: %w", f.Field, err)
+			}
+			*f.Path = dir
 		default:
 			sum, _, err := r.inputs().digests().Path(in.Path)
 			if err != nil {

@@ -64,6 +64,10 @@ func StatusOf(store *Store, runs []Run, in *Inputs) Status {
 				st.Flagged++
 			}
 		case Missing, Incomplete:
+			if why := r.Absent(); why != "" {
+				rs.State, rs.Reason = NotFetched, why
+				break
+			}
 			if bySlot == nil {
 				bySlot = store.finishedBySlot()
 			}
@@ -103,6 +107,28 @@ func (s *Store) finishedBySlot() map[string][]Run {
 	return out
 }
 
+// Pending says why the run's identity is not known yet ("" when it is):
+// an input whose identity needs what is not local (Input.Pending).
+func (r Run) Pending() string {
+	for _, in := range r.Inputs {
+		if in.Pending != "" {
+			return in.Pending
+		}
+	}
+	return ""
+}
+
+// Absent says why an input of the run is not on this machine yet ("" when
+// none is known to be missing: Input.Absent).
+func (r Run) Absent() string {
+	for _, in := range r.Inputs {
+		if in.Absent != "" {
+			return in.Absent
+		}
+	}
+	return ""
+}
+
 // changed says how the inputs now differ from those a finished run (id)
 // read: for each field whose content differs, what it was and is.
 func changed(was, now []Input, id string) []string {
@@ -123,7 +149,9 @@ func changed(was, now []Input, id string) []string {
 func (in *Inputs) changedOnDisk(r Run, id string) []string {
 	var now []Input
 	for _, w := range r.Inputs {
-		if w.File != "" {
+		// A dataset's file is its registered checksum, a hub checkpoint its
+		// commit: neither changes in place.
+		if w.File != "" || w.Commit != "" || w.Pending != "" {
 			continue
 		}
 		var cur Input

@@ -50,10 +50,15 @@ const (
 	// other inputs: its results are of what the inputs were (StatusOf).
 	Stale
 	Done // done written, and the files it vouches for are there
+	// NotFetched: not done, and an input it starts from is not on this
+	// machine yet (Input.Absent: a hub checkpoint not in the cache; its ID
+	// is provisional when the commit is not known either, Input.Pending)
+	// (StatusOf).
+	NotFetched
 )
 
 func (s State) String() string {
-	return [...]string{"missing", "incomplete", "running", "failed", "damaged", "stale", "done"}[s]
+	return [...]string{"missing", "incomplete", "running", "failed", "damaged", "stale", "done", "checkpoint not fetched"}[s]
 }
 
 // Store is a directory of runs, one sub-directory per run named by its ID

@@ -24,38 +24,17 @@ type TaskDecl struct {
 	Dev   *datasets.FileSpec
 }
 
-// BuiltinTask is one of BeLUGA's tasks: its names, where its i.i.d. data
-// and its CheckList suite come from.
-type BuiltinTask struct {
-	// Name is Table 3's (SENT, PARA, READ); Train is package train's
-	// (sentiment, qqp, squad). A spec may use either.
-	Name, Train string
-	// IIDFiles are the i.i.d. train and dev files inside the task's
-	// dataset (a data cache name or a directory); READ reads its own
-	// (readData).
-	IIDFiles [2]string
-	// Suite is the data cache name of the task's CheckList release suite.
-	Suite string
-}
+// BuiltinTask is one of BeLUGA's tasks: package train's table holds them
+// (train.Builtins), with their kinds and declarations, once.
+type BuiltinTask = train.Builtin
 
-// BuiltinTasks are BeLUGA's tasks in BeLUGA's order (sentiment, QQP,
-// SQuAD): the order of Table 3's columns, Figure 1's rows and the
-// randomisation test's visits, which decides its p-values.
-var BuiltinTasks = []BuiltinTask{
-	{Name: "SENT", Train: "sentiment", IIDFiles: [2]string{"sst2/train.tsv", "sst2/dev.tsv"}, Suite: "checklist-sentiment"},
-	{Name: "PARA", Train: "qqp", IIDFiles: [2]string{"qqp/train.tsv", "qqp/dev.tsv"}, Suite: "checklist-qqp"},
-	{Name: "READ", Train: train.TaskRead, Suite: "checklist-squad"},
-}
+// BuiltinTasks are BeLUGA's tasks in BeLUGA's order (train.Builtins).
+var BuiltinTasks = train.Builtins
 
 // LookupBuiltinTask returns the built-in task a spec's task name denotes,
 // in either spelling, and its rank in BeLUGA's order.
 func LookupBuiltinTask(name string) (BuiltinTask, int, bool) {
-	for i, t := range BuiltinTasks {
-		if name == t.Name || name == t.Train {
-			return t, i, true
-		}
-	}
-	return BuiltinTask{}, -1, false
+	return train.LookupBuiltin(name)
 }
 
 // trainTaskName is package train's name of a built-in task, "" for

@@ -98,13 +98,7 @@ const FoldAbove = 6
 // ViolationText says how far an input breaks its functionality's
 // expectation (InputVerdict.Violation), in the terms of its test type.
 func ViolationText(t suites.TestType, v float64) string {
-	switch t {
-	case suites.INV:
-		return fmt.Sprintf("probability of the original's class changed by %.3f", v)
-	case suites.DIR:
-		return fmt.Sprintf("moved %.3f the wrong way", v)
-	}
-	return fmt.Sprintf("1 − p(expected) = %.3f", v)
+	return t.Spec().Violation(v)
 }
 
 func writeFailureHeading(bw *bufio.Writer, name string, first CaseVerdict, fails, scored int) {

@@ -225,7 +225,7 @@ func Score(s *suites.Suite, preds []Prediction, opt ScoreOptions) (*Result, erro
 	sum, n := 0.0, 0
 	for _, f := range s.Functionalities {
 		fr := FunctionalityResult{Name: f.Name, Class: f.Class, Type: f.Type, Excluded: excluded[f.Name]}
-		if f.Type != suites.MFT {
+		if f.Type.Spec().Paired {
 			fr.Tolerance = opt.tolerance(f.Expect)
 		}
 		expect := Describe(f.Expect, s.Labels)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/beluga-nlp/beluga/suites"
 )
@@ -314,9 +315,67 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 		}
 		return tripletResults(preds[0].Class, preds[1].Class, preds[2].Class, opt.Triplet), sizes, nil
 	default:
-		return nil, nil, fmt.Errorf("unknown expectation kind %q", e.Kind)
+		return registeredResults(f, c, preds, opt)
 	}
 	return failUnparsed(rs, preds, false), sizes, nil
+}
+
+// registeredResults is inputResults for an expectation kind registered
+// with RegisterRule.
+func registeredResults(f *suites.Functionality, c *suites.Case, preds []Prediction, opt Options) ([]result, []float64, error) {
+	kind := f.Expect.Kind
+	rule, ok := registeredRule(kind)
+	if !ok {
+		return nil, nil, fmt.Errorf("unknown expectation kind %q", kind)
+	}
+	vs, sizes, err := rule(f, c, preds, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(vs) != len(preds) || len(sizes) != len(preds) {
+		return nil, nil, fmt.Errorf("expectation %s: %d verdicts and %d sizes for %d inputs", kind, len(vs), len(sizes), len(preds))
+	}
+	rs := make([]result, len(vs))
+	for j, v := range vs {
+		if v < Pass || v > Filtered {
+			return nil, nil, fmt.Errorf("expectation %s: verdict %d of input %d", kind, v, j)
+		}
+		rs[j] = [...]result{Pass: rPass, Fail: rFail, Filtered: rNone}[v]
+	}
+	return rs, sizes, nil
+}
+
+// Rule is the verdict of a registered expectation kind on every input of a
+// case: Pass, Fail, or Filtered where it does not apply (an original), and
+// each failing input's violation size (InputVerdict.Violation).
+type Rule func(f *suites.Functionality, c *suites.Case, preds []Prediction, opt Options) ([]Verdict, []float64, error)
+
+var (
+	rulesMu sync.RWMutex
+	rules   = map[string]Rule{}
+)
+
+// RegisterRule gives the verdict rule of an expectation kind registered
+// with suites.RegisterExpectKind: a test type whose rule none of
+// CheckList's expectations expresses. The shipped kinds keep their rules.
+func RegisterRule(kind string, r Rule) error {
+	if !suites.AddedExpectKind(kind) {
+		return fmt.Errorf("expectation kind %q: a shipped kind, or not registered with suites.RegisterExpectKind", kind)
+	}
+	rulesMu.Lock()
+	defer rulesMu.Unlock()
+	if rules[kind] != nil {
+		return fmt.Errorf("expectation kind %q: rule registered twice", kind)
+	}
+	rules[kind] = r
+	return nil
+}
+
+func registeredRule(kind string) (Rule, bool) {
+	rulesMu.RLock()
+	defer rulesMu.RUnlock()
+	r, ok := rules[kind]
+	return r, ok
 }
 
 // positiveChange is the sentiment notebook's positive_change expectation

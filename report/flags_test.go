@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/experiments/experimentstest"
 )
 
 // tableOf is a one-task table of i.i.d. scores only, one row per value.
@@ -68,7 +69,7 @@ func TestBoldSkipsTiesAndFlaggedCells(t *testing.T) {
 // are never bold and add no figure panel.
 func TestBaselineRows(t *testing.T) {
 	td := intentFixtures(t)
-	store, runs := trainSweep(t, `
+	store, runs := experimentstest.TrainSweep(t, `
 tasks:
   - name: INTENT
     labels: [greeting, question, complaint]

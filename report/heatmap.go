@@ -19,6 +19,7 @@ import (
 	"github.com/beluga-nlp/beluga/experiments"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/suites"
 )
 
 // Rocket maps a value in [0, 1] to a colour of a perceptually ordered
@@ -41,13 +42,6 @@ func Rocket(v float64) color.RGBA {
 	a, b := anchors[i], anchors[i+1]
 	mix := func(x, y uint8) uint8 { return uint8(math.Round(float64(x) + f*(float64(y)-float64(x)))) }
 	return color.RGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 0xff}
-}
-
-// Test-type colours of the column numbers and the key, as in Figure 1.
-var typeColours = map[string]color.Color{
-	"MFT": color.RGBA{0, 0, 0xff, 0xff},
-	"INV": color.RGBA{0xff, 0, 0, 0xff},
-	"DIR": color.RGBA{0, 0x80, 0, 0xff},
 }
 
 // HeatmapOptions lay the figure out for a page.
@@ -429,15 +423,15 @@ func (l *heatmapLayout) draw(dc draw.Canvas, t *Table) {
 	x := figureInset
 	dc.FillText(st(color.Black), vg.Point{X: x, Y: y}, "Column numbers by test type:")
 	x += st(color.Black).Width("Column numbers by test type:") + 6
-	for _, typ := range []string{"MFT", "INV", "DIR"} {
-		if !t.hasType(typ) {
+	for _, tt := range suites.TestTypes() {
+		if !t.hasType(string(tt)) {
 			continue
 		}
-		c := typeColours[typ]
+		c, legend := typeColour(string(tt)), tt.Spec().Legend
 		dc.FillPolygon(c, rect(x, y-minText/2+1, x+minText-2, y+minText/2-1))
 		x += minText + 1
-		dc.FillText(st(c), vg.Point{X: x, Y: y}, typ)
-		x += st(c).Width(typ) + 10
+		dc.FillText(st(c), vg.Point{X: x, Y: y}, legend)
+		x += st(c).Width(legend) + 10
 	}
 	keyTop := top - l.legendH
 	for _, k := range l.key {
@@ -565,8 +559,8 @@ func (t *Table) hasType(typ string) bool {
 }
 
 func typeColour(typ string) color.Color {
-	if c := typeColours[typ]; c != nil {
-		return c
+	if tt := suites.TestType(typ); tt.Registered() {
+		return tt.Spec().Colour
 	}
 	return color.Black
 }

@@ -2,12 +2,12 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/experiments/experimentstest"
 )
 
 // intentFixtures returns the directory of package train's intent task
@@ -21,37 +21,13 @@ func intentFixtures(t *testing.T) string {
 	return td
 }
 
-// trainSweep checks, expands and executes a spec with package train into a
-// fresh store.
-func trainSweep(t *testing.T, yaml string) (*experiments.Store, []experiments.Run) {
-	t.Helper()
-	spec, err := experiments.ParseSpec([]byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := &experiments.Store{Dir: t.TempDir()}
-	runner := &experiments.TrainRunner{Store: store}
-	if err := runner.Check(spec); err != nil {
-		t.Fatal(err)
-	}
-	runs, err := experiments.Expand(context.Background(), spec, &experiments.Inputs{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := experiments.Execute(context.Background(), store, runs, runner, experiments.Options{Jobs: 2, Logger: quiet()})
-	if err != nil || sum.Err() != nil {
-		t.Fatal(err, sum.Err())
-	}
-	return store, runs
-}
-
 // A task a researcher declares — three intents read from CSV columns of
 // their own, a suite of their own — trains through the sweep and reports:
 // the IID baseline, IID→(IID+T) with G, and T, which trains on the suite
 // alone and is scored on the same i.i.d. test set.
 func TestDeclaredThreeLabelTaskTrainsAndReports(t *testing.T) {
 	td := intentFixtures(t)
-	store, runs := trainSweep(t, `
+	store, runs := experimentstest.TrainSweep(t, `
 tasks:
   - name: INTENT
     labels: [greeting, question, complaint]
@@ -100,7 +76,7 @@ grid: {iid_epochs: [2], iid_batch_size: [4], iid_lr: [0.01], epochs: [2], batch_
 // column or panel for a score no run has.
 func TestSuiteOnlyTableShowsSuiteScores(t *testing.T) {
 	td := intentFixtures(t)
-	store, runs := trainSweep(t, `
+	store, runs := experimentstest.TrainSweep(t, `
 tasks:
   - name: INTENT
     labels: [greeting, question, complaint]

@@ -390,7 +390,10 @@ func testMatrix(tests []TestRow, models int) TestMatrix {
 			caps = append(caps, t.Capability)
 		}
 	}
-	types := []string{string(suites.MFT), string(suites.INV), string(suites.DIR)}
+	var types []string
+	for _, tt := range suites.TestTypes() {
+		types = append(types, string(tt))
+	}
 	m := TestMatrix{Capabilities: caps, Types: types, Cells: make([][]MatrixCell, len(caps))}
 	for i, c := range caps {
 		m.Cells[i] = make([]MatrixCell, len(types))

@@ -247,14 +247,14 @@ func functionalityFromPickle(task, name string, v any) (*Functionality, error) {
 		} else {
 			f.Train = tr
 		}
-	case tt == MFT:
-		f.Expect = DefaultExpectation(MFT)
+	case DefaultExpectation(tt).Kind != "" && !tt.Spec().Paired:
+		f.Expect = DefaultExpectation(tt)
 	default:
 		return nil, fmt.Errorf("%w for %s test: CheckList stores it as a Python closure; write the suite in the native format (see docs/suite-format.md) with its expectation", ErrUnknownExpectation, tt)
 	}
 	if agg == "" {
-		agg = DefaultExpectation(MFT).Agg
-		if tt != MFT {
+		agg = AggAll
+		if tt.Spec().Paired {
 			agg = AggAllExceptFirst
 		}
 	}
@@ -278,7 +278,7 @@ func functionalityFromPickle(task, name string, v any) (*Functionality, error) {
 			return nil, fmt.Errorf("case %d: %w", i, err)
 		}
 		c.Inputs = inputs
-		if (tt == INV || tt == DIR) && len(inputs) < 2 {
+		if tt.Spec().Paired && len(inputs) < 2 {
 			f.Expect.AllowSingleInput = true
 		}
 		if c.Labels, err = labelsFromPickle(labelsAny, i, len(inputs)); err != nil {

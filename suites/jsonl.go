@@ -276,7 +276,7 @@ func (cl *caseLine) toCase() (*Functionality, *Case, error) {
 		return nil, nil, ferr("functionality", "missing")
 	}
 	if cl.Type == "" {
-		return nil, nil, ferr("type", "missing (want MFT, INV or DIR)")
+		return nil, nil, ferr("type", "missing (want %s)", TypeList())
 	}
 	tt, err := ParseTestType(cl.Type)
 	if err != nil {
@@ -294,7 +294,7 @@ func (cl *caseLine) toCase() (*Functionality, *Case, error) {
 	f := &Functionality{Name: cl.Functionality, Class: cl.Class, Type: tt, Description: cl.Description}
 	if cl.Expect != nil {
 		e := cl.Expect
-		if !knownExpectKinds[e.Kind] {
+		if !KnownExpectKind(e.Kind) {
 			return nil, nil, ferr("expect", "unknown expectation kind %q", e.Kind)
 		}
 		f.Expect = Expectation{Kind: e.Kind, Value: e.Value, Tolerance: e.Tolerance, Increasing: e.Increasing,
@@ -302,7 +302,7 @@ func (cl *caseLine) toCase() (*Functionality, *Case, error) {
 	} else {
 		f.Expect = DefaultExpectation(tt)
 	}
-	if err := f.Expect.validate(); err != nil {
+	if err := f.Expect.validate(tt); err != nil {
 		return nil, nil, err
 	}
 	if cl.Train != nil {
@@ -326,8 +326,8 @@ func (cl *caseLine) toCase() (*Functionality, *Case, error) {
 		}
 		c.Inputs = append(c.Inputs, in)
 	}
-	if (tt == INV || tt == DIR) && len(c.Inputs) < 2 && !f.Expect.AllowSingleInput {
-		return nil, nil, ferr("inputs", "%s case has a single input; INV and DIR cases need the original and at least one perturbation", tt)
+	if tt.Spec().Paired && len(c.Inputs) < 2 && !f.Expect.AllowSingleInput {
+		return nil, nil, ferr("inputs", "%s case has a single input; %s cases need the original and at least one perturbation", tt, pairedList())
 	}
 	switch {
 	case len(cl.Label) > 0 && len(cl.Labels) > 0:
@@ -403,28 +403,15 @@ var knownExpectKinds = map[string]bool{
 	ExpectSquadCleanEq: true, ExpectSquadInvSubstitution: true, ExpectAzimuth: true,
 }
 
-// DefaultExpectation is the expectation CheckList gives a test of type t when
-// none is stated: MFT compares with the label, INV is invariance with
-// tolerance 0.1. DIR has no default: its direction must be stated.
-func DefaultExpectation(t TestType) Expectation {
-	switch t {
-	case MFT:
-		return Expectation{Kind: ExpectEq, Agg: AggAll}
-	case INV:
-		return Expectation{Kind: ExpectInv, Tolerance: 0.1, Agg: AggAllExceptFirst}
-	}
-	return Expectation{}
-}
-
 // Aggregations of a case's per-input results (CheckList's agg_fn).
 const (
 	AggAll            = "all"
 	AggAllExceptFirst = "all_except_first"
 )
 
-func (e *Expectation) validate() error {
+func (e *Expectation) validate(tt TestType) error {
 	if e.Kind == "" {
-		return ferr("expect", "a DIR functionality needs an expectation (kind and direction)")
+		return ferr("expect", "a %s functionality needs an expectation (kind and direction)", tt)
 	}
 	for _, a := range []struct{ field, v string }{{"agg", e.Agg}, {"slice_agg", e.SliceAgg}} {
 		if a.v != "" && a.v != AggAll && a.v != AggAllExceptFirst {

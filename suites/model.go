@@ -15,6 +15,11 @@
 //	    └── Case (a CheckList test case: one or more Inputs; for INV and DIR the
 //	              first input is the original and the rest are perturbations)
 //
+// Test types are a registry (testtype.go): each carries its name, the shape
+// of its cases, its default expectation, how a failure is described and
+// its colour; the packages above ask it (and train attaches each type's
+// batches and loss by the same name) rather than naming a type.
+//
 // Each functionality carries two views that BeLUGA needs side by side:
 //
 //   - Expect, CheckList's evaluation semantics (what counts as a pass), used by
@@ -25,31 +30,7 @@ package suites
 
 import (
 	"encoding/json"
-	"fmt"
 )
-
-// TestType is CheckList's test type.
-type TestType string
-
-// The three CheckList test types.
-const (
-	MFT TestType = "MFT" // minimum functionality test: labelled inputs
-	INV TestType = "INV" // invariance: perturbations must not change the prediction
-	DIR TestType = "DIR" // directional expectation: perturbations change it in a known way
-)
-
-// ParseTestType accepts MFT, INV or DIR in any case.
-func ParseTestType(s string) (TestType, error) {
-	switch s {
-	case "MFT", "mft":
-		return MFT, nil
-	case "INV", "inv":
-		return INV, nil
-	case "DIR", "dir":
-		return DIR, nil
-	}
-	return "", fmt.Errorf("unknown test type %q (want MFT, INV or DIR)", s)
-}
 
 // Split names a part of BeLUGA's per-functionality split of test cases.
 type Split string

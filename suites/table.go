@@ -362,8 +362,8 @@ func ImportTable(path string, m TableMapping) (*TableImport, error) {
 		return nil, &LineError{File: path, Field: m.Link, Err: errors.New("a link column needs link rules (which functionalities are INV, which DIR)")}
 	}
 	for _, r := range m.LinkRules {
-		if r.Value != string(INV) && r.Value != string(DIR) {
-			return nil, fmt.Errorf("link rule %s: want INV or DIR", r)
+		if t := TestType(r.Value); !t.Registered() || !t.Spec().Paired {
+			return nil, fmt.Errorf("link rule %s: want %s", r, strings.ReplaceAll(pairedList(), " and ", " or "))
 		}
 	}
 	name := m.Name
@@ -429,7 +429,7 @@ func ImportTable(path string, m TableMapping) (*TableImport, error) {
 		if err != nil {
 			return nil, &LineError{File: path, Line: r.line, Field: orDefault(m.Class, m.Functionality), Err: err}
 		}
-		typ := MFT
+		typ := TestTypes()[0] // the first registered, labelled type
 		if m.Type != "" {
 			if typ, err = ParseTestType(r.cells[m.Type]); err != nil {
 				return nil, &LineError{File: path, Line: r.line, Field: m.Type, Err: err}
@@ -448,7 +448,7 @@ func ImportTable(path string, m TableMapping) (*TableImport, error) {
 		fn := byName[fname]
 		if fn == nil {
 			fn = &Functionality{Name: fname, Class: class, Type: typ, Expect: DefaultExpectation(typ)}
-			if typ == DIR {
+			if typ.Spec().Directional {
 				// A contrast must not make the original's class more likely:
 				// CheckList's Expect.monotonic(increasing=False).
 				fn.Expect = Expectation{Kind: ExpectMonotonic, Tolerance: 0.1, Agg: AggAllExceptFirst, Direction: "not_more_confident"}

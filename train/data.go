@@ -95,11 +95,19 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 			continue
 		}
 		tt := f.TrainType()
+		tr, err := trainingOf(f)
+		if err != nil {
+			return nil, err
+		}
+		kind := kinds[tr.Kind]
 		labelDIR := task.labelDIR && f.Train.Direction == "label"
 		var dir losses.Direction
-		if tt == suites.DIR && !labelDIR {
-			var err error
-			if dir, err = losses.ParseDirection(f.Train.Direction); err != nil {
+		if kind.directed && !labelDIR {
+			rule := f.Train.Direction
+			if rule == "" {
+				rule = tr.Direction
+			}
+			if dir, err = losses.ParseDirection(rule); err != nil {
 				return nil, fmt.Errorf("functionality %q: %w", f.Name, err)
 			}
 		}
@@ -119,9 +127,7 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 				}
 				encs[i] = e
 			}
-			var err error
-			switch tt {
-			case suites.MFT:
+			if kind.rows != nil {
 				for i, e := range encs {
 					label, err := mftLabel(f, c, i)
 					if err != nil {
@@ -131,30 +137,29 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 					if err != nil {
 						return nil, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
 					}
-					d.MFT = append(d.MFT, Row{Enc: e, Target: y, Env: env})
+					rows := kind.rows(d)
+					*rows = append(*rows, Row{Enc: e, Target: y, Env: env})
 				}
-			case suites.INV, suites.DIR:
-				if len(encs) < 2 {
-					continue // nothing to compare the original with
-				}
-				p := Perturbed{Orig: encs[0], Perts: encs[1:], Direction: dir, Env: env}
-				switch {
-				case tt == suites.INV:
-					d.INV = append(d.INV, p)
-				case labelDIR:
-					if p.Labels, err = caseClasses(f, c); err != nil {
-						return nil, err
-					}
-					// The original is a known duplicate (paraphrases) or part
-					// of the labelled triplet (implications); with names
-					// changed it may or may not be one, so it is left out.
-					p.WithOriginal = f.Train.Label == "1" || f.Train.Label == ""
-					p.Classes = len(task.Labels)
-					d.LabelDIR = append(d.LabelDIR, p)
-				default:
-					d.DIR = append(d.DIR, p)
-				}
+				continue
 			}
+			if len(encs) < 2 {
+				continue // nothing to compare the original with
+			}
+			p := Perturbed{Orig: encs[0], Perts: encs[1:], Direction: dir, Env: env}
+			if kind.directed && labelDIR {
+				if p.Labels, err = caseClasses(f, c); err != nil {
+					return nil, err
+				}
+				// The original is a known duplicate (paraphrases) or part
+				// of the labelled triplet (implications); with names
+				// changed it may or may not be one, so it is left out.
+				p.WithOriginal = f.Train.Label == "1" || f.Train.Label == ""
+				p.Classes = len(task.Labels)
+				d.LabelDIR = append(d.LabelDIR, p)
+				continue
+			}
+			pairs := kind.pairs(d)
+			*pairs = append(*pairs, p)
 		}
 	}
 	return d, nil
@@ -208,7 +213,7 @@ func mftLabel(f *suites.Functionality, c *suites.Case, i int) (string, error) {
 	}
 	l, ok := c.LabelFor(i)
 	if !ok || l.IsAnswer {
-		return "", fmt.Errorf("functionality %q case %d: an MFT input without a class label", f.Name, c.ID)
+		return "", fmt.Errorf("functionality %q case %d: an %s input without a class label", f.Name, c.ID, f.TrainType())
 	}
 	return strconv.Itoa(l.Class), nil
 }

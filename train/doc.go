@@ -1,4 +1,29 @@
-// Package train fits models on i.i.d. data and test suites: batching, the
-// optimiser, the four configurations (IID, IID→T, IID+T, IID→(IID+T)) and the
-// eight methods (vanilla, L2, dropout, LP, LP-FT, IRM, Group-DRO, Fish).
+// Package train runs one training run: it reads a typed RunSpec, fits a
+// model on i.i.d. data, on a behavioural test suite, or on both, and
+// evaluates it, writing what it trained on, its curve, its model and its
+// metrics into a run directory (Run).
+//
+// What a run can be is held in tables, each the one place its kind of thing
+// is declared:
+//
+//   - configurations (run.go): IID, IID→T, IID+T, IID→(IID+T) — BeLUGA's
+//     four — and T, the suite alone from the initial model;
+//   - methods (methods.go, Methods): BeLUGA's eight (vanilla, L2, dropout,
+//     LP, LP-FT, IRM, Group-DRO, Fish) and DomainBed's forms of IRM and
+//     Group-DRO, each an Updater that says how a step uses the batches;
+//   - tasks (task.go, kind.go): the built-in sentiment and QQP
+//     classification tasks, any classification task a spec declares, and
+//     reading comprehension (SQuAD-format span models, read.go), each of a
+//     kind that prepares, trains and evaluates its runs;
+//   - test types (testtype.go): the batch kind each registered test type
+//     trains as, and per batch kind its batch size, batch builder, loss and
+//     IRM penalty — the other half of suites' test-type registry;
+//   - profiles (profile.go): the defaults a run takes when its spec leaves
+//     a setting out, so that Effective (effective.go) can say exactly what
+//     a run computes; its canonical form is the run's identity.
+//
+// A suite becomes training data by type (data.go: labelled rows, pairs of
+// an original and a perturbation); a Mixer draws BeLUGA's epochs from it
+// (loop.go), the group-robust methods draw per environment (envs.go), and
+// Search (search.go) picks hyper-parameters on the validation split.
 package train

@@ -41,21 +41,18 @@ func Environments(d Data) []*Env {
 		e.Rows = append(e.Rows, r)
 	}
 	if s := d.Suite; s != nil {
-		for _, r := range s.MFT {
-			e := get(r.Env, KindMFT)
-			e.Rows = append(e.Rows, r)
-		}
-		for _, p := range s.INV {
-			e := get(p.Env, KindINV)
-			e.Pert = append(e.Pert, p)
-		}
-		for _, p := range s.DIR {
-			e := get(p.Env, KindDIR)
-			e.Pert = append(e.Pert, p)
-		}
-		for _, p := range s.LabelDIR {
-			e := get(p.Env, KindLabelDIR)
-			e.Pert = append(e.Pert, p)
+		for _, k := range suiteKinds() {
+			if kinds[k].rows != nil {
+				for _, r := range *kinds[k].rows(s) {
+					e := get(r.Env, k)
+					e.Rows = append(e.Rows, r)
+				}
+				continue
+			}
+			for _, p := range *kinds[k].pairs(s) {
+				e := get(p.Env, k)
+				e.Pert = append(e.Pert, p)
+			}
 		}
 	}
 	envs := make([]*Env, 0, len(byName))
@@ -68,30 +65,14 @@ func Environments(d Data) []*Env {
 
 // envBatchSize is BeLUGA's batch size of an environment's loader.
 func envBatchSize(e *Env, bs int) int {
-	switch e.Kind {
-	case KindINV, KindDIR:
-		return max(1, bs/2)
-	case KindLabelDIR:
-		return labelDIRCases(bs)
-	}
-	return bs
+	return kinds[e.Kind].cases(bs)
 }
 
 // sample draws a random batch of e from d's data.
 func sample(rng *rand.Rand, d *Data, e *Env, bs int) Batch {
 	n := min(envBatchSize(e, bs), e.size())
 	idx := rng.Perm(e.size())[:n]
-	switch e.Kind {
-	case KindLabelDIR:
-		cases := make([]Perturbed, n)
-		for i, j := range idx {
-			cases[i] = e.Pert[j]
-		}
-		return labelDIRBatch(rng, cases)
-	case KindINV, KindDIR:
-		return d.pairBatch(rng, e.Kind, e.Pert, idx)
-	}
-	return d.rowBatch(e.Kind, e.Rows, idx)
+	return d.batch(rng, e.Kind, e.Rows, e.Pert, idx)
 }
 
 func totalSize(envs []*Env) int {
@@ -384,18 +365,5 @@ func (r *IRM) Update(st *UpdateState) (Step, error) {
 
 // penalty is the IRM penalty of batch b's logits z and its gradient.
 func (r *IRM) penalty(ev *losses.Evaluator, z []float32, b Batch) (float64, []float32, error) {
-	kind := r.Dummy
-	switch b.Kind {
-	case KindSpanMFT, KindSpanIID:
-		return ev.SpanIRMPenaltyMFT(z, b.Input.Size, b.Input.SeqLen, b.Starts, b.Ends, r.DomainBed)
-	case KindSpanINV:
-		return ev.SpanIRMPenaltyINV(z, b.Input.Size, b.Input.SeqLen, b.Aligns, r.DomainBed)
-	case KindLabelDIR:
-		kind = losses.DummyCE
-	case KindINV:
-		kind = losses.DummyINV
-	case KindDIR:
-		kind = losses.DummyDIR
-	}
-	return ev.IRMPenalty(z, b.Input.Size, len(z)/b.Input.Size, kind, b.Targets, b.Dirs, r.DomainBed)
+	return kinds[b.Kind].penalty(ev, r, b, z)
 }

@@ -67,14 +67,6 @@ var taskKinds = map[Kind]taskKind{
 	KindSpan:           spanTaskKind{},
 }
 
-// builtinKinds declares the kind of each built-in task; any other task is
-// of the kind its spec declares, classification when it declares none.
-var builtinKinds = map[string]Kind{
-	"sentiment": KindClassification,
-	"qqp":       KindClassification,
-	TaskRead:    KindSpan,
-}
-
 // ParseKind reads a kind's name; "" is the task's own (ResolvedKind).
 func ParseKind(name string) (Kind, error) {
 	k := Kind(name)
@@ -90,7 +82,7 @@ func (s *RunSpec) ResolvedKind() Kind {
 	if s.Kind != "" {
 		return s.Kind
 	}
-	if k, ok := builtinKinds[s.Task]; ok {
+	if k, ok := builtinKind(s.Task); ok {
 		return k
 	}
 	return KindClassification

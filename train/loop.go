@@ -13,82 +13,6 @@ import (
 	"github.com/beluga-nlp/beluga/models/optim"
 )
 
-// BatchKind is the test type a batch holds (batches are homogeneous, as in
-// BeLUGA's MultiTestTypeDataloader), or i.i.d. data.
-type BatchKind int
-
-// Batch kinds.
-const (
-	KindMFT BatchKind = iota
-	KindINV
-	KindDIR
-	KindIID
-	// KindLabelDIR batches hold QQP's DIR cases as labelled pairs.
-	KindLabelDIR
-	// The span kinds hold reading-comprehension features (Data.SpanLength):
-	// MFT and i.i.d. rows train on their answer positions (losses.SpanMFT),
-	// INV pairs on their aligned tokens (losses.SpanINV).
-	KindSpanMFT
-	KindSpanINV
-	KindSpanIID
-)
-
-func (k BatchKind) String() string {
-	return [...]string{"MFT", "INV", "DIR", "iid", "label-DIR", "span-MFT", "span-INV", "span-iid"}[k]
-}
-
-// spanKind is the span form of an MFT, INV or i.i.d. kind.
-func spanKind(k BatchKind) BatchKind {
-	switch k {
-	case KindMFT:
-		return KindSpanMFT
-	case KindINV:
-		return KindSpanINV
-	case KindIID:
-		return KindSpanIID
-	}
-	return k
-}
-
-// labelDIRCases is how many QQP DIR cases fill a batch: each yields up to
-// three pairs, so batch/3 (REFERENCE 1.5).
-func labelDIRCases(bs int) int { return max(1, bs/3) }
-
-// labelDIRRows picks the pairs a visit of a label-DIR case trains on: the
-// original and two perturbations drawn without replacement, or, when the
-// original is left out, up to three perturbations.
-func labelDIRRows(rng *rand.Rand, p Perturbed) ([]models.Encoding, []int) {
-	perm := rng.Perm(len(p.Perts))
-	var encs []models.Encoding
-	var labels []int
-	k := min(3, len(p.Perts))
-	if p.WithOriginal {
-		encs, labels = append(encs, p.Orig), append(labels, p.Labels[0])
-		k = min(2, len(p.Perts))
-	}
-	for _, j := range perm[:k] {
-		encs, labels = append(encs, p.Perts[j]), append(labels, p.Labels[j+1])
-	}
-	return encs, labels
-}
-
-// labelDIRBatch builds the batch of the given label-DIR cases.
-func labelDIRBatch(rng *rand.Rand, cases []Perturbed) Batch {
-	b := Batch{Kind: KindLabelDIR}
-	var encs []models.Encoding
-	for _, p := range cases {
-		e, ls := labelDIRRows(rng, p)
-		encs = append(encs, e...)
-		for _, l := range ls {
-			t := make([]float64, p.Classes)
-			t[l] = 1
-			b.Targets = append(b.Targets, t...)
-		}
-	}
-	b.Input = models.NewBatch(encs)
-	return b
-}
-
 // Batch is one homogeneous training batch. INV and DIR batches hold the
 // originals, then one perturbation of each.
 type Batch struct {
@@ -119,7 +43,7 @@ func (d *Data) rowBatch(kind BatchKind, rs []Row, idx []int) Batch {
 	encs := make([]models.Encoding, len(idx))
 	b := Batch{Kind: kind}
 	if d.SpanLength > 0 {
-		b.Kind = spanKind(kind)
+		b.Kind = kinds[kind].span
 		for i, j := range idx {
 			encs[i] = rs[j].Enc
 			b.Starts, b.Ends = append(b.Starts, rs[j].Span[0]), append(b.Ends, rs[j].Span[1])
@@ -135,6 +59,22 @@ func (d *Data) rowBatch(kind BatchKind, rs []Row, idx []int) Batch {
 	return b
 }
 
+// batch builds the batch of kind k of rows[idx...] or pairs[idx...] (the
+// one that kind holds), drawing perturbations from rng.
+func (d *Data) batch(rng *rand.Rand, k BatchKind, rows []Row, pairs []Perturbed, idx []int) Batch {
+	switch {
+	case kinds[k].labelled:
+		cases := make([]Perturbed, len(idx))
+		for i, j := range idx {
+			cases[i] = pairs[j]
+		}
+		return labelDIRBatch(rng, cases)
+	case kinds[k].pairs != nil:
+		return d.pairBatch(rng, k, pairs, idx)
+	}
+	return d.rowBatch(k, rows, idx)
+}
+
 // pairBatch builds the batch of INV or DIR cases ps[idx...]: the originals,
 // then one perturbation of each drawn from rng.
 func (d *Data) pairBatch(rng *rand.Rand, kind BatchKind, ps []Perturbed, idx []int) Batch {
@@ -144,7 +84,7 @@ func (d *Data) pairBatch(rng *rand.Rand, kind BatchKind, ps []Perturbed, idx []i
 		p := ps[j]
 		k := rng.IntN(len(p.Perts))
 		encs[i], encs[len(idx)+i] = p.Orig, p.Perts[k]
-		if kind == KindDIR {
+		if kinds[kind].directed {
 			b.Dirs = append(b.Dirs, p.Direction)
 		}
 		if d.SpanLength > 0 {
@@ -152,7 +92,7 @@ func (d *Data) pairBatch(rng *rand.Rand, kind BatchKind, ps []Perturbed, idx []i
 		}
 	}
 	if d.SpanLength > 0 {
-		b.Kind = spanKind(kind)
+		b.Kind = kinds[kind].span
 		b.Input = padBatch(encs, d.SpanLength)
 		return b
 	}
@@ -195,11 +135,11 @@ func NewMixer(d Data, batchSize int, seed uint64) *Mixer {
 // ceil(N_type / batch size of the type).
 func (mx *Mixer) StepsPerEpoch() int {
 	ceil := func(n, b int) int { return (n + b - 1) / b }
-	half := max(1, mx.BatchSize/2)
 	n := ceil(len(mx.Data.IID), mx.BatchSize)
 	if s := mx.Data.Suite; s != nil {
-		n += ceil(len(s.MFT), mx.BatchSize) + ceil(len(s.INV), half) + ceil(len(s.DIR), half) +
-			ceil(len(s.LabelDIR), labelDIRCases(mx.BatchSize))
+		for _, k := range suiteKinds() {
+			n += ceil(s.size(k), kinds[k].cases(mx.BatchSize))
+		}
 	}
 	return n
 }
@@ -212,21 +152,17 @@ func (mx *Mixer) Epoch() []Batch {
 		out = append(out, d.rowBatch(KindIID, d.IID, chunk))
 	}
 	if s := d.Suite; s != nil {
-		for _, chunk := range mx.chunks(len(s.MFT), mx.BatchSize) {
-			out = append(out, d.rowBatch(KindMFT, s.MFT, chunk))
-		}
-		for _, chunk := range mx.chunks(len(s.INV), max(1, mx.BatchSize/2)) {
-			out = append(out, d.pairBatch(mx.rng, KindINV, s.INV, chunk))
-		}
-		for _, chunk := range mx.chunks(len(s.DIR), max(1, mx.BatchSize/2)) {
-			out = append(out, d.pairBatch(mx.rng, KindDIR, s.DIR, chunk))
-		}
-		for _, chunk := range mx.chunks(len(s.LabelDIR), labelDIRCases(mx.BatchSize)) {
-			cases := make([]Perturbed, len(chunk))
-			for i, j := range chunk {
-				cases[i] = s.LabelDIR[j]
+		for _, k := range suiteKinds() {
+			var rows []Row
+			var pairs []Perturbed
+			if kinds[k].rows != nil {
+				rows = *kinds[k].rows(s)
+			} else {
+				pairs = *kinds[k].pairs(s)
 			}
-			out = append(out, labelDIRBatch(mx.rng, cases))
+			for _, chunk := range mx.chunks(s.size(k), kinds[k].cases(mx.BatchSize)) {
+				out = append(out, d.batch(mx.rng, k, rows, pairs, chunk))
+			}
 		}
 	}
 	mx.rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
@@ -262,24 +198,10 @@ func batchLoss(ev *losses.Evaluator, b Batch, opt LossOptions) LossFunc {
 		}
 		// The model's width is the task's number of classes.
 		cols := len(z) / rows
-		switch b.Kind {
-		case KindMFT, KindIID:
-			if opt.classWeights != nil && opt.MFT == losses.SoftmaxCE {
-				return weightedCE(ev, z, rows, cols, b.Targets, *opt.classWeights)
-			}
-			return ev.MFT(z, rows, cols, b.Targets, opt.MFT)
-		case KindLabelDIR:
-			return ev.MFT(z, rows, cols, b.Targets, losses.SoftmaxCE)
-		case KindINV:
-			return ev.INV(z, rows, cols, opt.DetachINV)
-		case KindDIR:
-			return ev.DIR(z, rows, b.Dirs)
-		case KindSpanMFT, KindSpanIID:
-			return ev.SpanMFT(z, rows, b.Input.SeqLen, b.Starts, b.Ends)
-		case KindSpanINV:
-			return ev.SpanINV(z, rows, b.Input.SeqLen, b.Aligns, opt.DetachINV)
+		if b.Kind < 0 || int(b.Kind) >= len(kinds) {
+			return 0, nil, fmt.Errorf("unknown batch kind %d", b.Kind)
 		}
-		return 0, nil, fmt.Errorf("unknown batch kind %d", b.Kind)
+		return kinds[b.Kind].loss(ev, b, z, rows, cols, opt)
 	}
 }
 

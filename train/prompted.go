@@ -214,14 +214,22 @@ func iidDemos(d *iidData, kept []int, task *Task) []prompt.Demo {
 	return out
 }
 
-// suiteDemos are the labelled MFT inputs of the T_train cases fold keeps:
-// BuildSuiteData's training cases, one demonstration per input whose
-// target is one task label (a soft target names none).
+// suiteDemos are the labelled inputs of the T_train cases fold keeps —
+// BuildSuiteData's training rows (test types that train on labelled
+// rows, MFT): one demonstration per input whose target is one task label
+// (a soft target names none).
 func suiteDemos(s *suites.Suite, fold *splits.Fold, task *Task) ([]prompt.Demo, error) {
 	var out []prompt.Demo
 	for _, f := range s.Functionalities {
-		if f.TrainType() != suites.MFT || (fold != nil && fold.Remove(f) && !fold.ByMeta()) {
+		if fold != nil && fold.Remove(f) && !fold.ByMeta() {
 			continue
+		}
+		tr, err := trainingOf(f)
+		if err != nil {
+			return nil, err
+		}
+		if kinds[tr.Kind].rows == nil {
+			continue // compared inputs (INV, DIR): no label of their own
 		}
 		for _, c := range f.Cases {
 			if c.Split != suites.SplitTrain || (fold != nil && fold.HoldsOut(f, c)) {

@@ -66,7 +66,7 @@ type spanTaskKind struct{}
 // with labels is a declared classification task under a built-in name).
 func (spanTaskKind) check(s *RunSpec) error {
 	if s.TaskDef != nil {
-		if _, builtin := builtinKinds[s.Task]; builtin {
+		if _, builtin := builtinKind(s.Task); builtin {
 			return fmt.Errorf("task %q is built in: declare a task under another name", s.Task)
 		}
 		return fmt.Errorf("task %s is a span task: it predicts answer spans and declares no labels (task_def)", s.Task)
@@ -317,8 +317,14 @@ func BuildSpanSuiteData(ctx context.Context, s *suites.Suite, split suites.Split
 			return nil, err
 		}
 		tt := f.TrainType()
-		if tt == suites.DIR {
-			return nil, fmt.Errorf("functionality %q: task %s trains no DIR tests (BeLUGA has none for SQuAD)", f.Name, TaskRead)
+		tr, err := trainingOf(f)
+		if err != nil {
+			return nil, err
+		}
+		kind := kinds[tr.Kind]
+		if kinds[kind.span].suite {
+			// No span form: the kind's loss reads class logits.
+			return nil, fmt.Errorf("functionality %q: task %s trains no %s tests (BeLUGA has none for SQuAD)", f.Name, TaskRead, tt)
 		}
 		env := string(tt) + "/" + f.Name
 		for _, c := range f.Cases {
@@ -335,8 +341,8 @@ func BuildSpanSuiteData(ctx context.Context, s *suites.Suite, split suites.Split
 				label := "NaN"
 				if l, ok := c.LabelFor(i); ok && l.IsAnswer {
 					label = l.Answer
-				} else if tt == suites.MFT {
-					return nil, fmt.Errorf("functionality %q case %d input %d: an MFT input without an answer", f.Name, c.ID, i)
+				} else if kind.rows != nil {
+					return nil, fmt.Errorf("functionality %q case %d input %d: an %s input without an answer", f.Name, c.ID, i, tt)
 				}
 				exs[i] = spans.SuiteExample(fmt.Sprintf("%d/%d", c.ID, i), in.Text, in.Pair, label)
 			}
@@ -344,12 +350,12 @@ func BuildSpanSuiteData(ctx context.Context, s *suites.Suite, split suites.Split
 			if err != nil {
 				return nil, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
 			}
-			switch tt {
-			case suites.MFT:
+			if kind.rows != nil {
+				rows := kind.rows(d)
 				for _, ft := range fs {
-					d.MFT = append(d.MFT, Row{Enc: rowEncoding(ft, false), Span: [2]int{ft.Start, ft.End}, Env: env})
+					*rows = append(*rows, Row{Enc: rowEncoding(ft, false), Span: [2]int{ft.Start, ft.End}, Env: env})
 				}
-			case suites.INV:
+			} else {
 				if len(fs) < 2 {
 					continue // nothing to compare the original with
 				}
@@ -362,7 +368,8 @@ func BuildSpanSuiteData(ctx context.Context, s *suites.Suite, split suites.Split
 					p.Perts = append(p.Perts, rowEncoding(ft, false))
 					p.Aligns = append(p.Aligns, a)
 				}
-				d.INV = append(d.INV, p)
+				pairs := kind.pairs(d)
+				*pairs = append(*pairs, p)
 			}
 		}
 	}

@@ -56,29 +56,89 @@ type Task struct {
 	searchObjective string
 }
 
-// BuiltinTasks are BeLUGA's classification tasks: SST-2 and the CheckList
-// sentiment suite (soft labels: neutral ½/½, not-negative ⅓/⅔; sigmoid
-// BCE), and QQP with the CheckList QQP suite (one-hot labels, softmax CE,
-// DIR cases with changed labels trained as labelled pairs).
-var BuiltinTasks = map[string]*Task{
-	"sentiment": {
-		Name:   "sentiment",
-		Labels: []string{"negative", "positive"},
-		SuiteLabels: map[string][]float64{
-			"0": {1, 0}, "1": {0.5, 0.5}, "2": {0, 1}, "not_0": {1. / 3, 2. / 3},
-		},
-		MFTLoss: "bce", Metrics: []string{"accuracy"},
-		read: datasets.ReadSST2, searchObjective: "sentiment",
-	},
-	"qqp": {
-		Name:        "qqp",
-		Labels:      []string{"not duplicate", "duplicate"},
-		Pair:        true,
-		SuiteLabels: map[string][]float64{"0": {1, 0}, "1": {0, 1}},
-		MFTLoss:     "ce", Metrics: []string{"accuracy"},
-		read: datasets.ReadQQP, labelDIR: true, searchObjective: "qqp",
-	},
+// Builtin is one of BeLUGA's tasks, in the one table of them (Builtins):
+// its names, its kind, its classification declaration, and where its data
+// live in the data cache.
+type Builtin struct {
+	// Name is Table 3's (SENT, PARA, READ); Train is a run spec's
+	// (sentiment, qqp, squad). A sweep spec may use either.
+	Name, Train string
+	// Kind is what its runs do (classification or span).
+	Kind Kind
+	// Task declares a classification task's classes, suite labels, loss
+	// and readers; nil for the span task.
+	Task *Task
+	// IIDFiles are the i.i.d. train and dev files inside the task's
+	// dataset (a data cache name or a directory); READ reads its own.
+	IIDFiles [2]string
+	// Suite is the data cache name of the task's CheckList release suite.
+	Suite string
 }
+
+// Builtins are BeLUGA's tasks in BeLUGA's order (sentiment, QQP, SQuAD):
+// the order of Table 3's columns, Figure 1's rows and the randomisation
+// test's visits, which decides its p-values. Sentiment trains SST-2 and
+// the CheckList sentiment suite (soft labels: neutral ½/½, not-negative
+// ⅓/⅔; sigmoid BCE); QQP the CheckList QQP suite (one-hot labels, softmax
+// CE, DIR cases with changed labels trained as labelled pairs).
+var Builtins = []Builtin{
+	{Name: "SENT", Train: "sentiment", Kind: KindClassification,
+		IIDFiles: [2]string{"sst2/train.tsv", "sst2/dev.tsv"}, Suite: "checklist-sentiment",
+		Task: &Task{
+			Name:   "sentiment",
+			Labels: []string{"negative", "positive"},
+			SuiteLabels: map[string][]float64{
+				"0": {1, 0}, "1": {0.5, 0.5}, "2": {0, 1}, "not_0": {1. / 3, 2. / 3},
+			},
+			MFTLoss: "bce", Metrics: []string{"accuracy"},
+			read: datasets.ReadSST2, searchObjective: "sentiment",
+		}},
+	{Name: "PARA", Train: "qqp", Kind: KindClassification,
+		IIDFiles: [2]string{"qqp/train.tsv", "qqp/dev.tsv"}, Suite: "checklist-qqp",
+		Task: &Task{
+			Name:        "qqp",
+			Labels:      []string{"not duplicate", "duplicate"},
+			Pair:        true,
+			SuiteLabels: map[string][]float64{"0": {1, 0}, "1": {0, 1}},
+			MFTLoss:     "ce", Metrics: []string{"accuracy"},
+			read: datasets.ReadQQP, labelDIR: true, searchObjective: "qqp",
+		}},
+	{Name: "READ", Train: TaskRead, Kind: KindSpan, Suite: "checklist-squad"},
+}
+
+// LookupBuiltin returns the built-in task a name denotes, in either
+// spelling, and its rank in BeLUGA's order.
+func LookupBuiltin(name string) (Builtin, int, bool) {
+	for i, t := range Builtins {
+		if name == t.Name || name == t.Train {
+			return t, i, true
+		}
+	}
+	return Builtin{}, -1, false
+}
+
+// builtinKind is the kind of the built-in task a run spec names (by its
+// run-spec name), and false for any other task.
+func builtinKind(task string) (Kind, bool) {
+	for _, t := range Builtins {
+		if t.Train == task {
+			return t.Kind, true
+		}
+	}
+	return "", false
+}
+
+// BuiltinTasks are the built-in classification tasks by run-spec name: a
+// view of Builtins.
+var BuiltinTasks = func() map[string]*Task {
+	m := map[string]*Task{}
+	for _, t := range Builtins {
+		if t.Task != nil {
+			m[t.Train] = t.Task
+		}
+	}
+	return m
+}()
 
 // IIDMetrics are the i.i.d. metrics a task can declare.
 var IIDMetrics = []string{"accuracy", "macro_f1", "f1"}
@@ -207,7 +267,7 @@ func (t *Task) suiteClasses(s *suites.Suite) ([]int, error) {
 // suite cannot express, single texts where the task reads pairs (or the
 // reverse). Errors name the suite, functionality and case.
 func (t *Task) CheckSuite(s *suites.Suite) error {
-	if s.Task == "squad" {
+	if k, ok := builtinKind(s.Task); ok && k == KindSpan {
 		return fmt.Errorf("suite %s is a reading-comprehension suite (answers, not classes): task %s is a classification task", s.Name, t.Name)
 	}
 	if !t.squashes(s) {
@@ -238,7 +298,7 @@ func (t *Task) CheckSuite(s *suites.Suite) error {
 				if l.Class < 0 || l.Class >= len(s.Labels) {
 					return fmt.Errorf("suite %s functionality %q case %d: class %d outside the suite's labels (%s)", s.Name, f.Name, c.ID, l.Class, strings.Join(s.Labels, ", "))
 				}
-				if f.Train.Label == "" && f.TrainType() == suites.MFT {
+				if f.Train.Label == "" && trainsAsRows(f) {
 					if _, err := t.target(s, strconv.Itoa(l.Class)); err != nil {
 						return fmt.Errorf("suite %s functionality %q case %d: %w", s.Name, f.Name, c.ID, err)
 					}
@@ -276,4 +336,11 @@ func (t *Task) checkInputForm(xs []datasets.Example, what string) error {
 		}
 	}
 	return nil
+}
+
+// trainsAsRows says whether f's inputs train as labelled rows, each against
+// its case's label (MFT), rather than as pairs.
+func trainsAsRows(f *suites.Functionality) bool {
+	tr, err := trainingOf(f)
+	return err == nil && kinds[tr.Kind].rows != nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/suites"
 )
 
 // intentTask is a user-declared 3-label task: labels unknown to BeLUGA, a
@@ -162,6 +163,19 @@ func TestTaskValidate(t *testing.T) {
 		err := tc.task.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one mentioning %q", tc.task, err, tc.want)
+		}
+	}
+}
+
+// A classification task refuses a suite of the built-in span task, found
+// by the task table (train.Builtins), not by its name.
+func TestClassificationTaskRefusesSpanSuite(t *testing.T) {
+	for _, b := range Builtins {
+		s := &suites.Suite{Name: "s", Task: b.Train, Labels: []string{"negative", "positive"}}
+		err := BuiltinTasks["sentiment"].CheckSuite(s)
+		span := err != nil && strings.Contains(err.Error(), "reading-comprehension suite")
+		if span != (b.Kind == KindSpan) {
+			t.Errorf("suite of task %s (%s): %v", b.Train, b.Kind, err)
 		}
 	}
 }

@@ -136,7 +136,7 @@ func run(dataDir, shape string, steps, evalN int, label string) error {
 				testInputs[f.Name] += len(c.Inputs)
 				testAll = append(testAll, c.Inputs...)
 			case suites.SplitValidation:
-				if f.TrainType() == suites.MFT {
+				if !f.TrainType().Spec().Paired {
 					valInputs += len(c.Inputs)
 				} else if len(c.Inputs) > 1 {
 					valInputs += 2

@@ -36,10 +36,10 @@ var runIDLine = regexp.MustCompile(`^([0-9a-f]{12})  `)
 // (beluga suite generate azimuth), mhc_arabic.jsonl (beluga suite import
 // hatecheck) and ar-wordpiece.json (beluga tokenizer train): a run's
 // identity holds their content. The full grids start from
-// google-bert/bert-base-uncased, whose content is part of their runs'
-// identity too: a stand-in snapshot of fixed content (hubStandIn) is put in
-// a hub cache of the test's own, so their IDs here are those of that
-// stand-in, not of the real checkpoint.
+// google-bert/bert-base-uncased, which their runs' identity names by the
+// commit the hub cache resolves main to (hub.Identity): a stand-in snapshot
+// (hubStandIn) is put in a hub cache of the test's own, so their IDs here
+// are those of the stand-in's commit, not of the real checkpoint's.
 func TestDryRunListingsPinned(t *testing.T) {
 	data := shareddata.Path(t, "data")
 	golden, err := filepath.Abs(filepath.Join("testdata", "dryrun"))
@@ -158,7 +158,7 @@ func TestDryRunListingsPinned(t *testing.T) {
 
 // hubStandIn puts a snapshot of fixed content for repo into a hub cache of
 // the test's own and keeps the hub offline: a stand-in for a checkpoint
-// the tests cannot download, whose content a run's identity digests.
+// the tests cannot download, whose commit a run's identity holds.
 func hubStandIn(t testing.TB, repo string) {
 	t.Helper()
 	cache := t.TempDir()

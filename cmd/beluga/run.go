@@ -188,6 +188,19 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
+	// A run whose ID is provisional cannot start: its store directory
+	// would be named by what its checkpoint is not known to be; offline,
+	// neither can one whose checkpoint is not here (said once, not as a
+	// failure of every run).
+	for _, r := range runs {
+		why := r.Pending()
+		if why == "" && in.Hub != nil && in.Hub.Offline {
+			why = r.Absent()
+		}
+		if why != "" {
+			return fmt.Errorf("experiment spec %s: run %s: %s", o.spec, r.Label(), why)
+		}
+	}
 	specFile, err := filepath.Abs(o.spec)
 	if err != nil {
 		return err
@@ -310,6 +323,14 @@ func printRuns(w io.Writer, store *experiments.Store, runs []experiments.Run, in
 	}
 	if _, err := fmt.Fprintf(w, "%s into %s\n", plural(len(runs), "run"), experiments.ShortPath(store.Dir)); err != nil {
 		return err
+	}
+	if n := st.Counts[experiments.NotFetched]; n > 0 {
+		for _, rs := range st.Runs {
+			if rs.State == experiments.NotFetched {
+				fmt.Fprintf(w, "%s: %s\n", plural(n, "run"), oneLine(rs.Reason))
+				break
+			}
+		}
 	}
 	// A run stands for every value of a setting it does not read.
 	for _, line := range experiments.UnreadSettings(runs, grid) {

@@ -327,12 +327,25 @@ func TestSweepOnSlurm(t *testing.T) {
 		t.Fatalf("local run: %v\n%s", err, out)
 	}
 	compareStores(t, store.Dir, local)
-	onSlurm := mustRun(t, "report", store.Dir)
-	locally := mustRun(t, "report", local)
+	// Each report first says which sweep of its store it is (the store's
+	// path and the sweep's time, on standard error): the tables follow.
+	onSlurm := withoutStoreNote(mustRun(t, "report", store.Dir))
+	locally := withoutStoreNote(mustRun(t, "report", local))
 	if onSlurm != locally {
 		t.Errorf("tables differ:\non Slurm\n%s\nlocally\n%s", onSlurm, locally)
 	}
 	t.Logf("the table, on Slurm and locally, byte for byte:\n%s", onSlurm)
+}
+
+// withoutStoreNote drops the line naming the store and its sweep.
+func withoutStoreNote(out string) string {
+	var keep []string
+	for _, l := range strings.SplitAfter(out, "\n") {
+		if !strings.HasPrefix(l, "run store ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "")
 }
 
 // fieldsOf picks key=value fields out of scontrol's record.

@@ -77,6 +77,12 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 	c := st.Counts
 	fmt.Fprintf(w, "%s: %s: %d done%s, %d running, %d failed, %d incomplete, %d stale, %d damaged, %d missing\n", experiments.ShortPath(sw.Store.Dir), plural(len(sw.Runs), "run"),
 		c[experiments.Done], flagged, c[experiments.Running], c[experiments.Failed], c[experiments.Incomplete], c[experiments.Stale], c[experiments.Damaged], c[experiments.Missing])
+	for _, r := range st.Runs {
+		if r.State == experiments.NotFetched {
+			fmt.Fprintf(w, "%d runs: %s\n", c[experiments.NotFetched], oneLine(r.Reason))
+			break
+		}
+	}
 	if _, err := os.Stat(sw.Store.Dir); errors.Is(err, os.ErrNotExist) && c[experiments.Missing] > 0 {
 		// Every run is missing because nothing was written there: most often
 		// the runs went to another store (beluga quickstart writes

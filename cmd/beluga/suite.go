@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -303,8 +304,8 @@ func writeStats(w io.Writer, st suites.Stats, format string) error {
 			fmt.Fprintln(tw)
 		}
 		tw.Flush()
-		fmt.Fprintf(w, "\n%s: %s, %s, %d MFT / %d INV / %d DIR, %s, %s\n",
-			termtext.Name(st.Suite), plural(len(st.Functionalities), "functionality"), plural(st.Classes, "class"), st.Types[suites.MFT], st.Types[suites.INV], st.Types[suites.DIR], plural(st.Cases, "test case"), plural(st.Inputs, "input"))
+		fmt.Fprintf(w, "\n%s: %s, %s, %s, %s, %s\n",
+			termtext.Name(st.Suite), plural(len(st.Functionalities), "functionality"), plural(st.Classes, "class"), typeCounts(st.Types), plural(st.Cases, "test case"), plural(st.Inputs, "input"))
 		if hasSplits {
 			for _, sp := range splitOrder {
 				fmt.Fprintf(w, "  %s: %d test cases, %d inputs\n", sp, st.Splits[sp].Cases, st.Splits[sp].Inputs)
@@ -360,4 +361,24 @@ func printBalance(w io.Writer, col string, bal []splits.GroupBalance) error {
 	_, err := fmt.Fprintf(w, "%s the test share differs from the suite share by more than %.0f points; %s fewer than %d test cases. beluga suite split --stratify %s gives each value its suite share of every part.\n",
 		splits.SkewMark, 100*splits.SkewTolerance, splits.SmallMark, splits.MinTestCases, col)
 	return err
+}
+
+// typeCounts spells a suite's functionalities per test type, "3 MFT / 1 INV
+// / 0 DIR": every registered type, then any the suite names that this
+// binary does not know.
+func typeCounts(n map[suites.TestType]int) string {
+	var parts []string
+	types := suites.TestTypes()
+	var unknown []suites.TestType
+	for t := range n {
+		if !slices.Contains(types, t) {
+			unknown = append(unknown, t)
+		}
+	}
+	slices.Sort(unknown)
+	types = append(types, unknown...)
+	for _, t := range types {
+		parts = append(parts, fmt.Sprintf("%d %s", n[t], termtext.Name(string(t))))
+	}
+	return strings.Join(parts, " / ")
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/suites"
 )
 
 // Functionality is one functionality of the synthetic suite.
@@ -127,7 +128,7 @@ func (f Runner) Result(r experiments.Run) *experiments.Result {
 				continue
 			}
 			switch x := rng.Float64(); {
-			case fn.Type == "DIR" && x < 0.1:
+			case suites.TestType(fn.Type).Spec().Directional && x < 0.1:
 				v.WriteByte(experiments.Filtered)
 			case rng.Float64() < p:
 				v.WriteByte(experiments.Pass)

@@ -86,17 +86,17 @@ type SuiteSpec struct {
 // fails only when none applies to any text. It returns the counts of each
 // perturbation so that skipped ones and partial coverage can be reported.
 func Suite(texts []string, spec SuiteSpec) (*suites.Suite, []Stats, error) {
-	if spec.Type != suites.INV && spec.Type != suites.DIR {
-		return nil, nil, fmt.Errorf("perturbations make INV or DIR tests, not %q", spec.Type)
+	if !spec.Type.Registered() || !spec.Type.Spec().Paired {
+		return nil, nil, fmt.Errorf("perturbations make paired tests (an original and its perturbations), not %q", spec.Type)
 	}
 	if len(spec.Perturbations) == 0 {
 		return nil, nil, fmt.Errorf("no perturbation (want one or more of %s)", strings.Join(Names(), ", "))
 	}
-	exp, train := suites.DefaultExpectation(suites.INV), suites.Training{}
-	if spec.Type == suites.DIR {
+	exp, train := suites.DefaultExpectation(spec.Type), suites.Training{}
+	if spec.Type.Spec().Directional {
 		var err error
 		if exp, train, err = DirExpectation(spec.Direction); err != nil {
-			return nil, nil, fmt.Errorf("a DIR test needs a direction: %w", err)
+			return nil, nil, fmt.Errorf("a %s test needs a direction: %w", spec.Type, err)
 		}
 	}
 	s := &suites.Suite{Name: spec.Name, Task: spec.Task, Labels: spec.Labels}

@@ -346,7 +346,7 @@ func (g *generator) test(name string, t testFields) ([]string, error) {
 	case t.Functionality == "":
 		return nil, g.fail(name, "functionality", "missing")
 	case t.Type == "":
-		return nil, g.fail(name, "type", "missing (MFT, INV or DIR)")
+		return nil, g.fail(name, "type", "missing (%s)", suites.TypeList())
 	}
 	tt, err := suites.ParseTestType(t.Type)
 	if err != nil {
@@ -390,8 +390,8 @@ func (g *generator) test(name string, t testFields) ([]string, error) {
 	rng := perturb.NewRand(seed)
 	var pert perturb.Perturbation
 	if t.Perturb != nil {
-		if tt == suites.MFT {
-			return nil, g.fail(name, "perturb", "an MFT takes labels, not a perturbation (use INV or DIR)")
+		if !tt.Spec().Paired {
+			return nil, g.fail(name, "perturb", "an %s takes labels, not a perturbation (use a paired type: %s)", tt, pairedTypes())
 		}
 		if pert, err = perturb.Lookup(t.Perturb.Name, perturb.Options{Typos: t.Perturb.Typos, N: t.Perturb.N}); err != nil {
 			return nil, g.fail(name, "perturb", "%v", err)
@@ -415,11 +415,11 @@ func (g *generator) test(name string, t testFields) ([]string, error) {
 				return nil, g.fail(name, "label", "%v", err)
 			}
 			labels = []suites.Label{l}
-		} else if tt == suites.MFT && t.Expect == nil {
-			return nil, g.fail(name, "label", "an MFT needs a label (or an expect: that does not compare with one)")
+		} else if !tt.Spec().Paired && t.Expect == nil {
+			return nil, g.fail(name, "label", "an %s needs a label (or an expect: that does not compare with one)", tt)
 		}
 		switch {
-		case tt != suites.MFT && t.Perturb == nil && len(e.Inputs) < 2:
+		case tt.Spec().Paired && t.Perturb == nil && len(e.Inputs) < 2:
 			return nil, g.fail(name, field, "an %s case needs the original and its perturbations: give a list of templates as one entry, or perturb:", tt)
 		case t.Perturb != nil && len(e.Inputs) != 1:
 			return nil, g.fail(name, field, "with perturb:, each template is a single text")
@@ -512,23 +512,23 @@ func expectation(tt suites.TestType, t testFields) (suites.Expectation, suites.T
 			return x, tr, errors.New("expect: needs a kind")
 		}
 		if x.Agg == "" {
-			x.Agg = suites.DefaultExpectation(tt).Agg
-			if tt == suites.DIR {
+			x.Agg = suites.AggAll
+			if tt.Spec().Paired {
 				x.Agg = suites.AggAllExceptFirst
 			}
 		}
 		return x, tr, nil
 	case t.Direction != "":
-		if tt != suites.DIR {
-			return suites.Expectation{}, tr, fmt.Errorf("direction: is for DIR tests, this one is %s", tt)
+		if !tt.Spec().Directional {
+			return suites.Expectation{}, tr, fmt.Errorf("direction: is for directional tests (%s), this one is %s", directionalTypes(), tt)
 		}
 		x, dt, err := perturb.DirExpectation(t.Direction)
 		if t.Train == nil {
 			tr = dt
 		}
 		return x, tr, err
-	case tt == suites.DIR:
-		return suites.Expectation{}, tr, fmt.Errorf("a DIR test needs direction: (%s) or expect:", strings.Join(perturb.Directions(), ", "))
+	case suites.DefaultExpectation(tt).Kind == "":
+		return suites.Expectation{}, tr, fmt.Errorf("a %s test needs direction: (%s) or expect:", tt, strings.Join(perturb.Directions(), ", "))
 	}
 	return suites.DefaultExpectation(tt), tr, nil
 }
@@ -720,4 +720,24 @@ func readLexiconFile(path string) ([]lexicon.Entry, error) {
 		out = append(out, lexicon.Entry{Text: line})
 	}
 	return out, nil
+}
+
+// pairedTypes and directionalTypes name the registered types a message
+// points to.
+func pairedTypes() string {
+	return typesWhere(func(s *suites.TypeSpec) bool { return s.Paired })
+}
+
+func directionalTypes() string {
+	return typesWhere(func(s *suites.TypeSpec) bool { return s.Directional })
+}
+
+func typesWhere(keep func(*suites.TypeSpec) bool) string {
+	var names []string
+	for _, t := range suites.TestTypes() {
+		if keep(t.Spec()) {
+			names = append(names, string(t))
+		}
+	}
+	return strings.Join(names, " or ")
 }

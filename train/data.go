@@ -129,13 +129,9 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 			}
 			if kind.rows != nil {
 				for i, e := range encs {
-					label, err := mftLabel(f, c, i)
+					y, err := task.rowTarget(s, f, c, i)
 					if err != nil {
 						return nil, err
-					}
-					y, err := task.target(s, label)
-					if err != nil {
-						return nil, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
 					}
 					rows := kind.rows(d)
 					*rows = append(*rows, Row{Enc: e, Target: y, Env: env})
@@ -203,6 +199,20 @@ func IIDRows(examples []datasets.Example, tk Tokenizer, classes int) ([]Row, err
 		rows[i].Target[ex.Label] = 1
 	}
 	return rows, nil
+}
+
+// rowTarget is the target input i of a labelled-row case (MFT) trains
+// toward: its suite label (mftLabel) as the task's probabilities.
+func (t *Task) rowTarget(s *suites.Suite, f *suites.Functionality, c *suites.Case, i int) ([]float64, error) {
+	label, err := mftLabel(f, c, i)
+	if err != nil {
+		return nil, err
+	}
+	y, err := t.target(s, label)
+	if err != nil {
+		return nil, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
+	}
+	return y, nil
 }
 
 // mftLabel is the suite label input i of an MFT case trains toward: the

@@ -236,13 +236,9 @@ func suiteDemos(s *suites.Suite, fold *splits.Fold, task *Task) ([]prompt.Demo, 
 				continue
 			}
 			for i, in := range c.Inputs {
-				label, err := mftLabel(f, c, i)
+				y, err := task.rowTarget(s, f, c, i)
 				if err != nil {
 					return nil, err
-				}
-				y, err := task.target(s, label)
-				if err != nil {
-					return nil, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
 				}
 				k := oneHot(y)
 				if k < 0 {

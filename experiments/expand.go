@@ -78,7 +78,7 @@ func Expand(ctx context.Context, s *Spec, in *Inputs) ([]Run, error) {
 					add(r)
 				}
 				for _, config := range s.Configurations {
-					for _, m := range s.Methods {
+					for _, m := range s.methodsOf(config) {
 						seenRun, err := c.run(config, m, ScoreSeen, "")
 						if err != nil {
 							return nil, err
@@ -225,6 +225,9 @@ func (s *Spec) taskRun(ctx context.Context, in *Inputs, i int, t Task) (taskBase
 	if err := s.modelRun(ctx, in, &tr, addInput); err != nil {
 		return taskBase{}, err
 	}
+	if err := s.promptRun(ctx, in, &tr, addInput); err != nil {
+		return taskBase{}, err
+	}
 	// The budget's epochs, then the grid's keys, then the profile's
 	// defaults (FillDefaults).
 	s.setBudget(&tr)
@@ -367,6 +370,10 @@ type cell struct {
 // defaults. swept are the field paths the grid set.
 func (c cell) train(config, method string) (tr train.RunSpec, swept []string, err error) {
 	tr = c.base.train
+	if tr.Prompt != nil {
+		p := *tr.Prompt // the grid sets prompt.k and prompt.template per run
+		tr.Prompt = &p
+	}
 	tr.Configuration, tr.Method, tr.Seed = configNames[config], method, uint64(c.seed)
 	// The profile's defaults first: a value the grid gives, zero included,
 	// is then the run's, for train's one check of it (CheckSettings).
@@ -602,4 +609,32 @@ func gridPath(key string) string {
 		return p
 	}
 	return key
+}
+
+// promptRun sets the prompt of a task's runs from the spec's prompt
+// block: its language model found and digested as a checkpoint is, its
+// weights part of the prompted runs' identity.
+func (s *Spec) promptRun(ctx context.Context, in *Inputs, tr *train.RunSpec, add func(string, string) func(Input, error) error) error {
+	if s.Prompt == nil {
+		return nil
+	}
+	p := *s.Prompt
+	if p.Model != "" {
+		x, err := in.checkpoint(ctx, "prompt.model", s.resolve(p.Model))
+		if err := add("prompt.model", p.Model)(x, err); err != nil {
+			return err
+		}
+		p.Model = x.Path
+	}
+	tr.Prompt = &p
+	return nil
+}
+
+// methodsOf are the methods a configuration's runs use: prompt for a
+// prompted configuration, which trains nothing, else the spec's.
+func (s *Spec) methodsOf(config string) []string {
+	if ci, err := train.LookupConfiguration(config); err == nil && ci.Prompt {
+		return []string{train.MethodPrompt}
+	}
+	return s.Methods
 }

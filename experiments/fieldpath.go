@@ -40,6 +40,13 @@ func runSpecField(v reflect.Value, path string) (reflect.Value, error) {
 		return reflect.Value{}, fmt.Errorf("%s is not a sweep axis (a spec field of its own sets it)", parts[0])
 	}
 	for i, name := range parts {
+		if v.Kind() == reflect.Pointer && v.Type().Elem().Kind() == reflect.Struct {
+			// An optional block (prompt): a key in it sets it.
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
 		if v.Kind() != reflect.Struct {
 			return reflect.Value{}, fmt.Errorf("%s has no field %s", strings.Join(parts[:i], "."), name)
 		}
@@ -52,6 +59,10 @@ func runSpecField(v reflect.Value, path string) (reflect.Value, error) {
 	switch v.Kind() {
 	case reflect.Int, reflect.Float64, reflect.Bool, reflect.Uint64, reflect.Int64:
 		return v, nil
+	case reflect.String:
+		if parts[0] == "prompt" { // a template's name
+			return v, nil
+		}
 	}
 	return reflect.Value{}, fmt.Errorf("%s is not a number or a boolean", path)
 }
@@ -90,6 +101,12 @@ func setFieldPath(s *train.RunSpec, key string, value any) error {
 		return err
 	}
 	switch f.Kind() {
+	case reflect.String:
+		str, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("%#v is not a name", value)
+		}
+		f.SetString(str)
 	case reflect.Bool:
 		b, ok := value.(bool)
 		if !ok {

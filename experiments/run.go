@@ -330,6 +330,10 @@ func (r Run) Reads(path string) bool {
 	}
 	alt := r.Train
 	alt.Corrections = slices.Clone(r.Train.Corrections)
+	if alt.Prompt != nil {
+		p := *alt.Prompt // changed below: not the run's own
+		alt.Prompt = &p
+	}
 	f, err := runSpecField(reflect.ValueOf(&alt).Elem(), path)
 	if err != nil {
 		return true // not a setting: kept, as it was given
@@ -345,6 +349,8 @@ func (r Run) Reads(path string) bool {
 		}
 	case reflect.Uint64:
 		f.SetUint(f.Uint() + 1)
+	case reflect.String:
+		f.SetString(f.String() + "'")
 	default:
 		f.SetInt(f.Int() + 1)
 	}

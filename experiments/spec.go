@@ -12,6 +12,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/internal/yamlpath"
+	"github.com/beluga-nlp/beluga/prompt"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
@@ -173,6 +174,12 @@ type Spec struct {
 	// the choice. The grid then gives no epochs, batch size or learning
 	// rate of the suite phase (the IID baseline's: iid_epochs, …).
 	Search *SearchGrid `yaml:"search,omitempty"`
+	// Prompt is the prompted configurations' language model, templates,
+	// verbalizers and number of demonstrations (package prompt): the
+	// rows 0-shot, k-shot IID, k-shot T and k-shot IID+T of the same
+	// table. Their method is prompt, whatever methods lists; the grid
+	// sweeps prompt.k and prompt.template as any other field.
+	Prompt *prompt.Spec `yaml:"prompt,omitempty"`
 
 	dir string // directory of the spec file, for relative paths
 	src []byte // the spec's YAML, for the lines of its fields
@@ -528,9 +535,19 @@ func (s *Spec) Validate() error {
 	}
 	for _, t := range s.Tasks {
 		for i, c := range s.Configurations {
-			if c != ConfigT && !t.hasIID() {
-				return fmt.Errorf("field configurations[%d]: %s trains on i.i.d. data, which task %s does not have (declare its train and dev files, or run configuration T only)", i, c, t.Name)
+			ci, _ := train.LookupConfiguration(c)
+			if (ci.IID || ci.FromIID || ci.DemoIID) && !t.hasIID() {
+				uses := "trains on"
+				if ci.Prompt {
+					uses = "draws demonstrations from"
+				}
+				return fmt.Errorf("field configurations[%d]: %s %s i.i.d. data, which task %s does not have (declare its train and dev files, or run configuration T only)", i, c, uses, t.Name)
 			}
+		}
+	}
+	for i, c := range s.Configurations {
+		if ci, _ := train.LookupConfiguration(c); ci.Prompt && s.Prompt == nil {
+			return fmt.Errorf("field configurations[%d]: %s asks a language model: set prompt (its model or endpoint, templates and verbalizers)", i, c)
 		}
 	}
 	if len(s.Configurations) > 0 && len(s.Methods) == 0 {

@@ -23,6 +23,11 @@ type Prediction struct {
 	Conf  float64
 }
 
+// Unparsed says the prediction names no class: a prompted model's
+// generated answer that no label's verbalizer reads (class -1, no
+// probabilities). Its input fails whatever it is expected to do.
+func (p Prediction) Unparsed() bool { return !p.IsAnswer && p.Class < 0 && p.Probs == nil }
+
 // Format is one of CheckList's prediction-file formats.
 type Format string
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -200,6 +201,20 @@ func sliceKeeps(e suites.Expectation, preds []Prediction) (bool, error) {
 	return aggregate(rs, agg) == Pass, nil
 }
 
+// failUnparsed fails the inputs whose answer names no label (a prompted
+// model's, unparsed): never a label. With all, it fails every input — an
+// invariance or direction compared with such an answer fails, not passes
+// by agreeing with another unparsed answer, nor errs for want of
+// probabilities.
+func failUnparsed(rs []result, preds []Prediction, all bool) []result {
+	for j, p := range preds {
+		if all || p.Unparsed() {
+			rs[j] = rFail
+		}
+	}
+	return rs
+}
+
 // scoredLabel is the label input j of c is scored against: the case's
 // label, or BeLUGA's re-label of the functionality where BeLUGA scored with
 // it (suites.Training.Scored) and opt does not ask for CheckList's.
@@ -219,6 +234,9 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 	rs := make([]result, len(preds))
 	sizes := make([]float64, len(preds))
 	orig := preds[0]
+	if f.Type != suites.MFT && slices.ContainsFunc(preds, Prediction.Unparsed) {
+		return failUnparsed(rs, preds, true), sizes, nil
+	}
 	// unlikely is CheckList's conf_viol of an MFT input: 1 − p(expected).
 	unlikely := func(j int, p Prediction, class int) {
 		if rs[j] == rFail && class >= 0 && class < len(p.Probs) {
@@ -299,7 +317,7 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 	default:
 		return registeredResults(f, c, preds, opt)
 	}
-	return rs, sizes, nil
+	return failUnparsed(rs, preds, false), sizes, nil
 }
 
 // registeredResults is inputResults for an expectation kind registered

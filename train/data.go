@@ -129,17 +129,9 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 			}
 			if kind.rows != nil {
 				for i, e := range encs {
-					label := f.Train.Label
-					if label == "" {
-						l, ok := c.LabelFor(i)
-						if !ok || l.IsAnswer {
-							return nil, fmt.Errorf("functionality %q case %d: an %s input without a class label", f.Name, c.ID, tt)
-						}
-						label = strconv.Itoa(l.Class)
-					}
-					y, err := task.target(s, label)
+					y, err := task.rowTarget(s, f, c, i)
 					if err != nil {
-						return nil, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
+						return nil, err
 					}
 					rows := kind.rows(d)
 					*rows = append(*rows, Row{Enc: e, Target: y, Env: env})
@@ -207,4 +199,31 @@ func IIDRows(examples []datasets.Example, tk Tokenizer, classes int) ([]Row, err
 		rows[i].Target[ex.Label] = 1
 	}
 	return rows, nil
+}
+
+// rowTarget is the target input i of a labelled-row case (MFT) trains
+// toward: its suite label (mftLabel) as the task's probabilities.
+func (t *Task) rowTarget(s *suites.Suite, f *suites.Functionality, c *suites.Case, i int) ([]float64, error) {
+	label, err := mftLabel(f, c, i)
+	if err != nil {
+		return nil, err
+	}
+	y, err := t.target(s, label)
+	if err != nil {
+		return nil, fmt.Errorf("functionality %q case %d: %w", f.Name, c.ID, err)
+	}
+	return y, nil
+}
+
+// mftLabel is the suite label input i of an MFT case trains toward: the
+// functionality's training label, else the case's class label for it.
+func mftLabel(f *suites.Functionality, c *suites.Case, i int) (string, error) {
+	if f.Train.Label != "" {
+		return f.Train.Label, nil
+	}
+	l, ok := c.LabelFor(i)
+	if !ok || l.IsAnswer {
+		return "", fmt.Errorf("functionality %q case %d: an %s input without a class label", f.Name, c.ID, f.TrainType())
+	}
+	return strconv.Itoa(l.Class), nil
 }

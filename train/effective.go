@@ -49,6 +49,10 @@ func (s RunSpec) Effective() RunSpec {
 		return e // Validate names it
 	}
 	e.Configuration = config.Name
+	if config.Prompt {
+		return e.effectivePrompted(config)
+	}
+	e.Prompt = nil
 	span := e.ResolvedKind() == KindSpan
 	if !config.IID && !e.splitsTrainFile() {
 		e.IIDTrain, e.IIDTrainFile = "", nil
@@ -157,9 +161,12 @@ func (s *RunSpec) CheckSettings() []error {
 	// The hyper-parameters the run reads, each checked by the one rule
 	// whatever key set it.
 	e := s.Effective()
-	if e.Configuration == ConfigIID {
+	switch {
+	case e.config().Prompt:
+		// A prompted run trains nothing: it reads no hyper-parameters.
+	case e.Configuration == ConfigIID:
 		out = append(out, e.IIDHyper.problems("iid_hyper")...)
-	} else {
+	default:
 		out = append(out, e.Hyper.problems("hyper")...)
 	}
 	if e.Method == "lp-ft" {

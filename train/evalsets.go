@@ -7,7 +7,6 @@ import (
 	"regexp"
 
 	"github.com/beluga-nlp/beluga/datasets"
-	"github.com/beluga-nlp/beluga/models/predict"
 )
 
 // An EvalSet is an extra i.i.d. evaluation set of a classification task:
@@ -83,13 +82,13 @@ func (s *RunSpec) readEvalSets(task *Task, d *iidData) ([]evalSetData, error) {
 // evalSets scores the model on each evaluation set as on the i.i.d. test
 // set (evalIID), writing its predictions to eval_NAME_predictions.* in
 // outDir: the task's metrics and, per example, whether it was right.
-func evalSets(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, sets []evalSetData, outDir string) (map[string]map[string]float64, map[string][]bool, error) {
+func evalSets(ctx context.Context, m predictFunc, task *Task, sets []evalSetData, outDir string) (map[string]map[string]float64, map[string][]bool, error) {
 	if len(sets) == 0 {
 		return nil, nil, nil
 	}
 	scores, correct := map[string]map[string]float64{}, map[string][]bool{}
 	for _, e := range sets {
-		sc, preds, err := evalIIDTo(ctx, m, tk, task, e.examples, filepath.Join(outDir, "eval_"+e.name+"_predictions"))
+		sc, preds, err := evalIIDTo(ctx, m, task, e.examples, filepath.Join(outDir, "eval_"+e.name+"_predictions"))
 		if err != nil {
 			return nil, nil, fmt.Errorf("evaluation set %s: %w", e.name, err)
 		}

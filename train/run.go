@@ -27,6 +27,7 @@ import (
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/predict"
 	"github.com/beluga-nlp/beluga/models/pretrained"
+	"github.com/beluga-nlp/beluga/prompt"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 )
@@ -53,7 +54,16 @@ type ConfigurationInfo struct {
 	// IID and Suite say whether it trains on the i.i.d. training data and
 	// on the suite.
 	IID, Suite bool
+	// Prompt marks a prompted configuration: a language model asked with
+	// demonstrations (prompted.go), none trained. DemoIID and DemoSuite
+	// say where its demonstrations come from: the i.i.d. training rows,
+	// the T_train cases of the functionalities its fold keeps.
+	Prompt, DemoIID, DemoSuite bool
 }
+
+// readsIIDTrain says whether a run of the configuration reads the i.i.d.
+// training rows: to train on, or to draw demonstrations from.
+func (c ConfigurationInfo) readsIIDTrain() bool { return c.IID || c.DemoIID }
 
 // Configurations are the configurations in Table 3's order.
 var Configurations = []ConfigurationInfo{
@@ -62,6 +72,10 @@ var Configurations = []ConfigurationInfo{
 	{Name: ConfigIIDPlusT, Display: "IID+T", IID: true, Suite: true},
 	{Name: ConfigIIDThenIT, Display: "IID-IID+T", FromIID: true, IID: true, Suite: true},
 	{Name: ConfigT, Display: "T", Suite: true},
+	{Name: ConfigPrompt, Display: "0-shot", Prompt: true},
+	{Name: ConfigPromptIID, Display: "k-shot IID", Prompt: true, DemoIID: true},
+	{Name: ConfigPromptT, Display: "k-shot T", Prompt: true, DemoSuite: true},
+	{Name: ConfigPromptIIDPlusT, Display: "k-shot IID+T", Prompt: true, DemoIID: true, DemoSuite: true},
 }
 
 // LookupConfiguration returns the configuration a name denotes, in either
@@ -184,6 +198,9 @@ type RunSpec struct {
 	// Settings override BeLUGA's method constants (none: BeLUGA's, and the
 	// recorded spec is unchanged).
 	Settings MethodSettings `json:"method_settings,omitzero" yaml:"method_settings,omitempty"`
+	// Prompt is a prompted configuration's template, verbalizers, number
+	// of demonstrations and model (package prompt); no other run reads it.
+	Prompt *prompt.Spec `json:"prompt,omitempty" yaml:"prompt,omitempty"`
 }
 
 // InputField is a field of a run spec that names a file or directory the
@@ -223,6 +240,9 @@ func (s *RunSpec) InputFields() []InputField {
 	add("model.vocab", &s.Model.Vocab)
 	add("model.tokenizer", &s.Model.Tokenizer)
 	add("model.glove", &s.Model.GloVe)
+	if s.Prompt != nil {
+		add("prompt.model", &s.Prompt.Model)
+	}
 	return out
 }
 
@@ -278,6 +298,21 @@ type Result struct {
 	// run's split (splits.Balance): what a report needs to mark a group
 	// whose share of T_test is not its share of the suite.
 	GroupBalance []splits.GroupBalance `json:"-"`
+	// Unparsed counts, per template, a prompted run's generated answers
+	// that named no label (each failed its input; none became a label).
+	Unparsed map[string]int `json:"unparsed,omitempty"`
+	// Templates are a prompted run's scores per template when it scores
+	// several (its own scores are their mean probabilities'); each
+	// template's predictions are under templates/NAME/.
+	Templates map[string]TemplateScore `json:"templates,omitempty"`
+}
+
+// TemplateScore is one template's scores in a prompted run of several.
+type TemplateScore struct {
+	IIDScore   *float64 `json:"iid_accuracy,omitempty"`
+	SuiteScore *float64 `json:"suite_score,omitempty"`
+	G          *float64 `json:"g,omitempty"`
+	Unparsed   int      `json:"unparsed,omitempty"`
 }
 
 // Validate checks a run spec before anything is written for it, and
@@ -302,6 +337,9 @@ func (s *RunSpec) Validate() error {
 	}
 	if config.FromIID && s.FromIID == "" {
 		return fmt.Errorf("configuration %s starts from the IID model: set from_iid", s.Configuration)
+	}
+	if config.Prompt {
+		return s.validatePrompted()
 	}
 	src, err := pretrained.LookupSource(s.Model.Kind)
 	if err != nil {
@@ -411,7 +449,13 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, err
 	}
-	r, err := spec.kind().prepare(ctx, spec)
+	var r kindRun
+	var err error
+	if spec.config().Prompt {
+		r, err = preparePrompted(ctx, spec)
+	} else {
+		r, err = spec.kind().prepare(ctx, spec)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -439,18 +483,25 @@ func Run(ctx context.Context, spec RunSpec, outDir string) (*Result, error) {
 		return nil, err
 	}
 	out.Steps, out.Curve, out.Seconds = len(curve), curve, time.Since(start).Seconds()
-	if out.Suite.Score != nil {
-		s := *out.Suite.Score / 100
-		out.SuiteScore = &s
-		if out.IIDScore != nil {
-			g := metrics.HarmonicMean(*out.IIDScore, s)
-			out.G = &g
-		}
-	}
+	out.summarise()
 	if err := writeJSON(filepath.Join(outDir, "metrics.json"), out); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// summarise sets the suite score (in [0, 1]) and G from the scored suite
+// and the i.i.d. score.
+func (out *Result) summarise() {
+	if out.Suite == nil || out.Suite.Score == nil {
+		return
+	}
+	s := *out.Suite.Score / 100
+	out.SuiteScore = &s
+	if out.IIDScore != nil {
+		g := metrics.HarmonicMean(*out.IIDScore, s)
+		out.G = &g
+	}
 }
 
 func writeJSON(path string, v any) error {
@@ -505,6 +556,7 @@ type classRun struct {
 	evalSets []evalSetData
 	checks   *inputcheck.Report
 	trained  *Trained
+	prompted *promptedRun // a prompted run's prompts (nil: a trained model)
 }
 
 // prepare loads the suite (assigning BeLUGA's split if it has none), the
@@ -591,16 +643,21 @@ func (p *classRun) inputChecks() *inputcheck.Report { return p.checks }
 
 func (p *classRun) trainedOn() *Trained { return p.trained }
 
-func (p *classRun) saveModel(dir string) error { return p.save(dir) }
+func (p *classRun) saveModel(dir string) error {
+	if p.prompted != nil {
+		return p.prompted.save(dir)
+	}
+	return p.save(dir)
+}
 
 // evaluate scores the i.i.d. test set (when the run has one) by the task's
 // metrics, accuracy its score, and the suite with the task's predictions;
 // a fold keyed by case metadata keeps the verdicts of the cases it holds
 // out.
 func (p *classRun) evaluate(ctx context.Context, evalLimit int, outDir string) (*Result, error) {
-	eval, ok := p.model.(predict.Model)
-	if !ok {
-		return nil, fmt.Errorf("the model cannot run inference")
+	eval, err := p.predictor()
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -612,7 +669,7 @@ func (p *classRun) evaluate(ctx context.Context, evalLimit int, outDir string) (
 		}
 	}
 	if p.iidTest != nil {
-		scores, preds, err := evalIID(ctx, eval, p.tk, p.task, p.iidTest, outDir)
+		scores, preds, err := evalIID(ctx, eval, p.task, p.iidTest, outDir)
 		if err != nil {
 			return nil, err
 		}
@@ -628,7 +685,7 @@ func (p *classRun) evaluate(ctx context.Context, evalLimit int, outDir string) (
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sr, constant, err := evalSuite(ctx, eval, p.tk, p.task, scored, outDir)
+	sr, constant, err := evalSuite(ctx, eval, p.task, scored, outDir)
 	if err != nil {
 		return nil, err
 	}
@@ -651,13 +708,20 @@ func (p *classRun) evaluate(ctx context.Context, evalLimit int, outDir string) (
 		}
 	}
 	out.Suite, out.Constant = sr, constant
-	out.IIDEval, out.IIDEvalCorrect, err = evalSets(ctx, eval, p.tk, p.task, p.evalSets, outDir)
+	out.IIDEval, out.IIDEvalCorrect, err = evalSets(ctx, eval, p.task, p.evalSets, outDir)
+	if p.prompted != nil && err == nil {
+		out.Unparsed = p.prompted.unparsedCount()
+		out.Templates, err = p.templateScores(ctx, evalLimit, outDir)
+	}
 	return out, err
 }
 
 // objective scores the model on T_val's suite data with the task's form
 // of BeLUGA's objective (objective).
 func (p *classRun) objective(_ context.Context, seed uint64) (Trial, error) {
+	if p.prompted != nil {
+		return Trial{}, fmt.Errorf("a prompted run trains nothing: there is no search to run")
+	}
 	val, err := BuildSuiteData(p.suite, suites.SplitValidation, nil, p.tk, p.task)
 	if err != nil {
 		return Trial{}, err
@@ -747,7 +811,7 @@ func (s *RunSpec) readIID(task *Task) (iidData, error) {
 		}
 		d.addLabels(f, parts[0])
 		d.train, d.dev, d.test = parts[0].Examples, parts[1].Examples, parts[2].Examples
-		if !s.config().IID {
+		if !s.config().readsIIDTrain() {
 			d.train = nil
 		}
 		n := len(parts[0].Examples) + len(parts[1].Examples) + len(parts[2].Examples)
@@ -756,7 +820,7 @@ func (s *RunSpec) readIID(task *Task) (iidData, error) {
 			d.addPart(name, &f, parts[k].Examples, parts[k].Lines, []int{n - dev - test, dev, test}[k])
 		}
 	} else {
-		if s.config().IID {
+		if s.config().readsIIDTrain() {
 			xs, lines, f, err := read(s.IIDTrain, s.IIDTrainFile)
 			if err != nil {
 				return d, err
@@ -938,13 +1002,13 @@ func writeCurve(path string, curve []CurvePoint) error {
 // BeLUGA writes them (iid_predictions.txt: class and probabilities) and with
 // each example's text and gold label (iid_predictions.jsonl) — and returns
 // the task's metrics and the predicted classes.
-func evalIID(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, test []datasets.Example, outDir string) (map[string]float64, []int, error) {
-	return evalIIDTo(ctx, m, tk, task, test, filepath.Join(outDir, "iid_predictions"))
+func evalIID(ctx context.Context, m predictFunc, task *Task, test []datasets.Example, outDir string) (map[string]float64, []int, error) {
+	return evalIIDTo(ctx, m, task, test, filepath.Join(outDir, "iid_predictions"))
 }
 
 // evalIIDTo is evalIID writing the predictions to base+".txt" and
 // base+".jsonl".
-func evalIIDTo(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, test []datasets.Example, base string) (map[string]float64, []int, error) {
+func evalIIDTo(ctx context.Context, m predictFunc, task *Task, test []datasets.Example, base string) (map[string]float64, []int, error) {
 	inputs := make([]predict.Input, len(test))
 	gold := make([]int, len(test))
 	for i, e := range test {
@@ -955,7 +1019,7 @@ func evalIIDTo(ctx context.Context, m predict.Model, tk predict.Tokenizer, task 
 		}
 		gold[i] = e.Label
 	}
-	outs, err := predict.RunContext(ctx, m, tk, inputs, 64)
+	outs, err := m(ctx, inputs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -970,6 +1034,9 @@ func evalIIDTo(ctx context.Context, m predict.Model, tk predict.Tokenizer, task 
 	enc := json.NewEncoder(&lines)
 	for i, o := range outs {
 		preds[i] = argmax(o.Probs)
+		if o.Probs == nil {
+			preds[i] = -1 // a prompted model's unparsed answer: wrong, never a label
+		}
 		buf.WriteString(strconv.Itoa(preds[i]))
 		probs := make([]float64, len(o.Probs))
 		for c, p := range o.Probs {
@@ -979,6 +1046,9 @@ func evalIIDTo(ctx context.Context, m predict.Model, tk predict.Tokenizer, task 
 		buf.WriteByte('\n')
 		k := preds[i]
 		line := metrics.CaseInput{Text: test[i].Text, Label: name(gold[i]), Pred: name(k), PredClass: &k, Probs: probs}
+		if k < 0 {
+			line.Pred, line.Probs = unparsedPred, nil
+		}
 		if test[i].IsPair {
 			line.Pair = test[i].Pair
 		}
@@ -1001,7 +1071,7 @@ func evalIIDTo(ctx context.Context, m predict.Model, tk predict.Tokenizer, task 
 // sentiment model squashed to CheckList's three classes (pred_and_softmax),
 // two classes as P(second class) (binary_conf), more as class and
 // probabilities in the suite's label order (pred_and_softmax).
-func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, task *Task, s *suites.Suite, outDir string) (*metrics.Result, []ConstantScore, error) {
+func evalSuite(ctx context.Context, m predictFunc, task *Task, s *suites.Suite, outDir string) (*metrics.Result, []ConstantScore, error) {
 	var inputs []predict.Input
 	for _, f := range s.Functionalities {
 		for _, c := range f.Cases {
@@ -1018,7 +1088,7 @@ func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, task 
 			}
 		}
 	}
-	outs, err := predict.RunContext(ctx, m, tk, inputs, 64)
+	outs, err := m(ctx, inputs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -1032,6 +1102,10 @@ func evalSuite(ctx context.Context, m predict.Model, tk predict.Tokenizer, task 
 	// prediction turns the model's probabilities into a scored prediction
 	// and its line in BeLUGA's prediction file.
 	prediction := func(out []float32, buf *bytes.Buffer) metrics.Prediction {
+		if out == nil {
+			buf.WriteString("-1\n") // a prompted model's unparsed answer
+			return metrics.Prediction{Class: -1}
+		}
 		var probs []float64
 		if !squash {
 			probs = make([]float64, len(s.Labels))

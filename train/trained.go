@@ -13,6 +13,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/inputcheck"
+	"github.com/beluga-nlp/beluga/prompt"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
 )
@@ -36,6 +37,9 @@ type Trained struct {
 	Recipe string        `json:"recipe"`
 	IID    []TrainedPart `json:"iid,omitempty"`
 	Suite  []TrainedPart `json:"suite,omitempty"`
+	// Demonstrations are a prompted run's, every one in prompt order
+	// (empty for a zero-shot run; absent for a trained one).
+	Demonstrations []prompt.Demo `json:"demonstrations,omitzero"`
 }
 
 // TrainedPart is one part of a run's data.
@@ -264,6 +268,9 @@ const spanTrainedRecipe = "i.i.d.: the dev file halved as BeLUGA does (datasets.
 
 // String says what a run trained on in one line, for logs.
 func (t *Trained) String() string {
+	if t.Demonstrations != nil {
+		return fmt.Sprintf("prompted with %d demonstrations, trained on nothing", len(t.Demonstrations))
+	}
 	iid, cases := t.TrainedCounts()
 	return fmt.Sprintf("trained on %d i.i.d. rows and %d suite cases", iid, cases)
 }

@@ -72,6 +72,18 @@ func TestDryRunListingsPinned(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// hatecheck-prompted's language model is a fixture of the repository,
+	// its content part of the prompted runs' identity.
+	if err := os.MkdirAll(filepath.Join(repo, "prompt", "testdata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lm, err := filepath.Abs(filepath.Join("..", "..", "prompt", "testdata", "gpt2-512"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(lm, filepath.Join(repo, "prompt", "testdata", "gpt2-512")); err != nil {
+		t.Fatal(err)
+	}
 	hubStandIn(t, "google-bert/bert-base-uncased")
 	for _, args := range [][]string{
 		{"suite", "generate", "azimuth", filepath.Join(data, "sst2", "test-labeled.tsv"), "-o", filepath.Join(repo, "azimuth-sst2.jsonl.gz")},

@@ -234,7 +234,8 @@ func inputResults(f *suites.Functionality, c *suites.Case, preds []Prediction, o
 	rs := make([]result, len(preds))
 	sizes := make([]float64, len(preds))
 	orig := preds[0]
-	if f.Type != suites.MFT && slices.ContainsFunc(preds, Prediction.Unparsed) {
+	// A paired case compares its inputs: one unparsed answer fails it whole.
+	if f.Type.Spec().Paired && slices.ContainsFunc(preds, Prediction.Unparsed) {
 		return failUnparsed(rs, preds, true), sizes, nil
 	}
 	// unlikely is CheckList's conf_viol of an MFT input: 1 − p(expected).

@@ -38,11 +38,7 @@ func measureData(ctx context.Context, m predict.Model, tk predict.Tokenizer, spe
 	inputs := make([]predict.Input, len(xs))
 	gold := make([]int, len(xs))
 	for i, x := range xs {
-		inputs[i] = predict.Input{Text: x.Text}
-		if x.IsPair {
-			p := x.Pair
-			inputs[i].TextPair = &p
-		}
+		inputs[i] = predict.NewInput(x.Text, x.Pair, x.IsPair)
 		gold[i] = x.Label
 	}
 	slog.Info("predicting the labelled data", "file", spec.Path, "examples", len(xs))

@@ -227,12 +227,7 @@ func predictSuite(ctx context.Context, opt Options, s *suites.Suite, m *pretrain
 				continue
 			}
 			for _, in := range c.Inputs {
-				pi := predict.Input{Text: in.Text}
-				if in.IsPair {
-					p := in.Pair
-					pi.TextPair = &p
-				}
-				inputs = append(inputs, pi)
+				inputs = append(inputs, predict.NewInput(in.Text, in.Pair, in.IsPair))
 			}
 		}
 	}

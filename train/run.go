@@ -1012,11 +1012,7 @@ func evalIIDTo(ctx context.Context, m predictFunc, task *Task, test []datasets.E
 	inputs := make([]predict.Input, len(test))
 	gold := make([]int, len(test))
 	for i, e := range test {
-		inputs[i] = predict.Input{Text: e.Text}
-		if e.IsPair {
-			pair := e.Pair
-			inputs[i].TextPair = &pair
-		}
+		inputs[i] = predict.NewInput(e.Text, e.Pair, e.IsPair)
 		gold[i] = e.Label
 	}
 	outs, err := m(ctx, inputs)
@@ -1079,12 +1075,7 @@ func evalSuite(ctx context.Context, m predictFunc, task *Task, s *suites.Suite, 
 				continue
 			}
 			for _, in := range c.Inputs {
-				pi := predict.Input{Text: in.Text}
-				if in.IsPair {
-					p := in.Pair
-					pi.TextPair = &p
-				}
-				inputs = append(inputs, pi)
+				inputs = append(inputs, predict.NewInput(in.Text, in.Pair, in.IsPair))
 			}
 		}
 	}

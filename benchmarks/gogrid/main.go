@@ -229,11 +229,7 @@ func run(dataDir, shape string, steps, evalN int, label string) error {
 	sample := make([]predict.Input, min(evalN, len(testAll)))
 	for i, j := range rng.Perm(len(testAll))[:len(sample)] {
 		in := testAll[j]
-		sample[i] = predict.Input{Text: in.Text}
-		if in.IsPair {
-			p := in.Pair
-			sample[i].TextPair = &p
-		}
+		sample[i] = predict.NewInput(in.Text, in.Pair, in.IsPair)
 	}
 	t = time.Now()
 	if _, err := predict.Run(m, fresh, sample, 64); err != nil {

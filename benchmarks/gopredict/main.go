@@ -67,12 +67,7 @@ func run(suitePath, vocab, shape string, batch, maxLen, limit int, idsOut string
 	for _, f := range s.Functionalities {
 		for _, c := range f.Cases {
 			for _, in := range c.Inputs {
-				x := predict.Input{Text: in.Text}
-				if in.IsPair {
-					p := in.Pair
-					x.TextPair = &p
-				}
-				inputs = append(inputs, x)
+				inputs = append(inputs, predict.NewInput(in.Text, in.Pair, in.IsPair))
 			}
 		}
 	}

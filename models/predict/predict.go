@@ -30,6 +30,16 @@ type Input struct {
 	TextPair *string `json:"text_pair,omitempty"`
 }
 
+// NewInput is the input of text, or of the pair (text, pair) when isPair:
+// the one place a suite case's or a data file's input becomes a model's.
+func NewInput(text, pair string, isPair bool) Input {
+	in := Input{Text: text}
+	if isPair {
+		in.TextPair = &pair
+	}
+	return in
+}
+
 // Output is a model's answer for one input.
 type Output struct {
 	InputIDs []int     `json:"input_ids"`

@@ -25,7 +25,9 @@ import (
 
 // The suite-authoring commands: templates, masked-LM suggestions,
 // perturbations and Azimuth's tests, each writing the native suite format.
-func init() {
+// addSuiteAuthoring adds beluga suite's authoring commands (template, suggest,
+// perturb, generate) to suite.
+func addSuiteAuthoring(suiteCmd *cobra.Command) {
 	suiteCmd.AddCommand(templateCmd(), suggestCmd(), perturbCmd())
 	generate := &cobra.Command{
 		Use:   "generate",

@@ -21,7 +21,8 @@ type cleanOptions struct {
 	states []experiments.State
 }
 
-func init() {
+// NewCmdClean builds beluga clean.
+func NewCmdClean() *cobra.Command {
 	o := &cleanOptions{}
 	cmd := &cobra.Command{
 		Use:   "clean SPEC|STORE --incomplete|--damaged|--sweeps",
@@ -56,7 +57,7 @@ beluga status STORE say which). Run directories stay.`,
 	// --store, as report, serve, plot and failures name the store; --out
 	// was its first name here.
 	cmd.Flags().SetNormalizeFunc(renamedFlags(map[string]string{"out": "store"}))
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 func (o *cleanOptions) validate() error {

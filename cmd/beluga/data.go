@@ -24,7 +24,8 @@ func dataCache(dir, from string) (*datasets.Cache, error) {
 	return &datasets.Cache{Dir: dir, From: from}, nil
 }
 
-func init() {
+// NewCmdData builds beluga data and its subcommands.
+func NewCmdData() *cobra.Command {
 	var cacheDir, from string
 	fetch := &cobra.Command{
 		Use:   "fetch NAME...",
@@ -102,7 +103,12 @@ runs find them offline (HF_HUB_OFFLINE=1), e.g. on a cluster's compute nodes.`,
 		c.Flags().StringVar(&cacheDir, "cache", "", "cache directory (default $BELUGA_DATA, else the user cache directory)")
 	}
 	fetch.Flags().StringVar(&from, "from", "", "take files from this local directory (laid out like ../shared/data) instead of the network")
+	dataCmd := &cobra.Command{
+		Use:   "data",
+		Short: "Fetch datasets, suites, vocabularies and checkpoints into the local cache",
+	}
 	dataCmd.AddCommand(fetch, list)
+	return dataCmd
 }
 
 // listModels prints the model snapshots of the hub cache beluga shares

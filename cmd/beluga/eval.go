@@ -14,7 +14,8 @@ import (
 	"github.com/beluga-nlp/beluga/suites"
 )
 
-func init() {
+// NewCmdEval builds beluga eval.
+func NewCmdEval() *cobra.Command {
 	var (
 		suitePath, predPath, format, output, casesPath, smartTags string
 		byCase                                                    metrics.CaseTable
@@ -104,7 +105,7 @@ name or class index per row, for suites whose cases have one input each.`,
 	for _, req := range []string{"suite", "predictions", "out"} {
 		cmd.MarkFlagRequired(req)
 	}
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 // readEvalPredictions reads eval's predictions: a table of one label per

@@ -9,7 +9,8 @@ import (
 	"github.com/beluga-nlp/beluga/metrics"
 )
 
-func init() {
+// NewCmdFailures builds beluga failures.
+func NewCmdFailures() *cobra.Command {
 	var functionality, store string
 	cmd := &cobra.Command{
 		Use:   "failures RUN",
@@ -45,5 +46,5 @@ RUN is a run directory (STORE/ID), a run ID with --store, or a case file
 	}
 	cmd.Flags().StringVar(&functionality, "functionality", "", "list this functionality only")
 	cmd.Flags().StringVar(&store, "store", "", "run store directory (or experiment spec) a run ID is looked up in")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }

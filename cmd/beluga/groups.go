@@ -2,20 +2,15 @@ package main
 
 import "github.com/spf13/cobra"
 
-// Command groups that several files add subcommands to. They are package
-// variables so that each file's init can attach its commands without an
-// ordering dependency between init functions.
-var (
-	suiteCmd = &cobra.Command{
+// NewCmdSuite builds beluga suite: importing, inspecting, splitting and
+// authoring behavioural test suites.
+func NewCmdSuite() *cobra.Command {
+	suiteCmd := &cobra.Command{
 		Use:   "suite",
 		Short: "Import, inspect and split behavioural test suites",
 	}
-	dataCmd = &cobra.Command{
-		Use:   "data",
-		Short: "Fetch datasets, suites, vocabularies and checkpoints into the local cache",
-	}
-)
-
-func init() {
-	rootCmd.AddCommand(suiteCmd, dataCmd)
+	addSuiteImportStats(suiteCmd)
+	suiteCmd.AddCommand(NewCmdSuiteInputs(), NewCmdSuiteSplit())
+	addSuiteAuthoring(suiteCmd)
+	return suiteCmd
 }

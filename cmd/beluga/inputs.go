@@ -13,7 +13,8 @@ import (
 	"github.com/beluga-nlp/beluga/suites"
 )
 
-func init() {
+// NewCmdSuiteInputs builds beluga suite inputs.
+func NewCmdSuiteInputs() *cobra.Command {
 	var split, out string
 	cmd := &cobra.Command{
 		Use:   "inputs SUITE",
@@ -66,5 +67,5 @@ suite's cases (or of --split's), in the order beluga eval scores them: run any m
 	cmd.Flags().StringVar(&split, "split", "", "only the cases of this split (train, validation, test)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "JSON-lines file to write")
 	cmd.MarkFlagRequired("out")
-	suiteCmd.AddCommand(cmd)
+	return cmd
 }

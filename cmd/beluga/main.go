@@ -3,9 +3,9 @@
 // data plus suites, scores them with CheckList's semantics and writes
 // BeLUGA's tables and figures.
 //
-// Each command group lives in its own file and registers itself with the root
-// command in an init function; every command is a thin adapter from flags to
-// a library call.
+// Each command lives in its own file and is built by a NewCmdX constructor;
+// NewCmdBeluga assembles the tree. Every command is a thin adapter from
+// flags to a library call.
 package main
 
 import (
@@ -26,7 +26,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	err := rootCmd.ExecuteContext(ctx)
+	err := NewCmdBeluga().ExecuteContext(ctx)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("interrupted: %w", err)

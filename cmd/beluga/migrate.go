@@ -17,7 +17,8 @@ type migrateOptions struct {
 	store, from string
 }
 
-func init() {
+// NewCmdMigrate builds beluga migrate.
+func NewCmdMigrate() *cobra.Command {
 	o := &migrateOptions{}
 	cmd := &cobra.Command{
 		Use:   "migrate STORE",
@@ -62,7 +63,7 @@ holds every run of today's sweep; nothing is retrained.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.from, "from", "", "take data files from this local directory (laid out like ../shared/data) instead of the network")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 func (o *migrateOptions) validate() error {

@@ -13,7 +13,8 @@ import (
 	"github.com/beluga-nlp/beluga/report"
 )
 
-func init() {
+// NewCmdPlot builds beluga plot and its subcommands.
+func NewCmdPlot() *cobra.Command {
 	plotCmd := &cobra.Command{
 		Use:   "plot",
 		Short: "Draw BeLUGA's figures from a run store",
@@ -149,7 +150,7 @@ table, with significance against the baseline row.`,
 	learning.Flags().BoolVar(&lcPartial, "partial", false, "draw the curves of a sweep with runs not done (as beluga report --partial)")
 	learning.Flags().StringVar(&lcMetric, "metric", "accuracy", "i.i.d. metric of the left panel: accuracy, or one the task declares (macro_f1, f1)")
 	plotCmd.AddCommand(learning)
-	rootCmd.AddCommand(plotCmd)
+	return plotCmd
 }
 
 // runTitle names a run for a plot: its label from the store's spec.json

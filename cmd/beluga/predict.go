@@ -11,7 +11,8 @@ import (
 	"github.com/beluga-nlp/beluga/models/pretrained"
 )
 
-func init() {
+// NewCmdPredict builds beluga predict.
+func NewCmdPredict() *cobra.Command {
 	var modelPath, input, output string
 	var batchSize, maxLength int
 	var allowMissing bool
@@ -68,7 +69,7 @@ cache. HF_HUB_OFFLINE=1 forbids the download; HF_TOKEN is sent for gated models.
 	for _, f := range []string{"model", "input", "out"} {
 		cmd.MarkFlagRequired(f)
 	}
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 // logLoadReport says which checkpoint tensors were ignored and which

@@ -24,7 +24,8 @@ var quickstartSpecs = map[string]struct{ file, out string }{
 	"READ": {"quickstart-read.yaml", "quickstart-read-out"},
 }
 
-func init() {
+// NewCmdQuickstart builds beluga quickstart.
+func NewCmdQuickstart() *cobra.Command {
 	var from, out, checkpoint, task, precision string
 	var jobs int
 	cmd := &cobra.Command{
@@ -137,5 +138,5 @@ dev's other, i.i.d. test half.`,
 	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "start from this pretrained HuggingFace BERT (a directory, .tar.gz or hub id org/name) instead of a from-scratch BERT-tiny")
 	cmd.Flags().StringVar(&precision, "precision", "", "arithmetic of the model's matrix products: fp32 (the default) or bf16 (model.precision: other runs, in the same store)")
 	cmd.Flags().IntVarP(&jobs, "jobs", "j", 1, "runs executed at once")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }

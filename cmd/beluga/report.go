@@ -30,7 +30,8 @@ type reportOptions struct {
 	swingSet, baseSet                                        bool
 }
 
-func init() {
+// NewCmdReport builds beluga report.
+func NewCmdReport() *cobra.Command {
 	o := &reportOptions{}
 	cmd := &cobra.Command{
 		Use:   "report SPEC|DIR|TEST_FOLDER",
@@ -137,7 +138,7 @@ suite score, mean +- SE over seeds.`,
 	cmd.Flags().StringVar(&o.base, "baseline", "", `row every other is tested against: "IID train_size=4000", "IID+T: L2", or none (default: the spec's baseline:, else the IID row, of several the largest train_size)`)
 	cmd.Flags().BoolVar(&o.partial, "partial", false, "write the table of a sweep with runs not done, marking the cells they leave incomplete")
 	cmd.Flags().BoolVar(&o.mixedInputs, "mixed-inputs", false, "write the table of runs of one task that read different versions of an input")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 // validate checks the flags before the store is read or any table built.

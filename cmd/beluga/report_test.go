@@ -213,29 +213,19 @@ func (s *syncBuffer) String() string {
 // ends and returns the address it serves on.
 func serveURL(t *testing.T, args ...string) string {
 	t.Helper()
-	resetFlags(t, rootCmd)
+	root := NewCmdBeluga()
 	var out syncBuffer
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&out)
-	rootCmd.SetArgs(append(append([]string{"serve"}, args...), "--port", "0"))
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(append(append([]string{"serve"}, args...), "--port", "0"))
 	ctx, cancel := context.WithCancel(context.Background())
-	// serve runs under ctx. A subcommand keeps the context of its first
-	// execution (cobra sets it only when nil), so the context is set on
-	// serve alone (the root's would pass to every command run after this
-	// test) and put back to a live one afterwards.
-	serve, _, err := rootCmd.Find([]string{"serve"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	serve.SetContext(ctx)
 	done := make(chan error, 1)
-	go func() { done <- rootCmd.Execute() }()
+	go func() { done <- root.ExecuteContext(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)
 		}
-		serve.SetContext(context.Background())
 	})
 	addr := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/`)
 	var url string

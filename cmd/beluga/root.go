@@ -9,28 +9,36 @@ import (
 	"github.com/spf13/pflag"
 )
 
-var verbose bool
-
-var rootCmd = &cobra.Command{
-	Use:   "beluga",
-	Short: "Behavioural learning experiments: train on test suites, measure what generalises",
-	Long: `beluga trains text classifiers on i.i.d. data plus CheckList-style behavioural
+// NewCmdBeluga builds the beluga command with every subcommand. Each call
+// builds a fresh tree, so flags set in one run (a test, say) never carry
+// into the next.
+func NewCmdBeluga() *cobra.Command {
+	var verbose bool
+	root := &cobra.Command{
+		Use:   "beluga",
+		Short: "Behavioural learning experiments: train on test suites, measure what generalises",
+		Long: `beluga trains text classifiers on i.i.d. data plus CheckList-style behavioural
 test suites and measures whether what a model learns from a suite generalises to
 functionalities, functionality classes and test types it never saw (BeLUGA).`,
-	SilenceUsage:  true,
-	SilenceErrors: true,
-	PersistentPreRun: func(cmd *cobra.Command, args []string) {
-		level := slog.LevelInfo
-		if verbose {
-			level = slog.LevelDebug
-		}
-		slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
-	},
-}
-
-func init() {
-	rootCmd.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "log debug messages")
-	rootCmd.Version = version()
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+			level := slog.LevelInfo
+			if verbose {
+				level = slog.LevelDebug
+			}
+			slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+		},
+	}
+	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "log debug messages")
+	root.Version = version()
+	root.AddCommand(
+		NewCmdClean(), NewCmdData(), NewCmdEval(), NewCmdFailures(), NewCmdMigrate(),
+		NewCmdPlot(), NewCmdPredict(), NewCmdQuickstart(), NewCmdReport(), NewCmdRun(),
+		NewCmdServe(), NewCmdStatus(), NewCmdSuite(), NewCmdTest(), NewCmdTokenizer(),
+		NewCmdTrain(), NewCmdVerify(),
+	)
+	return root
 }
 
 // version is the module version and VCS revision the binary was built from.

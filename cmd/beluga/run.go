@@ -36,7 +36,8 @@ type runOptions struct {
 	sel *experiments.Shard // --shard, parsed
 }
 
-func init() {
+// NewCmdRun builds beluga run.
+func NewCmdRun() *cobra.Command {
 	o := &runOptions{}
 	cmd := &cobra.Command{
 		Use:   "run SPEC",
@@ -86,7 +87,7 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 	cmd.Flags().StringVar(&o.from, "from", "", "take data files from this local directory (laid out like ../shared/data) instead of the network")
 	cmd.Flags().DurationVar(&o.waitDeps, "wait-deps", experiments.DefaultWaitDeps, "how long to wait for a run this one needs while another process runs it")
 	cmd.Flags().DurationVar(&o.staleAfter, "stale-after", experiments.DefaultStaleAfter, "age of a claim's heartbeat after which another host's claim counts as abandoned")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 func (o *runOptions) complete(args []string) error {
@@ -241,7 +242,7 @@ func openSweep(ctx context.Context, arg, store string) (*experiments.Sweep, erro
 	if err != nil {
 		return nil, err
 	}
-	in.Digests.SaveOrWarn(rootCmd.ErrOrStderr())
+	in.Digests.SaveOrWarn(os.Stderr)
 	return sw, nil
 }
 

@@ -8,9 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/experiments/experimentstest"
 	"github.com/beluga-nlp/beluga/internal/shareddata"
@@ -43,42 +40,13 @@ methods: [vanilla, lp]
 
 func execute(t testing.TB, args ...string) (string, error) {
 	t.Helper()
-	resetFlags(t, rootCmd)
+	root := NewCmdBeluga()
 	var out bytes.Buffer
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&out)
-	rootCmd.SetArgs(args)
-	err := rootCmd.Execute()
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	err := root.Execute()
 	return out.String(), err
-}
-
-// resetFlags puts every flag of cmd and its subcommands back to its
-// default: the commands are package globals, so a value one test sets (by
-// a flag, or a command deriving a default into its variable) would
-// otherwise carry into the next (go test -count=2 failed on it).
-func resetFlags(t testing.TB, cmd *cobra.Command) {
-	t.Helper()
-	reset := func(f *pflag.Flag) {
-		var err error
-		if sv, ok := f.Value.(pflag.SliceValue); ok {
-			var def []string
-			if d := strings.Trim(f.DefValue, "[]"); d != "" {
-				def = strings.Split(d, ",")
-			}
-			err = sv.Replace(def)
-		} else {
-			err = f.Value.Set(f.DefValue)
-		}
-		if err != nil {
-			t.Fatalf("resetting --%s: %v", f.Name, err)
-		}
-		f.Changed = false
-	}
-	cmd.Flags().VisitAll(reset)
-	cmd.PersistentFlags().VisitAll(reset)
-	for _, c := range cmd.Commands() {
-		resetFlags(t, c)
-	}
 }
 
 func TestRunStatusReportPlotClean(t *testing.T) {

@@ -10,7 +10,8 @@ import (
 	"github.com/beluga-nlp/beluga/report/explore"
 )
 
-func init() {
+// NewCmdServe builds beluga serve.
+func NewCmdServe() *cobra.Command {
 	var (
 		store, bootstrap string
 		gAccuracy, base  string
@@ -70,5 +71,5 @@ DNS rebinding. A folder beluga test wrote is served as its test report.`,
 	cmd.Flags().BoolVar(&partial, "partial", false, "show a sweep with runs not done, marking the cells they leave incomplete (as beluga report --partial)")
 	cmd.Flags().StringVar(&gAccuracy, "g-accuracy", report.GAccuracySeen, "i.i.d. score of a held-out G: seen (the seen run's, BeLUGA's) or fold (the fold runs' own)")
 	cmd.Flags().StringVar(&base, "baseline", "", `row every other is tested against: "IID train_size=4000", "IID+T: L2", or none (default: the spec's baseline:, else the IID row, of several the largest train_size)`)
-	rootCmd.AddCommand(cmd)
+	return cmd
 }

@@ -9,7 +9,8 @@ import (
 	"github.com/beluga-nlp/beluga/suites"
 )
 
-func init() {
+// NewCmdSuiteSplit builds beluga suite split.
+func NewCmdSuiteSplit() *cobra.Command {
 	var out, group, stratify string
 	var seed uint32
 	cmd := &cobra.Command{
@@ -68,5 +69,5 @@ them very different shares of T_test. beluga suite stats --by COLUMN shows the c
 	cmd.Flags().Uint32Var(&seed, "seed", splits.BeLUGASeed, "random_state of the split")
 	cmd.Flags().StringVar(&stratify, "stratify", "", "metadata column whose values keep their suite share of every part (target_ident)")
 	cmd.Flags().StringVar(&group, "group", "", "metadata column whose cases stay in one split (a template: templ_id)")
-	suiteCmd.AddCommand(cmd)
+	return cmd
 }

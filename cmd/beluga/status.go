@@ -22,7 +22,8 @@ type statusOptions struct {
 	all, sizes bool
 }
 
-func init() {
+// NewCmdStatus builds beluga status.
+func NewCmdStatus() *cobra.Command {
 	o := &statusOptions{}
 	cmd := &cobra.Command{
 		Use:   "status SPEC|STORE",
@@ -57,7 +58,7 @@ i.i.d. files are read, no model is loaded) — the seen run beside each fold.`,
 	// --store, as report, serve, plot and failures name the store; --out
 	// was its first name here.
 	cmd.Flags().SetNormalizeFunc(renamedFlags(map[string]string{"out": "store"}))
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
@@ -69,7 +70,7 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 		fmt.Fprintln(w, sw.Note)
 	}
 	st := experiments.StatusOf(sw.Store, sw.Runs, sw.Inputs)
-	sw.Inputs.Digests.SaveOrWarn(rootCmd.ErrOrStderr())
+	sw.Inputs.Digests.SaveOrWarn(os.Stderr)
 	flagged := ""
 	if st.Flagged > 0 {
 		flagged = fmt.Sprintf(" (%d flagged %s)", st.Flagged, flagMarker)

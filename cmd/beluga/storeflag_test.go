@@ -7,7 +7,7 @@ import "testing"
 // was the store's first name.
 func TestStoreFlagIsOneName(t *testing.T) {
 	for _, args := range [][]string{{"run"}, {"status"}, {"clean"}, {"report"}, {"serve"}, {"plot", "heatmap"}, {"plot", "learning-curve"}, {"failures"}} {
-		cmd, _, err := rootCmd.Find(args)
+		cmd, _, err := NewCmdBeluga().Find(args)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -16,17 +16,15 @@ func TestStoreFlagIsOneName(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"run", "status", "clean"} {
-		cmd, _, err := rootCmd.Find([]string{name})
+		cmd, _, err := NewCmdBeluga().Find([]string{name})
 		if err != nil {
 			t.Fatal(err)
 		}
-		resetFlags(t, cmd)
 		if err := cmd.Flags().Parse([]string{"--out", "old-spelling"}); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := cmd.Flags().GetString("store"); got != "old-spelling" {
 			t.Errorf("beluga %s --out: --store is %q", name, got)
 		}
-		resetFlags(t, cmd)
 	}
 }

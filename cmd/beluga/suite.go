@@ -19,7 +19,8 @@ import (
 	"github.com/beluga-nlp/beluga/train"
 )
 
-func init() {
+// addSuiteImportStats adds beluga suite import and suite stats to suite.
+func addSuiteImportStats(suiteCmd *cobra.Command) {
 	importCmd := &cobra.Command{
 		Use:   "import",
 		Short: "Convert a suite from another format into beluga's JSON-lines format",

@@ -27,7 +27,8 @@ type testOptions struct {
 	untrainedHead         bool
 }
 
-func init() {
+// NewCmdTest builds beluga test.
+func NewCmdTest() *cobra.Command {
 	var o testOptions
 	cmd := &cobra.Command{
 		Use:   "test",
@@ -104,7 +105,7 @@ cases).
 		cmd.MarkFlagRequired(f)
 	}
 	cmd.AddCommand(newCmdTestCompare())
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 // run tests the model and prints the report and where to look next.

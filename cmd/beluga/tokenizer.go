@@ -14,12 +14,8 @@ import (
 	"github.com/beluga-nlp/beluga/suites"
 )
 
-var tokenizerCmd = &cobra.Command{
-	Use:   "tokenizer",
-	Short: "Train a tokenizer on a task's own texts, or measure how one cuts texts",
-}
-
-func init() {
+// NewCmdTokenizer builds beluga tokenizer and its subcommands.
+func NewCmdTokenizer() *cobra.Command {
 	var inputs, suiteFiles []string
 	var trainDialect, statDialect datasets.Dialect
 	var split, out, kind, specPath, task, from string
@@ -163,8 +159,12 @@ white-space word is a sentence and UAX #29 cuts at every character: read tokens 
 	stats.Flags().StringVar(&tkPath, "tokenizer", "", "model directory, tokenizer.json, vocab.txt or SentencePiece .model")
 	stats.Flags().IntSliceVar(&maxLengths, "max-length", []int{128}, "lengths to report truncation at")
 	stats.MarkFlagRequired("tokenizer")
+	tokenizerCmd := &cobra.Command{
+		Use:   "tokenizer",
+		Short: "Train a tokenizer on a task's own texts, or measure how one cuts texts",
+	}
 	tokenizerCmd.AddCommand(train, stats)
-	rootCmd.AddCommand(tokenizerCmd)
+	return tokenizerCmd
 }
 
 // printAccounts says what was read of each input file, so that a user sees

@@ -21,7 +21,8 @@ import (
 	"github.com/beluga-nlp/beluga/train"
 )
 
-func init() {
+// NewCmdTrain builds beluga train.
+func NewCmdTrain() *cobra.Command {
 	var (
 		specFile, out, heldOut, hyperFrom string
 		// flagged holds the parsed spec flags; each execution builds its
@@ -154,7 +155,7 @@ eval_limit and hyper.loss are spec-only.`,
 	enumFlag(cmd, "model-kind", pretrained.SourceKinds()...)
 	enumFlag(cmd, "correct", slices.Sorted(maps.Keys(train.Corrections))...)
 	cmd.MarkFlagRequired("out")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 // metricsLine prints i.i.d. metrics, accuracy first, in percent.

@@ -17,7 +17,8 @@ type verifyOptions struct {
 	arg, store string
 }
 
-func init() {
+// NewCmdVerify builds beluga verify.
+func NewCmdVerify() *cobra.Command {
 	o := &verifyOptions{}
 	cmd := &cobra.Command{
 		Use:   "verify SPEC|STORE",
@@ -39,7 +40,7 @@ it).`,
 		},
 	}
 	cmd.Flags().StringVarP(&o.store, "store", "o", "", "run store directory (default: the spec's out)")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 func (o *verifyOptions) run(ctx context.Context, w io.Writer) error {

@@ -14,6 +14,7 @@ import (
 
 // migrateOptions are beluga migrate's flags and argument.
 type migrateOptions struct {
+	ioStreams
 	store, from string
 }
 
@@ -54,16 +55,15 @@ holds every run of today's sweep; nothing is retrained.`,
 		Example: `  beluga migrate quickstart-out
   beluga migrate runs/sent-full --from ../shared/data`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.store = args[0]
-			if err := o.validate(); err != nil {
-				return err
-			}
-			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
-		},
+		RunE: runE(o),
 	}
 	cmd.Flags().StringVar(&o.from, "from", "", "take data files from this local directory (laid out like ../shared/data) instead of the network")
 	return cmd
+}
+
+func (o *migrateOptions) complete(cmd *cobra.Command, args []string) error {
+	o.ioStreams, o.store = streamsOf(cmd), args[0]
+	return nil
 }
 
 func (o *migrateOptions) validate() error {
@@ -77,7 +77,8 @@ func (o *migrateOptions) validate() error {
 	return nil
 }
 
-func (o *migrateOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+func (o *migrateOptions) run(ctx context.Context) error {
+	stdout, stderr := o.Out, o.ErrOut
 	s := &experiments.Store{Dir: o.store}
 	if !s.Legacy() {
 		return splitSearches(s, stdout)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -18,6 +17,7 @@ import (
 
 // statusOptions are beluga status's flags and argument.
 type statusOptions struct {
+	ioStreams
 	arg, store string
 	all, sizes bool
 }
@@ -47,10 +47,7 @@ i.i.d. files are read, no model is loaded) — the seen run beside each fold.`,
   beluga status specs/mhc-arabic.yaml --sizes
   beluga status quickstart-out`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.arg = args[0]
-			return o.run(cmd.Context(), cmd.OutOrStdout())
-		},
+		RunE: runE(o),
 	}
 	cmd.Flags().BoolVar(&o.all, "all", false, "list every run, not only the failed, damaged, stale and flagged ones")
 	cmd.Flags().BoolVar(&o.sizes, "sizes", false, "list every run with the i.i.d. rows and suite cases it trains on")
@@ -61,8 +58,16 @@ i.i.d. files are read, no model is loaded) — the seen run beside each fold.`,
 	return cmd
 }
 
-func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
-	sw, err := openSweep(ctx, o.arg, o.store)
+func (o *statusOptions) complete(cmd *cobra.Command, args []string) error {
+	o.ioStreams, o.arg = streamsOf(cmd), args[0]
+	return nil
+}
+
+func (o *statusOptions) validate() error { return nil }
+
+func (o *statusOptions) run(ctx context.Context) error {
+	w := o.Out
+	sw, err := openSweep(ctx, o.ErrOut, o.arg, o.store)
 	if err != nil {
 		return err
 	}
@@ -70,7 +75,7 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 		fmt.Fprintln(w, sw.Note)
 	}
 	st := experiments.StatusOf(sw.Store, sw.Runs, sw.Inputs)
-	sw.Inputs.Digests.SaveOrWarn(os.Stderr)
+	sw.Inputs.Digests.SaveOrWarn(o.ErrOut)
 	flagged := ""
 	if st.Flagged > 0 {
 		flagged = fmt.Sprintf(" (%d flagged %s)", st.Flagged, flagMarker)

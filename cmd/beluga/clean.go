@@ -14,8 +14,7 @@ import (
 
 // cleanOptions are beluga clean's flags and argument.
 type cleanOptions struct {
-	ioStreams
-	arg, store                  string
+	storeArg
 	incomplete, damaged, sweeps bool
 
 	states []experiments.State
@@ -47,16 +46,10 @@ beluga status STORE say which). Run directories stay.`,
 	cmd.Flags().BoolVar(&o.incomplete, "incomplete", false, "remove interrupted and failed runs")
 	cmd.Flags().BoolVar(&o.damaged, "damaged", false, "remove runs whose files are not what their done marker recorded")
 	cmd.Flags().BoolVar(&o.sweeps, "sweeps", false, "forget the sweeps no spec names (a spec file gone, an older sweep of a spec): a store named by its directory is its latest sweep; no run directory is removed")
-	cmd.Flags().StringVarP(&o.store, "store", "o", "", "run store directory (default: the spec's out)")
 	// --store, as report, serve, plot and failures name the store; --out
 	// was its first name here.
-	cmd.Flags().SetNormalizeFunc(renamedFlags(map[string]string{"out": "store"}))
+	o.addStoreFlag(cmd.Flags(), "o")
 	return cmd
-}
-
-func (o *cleanOptions) complete(cmd *cobra.Command, args []string) error {
-	o.ioStreams, o.arg = streamsOf(cmd), args[0]
-	return nil
 }
 
 func (o *cleanOptions) validate() error {
@@ -81,7 +74,7 @@ func (o *cleanOptions) run(ctx context.Context) error {
 			return nil
 		}
 	}
-	sw, err := openSweep(ctx, o.ErrOut, o.arg, o.store)
+	sw, err := o.open(ctx)
 	if err != nil {
 		return err
 	}

@@ -29,20 +29,15 @@ func NewCmdPlot() *cobra.Command {
 // experiment's table: the spec or store, the figure file, the store, and
 // whether a sweep with runs not done is drawn.
 type figureOptions struct {
-	ioStreams
-	arg, out, store string
-	partial         bool
+	storeArg
+	out     string
+	partial bool
 }
 
 func (o *figureOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.out, "out", "o", "", "figure file (.png, .svg or .pdf)")
-	fs.StringVar(&o.store, "store", "", "run store directory (default: the spec's out)")
+	o.addStoreFlag(fs, "")
 	fs.BoolVar(&o.partial, "partial", false, "draw the figure of a sweep with runs not done (as beluga report --partial)")
-}
-
-func (o *figureOptions) complete(cmd *cobra.Command, args []string) error {
-	o.ioStreams, o.arg = streamsOf(cmd), args[0]
-	return nil
 }
 
 func (o *figureOptions) validate() error {
@@ -56,7 +51,7 @@ func (o *figureOptions) validate() error {
 // with write.
 func (o *figureOptions) draw(ctx context.Context, opt report.Options, write func(*report.Table) error) error {
 	opt.Partial = o.partial
-	tab, err := loadTable(ctx, o.ErrOut, o.arg, o.store, opt)
+	tab, err := o.table(ctx, opt)
 	if err != nil {
 		return err
 	}

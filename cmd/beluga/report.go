@@ -20,9 +20,8 @@ import (
 
 // reportOptions are beluga report's flags and argument.
 type reportOptions struct {
-	ioStreams
 	tableOptions
-	arg, format, out                        string
+	format, out                             string
 	pvalues, passRates, comparisons, spread string
 	groups, curve, sizes, calibration       string
 	swing                                   float64
@@ -133,7 +132,7 @@ func (o *reportOptions) addFlags(fs *pflag.FlagSet) {
 }
 
 func (o *reportOptions) complete(cmd *cobra.Command, args []string) error {
-	o.ioStreams, o.arg, o.swingSet = streamsOf(cmd), args[0], cmd.Flags().Changed("swing")
+	o.swingSet = cmd.Flags().Changed("swing")
 	return o.tableOptions.complete(cmd, args)
 }
 
@@ -165,9 +164,9 @@ func (o *reportOptions) run(ctx context.Context) error {
 	if report.IsTestDir(o.arg) {
 		return o.runTest()
 	}
-	opt := o.reportOptions(o.arg)
+	opt := o.reportOptions()
 	opt.Baselines, opt.MixedInputs = o.baselines, o.mixedInputs
-	tab, write, err := o.table(ctx, opt)
+	tab, write, err := o.formatted(ctx, opt)
 	if err != nil {
 		return err
 	}
@@ -202,16 +201,16 @@ func (o *reportOptions) run(ctx context.Context) error {
 	return o.writeTables(ctx, tab)
 }
 
-// table is Table 3 of the store and what writes it in --format.
-func (o *reportOptions) table(ctx context.Context, opt report.Options) (*report.Table, func(io.Writer) error, error) {
+// formatted is Table 3 of the store and what writes it in --format.
+func (o *reportOptions) formatted(ctx context.Context, opt report.Options) (*report.Table, func(io.Writer) error, error) {
 	if o.format == "html" {
-		src, err := loadSource(ctx, o.ErrOut, o.arg, o.store, explore.Options{Report: opt})
+		src, err := o.source(ctx, explore.Options{Report: opt})
 		if err != nil {
 			return nil, nil, err
 		}
 		return src.Table, src.WriteHTML, nil
 	}
-	tab, err := loadTable(ctx, o.ErrOut, o.arg, o.store, opt)
+	tab, err := o.table(ctx, opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -263,15 +262,16 @@ func (s ioStreams) write(path string, write func(io.Writer) error) error {
 // baseline row and the G's i.i.d. score, and whether a sweep with runs not
 // done is shown.
 type tableOptions struct {
-	store, bootstrap, gAccuracy, base string
-	trials, resamples                 int
-	seed                              uint32
-	ci                                float64
-	partial, baseSet                  bool
+	storeArg
+	bootstrap, gAccuracy, base string
+	trials, resamples          int
+	seed                       uint32
+	ci                         float64
+	partial, baseSet           bool
 }
 
 func (t *tableOptions) addFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&t.store, "store", "", "run store directory (default: the spec's out)")
+	t.addStoreFlag(fs, "")
 	fs.IntVar(&t.trials, "trials", report.DefaultTrials, "approximate randomisation trials of the p-values")
 	fs.Uint32Var(&t.seed, "seed", report.DefaultSeed, "seed of the randomisation and the bootstrap (BeLUGA: 42; 0 also means 42)")
 	fs.Float64Var(&t.ci, "ci", 0, "add bootstrap confidence intervals at this level in percent, e.g. 95")
@@ -282,9 +282,9 @@ func (t *tableOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&t.partial, "partial", false, "show the table of a sweep with runs not done, marking the cells they leave incomplete")
 }
 
-func (t *tableOptions) complete(cmd *cobra.Command, _ []string) error {
+func (t *tableOptions) complete(cmd *cobra.Command, args []string) error {
 	t.baseSet = cmd.Flags().Changed("baseline")
-	return nil
+	return t.storeArg.complete(cmd, args)
 }
 
 func (t *tableOptions) validate() error {
@@ -294,27 +294,27 @@ func (t *tableOptions) validate() error {
 	return nil
 }
 
-// reportOptions are the table's options; the baseline is the one arg's
-// spec names unless --baseline says another.
-func (t *tableOptions) reportOptions(arg string) report.Options {
+// reportOptions are the table's options; the baseline is the one the
+// argument's spec names unless --baseline says another.
+func (t *tableOptions) reportOptions() report.Options {
 	opt := report.Options{Trials: t.trials, Seed: t.seed, CI: t.ci, Resamples: t.resamples, Bootstrap: t.bootstrap,
 		GAccuracy: t.gAccuracy, Baseline: t.base, Partial: t.partial}
 	if !t.baseSet {
-		opt.Baseline = specBaseline(arg)
+		opt.Baseline = specBaseline(t.arg)
 	}
 	return opt
 }
 
-// loadTable builds Table 3 from an experiment spec or a run store
-// directory (report.FromStore: every run of the sweep, done or not).
-// A store directory's note (which of its sweeps it is) goes to notes.
-func loadTable(ctx context.Context, notes io.Writer, arg, store string, opt report.Options) (*report.Table, error) {
-	sw, err := readSweep(ctx, notes, arg, store)
+// table builds Table 3 from an experiment spec or a run store directory
+// (report.FromStore: every run of the sweep, done or not). A store
+// directory's note (which of its sweeps it is) goes to standard error.
+func (s *storeArg) table(ctx context.Context, opt report.Options) (*report.Table, error) {
+	sw, err := s.read(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if sw.Note != "" {
-		fmt.Fprintln(notes, sw.Note)
+		fmt.Fprintln(s.ErrOut, sw.Note)
 	}
 	opt.Inputs = sw.Inputs
 	runs := sw.Runs
@@ -324,10 +324,10 @@ func loadTable(ctx context.Context, notes io.Writer, arg, store string, opt repo
 	return report.FromStore(sw.Store, runs, opt)
 }
 
-// loadSource reads an experiment spec's runs, or a run store directory's,
-// for the HTML page.
-func loadSource(ctx context.Context, notes io.Writer, arg, store string, opt explore.Options) (*explore.Source, error) {
-	sw, err := readSweep(ctx, notes, arg, store)
+// source reads an experiment spec's runs, or a run store directory's, for
+// the HTML page.
+func (s *storeArg) source(ctx context.Context, opt explore.Options) (*explore.Source, error) {
+	sw, err := s.read(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +355,7 @@ func specBaseline(arg string) string {
 // writeCalibration writes the calibration table of a spec's or store's
 // done runs (report.CalibrationLines).
 func (o *reportOptions) writeCalibration(ctx context.Context, w io.Writer, csv bool) error {
-	sw, err := openSweep(ctx, o.ErrOut, o.arg, o.store)
+	sw, err := o.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -372,7 +372,7 @@ func (o *reportOptions) writeCalibration(ctx context.Context, w io.Writer, csv b
 // writeSizes writes the sizes table of a spec's or store's runs
 // (experiments.SizeRows).
 func (o *reportOptions) writeSizes(ctx context.Context, w io.Writer, csv bool) error {
-	sw, err := openSweep(ctx, o.ErrOut, o.arg, o.store)
+	sw, err := o.open(ctx)
 	if err != nil {
 		return err
 	}

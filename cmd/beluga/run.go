@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/termtext"
@@ -24,8 +25,8 @@ import (
 
 // runOptions are beluga run's flags and argument.
 type runOptions struct {
-	ioStreams
-	spec, store, from    string
+	storeArg
+	from                 string
 	dryRun, explain      bool
 	quiet                bool
 	jobs                 int
@@ -69,19 +70,13 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", 1, "runs executed at once")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "no progress display (on a terminal: runs done, running, left and each running run's step; in a log: a line per running run every minute)")
 	cmd.Flags().StringVar(&o.shard, "shard", "", "execute only slice I of N (0-based), e.g. 0/4")
-	cmd.Flags().StringVarP(&o.store, "store", "o", "", "run store directory (default: the spec's out)")
 	// --store, as report, serve, plot and failures name the store; --out
 	// was its first name here.
-	cmd.Flags().SetNormalizeFunc(renamedFlags(map[string]string{"out": "store"}))
+	o.addStoreFlag(cmd.Flags(), "o")
 	cmd.Flags().StringVar(&o.from, "from", "", "take data files from this local directory (laid out like ../shared/data) instead of the network")
 	cmd.Flags().DurationVar(&o.waitDeps, "wait-deps", experiments.DefaultWaitDeps, "how long to wait for a run this one needs while another process runs it")
 	cmd.Flags().DurationVar(&o.staleAfter, "stale-after", experiments.DefaultStaleAfter, "age of a claim's heartbeat after which another host's claim counts as abandoned")
 	return cmd
-}
-
-func (o *runOptions) complete(cmd *cobra.Command, args []string) error {
-	o.ioStreams, o.spec = streamsOf(cmd), args[0]
-	return nil
 }
 
 // validate checks the flags before anything is read, fetched or trained.
@@ -99,8 +94,8 @@ func (o *runOptions) validate() error {
 		}
 		o.sel = &sh
 	}
-	if st, err := os.Stat(o.spec); err == nil && st.IsDir() {
-		return fmt.Errorf("%s is a directory: beluga run takes an experiment spec (a store's runs are run from the spec that lists them)", o.spec)
+	if st, err := os.Stat(o.arg); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a directory: beluga run takes an experiment spec (a store's runs are run from the spec that lists them)", o.arg)
 	}
 	return checkKernels()
 }
@@ -121,7 +116,7 @@ func (o *runOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sw, err := openSweepWith(ctx, o.ErrOut, in, o.spec, o.store)
+	sw, err := openSweepWith(ctx, o.ErrOut, in, o.arg, o.store)
 	if err != nil {
 		return err
 	}
@@ -140,7 +135,7 @@ func (o *runOptions) run(ctx context.Context) error {
 // printExplained is --explain: the spec resolved, each value with its
 // origin.
 func (o *runOptions) printExplained() error {
-	values, err := experiments.ExplainFile(o.spec)
+	values, err := experiments.ExplainFile(o.arg)
 	if err != nil {
 		return err
 	}
@@ -170,7 +165,7 @@ func (o *runOptions) list(ctx context.Context, sw *experiments.Sweep) error {
 	}
 	bals, err := sw.Spec.GroupBalances(ctx, sw.Inputs.Data)
 	if err != nil {
-		return fmt.Errorf("experiment spec %s: %w", o.spec, err)
+		return fmt.Errorf("experiment spec %s: %w", o.arg, err)
 	}
 	for _, b := range bals {
 		fmt.Fprintf(o.Out, "\n%s, held out by %s: cases per part\n", b.Task, b.Column)
@@ -193,6 +188,40 @@ func newInputs(fromDir string, offline bool) (*experiments.Inputs, error) {
 	r := hub.FromEnv()
 	r.Offline = r.Offline || offline
 	return &experiments.Inputs{Data: cache, Hub: r, Digests: &experiments.Digests{File: filepath.Join(cache.Dir, experiments.DigestsFile)}}, nil
+}
+
+// storeArg is the argument of a command that reads an experiment's runs —
+// its spec, or a run store directory — and its --store, the store when it
+// is not the spec's out.
+type storeArg struct {
+	ioStreams
+	arg, store string
+}
+
+func (s *storeArg) complete(cmd *cobra.Command, args []string) error {
+	s.ioStreams, s.arg = streamsOf(cmd), args[0]
+	return nil
+}
+
+func (s *storeArg) validate() error { return nil }
+
+// addStoreFlag defines --store; with the shorthand -o, --out too, the
+// store's first name in the commands where -o is the store.
+func (s *storeArg) addStoreFlag(fs *pflag.FlagSet, shorthand string) {
+	fs.StringVarP(&s.store, "store", shorthand, "", "run store directory (default: the spec's out)")
+	if shorthand == "o" {
+		fs.SetNormalizeFunc(renamedFlags(map[string]string{"out": "store"}))
+	}
+}
+
+// open is openSweep of the argument.
+func (s *storeArg) open(ctx context.Context) (*experiments.Sweep, error) {
+	return openSweep(ctx, s.ErrOut, s.arg, s.store)
+}
+
+// read is readSweep of the argument: its store must be there.
+func (s *storeArg) read(ctx context.Context) (*experiments.Sweep, error) {
+	return readSweep(ctx, s.ErrOut, s.arg, s.store)
 }
 
 // openSweep reads the sweep a command that only reads a store names (a

@@ -12,9 +12,7 @@ import (
 // serveOptions are beluga serve's flags and argument: the table's as
 // beluga report has them, and the port.
 type serveOptions struct {
-	ioStreams
 	tableOptions
-	arg  string
 	port int
 }
 
@@ -46,18 +44,13 @@ DNS rebinding. A folder beluga test wrote is served as its test report.`,
 	return cmd
 }
 
-func (o *serveOptions) complete(cmd *cobra.Command, args []string) error {
-	o.ioStreams, o.arg = streamsOf(cmd), args[0]
-	return o.tableOptions.complete(cmd, args)
-}
-
 func (o *serveOptions) run(ctx context.Context) error {
 	var src *explore.Source
 	var err error
 	if report.IsTestDir(o.arg) {
 		src, err = explore.FromTestDirs(o.arg)
 	} else {
-		src, err = loadSource(ctx, o.ErrOut, o.arg, o.store, explore.Options{Report: o.reportOptions(o.arg)})
+		src, err = o.source(ctx, explore.Options{Report: o.reportOptions()})
 	}
 	if err != nil {
 		return err

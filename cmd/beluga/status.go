@@ -17,8 +17,7 @@ import (
 
 // statusOptions are beluga status's flags and argument.
 type statusOptions struct {
-	ioStreams
-	arg, store string
+	storeArg
 	all, sizes bool
 }
 
@@ -51,23 +50,15 @@ i.i.d. files are read, no model is loaded) — the seen run beside each fold.`,
 	}
 	cmd.Flags().BoolVar(&o.all, "all", false, "list every run, not only the failed, damaged, stale and flagged ones")
 	cmd.Flags().BoolVar(&o.sizes, "sizes", false, "list every run with the i.i.d. rows and suite cases it trains on")
-	cmd.Flags().StringVarP(&o.store, "store", "o", "", "run store directory (default: the spec's out)")
 	// --store, as report, serve, plot and failures name the store; --out
 	// was its first name here.
-	cmd.Flags().SetNormalizeFunc(renamedFlags(map[string]string{"out": "store"}))
+	o.addStoreFlag(cmd.Flags(), "o")
 	return cmd
 }
 
-func (o *statusOptions) complete(cmd *cobra.Command, args []string) error {
-	o.ioStreams, o.arg = streamsOf(cmd), args[0]
-	return nil
-}
-
-func (o *statusOptions) validate() error { return nil }
-
 func (o *statusOptions) run(ctx context.Context) error {
 	w := o.Out
-	sw, err := openSweep(ctx, o.ErrOut, o.arg, o.store)
+	sw, err := o.open(ctx)
 	if err != nil {
 		return err
 	}

@@ -13,8 +13,7 @@ import (
 
 // verifyOptions are beluga verify's flags and argument.
 type verifyOptions struct {
-	ioStreams
-	arg, store string
+	storeArg
 }
 
 // NewCmdVerify builds beluga verify.
@@ -36,22 +35,15 @@ it).`,
 		Args: cobra.ExactArgs(1),
 		RunE: runE(o),
 	}
-	cmd.Flags().StringVarP(&o.store, "store", "o", "", "run store directory (default: the spec's out)")
+	o.addStoreFlag(cmd.Flags(), "o")
 	return cmd
 }
-
-func (o *verifyOptions) complete(cmd *cobra.Command, args []string) error {
-	o.ioStreams, o.arg = streamsOf(cmd), args[0]
-	return nil
-}
-
-func (o *verifyOptions) validate() error { return nil }
 
 func (o *verifyOptions) run(ctx context.Context) error {
 	w := o.Out
 	// A store that is not there has nothing to verify: "0 checked" would
 	// read as a clean bill of health.
-	sw, err := readSweep(ctx, o.ErrOut, o.arg, o.store)
+	sw, err := o.read(ctx)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@
 // What a run can be is held in tables, each the one place its kind of thing
 // is declared:
 //
-//   - configurations (run.go): IID, IID→T, IID+T, IID→(IID+T) — BeLUGA's
+//   - configurations (config.go): IID, IID→T, IID+T, IID→(IID+T) — BeLUGA's
 //     four — and T, the suite alone from the initial model;
 //   - methods (methods.go, Methods): BeLUGA's eight (vanilla, L2, dropout,
 //     LP, LP-FT, IRM, Group-DRO, Fish) and DomainBed's forms of IRM and
@@ -26,4 +26,11 @@
 // an original and a perturbation); a Mixer draws BeLUGA's epochs from it
 // (loop.go), the group-robust methods draw per environment (envs.go), and
 // Search (search.go) picks hyper-parameters on the validation split.
+//
+// A run's own code is split by what it does: the spec and its checks
+// (spec.go), the run driver that prepares, trains, saves and evaluates
+// (run.go), the i.i.d. data it reads (iid.go), the suite it trains and is
+// scored on (suite.go), evaluation — the i.i.d. test set and the suite's
+// T_test cases, their prediction files and scores (eval.go) — and what it
+// returns and writes (result.go).
 package train

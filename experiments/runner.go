@@ -40,16 +40,6 @@ func (r *TrainRunner) inputs() *Inputs {
 	return r.Inputs
 }
 
-// configNames maps Table 3's names of the configurations to package
-// train's (train.Configurations).
-var configNames = func() map[string]string {
-	out := map[string]string{}
-	for _, c := range train.Configurations {
-		out[c.Display] = c.Name
-	}
-	return out
-}()
-
 // FoldKindOf is the held-out partition a score's runs are folds of: BeLUGA's
 // func, class and type, or a case-metadata column for a score "meta:COLUMN"
 // (IsMetaScore); false for seen, iid and search.

@@ -5,15 +5,25 @@ import (
 	"strings"
 )
 
-// The four configurations of BeLUGA, and T: the suite alone from the
-// initial model, for suites without an i.i.d. dataset (Luz de Araujo &
-// Roth's 2022 HateCheck setting).
+// The configurations by their names in run specs and flags. Each is one
+// entry of Configurations, which gives its name in experiment specs and
+// Table 3 and what it trains on and from; nothing else lists them.
 const (
-	ConfigIID       = "iid"         // i.i.d. data only
+	ConfigIID       = "iid"         // i.i.d. data only: the baseline
 	ConfigIIDThenT  = "iid-t"       // IID→T: from the IID model, suite only
 	ConfigIIDPlusT  = "iid+t"       // IID+T: from the initial model, i.i.d. + suite
 	ConfigIIDThenIT = "iid-(iid+t)" // IID→(IID+T): from the IID model, i.i.d. + suite
 	ConfigT         = "t"           // T: from the initial model, suite only
+
+	// The prompted configurations: a language model asked, not trained.
+	// Their "training data" are their demonstrations, drawn by
+	// prompt.Choose from what the fold may see: none (zero-shot), the
+	// i.i.d. training rows, the T_train cases of the seen functionalities,
+	// or both (BeLUGA's IID+T for prompting).
+	ConfigPrompt         = "prompt"
+	ConfigPromptIID      = "prompt-iid"
+	ConfigPromptT        = "prompt-t"
+	ConfigPromptIIDPlusT = "prompt-iid+t"
 )
 
 // ConfigurationInfo is a configuration's one entry in the registry: its
@@ -34,11 +44,10 @@ type ConfigurationInfo struct {
 	Prompt, DemoIID, DemoSuite bool
 }
 
-// readsIIDTrain says whether a run of the configuration reads the i.i.d.
-// training rows: to train on, or to draw demonstrations from.
-func (c ConfigurationInfo) readsIIDTrain() bool { return c.IID || c.DemoIID }
-
-// Configurations are the configurations in Table 3's order.
+// Configurations are the configurations in Table 3's order: BeLUGA's four
+// (IID, IID→T, IID+T, IID→(IID+T)); T, the suite alone from the initial
+// model, for suites without an i.i.d. dataset (Luz de Araujo & Roth's 2022
+// HateCheck setting); and the prompted ones.
 var Configurations = []ConfigurationInfo{
 	{Name: ConfigIID, Display: "IID", IID: true},
 	{Name: ConfigIIDThenT, Display: "IID-T", FromIID: true, Suite: true},
@@ -51,6 +60,16 @@ var Configurations = []ConfigurationInfo{
 	{Name: ConfigPromptIIDPlusT, Display: "k-shot IID+T", Prompt: true, DemoIID: true, DemoSuite: true},
 }
 
+// readsIIDTrain says whether a run of the configuration reads the i.i.d.
+// training rows: to train on, or to draw demonstrations from.
+func (c ConfigurationInfo) readsIIDTrain() bool { return c.IID || c.DemoIID }
+
+// UsesIID says whether the configuration needs a task's i.i.d. data: it
+// trains on it, starts from the model trained on it, or draws
+// demonstrations from it. A trained one also scores the i.i.d. test set;
+// only T runs on a suite alone.
+func (c ConfigurationInfo) UsesIID() bool { return c.IID || c.FromIID || c.DemoIID }
+
 // LookupConfiguration returns the configuration a name denotes, in either
 // spelling (package train's iid-(iid+t) or Table 3's IID-IID+T), whatever
 // the case.
@@ -60,11 +79,18 @@ func LookupConfiguration(name string) (ConfigurationInfo, error) {
 			return c, nil
 		}
 	}
-	var names []string
-	for _, c := range Configurations {
-		names = append(names, c.Name)
+	return ConfigurationInfo{}, fmt.Errorf("unknown configuration %q (want %s; IID-IID+T is the same as iid-(iid+t))", name, strings.Join(ConfigurationNames(), ", "))
+}
+
+// MustConfiguration is LookupConfiguration for a name the program itself
+// spells (one of the constants above): it panics on an unknown one, which
+// is a bug, never user input.
+func MustConfiguration(name string) ConfigurationInfo {
+	c, err := LookupConfiguration(name)
+	if err != nil {
+		panic(err)
 	}
-	return ConfigurationInfo{}, fmt.Errorf("unknown configuration %q (want %s; IID-IID+T is the same as iid-(iid+t))", name, strings.Join(names, ", "))
+	return c
 }
 
 // ParseConfiguration returns package train's name of the configuration a
@@ -72,6 +98,22 @@ func LookupConfiguration(name string) (ConfigurationInfo, error) {
 func ParseConfiguration(name string) (string, error) {
 	c, err := LookupConfiguration(name)
 	return c.Name, err
+}
+
+// ConfigurationNames lists the configurations' names in run specs and
+// flags, in Table 3's order.
+func ConfigurationNames() []string { return configurationNames(nil) }
+
+// configurationNames lists the names of the configurations keep accepts
+// (all for nil), in Table 3's order.
+func configurationNames(keep func(ConfigurationInfo) bool) []string {
+	var names []string
+	for _, c := range Configurations {
+		if keep == nil || keep(c) {
+			names = append(names, c.Name)
+		}
+	}
+	return names
 }
 
 // config is the registry's entry of the run's configuration (zero for a

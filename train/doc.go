@@ -6,8 +6,12 @@
 // What a run can be is held in tables, each the one place its kind of thing
 // is declared:
 //
-//   - configurations (config.go): IID, IID→T, IID+T, IID→(IID+T) — BeLUGA's
-//     four — and T, the suite alone from the initial model;
+//   - configurations (config.go, Configurations): IID, IID→T, IID+T,
+//     IID→(IID+T) — BeLUGA's four —, T, the suite alone from the initial
+//     model, and the prompted ones (0-shot and k-shot from the i.i.d. data,
+//     the suite or both), each with both its spellings (iid-(iid+t) in run
+//     specs and flags, IID-IID+T in experiment specs and Table 3) and what
+//     it trains on and from; experiments and the CLI ask it by name;
 //   - methods (methods.go, Methods): BeLUGA's eight (vanilla, L2, dropout,
 //     LP, LP-FT, IRM, Group-DRO, Fish) and DomainBed's forms of IRM and
 //     Group-DRO, each an Updater that says how a step uses the batches;

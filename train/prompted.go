@@ -14,18 +14,6 @@ import (
 	"github.com/beluga-nlp/beluga/suites"
 )
 
-// The prompted configurations: a language model asked, not trained. Their
-// "training data" are their demonstrations, drawn by prompt.Choose from
-// what the fold may see: none (zero-shot), the i.i.d. training rows, the
-// T_train cases of the seen functionalities, or both (BeLUGA's IID+T for
-// prompting).
-const (
-	ConfigPrompt         = "prompt"
-	ConfigPromptIID      = "prompt-iid"
-	ConfigPromptT        = "prompt-t"
-	ConfigPromptIIDPlusT = "prompt-iid+t"
-)
-
 // MethodPrompt is the method of every prompted run: prompting.
 const MethodPrompt = "prompt"
 

@@ -223,7 +223,7 @@ func (s *RunSpec) Validate() error {
 	if err := s.validateIIDFiles(); err != nil {
 		return err
 	}
-	if s.Configuration != ConfigT && s.IIDDev == "" && s.IIDDevFile == nil && !s.splitsTrainFile() {
+	if config.UsesIID() && s.IIDDev == "" && s.IIDDevFile == nil && !s.splitsTrainFile() {
 		return fmt.Errorf("configuration %s scores the i.i.d. test set: set iid_dev (or iid_dev_file)", s.Configuration)
 	}
 	for _, c := range s.Corrections {

@@ -151,7 +151,7 @@ eval_limit and hyper.loss are spec-only.`,
 	fl.Float64SliceVar(&gridEpochs, "grid-epochs", nil, "epochs to search (default BeLUGA's)")
 	fl.StringVar(&hyperFrom, "hyper-from", "", "reuse the suite-phase hyper-parameters of this run directory (held-out runs reuse the full run's)")
 	enumFlag(cmd, "method", train.MethodNames()...)
-	enumFlag(cmd, "configuration", configurationNames()...)
+	enumFlag(cmd, "configuration", train.ConfigurationNames()...)
 	enumFlag(cmd, "model-kind", pretrained.SourceKinds()...)
 	enumFlag(cmd, "correct", slices.Sorted(maps.Keys(train.Corrections))...)
 	cmd.MarkFlagRequired("out")
@@ -211,7 +211,7 @@ func bindTrainFlags(fl *pflag.FlagSet, spec *train.RunSpec) {
 	fl.StringVar(&spec.Model.Tokenizer, "tokenizer", "", "any tokenizer for bert-tiny instead of --vocab: a tokenizer.json (beluga tokenizer train), vocab.txt, SentencePiece .model or model directory")
 	fl.StringVar(&spec.Model.GloVe, "glove", "", "GloVe vectors for wordvec")
 	fl.IntVar(&spec.Model.Hidden, "hidden", 128, "pooler width of wordvec")
-	fl.StringVar(&spec.Configuration, "configuration", train.ConfigIID, strings.Join(configurationNames(), ", ")+" (t: the suite alone; Table 3's spellings such as IID-IID+T too)")
+	fl.StringVar(&spec.Configuration, "configuration", train.ConfigIID, strings.Join(train.ConfigurationNames(), ", ")+" (t: the suite alone; Table 3's spellings such as IID-IID+T too)")
 	fl.StringVar(&spec.Method, "method", "vanilla", strings.Join(train.MethodNames(), ", "))
 	fl.IntVar(&spec.ProbeHyper.BatchSize, "probe-batch-size", 0, "lp-ft: batch size of the linear-probing phase "+profileDefault(func(d train.RunDefaults) any { return d.ProbeHyper.BatchSize }))
 	fl.Float64Var(&spec.ProbeHyper.LR, "probe-lr", 0, "lp-ft: learning rate of the linear-probing phase "+profileDefault(func(d train.RunDefaults) any { return d.ProbeHyper.LR }))
@@ -228,15 +228,6 @@ func bindTrainFlags(fl *pflag.FlagSet, spec *train.RunSpec) {
 	fl.Float64Var(&spec.IIDHyper.LR, "iid-lr", 0, "learning rate of the IID configuration "+profileDefault(func(d train.RunDefaults) any { return d.IIDHyper.LR }))
 	fl.IntVar(&spec.MaxLength, "max-length", 0, "truncate encodings to this many tokens "+profileDefault(func(d train.RunDefaults) any { return d.MaxLength }))
 	fl.Uint64Var(&spec.Seed, "seed", 42, "seed of initialisation, batching and dropout")
-}
-
-// configurationNames lists package train's names of the configurations.
-func configurationNames() []string {
-	var names []string
-	for _, c := range train.Configurations {
-		names = append(names, c.Name)
-	}
-	return names
 }
 
 // profileDefault says what a profile-supplied flag defaults to, per task

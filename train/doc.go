@@ -15,6 +15,8 @@
 //   - methods (methods.go, Methods): BeLUGA's eight (vanilla, L2, dropout,
 //     LP, LP-FT, IRM, Group-DRO, Fish) and DomainBed's forms of IRM and
 //     Group-DRO, each an Updater that says how a step uses the batches;
+//     their constants are one table (MethodSettings), which the profile
+//     fills and a run's method_settings override field by field;
 //   - tasks (task.go, kind.go): the built-in sentiment and QQP
 //     classification tasks, any classification task a spec declares, and
 //     reading comprehension (SQuAD-format span models, read.go), each of a
@@ -23,8 +25,12 @@
 //     trains as, and per batch kind its batch size, batch builder, loss and
 //     IRM penalty — the other half of suites' test-type registry;
 //   - profiles (profile.go): the defaults a run takes when its spec leaves
-//     a setting out, so that Effective (effective.go) can say exactly what
-//     a run computes; its canonical form is the run's identity.
+//     a setting out — every phase's hyper-parameters (LP-FT's epochs
+//     among them), the search grids and the methods' constants, BeLUGA's
+//     and DomainBed's —, so that Effective (effective.go) can say exactly
+//     what a run computes; its canonical form is the run's identity. Every
+//     way of starting a run fills its spec from the profile and nothing
+//     overrides a filled value afterwards.
 //
 // A suite becomes training data by type (data.go: labelled rows, pairs of
 // an original and a perturbation); a Mixer draws BeLUGA's epochs from it

@@ -89,7 +89,8 @@ type RunSpec struct {
 	HeldOut       *FoldSpec `json:"held_out,omitempty" yaml:"held_out,omitempty"`
 	Hyper         Hyper     `json:"hyper" yaml:"hyper"`
 	// ProbeHyper are LP-FT's linear-probing hyper-parameters (its first
-	// phase; the epochs are BeLUGA's 1.5 whatever they say here).
+	// phase; the epochs of both its phases are the profile's probing
+	// epochs, BeLUGA's 1.5, whatever they say here).
 	ProbeHyper Hyper `json:"probe_hyper,omitempty" yaml:"probe_hyper,omitempty"`
 	IIDHyper   Hyper `json:"iid_hyper" yaml:"iid_hyper"`
 	MaxLength  int   `json:"max_length" yaml:"max_length"`
@@ -289,7 +290,8 @@ func (s *RunSpec) task() (*Task, error) {
 // defaults are BeLUGA's method constants with the run's settings and
 // corrections.
 func (s *RunSpec) defaults() Defaults {
-	d := s.Settings.apply(s.profile().Methods)
+	d := s.profile().Methods
+	d.MethodSettings = s.Settings.over(d.MethodSettings)
 	if s.corrected(CorrectFishOuterStep) {
 		d.FishOuterStep = false
 	}

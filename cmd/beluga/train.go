@@ -81,7 +81,6 @@ eval_limit and hyper.loss are spec-only.`,
 			if err := spec.FillDefaults(); err != nil {
 				return err
 			}
-			spec.ProbeHyper.Epochs = train.LPFTEpochs
 			// Refuse bad flags before the run directory is touched.
 			if err := spec.Validate(); err != nil {
 				return err

@@ -122,6 +122,16 @@ func (s *RunSpec) readIID(task *Task) (iidData, error) {
 	return d, err
 }
 
+// readTaskIID reads the i.i.d. data of a classification run's task
+// (readIID), for what looks at the data without training on it.
+func (s *RunSpec) readTaskIID() (iidData, error) {
+	task, err := s.task()
+	if err != nil {
+		return iidData{}, err
+	}
+	return s.readIID(task)
+}
+
 // withTaskLabels gives a declared file the task's label names, keeping its
 // label map; names of its own must be the task's.
 func withTaskLabels(f datasets.FileSpec, task *Task) (datasets.FileSpec, error) {

@@ -107,17 +107,11 @@ func (r *promptedRun) predict(ctx context.Context, inputs []predict.Input) ([]pr
 // allows, the demonstrations and the model.
 func preparePrompted(ctx context.Context, spec RunSpec) (*classRun, error) {
 	spec = spec.Effective()
-	suite, fold, err := spec.openSuite()
+	p, err := spec.openClassRun()
 	if err != nil {
 		return nil, err
 	}
-	p := &classRun{suite: suite, fold: fold}
-	if p.task, err = spec.task(); err != nil {
-		return nil, err
-	}
-	if err := p.task.CheckSuite(suite); err != nil {
-		return nil, fmt.Errorf("%s: %w", spec.Suite, err)
-	}
+	suite, fold := p.suite, p.fold
 	iid, err := spec.readIID(p.task)
 	if err != nil {
 		return nil, err

@@ -128,19 +128,11 @@ type classRun struct {
 // held-out fold, the starting model and the configuration's training data.
 func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 	spec = spec.Effective() // what the run computes, whoever prepares it
-	suite, fold, err := spec.openSuite()
+	p, err := spec.openClassRun()
 	if err != nil {
 		return nil, err
 	}
-	p := &classRun{suite: suite, fold: fold}
-	if p.task, err = spec.task(); err != nil {
-		return nil, err
-	}
-	// A suite the task cannot train on or score is refused before the model
-	// loads or any data is read.
-	if err := p.task.CheckSuite(suite); err != nil {
-		return nil, fmt.Errorf("%s: %w", spec.Suite, err)
-	}
+	suite, fold := p.suite, p.fold
 	if p.model, p.tk, p.save, err = startModel(ctx, spec, len(p.task.Labels)); err != nil {
 		return nil, err
 	}
@@ -199,6 +191,24 @@ func prepare(ctx context.Context, spec RunSpec) (*classRun, error) {
 	probe := spec.ProbeHyper
 	probe.Loss.classWeights = hyper.Loss.classWeights
 	p.phases = method.Phases(hyper, probe)
+	return p, nil
+}
+
+// openClassRun starts a classification run, trained or prompted: its
+// suite, held-out fold and task. A suite the task cannot train on or score
+// is refused before the model loads or any data is read.
+func (s *RunSpec) openClassRun() (*classRun, error) {
+	suite, fold, err := s.openSuite()
+	if err != nil {
+		return nil, err
+	}
+	p := &classRun{suite: suite, fold: fold}
+	if p.task, err = s.task(); err != nil {
+		return nil, err
+	}
+	if err := p.task.CheckSuite(suite); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Suite, err)
+	}
 	return p, nil
 }
 

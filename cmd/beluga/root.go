@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"io"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -39,6 +41,48 @@ functionalities, functionality classes and test types it never saw (BeLUGA).`,
 		NewCmdTrain(), NewCmdVerify(),
 	)
 	return root
+}
+
+// ioStreams are the streams a command reads and writes, as kubectl's
+// genericiooptions.IOStreams: an options struct holds them instead of
+// reaching for os.Stdin, os.Stdout and os.Stderr, so that a test (or a
+// program that builds the tree) captures what one execution prints.
+type ioStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+}
+
+// streamsOf is the command's streams: standard input, output and error
+// unless SetIn, SetOut or SetErr named others on it or an ancestor.
+func streamsOf(cmd *cobra.Command) ioStreams {
+	return ioStreams{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()}
+}
+
+// options is what a command's options struct does, as kubectl's commands
+// do: complete fills what the flags leave (the arguments, the streams,
+// whether a flag was given), validate refuses bad values before anything
+// is read, fetched or written, run does the work. Each command's flags
+// live in its own options value, made by its NewCmdX: nothing outlives one
+// execution of the tree.
+type options interface {
+	complete(cmd *cobra.Command, args []string) error
+	validate() error
+	run(ctx context.Context) error
+}
+
+// runE is the RunE of a command whose options are o: complete, validate,
+// run, and nothing else.
+func runE(o options) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := o.complete(cmd, args); err != nil {
+			return err
+		}
+		if err := o.validate(); err != nil {
+			return err
+		}
+		return o.run(cmd.Context())
+	}
 }
 
 // version is the module version and VCS revision the binary was built from.

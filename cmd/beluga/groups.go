@@ -9,8 +9,9 @@ func NewCmdSuite() *cobra.Command {
 		Use:   "suite",
 		Short: "Import, inspect and split behavioural test suites",
 	}
-	addSuiteImportStats(suiteCmd)
-	suiteCmd.AddCommand(NewCmdSuiteInputs(), NewCmdSuiteSplit())
-	addSuiteAuthoring(suiteCmd)
+	suiteCmd.AddCommand(
+		NewCmdSuiteImport(), NewCmdSuiteStats(), NewCmdSuiteInputs(), NewCmdSuiteSplit(),
+		NewCmdSuiteTemplate(), NewCmdSuiteSuggest(), NewCmdSuitePerturb(), NewCmdSuiteGenerate(),
+	)
 	return suiteCmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/internal/csvcell"
@@ -19,49 +21,135 @@ import (
 	"github.com/beluga-nlp/beluga/train"
 )
 
-// addSuiteImportStats adds beluga suite import and suite stats to suite.
-func addSuiteImportStats(suiteCmd *cobra.Command) {
-	importCmd := &cobra.Command{
+// suiteFileOptions are the streams, the file read (the argument) and the
+// suite written (--out) of a command that writes a suite from one file;
+// each such command's options embed them.
+type suiteFileOptions struct {
+	ioStreams
+	in, out string
+}
+
+// bindSuiteOut adds the required --out (-o) of a command that writes a
+// suite.
+func bindSuiteOut(cmd *cobra.Command, out *string) {
+	cmd.Flags().StringVarP(out, "out", "o", "", "output suite (.jsonl or .jsonl.gz)")
+	cmd.MarkFlagRequired("out")
+}
+
+func (o *suiteFileOptions) complete(cmd *cobra.Command, args []string) error {
+	o.ioStreams = streamsOf(cmd)
+	o.in = args[0]
+	return nil
+}
+
+func (o *suiteFileOptions) validate() error { return nil }
+
+// save writes the suite to --out and says what it holds.
+func (o *suiteFileOptions) save(s *suites.Suite) error { return saveSuite(o.Out, o.out, s) }
+
+// NewCmdSuiteImport builds beluga suite import and its formats.
+func NewCmdSuiteImport() *cobra.Command {
+	cmd := &cobra.Command{
 		Use:   "import",
 		Short: "Convert a suite from another format into beluga's JSON-lines format",
 	}
-	var out string
-	checklist := &cobra.Command{
+	cmd.AddCommand(NewCmdSuiteImportCheckList(), NewCmdSuiteImportHateCheck(), NewCmdSuiteImportTable())
+	return cmd
+}
+
+// suiteImportCheckListOptions are beluga suite import checklist's.
+type suiteImportCheckListOptions struct{ suiteFileOptions }
+
+// NewCmdSuiteImportCheckList builds beluga suite import checklist.
+func NewCmdSuiteImportCheckList() *cobra.Command {
+	o := &suiteImportCheckListOptions{}
+	cmd := &cobra.Command{
 		Use:   "checklist PATH",
 		Short: "Import a CheckList suite pickle (.pkl or the published .tar.gz)",
 		Example: `  beluga suite import checklist sentiment_suite.tar.gz -o sentiment.jsonl.gz
   beluga suite import checklist qqp_suite.pkl -o qqp.jsonl`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return importSuite(cmd.OutOrStdout(), suites.ImportCheckList, args[0], out)
-		},
+		RunE: commandRunE(o),
 	}
-	var where []string
-	hatecheck := &cobra.Command{
+	bindSuiteOut(cmd, &o.out)
+	return cmd
+}
+
+func (o *suiteImportCheckListOptions) run(context.Context) error {
+	s, err := suites.ImportCheckList(o.in)
+	if err != nil {
+		return err
+	}
+	return o.save(s)
+}
+
+// suiteImportHateCheckOptions are beluga suite import hatecheck's.
+type suiteImportHateCheckOptions struct {
+	suiteFileOptions
+	where []string
+
+	filters []suites.Filter
+}
+
+// NewCmdSuiteImportHateCheck builds beluga suite import hatecheck.
+func NewCmdSuiteImportHateCheck() *cobra.Command {
+	o := &suiteImportHateCheckOptions{}
+	cmd := &cobra.Command{
 		Use:   "hatecheck PATH",
 		Short: "Import HateCheck's test_suite_cases.csv or a Multilingual HateCheck language file (all MFT, classes from name prefixes)",
 		Example: `  beluga suite import hatecheck test_suite_cases.csv -o hatecheck.jsonl
   beluga suite import hatecheck hatecheck_cases_final_arabic.csv -o mhc_arabic.jsonl --where disagreement_in_template=False`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			filters, err := parseFilters(where)
-			if err != nil {
-				return err
-			}
-			res, err := suites.ImportHateCheck(args[0], filters...)
-			if err != nil {
-				return err
-			}
-			printImportWarnings(cmd.ErrOrStderr(), res.Warnings)
-			return importSuite(cmd.OutOrStdout(), func(string) (*suites.Suite, error) { return res.Suite, nil }, args[0], out)
-		},
+		RunE: commandRunE(o),
 	}
-	hatecheck.Flags().StringArrayVar(&where, "where", nil, "keep only rows with COLUMN=VALUE (or COLUMN!=VALUE); repeatable")
-	var tm tableFlags
-	table := &cobra.Command{
+	bindSuiteOut(cmd, &o.out)
+	cmd.Flags().StringArrayVar(&o.where, "where", nil, "keep only rows with COLUMN=VALUE (or COLUMN!=VALUE); repeatable")
+	return cmd
+}
+
+func (o *suiteImportHateCheckOptions) validate() (err error) {
+	o.filters, err = parseFilters(o.where)
+	return err
+}
+
+func (o *suiteImportHateCheckOptions) run(context.Context) error {
+	res, err := suites.ImportHateCheck(o.in, o.filters...)
+	if err != nil {
+		return err
+	}
+	printImportWarnings(o.ErrOut, res.Warnings)
+	return o.save(res.Suite)
+}
+
+// suiteImportTableOptions are beluga suite import table's.
+type suiteImportTableOptions struct {
+	suiteFileOptions
+	table tableFlags
+
+	mapping suites.TableMapping
+}
+
+// NewCmdSuiteImportTable builds beluga suite import table.
+func NewCmdSuiteImportTable() *cobra.Command {
+	o := &suiteImportTableOptions{}
+	cmd := &cobra.Command{
 		Use:   "table PATH",
 		Short: "Import test cases from any CSV, TSV or JSON-lines table by naming its columns",
-		Long: `table reads one test case a row. --text, --label and --functionality name the required
+		Long:  suiteImportTableLong,
+		Example: `  beluga suite import table ../shared/data/mhc-arabic/mhc_arabic_cases.csv -o mhc_arabic.jsonl \
+      --text test_case --label label_gold --functionality functionality --case-id mhc_case_id \
+      --labels non-hateful,hateful --class-rule derog_=Derogation --class-rule threat_=Threatening \
+      --class-rule '/^(slur|profanity)_/=Slurs and profanity' --class-rule '/./=Other' \
+      --where disagreement_in_template=False`,
+		Args: cobra.ExactArgs(1),
+		RunE: commandRunE(o),
+	}
+	bindSuiteOut(cmd, &o.out)
+	o.table.bind(cmd.Flags())
+	return cmd
+}
+
+const suiteImportTableLong = `table reads one test case a row. --text, --label and --functionality name the required
 columns; every column not mapped is kept as case metadata (meta in the suite file) and
 can filter rows (--where). A functionality's class comes from --class-column, else from
 --class-map (a CSV with columns functionality,class), else from --class-rule
@@ -71,57 +159,37 @@ is an MFT. --link COLUMN with --link-rule PREFIX=INV (or DIR) turns a row that n
 another case in COLUMN into a case of two inputs (the linked case's text first), so a
 case and its perturbation stay in one split. Errors name the file, line and column.
 
-` + dialectHelp,
-		Example: `  beluga suite import table ../shared/data/mhc-arabic/mhc_arabic_cases.csv -o mhc_arabic.jsonl \
-      --text test_case --label label_gold --functionality functionality --case-id mhc_case_id \
-      --labels non-hateful,hateful --class-rule derog_=Derogation --class-rule threat_=Threatening \
-      --class-rule '/^(slur|profanity)_/=Slurs and profanity' --class-rule '/./=Other' \
-      --where disagreement_in_template=False`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := tm.mapping()
-			if err != nil {
-				return err
-			}
-			res, err := suites.ImportTable(args[0], m)
-			if err != nil {
-				return err
-			}
-			printImportWarnings(cmd.ErrOrStderr(), res.Warnings)
-			if err := suites.Save(out, res.Suite); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s (%s; %d left out by --where, %d linked-functionality rows without a link)\n",
-				out, plural(len(res.Suite.Functionalities), "functionality"), plural(len(res.Suite.Classes()), "class"), plural(res.Suite.NumCases(), "test case"), res.Count, res.Filtered, res.Unlinked)
-			return nil
-		},
-	}
-	f := table.Flags()
-	f.StringVar(&tm.m.Name, "name", "", "suite name (default: the file's base name)")
-	f.StringVar(&tm.m.Task, "task", "", "task the suite tests (default: the suite name)")
-	bindDialect(f, &tm.m.Dialect)
-	f.StringVar(&tm.m.Text, "text", "text", "column of the text")
-	f.StringVar(&tm.m.Pair, "pair", "", "column of the second text of a pair")
-	f.StringVar(&tm.m.Label, "label", "label", "column of the label")
-	f.StringVar(&tm.m.Functionality, "functionality", "functionality", "column of the functionality")
-	f.StringVar(&tm.m.CaseID, "case-id", "", "column of the case id: whole numbers, or names (ex7, arabic-12) kept in the case's meta (default: the row's position)")
-	f.StringVar(&tm.m.Class, "class-column", "", "column of the functionality's class")
-	f.StringVar(&tm.classMap, "class-map", "", "CSV or TSV with columns functionality,class")
-	f.StringArrayVar(&tm.classRules, "class-rule", nil, "PREFIX=CLASS or /REGEXP/=CLASS; repeatable, first match wins")
-	f.StringVar(&tm.m.Type, "type-column", "", "column of the test type (MFT, INV or DIR)")
-	f.StringSliceVar(&tm.m.Labels, "labels", nil, "label names in class order (default: the values, sorted)")
-	f.StringArrayVar(&tm.labelMap, "label-map", nil, "TABLE_LABEL=SUITE_LABEL: read a table's label as one of the suite's; repeatable")
-	f.StringArrayVar(&tm.where, "where", nil, "keep only rows with COLUMN=VALUE (or COLUMN!=VALUE); repeatable")
-	f.StringVar(&tm.m.Link, "link", "", "column naming the case a row perturbs or contrasts")
-	f.StringArrayVar(&tm.linkRules, "link-rule", nil, "PREFIX=INV or /REGEXP/=DIR: the functionalities whose linked rows are INV or DIR pairs")
-	for _, c := range []*cobra.Command{checklist, hatecheck, table} {
-		c.Flags().StringVarP(&out, "out", "o", "", "output suite (.jsonl or .jsonl.gz)")
-		c.MarkFlagRequired("out")
-		importCmd.AddCommand(c)
-	}
+` + dialectHelp
 
-	var format, group, by string
-	stats := &cobra.Command{
+func (o *suiteImportTableOptions) validate() (err error) {
+	o.mapping, err = o.table.mapping()
+	return err
+}
+
+func (o *suiteImportTableOptions) run(context.Context) error {
+	res, err := suites.ImportTable(o.in, o.mapping)
+	if err != nil {
+		return err
+	}
+	printImportWarnings(o.ErrOut, res.Warnings)
+	if err := suites.Save(o.out, res.Suite); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "wrote %s: %s, %s, %s (%s; %d left out by --where, %d linked-functionality rows without a link)\n",
+		o.out, plural(len(res.Suite.Functionalities), "functionality"), plural(len(res.Suite.Classes()), "class"), plural(res.Suite.NumCases(), "test case"), res.Count, res.Filtered, res.Unlinked)
+	return nil
+}
+
+// suiteStatsOptions are beluga suite stats' flags and streams.
+type suiteStatsOptions struct {
+	ioStreams
+	suitePath, format, group, by string
+}
+
+// NewCmdSuiteStats builds beluga suite stats.
+func NewCmdSuiteStats() *cobra.Command {
+	o := &suiteStatsOptions{}
+	cmd := &cobra.Command{
 		Use:   "stats SUITE",
 		Short: "Count classes, functionalities, test cases, inputs, split sizes, labels and the scripts of the texts",
 		Example: `  beluga suite stats sentiment.jsonl.gz
@@ -129,46 +197,64 @@ case and its perturbation stay in one split. Errors name the file, line and colu
   beluga suite stats mhc_arabic.jsonl --group templ_id
   beluga suite stats hatecheck.jsonl --by target_ident`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := suites.Open(args[0])
-			if err != nil {
-				return err
-			}
-			problems := suites.TextProblems(s)
-			for i, p := range problems {
-				if i == maxWarnings {
-					fmt.Fprintf(cmd.ErrOrStderr(), "warning: … and %d more\n", len(problems)-maxWarnings)
-					break
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: suite %s: %s\n", args[0], p)
-			}
-			st := suites.Summarise(s)
-			st.Scripts = suites.Scripts(s)
-			if err := writeStats(cmd.OutOrStdout(), st, format); err != nil {
-				return err
-			}
-			if by != "" {
-				if len(st.Splits) == 0 {
-					fmt.Fprintf(cmd.ErrOrStderr(), "%s has no split: counting BeLUGA's (beluga suite split)\n", args[0])
-					splits.Assign(s, splits.BeLUGASeed)
-				}
-				if err := printBalance(cmd.OutOrStdout(), by, splits.Balance(s, by)); err != nil {
-					return err
-				}
-			}
-			if group != "" {
-				if len(st.Splits) == 0 {
-					fmt.Fprintf(cmd.ErrOrStderr(), "%s has no split: checking BeLUGA's (beluga suite split)\n", args[0])
-				}
-				train.SuiteGroupChecks(s, group).Print(cmd.ErrOrStderr())
-			}
-			return nil
-		},
+		RunE: commandRunE(o),
 	}
-	stats.Flags().StringVar(&format, "format", "table", "output format: table, csv or json")
-	stats.Flags().StringVar(&by, "by", "", "case-metadata column (target_ident) whose values to count per part, with their shares of the suite and of T_test")
-	stats.Flags().StringVar(&group, "group", "", "case-metadata column (templ_id, target_ident) whose values the train, validation and test cases should not share: report the values they do")
-	suiteCmd.AddCommand(importCmd, stats)
+	cmd.Flags().StringVar(&o.format, "format", "table", "output format: table, csv or json")
+	cmd.Flags().StringVar(&o.by, "by", "", "case-metadata column (target_ident) whose values to count per part, with their shares of the suite and of T_test")
+	cmd.Flags().StringVar(&o.group, "group", "", "case-metadata column (templ_id, target_ident) whose values the train, validation and test cases should not share: report the values they do")
+	return cmd
+}
+
+func (o *suiteStatsOptions) complete(cmd *cobra.Command, args []string) error {
+	o.ioStreams = streamsOf(cmd)
+	o.suitePath = args[0]
+	return nil
+}
+
+func (o *suiteStatsOptions) validate() error {
+	switch o.format {
+	case "table", "csv", "json":
+		return nil
+	}
+	return fmt.Errorf("unknown --format %q (want table, csv or json)", o.format)
+}
+
+// run prints the suite's counts, then the balance of --by's values and the
+// values of --group the parts share.
+func (o *suiteStatsOptions) run(context.Context) error {
+	s, err := suites.Open(o.suitePath)
+	if err != nil {
+		return err
+	}
+	problems := suites.TextProblems(s)
+	for i, p := range problems {
+		if i == maxWarnings {
+			fmt.Fprintf(o.ErrOut, "warning: … and %d more\n", len(problems)-maxWarnings)
+			break
+		}
+		fmt.Fprintf(o.ErrOut, "warning: suite %s: %s\n", o.suitePath, p)
+	}
+	st := suites.Summarise(s)
+	st.Scripts = suites.Scripts(s)
+	if err := writeStats(o.Out, st, o.format); err != nil {
+		return err
+	}
+	if o.by != "" {
+		if len(st.Splits) == 0 {
+			fmt.Fprintf(o.ErrOut, "%s has no split: counting BeLUGA's (beluga suite split)\n", o.suitePath)
+			splits.Assign(s, splits.BeLUGASeed)
+		}
+		if err := printBalance(o.Out, o.by, splits.Balance(s, o.by)); err != nil {
+			return err
+		}
+	}
+	if o.group != "" {
+		if len(st.Splits) == 0 {
+			fmt.Fprintf(o.ErrOut, "%s has no split: checking BeLUGA's (beluga suite split)\n", o.suitePath)
+		}
+		train.SuiteGroupChecks(s, o.group).Print(o.ErrOut)
+	}
+	return nil
 }
 
 // tableFlags are suite import table's flags that need parsing.
@@ -177,6 +263,26 @@ type tableFlags struct {
 	classMap                     string
 	classRules, where, linkRules []string
 	labelMap                     []string
+}
+
+func (t *tableFlags) bind(f *pflag.FlagSet) {
+	f.StringVar(&t.m.Name, "name", "", "suite name (default: the file's base name)")
+	f.StringVar(&t.m.Task, "task", "", "task the suite tests (default: the suite name)")
+	bindDialect(f, &t.m.Dialect)
+	f.StringVar(&t.m.Text, "text", "text", "column of the text")
+	f.StringVar(&t.m.Pair, "pair", "", "column of the second text of a pair")
+	f.StringVar(&t.m.Label, "label", "label", "column of the label")
+	f.StringVar(&t.m.Functionality, "functionality", "functionality", "column of the functionality")
+	f.StringVar(&t.m.CaseID, "case-id", "", "column of the case id: whole numbers, or names (ex7, arabic-12) kept in the case's meta (default: the row's position)")
+	f.StringVar(&t.m.Class, "class-column", "", "column of the functionality's class")
+	f.StringVar(&t.classMap, "class-map", "", "CSV or TSV with columns functionality,class")
+	f.StringArrayVar(&t.classRules, "class-rule", nil, "PREFIX=CLASS or /REGEXP/=CLASS; repeatable, first match wins")
+	f.StringVar(&t.m.Type, "type-column", "", "column of the test type (MFT, INV or DIR)")
+	f.StringSliceVar(&t.m.Labels, "labels", nil, "label names in class order (default: the values, sorted)")
+	f.StringArrayVar(&t.labelMap, "label-map", nil, "TABLE_LABEL=SUITE_LABEL: read a table's label as one of the suite's; repeatable")
+	f.StringArrayVar(&t.where, "where", nil, "keep only rows with COLUMN=VALUE (or COLUMN!=VALUE); repeatable")
+	f.StringVar(&t.m.Link, "link", "", "column naming the case a row perturbs or contrasts")
+	f.StringArrayVar(&t.linkRules, "link-rule", nil, "PREFIX=INV or /REGEXP/=DIR: the functionalities whose linked rows are INV or DIR pairs")
 }
 
 func (t *tableFlags) mapping() (suites.TableMapping, error) {
@@ -217,18 +323,6 @@ func parseFilters(in []string) ([]suites.Filter, error) {
 		out = append(out, f)
 	}
 	return out, nil
-}
-
-func importSuite(w io.Writer, read func(string) (*suites.Suite, error), in, out string) error {
-	s, err := read(in)
-	if err != nil {
-		return err
-	}
-	if err := suites.Save(out, s); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "wrote %s: %s, %s\n", out, plural(len(s.Functionalities), "functionality"), plural(s.NumCases(), "test case"))
-	return nil
 }
 
 // maxWarnings caps the warnings an import prints one by one.

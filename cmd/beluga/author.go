@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,12 +29,8 @@ import (
 // NewCmdSuiteGenerate builds beluga suite generate: suites of other
 // systems' automatic tests.
 func NewCmdSuiteGenerate() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "generate",
-		Short: "Generate a suite of another system's automatic tests from a dataset",
-	}
-	cmd.AddCommand(NewCmdSuiteGenerateAzimuth())
-	return cmd
+	return newGroup("generate", "Generate a suite of another system's automatic tests from a dataset",
+		NewCmdSuiteGenerateAzimuth())
 }
 
 func saveSuite(w io.Writer, out string, s *suites.Suite) error {
@@ -75,7 +70,7 @@ perturbation. See docs/suite-authoring.md.`,
 
 // run expands the templates and writes the suite.
 func (o *suiteTemplateOptions) run(context.Context) error {
-	res, err := template.Load(o.in, template.Options{MaxCases: o.maxCases})
+	res, err := template.Load(o.in(), template.Options{MaxCases: o.maxCases})
 	if err != nil {
 		return err
 	}
@@ -87,9 +82,9 @@ func (o *suiteTemplateOptions) run(context.Context) error {
 
 // suiteSuggestOptions are beluga suite suggest's flags and streams.
 type suiteSuggestOptions struct {
-	ioStreams
-	text, modelPath, format string
-	topK                    int
+	commandOptions
+	modelPath, format string
+	topK              int
 }
 
 // NewCmdSuiteSuggest builds beluga suite suggest.
@@ -113,16 +108,13 @@ CheckList's editor.suggest does with RoBERTa. Put the words you keep in a lexico
 	return cmd
 }
 
-func (o *suiteSuggestOptions) complete(cmd *cobra.Command, args []string) error {
-	o.ioStreams = streamsOf(cmd)
-	o.text = args[0]
-	return nil
-}
-
 // validate refuses an unknown --format before the model is loaded.
 func (o *suiteSuggestOptions) validate() error {
-	return writeSuggestions(io.Discard, nil, o.format)
+	return checkFlag("format", o.format, suggestFormats...)
 }
+
+// suggestFormats are the formats of beluga suite suggest.
+var suggestFormats = []string{"table", "json"}
 
 // run loads the masked LM and prints its suggestions.
 func (o *suiteSuggestOptions) run(ctx context.Context) error {
@@ -148,7 +140,7 @@ func (o *suiteSuggestOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sug, err := models.Suggest(m, tk, vocab, o.text, o.topK)
+	sug, err := models.Suggest(m, tk, vocab, o.args[0], o.topK)
 	if err != nil {
 		return err
 	}
@@ -158,16 +150,14 @@ func (o *suiteSuggestOptions) run(ctx context.Context) error {
 func writeSuggestions(w io.Writer, sug []models.Suggestion, format string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(sug)
+		return printJSON(w, sug)
 	case "table":
 		for _, s := range sug {
 			fmt.Fprintf(w, "%.4f  %s\n", s.Prob, s.Word)
 		}
 		return nil
 	}
-	return fmt.Errorf("unknown --format %q (want table or json)", format)
+	return checkFlag("format", format, suggestFormats...)
 }
 
 // suitePerturbOptions are beluga suite perturb's flags and streams.
@@ -222,13 +212,13 @@ func (o *suitePerturbOptions) validate() (err error) {
 // run perturbs the texts, says which perturbations skipped texts, and
 // writes the suite.
 func (o *suitePerturbOptions) run(context.Context) error {
-	texts, err := perturb.ReadTexts(o.in, o.column)
+	texts, err := perturb.ReadTexts(o.in(), o.column)
 	if err != nil {
 		return err
 	}
 	s, stats, err := perturb.Suite(texts, o.spec)
 	if err != nil {
-		return fmt.Errorf("%s: %w", o.in, err)
+		return fmt.Errorf("%s: %w", o.in(), err)
 	}
 	for i, st := range stats {
 		if st.Applied == 0 {
@@ -288,7 +278,7 @@ failed_fuzzy_matching / failed_punctuation tags of each utterance.`,
 // run generates Azimuth's tests of the texts, says what it left out, and
 // writes the suite.
 func (o *suiteGenerateAzimuthOptions) run(context.Context) error {
-	texts, err := perturb.ReadTexts(o.in, o.column)
+	texts, err := perturb.ReadTexts(o.in(), o.column)
 	if err != nil {
 		return err
 	}
@@ -297,7 +287,7 @@ func (o *suiteGenerateAzimuthOptions) run(context.Context) error {
 	}
 	s, rep, err := azimuth.Generate(texts, o.opt)
 	if err != nil {
-		return fmt.Errorf("%s: %w", o.in, err)
+		return fmt.Errorf("%s: %w", o.in(), err)
 	}
 	if rep.Empty > 0 || rep.Unchanged > 0 || len(rep.Missing) > 0 {
 		slog.Warn("left out", "empty_utterances", rep.Empty, "typos_equal_to_original", rep.Unchanged, "modification_types_without_cases", rep.Missing)

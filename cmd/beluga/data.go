@@ -27,27 +27,30 @@ func dataCache(dir, from string) (*datasets.Cache, error) {
 
 // NewCmdData builds beluga data and its subcommands.
 func NewCmdData() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "data",
-		Short: "Fetch datasets, suites, vocabularies and checkpoints into the local cache",
-	}
-	cmd.AddCommand(NewCmdDataFetch(), NewCmdDataList())
-	return cmd
+	return newGroup("data", "Fetch datasets, suites, vocabularies and checkpoints into the local cache",
+		NewCmdDataFetch(), NewCmdDataList())
 }
 
-// bindCacheFlag adds --cache, the data cache a data command works on.
-func bindCacheFlag(cmd *cobra.Command, dir *string) {
-	cmd.Flags().StringVar(dir, "cache", "", "cache directory (default $BELUGA_DATA, else the user cache directory)")
-}
-
-// dataFetchOptions are beluga data fetch's flags and streams.
-type dataFetchOptions struct {
-	ioStreams
+// dataCacheOptions are the data cache a data command works on (--cache,
+// and for data fetch --from); each data command's options embed them.
+type dataCacheOptions struct {
+	commandOptions
 	cacheDir, from string
-	names          []string
 
 	cache *datasets.Cache
 }
+
+func (o *dataCacheOptions) bind(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.cacheDir, "cache", "", "cache directory (default $BELUGA_DATA, else the user cache directory)")
+}
+
+func (o *dataCacheOptions) complete(*cobra.Command, []string) (err error) {
+	o.cache, err = dataCache(o.cacheDir, o.from)
+	return err
+}
+
+// dataFetchOptions are beluga data fetch's flags and streams.
+type dataFetchOptions struct{ dataCacheOptions }
 
 // NewCmdDataFetch builds beluga data fetch.
 func NewCmdDataFetch() *cobra.Command {
@@ -65,24 +68,15 @@ runs find them offline (HF_HUB_OFFLINE=1), e.g. on a cluster's compute nodes.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: commandRunE(o),
 	}
-	bindCacheFlag(cmd, &o.cacheDir)
+	o.bind(cmd)
 	cmd.Flags().StringVar(&o.from, "from", "", "take files from this local directory (laid out like ../shared/data) instead of the network")
 	return cmd
 }
 
-func (o *dataFetchOptions) complete(cmd *cobra.Command, args []string) (err error) {
-	o.ioStreams = streamsOf(cmd)
-	o.names = args
-	o.cache, err = dataCache(o.cacheDir, o.from)
-	return err
-}
-
-func (o *dataFetchOptions) validate() error { return nil }
-
 // run fetches each name in turn: a hub id (org/name) into the hub cache,
 // a registered dataset into the data cache.
 func (o *dataFetchOptions) run(ctx context.Context) error {
-	for _, name := range o.names {
+	for _, name := range o.args {
 		if strings.Contains(name, "/") {
 			dir, err := hubResolver(o.ErrOut).Resolve(ctx, name)
 			if err != nil {
@@ -107,12 +101,7 @@ func (o *dataFetchOptions) run(ctx context.Context) error {
 }
 
 // dataListOptions are beluga data list's flags and streams.
-type dataListOptions struct {
-	ioStreams
-	cacheDir string
-
-	cache *datasets.Cache
-}
+type dataListOptions struct{ dataCacheOptions }
 
 // NewCmdDataList builds beluga data list.
 func NewCmdDataList() *cobra.Command {
@@ -124,17 +113,9 @@ func NewCmdDataList() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE:    commandRunE(o),
 	}
-	bindCacheFlag(cmd, &o.cacheDir)
+	o.bind(cmd)
 	return cmd
 }
-
-func (o *dataListOptions) complete(cmd *cobra.Command, _ []string) (err error) {
-	o.ioStreams = streamsOf(cmd)
-	o.cache, err = dataCache(o.cacheDir, "")
-	return err
-}
-
-func (o *dataListOptions) validate() error { return nil }
 
 // run prints the registered datasets' files and the hub cache's models.
 func (o *dataListOptions) run(context.Context) error {

@@ -19,7 +19,7 @@ import (
 // evalOptions are beluga eval's flags and streams, and the prediction
 // format and scoring options an execution completes them into.
 type evalOptions struct {
-	ioStreams
+	commandOptions
 	suitePath, predPath, format, out, casesPath, smartTags string
 	byCase                                                 metrics.CaseTable
 	sf                                                     scoreFlags
@@ -37,7 +37,19 @@ func NewCmdEval() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval",
 		Short: "Score predictions made anywhere on a suite, with CheckList's exact semantics",
-		Long:  evalLong,
+		Long: `eval reads one prediction line per input of the scored cases, in suite order (all
+cases, or those of --split), in one of CheckList's formats:
+
+  pred_and_softmax  "pred p0 p1 ..."      softmax  "p0 p1 ..."
+  binary_conf       "p" (of class 1)      pred_only "label" or an answer text
+
+Two-way sentiment probabilities are squashed to CheckList's three classes. It writes the
+per-functionality results (and optionally one verdict per case) and prints a table.
+
+A table of one prediction per case instead — a published system's outputs, such as HateCheck's
+published_predictions.csv (case_id, then a column of labels per model) — is read with
+--predictions-column MODEL (and --id-column, default case_id): CSV, TSV or JSON lines, a label
+name or class index per row, for suites whose cases have one input each.`,
 		Example: `  beluga eval --suite sentiment.jsonl.gz --predictions preds.txt --predictions-format pred_and_softmax --split test -o results.json
   beluga eval --suite azimuth-sst2.jsonl --predictions preds.txt --format softmax --output results.json --smart-tags -
   beluga eval --suite squad_suite.tar.gz --predictions answers.txt --predictions-format pred_only -o results.json --cases cases.jsonl
@@ -65,22 +77,7 @@ func NewCmdEval() *cobra.Command {
 	return cmd
 }
 
-const evalLong = `eval reads one prediction line per input of the scored cases, in suite order (all
-cases, or those of --split), in one of CheckList's formats:
-
-  pred_and_softmax  "pred p0 p1 ..."      softmax  "p0 p1 ..."
-  binary_conf       "p" (of class 1)      pred_only "label" or an answer text
-
-Two-way sentiment probabilities are squashed to CheckList's three classes. It writes the
-per-functionality results (and optionally one verdict per case) and prints a table.
-
-A table of one prediction per case instead — a published system's outputs, such as HateCheck's
-published_predictions.csv (case_id, then a column of labels per model) — is read with
---predictions-column MODEL (and --id-column, default case_id): CSV, TSV or JSON lines, a label
-name or class index per row, for suites whose cases have one input each.`
-
 func (o *evalOptions) complete(cmd *cobra.Command, _ []string) error {
-	o.ioStreams = streamsOf(cmd)
 	o.formatGiven = cmd.Flags().Changed("predictions-format")
 	o.byCase.Path = o.predPath
 	var err error
@@ -176,13 +173,10 @@ func (f *scoreFlags) options(fl *pflag.FlagSet) (metrics.ScoreOptions, error) {
 	if opt.Triplet, err = parseMode(f.triplet, "triplet", metrics.TripletCheckList, metrics.TripletCorrected); err != nil {
 		return opt, err
 	}
-	switch f.labels {
-	case "beluga":
-	case "checklist":
-		opt.CheckListLabels = true
-	default:
-		return opt, fmt.Errorf("unknown --labels %q (want beluga or checklist)", f.labels)
+	if err := checkFlag("labels", f.labels, "beluga", "checklist"); err != nil {
+		return opt, err
 	}
+	opt.CheckListLabels = f.labels == "checklist"
 	if fl.Changed("tolerance") {
 		if !(f.tolerance >= 0) || math.IsInf(f.tolerance, 0) {
 			return opt, fmt.Errorf("--tolerance %v: want a finite number of at least 0", f.tolerance)
@@ -195,11 +189,13 @@ func (f *scoreFlags) options(fl *pflag.FlagSet) (metrics.ScoreOptions, error) {
 
 // parseSplit reads a --split flag: a suite's split, or "" for all cases.
 func parseSplit(s string) (suites.Split, error) {
-	switch sp := suites.Split(s); sp {
-	case "", suites.SplitTrain, suites.SplitValidation, suites.SplitTest:
-		return sp, nil
+	if s == "" {
+		return "", nil
 	}
-	return "", fmt.Errorf("unknown --split %q (want train, validation or test)", s)
+	if err := checkFlag("split", s, string(suites.SplitTrain), string(suites.SplitValidation), string(suites.SplitTest)); err != nil {
+		return "", err
+	}
+	return suites.Split(s), nil
 }
 
 // parseMode maps "checklist" / "corrected" to a faithful or corrected mode.
@@ -211,7 +207,7 @@ func parseMode[M any](s, flag string, faithful, corrected M) (M, error) {
 		return corrected, nil
 	}
 	var zero M
-	return zero, fmt.Errorf("unknown --%s %q (want checklist or corrected)", flag, s)
+	return zero, checkFlag(flag, s, "checklist", "corrected")
 }
 
 // quotedList quotes names for a help text: "a", "b".

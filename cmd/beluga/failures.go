@@ -13,8 +13,8 @@ import (
 // failuresOptions are beluga failures' flags and streams, and the case
 // file an execution finds.
 type failuresOptions struct {
-	ioStreams
-	functionality, store, runArg string
+	commandOptions
+	functionality, store string
 
 	cases string
 }
@@ -44,9 +44,7 @@ RUN is a run directory (STORE/ID), a run ID with --store, or a case file
 
 // complete finds the run's case file: --store is a store directory or
 // the experiment spec whose store it is.
-func (o *failuresOptions) complete(cmd *cobra.Command, args []string) error {
-	o.ioStreams = streamsOf(cmd)
-	o.runArg = args[0]
+func (o *failuresOptions) complete(*cobra.Command, []string) error {
 	store := o.store
 	if st, err := os.Stat(store); err == nil && !st.IsDir() {
 		spec, err := experiments.LoadSpec(store)
@@ -56,11 +54,9 @@ func (o *failuresOptions) complete(cmd *cobra.Command, args []string) error {
 		store = spec.OutDir()
 	}
 	var err error
-	o.cases, err = experiments.RunCases(o.runArg, store)
+	o.cases, err = experiments.RunCases(o.args[0], store)
 	return err
 }
-
-func (o *failuresOptions) validate() error { return nil }
 
 // run lists the failing cases.
 func (o *failuresOptions) run(context.Context) error {

@@ -15,8 +15,8 @@ import (
 
 // suiteInputsOptions are beluga suite inputs' flags and streams.
 type suiteInputsOptions struct {
-	ioStreams
-	suitePath, split, out string
+	commandOptions
+	split, out string
 
 	sp suites.Split
 }
@@ -42,12 +42,6 @@ suite's cases (or of --split's), in the order beluga eval scores them: run any m
 	return cmd
 }
 
-func (o *suiteInputsOptions) complete(cmd *cobra.Command, args []string) error {
-	o.ioStreams = streamsOf(cmd)
-	o.suitePath = args[0]
-	return nil
-}
-
 func (o *suiteInputsOptions) validate() (err error) {
 	o.sp, err = parseSplit(o.split)
 	return err
@@ -55,7 +49,7 @@ func (o *suiteInputsOptions) validate() (err error) {
 
 // run writes the inputs of the scored cases in suite order.
 func (o *suiteInputsOptions) run(context.Context) error {
-	s, err := suites.Open(o.suitePath)
+	s, err := suites.Open(o.args[0])
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func hubResolver(progress io.Writer) *hub.Resolver {
 
 // predictOptions are beluga predict's flags and streams.
 type predictOptions struct {
-	ioStreams
+	commandOptions
 	model        modelFlags
 	input, out   string
 	allowMissing bool
@@ -49,7 +49,16 @@ func NewCmdPredict() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "predict",
 		Short: "Predict JSON-lines inputs with a model: a directory, a .tar.gz, or a HuggingFace hub id",
-		Long:  predictLong,
+		Long: `predict reads one {"text": …} or {"text": …, "text_pair": …} object a line (or a CSV or
+TSV with text and text_pair columns, by the dialect rule of beluga run's data files) and writes,
+in the same order, {"input_ids": […], "logits": […], "probs": […]}. Inputs are batched by
+length.
+
+--model is a model directory (config.json, model.safetensors or pytorch_model.bin, and
+tokenizer.json or vocab.txt), a .tar.gz of one, or a HuggingFace hub id org/name[@revision],
+looked up as transformers does: a local directory of that name, then the hub cache
+($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), then a download into that
+cache. HF_HUB_OFFLINE=1 forbids the download; HF_TOKEN is sent for gated models.`,
 		Example: `  beluga predict --model runs/abc123/model --input texts.jsonl -o preds.jsonl
   beluga predict --model google/bert_uncased_L-2_H-128_A-2 --input texts.jsonl -o preds.jsonl
   HF_HUB_OFFLINE=1 beluga predict --model textattack/bert-base-uncased-SST-2@main --input texts.jsonl -o out.jsonl
@@ -68,24 +77,6 @@ func NewCmdPredict() *cobra.Command {
 	}
 	return cmd
 }
-
-const predictLong = `predict reads one {"text": …} or {"text": …, "text_pair": …} object a line (or a CSV or
-TSV with text and text_pair columns, by the dialect rule of beluga run's data files) and writes,
-in the same order, {"input_ids": […], "logits": […], "probs": […]}. Inputs are batched by
-length.
-
---model is a model directory (config.json, model.safetensors or pytorch_model.bin, and
-tokenizer.json or vocab.txt), a .tar.gz of one, or a HuggingFace hub id org/name[@revision],
-looked up as transformers does: a local directory of that name, then the hub cache
-($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), then a download into that
-cache. HF_HUB_OFFLINE=1 forbids the download; HF_TOKEN is sent for gated models.`
-
-func (o *predictOptions) complete(cmd *cobra.Command, _ []string) error {
-	o.ioStreams = streamsOf(cmd)
-	return nil
-}
-
-func (o *predictOptions) validate() error { return nil }
 
 // run loads the model, predicts every input and writes the outputs.
 func (o *predictOptions) run(ctx context.Context) error {

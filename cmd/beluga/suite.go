@@ -21,13 +21,16 @@ import (
 	"github.com/beluga-nlp/beluga/train"
 )
 
-// suiteFileOptions are the streams, the file read (the argument) and the
-// suite written (--out) of a command that writes a suite from one file;
-// each such command's options embed them.
+// suiteFileOptions are the suite written (--out) of a command that
+// writes a suite from the file its argument names; each such command's
+// options embed them.
 type suiteFileOptions struct {
-	ioStreams
-	in, out string
+	commandOptions
+	out string
 }
+
+// in is the file the command reads.
+func (o *suiteFileOptions) in() string { return o.args[0] }
 
 // bindSuiteOut adds the required --out (-o) of a command that writes a
 // suite.
@@ -36,25 +39,13 @@ func bindSuiteOut(cmd *cobra.Command, out *string) {
 	cmd.MarkFlagRequired("out")
 }
 
-func (o *suiteFileOptions) complete(cmd *cobra.Command, args []string) error {
-	o.ioStreams = streamsOf(cmd)
-	o.in = args[0]
-	return nil
-}
-
-func (o *suiteFileOptions) validate() error { return nil }
-
 // save writes the suite to --out and says what it holds.
 func (o *suiteFileOptions) save(s *suites.Suite) error { return saveSuite(o.Out, o.out, s) }
 
 // NewCmdSuiteImport builds beluga suite import and its formats.
 func NewCmdSuiteImport() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "import",
-		Short: "Convert a suite from another format into beluga's JSON-lines format",
-	}
-	cmd.AddCommand(NewCmdSuiteImportCheckList(), NewCmdSuiteImportHateCheck(), NewCmdSuiteImportTable())
-	return cmd
+	return newGroup("import", "Convert a suite from another format into beluga's JSON-lines format",
+		NewCmdSuiteImportCheckList(), NewCmdSuiteImportHateCheck(), NewCmdSuiteImportTable())
 }
 
 // suiteImportCheckListOptions are beluga suite import checklist's.
@@ -76,7 +67,7 @@ func NewCmdSuiteImportCheckList() *cobra.Command {
 }
 
 func (o *suiteImportCheckListOptions) run(context.Context) error {
-	s, err := suites.ImportCheckList(o.in)
+	s, err := suites.ImportCheckList(o.in())
 	if err != nil {
 		return err
 	}
@@ -113,7 +104,7 @@ func (o *suiteImportHateCheckOptions) validate() (err error) {
 }
 
 func (o *suiteImportHateCheckOptions) run(context.Context) error {
-	res, err := suites.ImportHateCheck(o.in, o.filters...)
+	res, err := suites.ImportHateCheck(o.in(), o.filters...)
 	if err != nil {
 		return err
 	}
@@ -135,7 +126,17 @@ func NewCmdSuiteImportTable() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "table PATH",
 		Short: "Import test cases from any CSV, TSV or JSON-lines table by naming its columns",
-		Long:  suiteImportTableLong,
+		Long: `table reads one test case a row. --text, --label and --functionality name the required
+columns; every column not mapped is kept as case metadata (meta in the suite file) and
+can filter rows (--where). A functionality's class comes from --class-column, else from
+--class-map (a CSV with columns functionality,class), else from --class-rule
+PREFIX=CLASS or /REGEXP/=CLASS (first match wins); with none, each functionality is its
+own class. Test types come from --type-column (MFT, INV, DIR), else every functionality
+is an MFT. --link COLUMN with --link-rule PREFIX=INV (or DIR) turns a row that names
+another case in COLUMN into a case of two inputs (the linked case's text first), so a
+case and its perturbation stay in one split. Errors name the file, line and column.
+
+` + dialectHelp,
 		Example: `  beluga suite import table ../shared/data/mhc-arabic/mhc_arabic_cases.csv -o mhc_arabic.jsonl \
       --text test_case --label label_gold --functionality functionality --case-id mhc_case_id \
       --labels non-hateful,hateful --class-rule derog_=Derogation --class-rule threat_=Threatening \
@@ -149,25 +150,13 @@ func NewCmdSuiteImportTable() *cobra.Command {
 	return cmd
 }
 
-const suiteImportTableLong = `table reads one test case a row. --text, --label and --functionality name the required
-columns; every column not mapped is kept as case metadata (meta in the suite file) and
-can filter rows (--where). A functionality's class comes from --class-column, else from
---class-map (a CSV with columns functionality,class), else from --class-rule
-PREFIX=CLASS or /REGEXP/=CLASS (first match wins); with none, each functionality is its
-own class. Test types come from --type-column (MFT, INV, DIR), else every functionality
-is an MFT. --link COLUMN with --link-rule PREFIX=INV (or DIR) turns a row that names
-another case in COLUMN into a case of two inputs (the linked case's text first), so a
-case and its perturbation stay in one split. Errors name the file, line and column.
-
-` + dialectHelp
-
 func (o *suiteImportTableOptions) validate() (err error) {
 	o.mapping, err = o.table.mapping()
 	return err
 }
 
 func (o *suiteImportTableOptions) run(context.Context) error {
-	res, err := suites.ImportTable(o.in, o.mapping)
+	res, err := suites.ImportTable(o.in(), o.mapping)
 	if err != nil {
 		return err
 	}
@@ -182,8 +171,8 @@ func (o *suiteImportTableOptions) run(context.Context) error {
 
 // suiteStatsOptions are beluga suite stats' flags and streams.
 type suiteStatsOptions struct {
-	ioStreams
-	suitePath, format, group, by string
+	commandOptions
+	format, group, by string
 }
 
 // NewCmdSuiteStats builds beluga suite stats.
@@ -205,24 +194,13 @@ func NewCmdSuiteStats() *cobra.Command {
 	return cmd
 }
 
-func (o *suiteStatsOptions) complete(cmd *cobra.Command, args []string) error {
-	o.ioStreams = streamsOf(cmd)
-	o.suitePath = args[0]
-	return nil
-}
-
-func (o *suiteStatsOptions) validate() error {
-	switch o.format {
-	case "table", "csv", "json":
-		return nil
-	}
-	return fmt.Errorf("unknown --format %q (want table, csv or json)", o.format)
-}
+func (o *suiteStatsOptions) validate() error { return checkFlag("format", o.format, statsFormats...) }
 
 // run prints the suite's counts, then the balance of --by's values and the
 // values of --group the parts share.
 func (o *suiteStatsOptions) run(context.Context) error {
-	s, err := suites.Open(o.suitePath)
+	path := o.args[0]
+	s, err := suites.Open(path)
 	if err != nil {
 		return err
 	}
@@ -232,7 +210,7 @@ func (o *suiteStatsOptions) run(context.Context) error {
 			fmt.Fprintf(o.ErrOut, "warning: … and %d more\n", len(problems)-maxWarnings)
 			break
 		}
-		fmt.Fprintf(o.ErrOut, "warning: suite %s: %s\n", o.suitePath, p)
+		fmt.Fprintf(o.ErrOut, "warning: suite %s: %s\n", path, p)
 	}
 	st := suites.Summarise(s)
 	st.Scripts = suites.Scripts(s)
@@ -241,7 +219,7 @@ func (o *suiteStatsOptions) run(context.Context) error {
 	}
 	if o.by != "" {
 		if len(st.Splits) == 0 {
-			fmt.Fprintf(o.ErrOut, "%s has no split: counting BeLUGA's (beluga suite split)\n", o.suitePath)
+			fmt.Fprintf(o.ErrOut, "%s has no split: counting BeLUGA's (beluga suite split)\n", path)
 			splits.Assign(s, splits.BeLUGASeed)
 		}
 		if err := printBalance(o.Out, o.by, splits.Balance(s, o.by)); err != nil {
@@ -250,7 +228,7 @@ func (o *suiteStatsOptions) run(context.Context) error {
 	}
 	if o.group != "" {
 		if len(st.Splits) == 0 {
-			fmt.Fprintf(o.ErrOut, "%s has no split: checking BeLUGA's (beluga suite split)\n", o.suitePath)
+			fmt.Fprintf(o.ErrOut, "%s has no split: checking BeLUGA's (beluga suite split)\n", path)
 		}
 		train.SuiteGroupChecks(s, o.group).Print(o.ErrOut)
 	}
@@ -343,90 +321,112 @@ func printImportWarnings(w io.Writer, warnings []*suites.LineError) {
 
 var splitOrder = []suites.Split{suites.SplitTrain, suites.SplitValidation, suites.SplitTest}
 
+// printJSON prints v as indented JSON, as --format json does.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// statsFormats are the formats of beluga suite stats.
+var statsFormats = []string{"table", "csv", "json"}
+
+// writeStats writes a suite's counts in format: table, csv or json.
 func writeStats(w io.Writer, st suites.Stats, format string) error {
-	hasSplits := len(st.Splits) > 0
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
+		return printJSON(w, st)
 	case "csv":
-		cw := csvcell.NewWriter(w)
-		head := []string{"class", "functionality", "type", "cases", "inputs"}
-		if hasSplits {
-			for _, sp := range splitOrder {
-				head = append(head, string(sp)+"_cases", string(sp)+"_inputs")
-			}
-		}
-		for _, l := range st.Labels {
-			head = append(head, "label:"+l)
-		}
-		cw.Write(head)
-		for _, f := range st.Functionalities {
-			row := []string{f.Class, f.Name, string(f.Type), strconv.Itoa(f.Cases), strconv.Itoa(f.Inputs)}
-			if hasSplits {
-				for _, sp := range splitOrder {
-					row = append(row, strconv.Itoa(f.Splits[sp].Cases), strconv.Itoa(f.Splits[sp].Inputs))
-				}
-			}
-			for _, n := range f.LabelCounts {
-				row = append(row, strconv.Itoa(n))
-			}
-			cw.Write(row)
-		}
-		cw.Flush()
-		return cw.Error()
+		return writeStatsCSV(w, st)
 	case "table":
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		head := "class\tfunctionality\ttype\tcases\tinputs\t"
-		if hasSplits {
-			head += "train\tvalidation\ttest\t"
-		}
-		for _, l := range st.Labels {
-			head += termtext.Name(l) + "\t"
-		}
-		fmt.Fprintln(tw, head)
-		for _, f := range st.Functionalities {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t", termtext.Name(f.Class), termtext.Name(f.Name), termtext.Name(string(f.Type)), f.Cases, f.Inputs)
-			if hasSplits {
-				for _, sp := range splitOrder {
-					fmt.Fprintf(tw, "%d\t", f.Splits[sp].Cases)
-				}
-			}
-			for _, n := range f.LabelCounts {
-				fmt.Fprintf(tw, "%d\t", n)
-			}
-			fmt.Fprintln(tw)
-		}
-		tw.Flush()
-		fmt.Fprintf(w, "\n%s: %s, %s, %s, %s, %s\n",
-			termtext.Name(st.Suite), plural(len(st.Functionalities), "functionality"), plural(st.Classes, "class"), typeCounts(st.Types), plural(st.Cases, "test case"), plural(st.Inputs, "input"))
-		if hasSplits {
-			for _, sp := range splitOrder {
-				fmt.Fprintf(w, "  %s: %d test cases, %d inputs\n", sp, st.Splits[sp].Cases, st.Splits[sp].Inputs)
-			}
-		}
-		labelled := 0
-		for _, n := range st.LabelCounts {
-			labelled += n
-		}
-		if labelled > 0 {
-			fmt.Fprintf(w, "  labels (inputs):")
-			for i, l := range st.Labels {
-				fmt.Fprintf(w, " %s %d (%.1f%%)", l, st.LabelCounts[i], 100*float64(st.LabelCounts[i])/float64(labelled))
-			}
-			fmt.Fprintln(w)
-		}
-		if len(st.Scripts) > 0 {
-			fmt.Fprintf(w, "  scripts (inputs):")
-			for _, sc := range st.Scripts {
-				fmt.Fprintf(w, " %s %d (%.1f%%)", sc.Script, sc.Inputs, 100*float64(sc.Inputs)/float64(max(st.Inputs, 1)))
-			}
-			fmt.Fprintln(w)
-		}
+		writeStatsTable(w, st)
 		return nil
 	}
-	return fmt.Errorf("unknown --format %q (want table, csv or json)", format)
+	return checkFlag("format", format, statsFormats...)
+}
+
+// writeStatsCSV writes one row per functionality: its counts, per split
+// when the suite has splits, and per label.
+func writeStatsCSV(w io.Writer, st suites.Stats) error {
+	hasSplits := len(st.Splits) > 0
+	cw := csvcell.NewWriter(w)
+	head := []string{"class", "functionality", "type", "cases", "inputs"}
+	if hasSplits {
+		for _, sp := range splitOrder {
+			head = append(head, string(sp)+"_cases", string(sp)+"_inputs")
+		}
+	}
+	for _, l := range st.Labels {
+		head = append(head, "label:"+l)
+	}
+	cw.Write(head)
+	for _, f := range st.Functionalities {
+		row := []string{f.Class, f.Name, string(f.Type), strconv.Itoa(f.Cases), strconv.Itoa(f.Inputs)}
+		if hasSplits {
+			for _, sp := range splitOrder {
+				row = append(row, strconv.Itoa(f.Splits[sp].Cases), strconv.Itoa(f.Splits[sp].Inputs))
+			}
+		}
+		for _, n := range f.LabelCounts {
+			row = append(row, strconv.Itoa(n))
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeStatsTable prints the functionalities' counts as a table, then the
+// suite's totals, split sizes, labels and scripts.
+func writeStatsTable(w io.Writer, st suites.Stats) {
+	hasSplits := len(st.Splits) > 0
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "class\tfunctionality\ttype\tcases\tinputs\t"
+	if hasSplits {
+		head += "train\tvalidation\ttest\t"
+	}
+	for _, l := range st.Labels {
+		head += termtext.Name(l) + "\t"
+	}
+	fmt.Fprintln(tw, head)
+	for _, f := range st.Functionalities {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t", termtext.Name(f.Class), termtext.Name(f.Name), termtext.Name(string(f.Type)), f.Cases, f.Inputs)
+		if hasSplits {
+			for _, sp := range splitOrder {
+				fmt.Fprintf(tw, "%d\t", f.Splits[sp].Cases)
+			}
+		}
+		for _, n := range f.LabelCounts {
+			fmt.Fprintf(tw, "%d\t", n)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%s: %s, %s, %s, %s, %s\n",
+		termtext.Name(st.Suite), plural(len(st.Functionalities), "functionality"), plural(st.Classes, "class"), typeCounts(st.Types), plural(st.Cases, "test case"), plural(st.Inputs, "input"))
+	if hasSplits {
+		for _, sp := range splitOrder {
+			fmt.Fprintf(w, "  %s: %d test cases, %d inputs\n", sp, st.Splits[sp].Cases, st.Splits[sp].Inputs)
+		}
+	}
+	labelled := 0
+	for _, n := range st.LabelCounts {
+		labelled += n
+	}
+	if labelled > 0 {
+		fmt.Fprintf(w, "  labels (inputs):")
+		for i, l := range st.Labels {
+			fmt.Fprintf(w, " %s %d (%.1f%%)", l, st.LabelCounts[i], 100*float64(st.LabelCounts[i])/float64(labelled))
+		}
+		fmt.Fprintln(w)
+	}
+	if len(st.Scripts) > 0 {
+		fmt.Fprintf(w, "  scripts (inputs):")
+		for _, sc := range st.Scripts {
+			fmt.Fprintf(w, " %s %d (%.1f%%)", sc.Script, sc.Inputs, 100*float64(sc.Inputs)/float64(max(st.Inputs, 1)))
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // printBalance prints each value of a metadata column's cases per part of

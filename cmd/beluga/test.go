@@ -18,7 +18,7 @@ import (
 // testOptions are beluga test's flags and streams, and the test an
 // execution completes them into.
 type testOptions struct {
-	ioStreams
+	commandOptions
 	model          modelFlags
 	suitePath, out string
 	labelMap       []string
@@ -116,7 +116,6 @@ cases).
 // complete turns the flags into the test: scoring options, label map,
 // sample, data.
 func (o *testOptions) complete(cmd *cobra.Command, _ []string) error {
-	o.ioStreams = streamsOf(cmd)
 	o.nGiven, o.seedGiven = cmd.Flags().Changed("n"), cmd.Flags().Changed("seed")
 	opt, err := o.sf.options(cmd.Flags())
 	if err != nil {
@@ -167,9 +166,8 @@ func (o *testOptions) run(ctx context.Context) error {
 // testCompareOptions are beluga test compare's flags and streams, and the
 // two test folders it compares.
 type testCompareOptions struct {
-	ioStreams
+	commandOptions
 	format, out string
-	dirs        []string
 }
 
 // NewCmdTestCompare builds beluga test compare.
@@ -196,31 +194,24 @@ their cases side by side.`,
 	return cmd
 }
 
-func (o *testCompareOptions) complete(cmd *cobra.Command, args []string) error {
-	o.ioStreams = streamsOf(cmd)
-	o.dirs = args
-	return nil
-}
-
 func (o *testCompareOptions) validate() error {
-	switch o.format {
-	case "text", "md", "markdown", "html":
-		return nil
+	if o.format == "markdown" {
+		o.format = "md" // the name before md
 	}
-	return fmt.Errorf("unknown --format %q (want text, md or html)", o.format)
+	return checkFlag("format", o.format, "text", "md", "html")
 }
 
 // run reads both folders and writes the comparison in --format.
 func (o *testCompareOptions) run(context.Context) error {
 	var write func(io.Writer) error
 	if o.format == "html" {
-		src, err := explore.FromTestDirs(o.dirs...)
+		src, err := explore.FromTestDirs(o.args...)
 		if err != nil {
 			return err
 		}
 		write = src.WriteHTML
 	} else {
-		r, _, err := report.ReadTestReport(o.dirs...)
+		r, _, err := report.ReadTestReport(o.args...)
 		if err != nil {
 			return err
 		}

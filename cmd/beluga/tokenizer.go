@@ -18,12 +18,8 @@ import (
 
 // NewCmdTokenizer builds beluga tokenizer and its subcommands.
 func NewCmdTokenizer() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "tokenizer",
-		Short: "Train a tokenizer on a task's own texts, or measure how one cuts texts",
-	}
-	cmd.AddCommand(NewCmdTokenizerTrain(), NewCmdTokenizerStats())
-	return cmd
+	return newGroup("tokenizer", "Train a tokenizer on a task's own texts, or measure how one cuts texts",
+		NewCmdTokenizerTrain(), NewCmdTokenizerStats())
 }
 
 // corpusFlags name the texts a tokenizer command reads: columns of tables
@@ -44,7 +40,7 @@ func (f *corpusFlags) bind(fl *pflag.FlagSet, splits string) {
 
 // tokenizerTrainOptions are beluga tokenizer train's flags and streams.
 type tokenizerTrainOptions struct {
-	ioStreams
+	commandOptions
 	corpus                          corpusFlags
 	out, kind, specPath, task, from string
 	vocabSize, minFreq              int
@@ -57,7 +53,17 @@ func NewCmdTokenizerTrain() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "train",
 		Short: "Learn a WordPiece, byte-level BPE or Unigram tokenizer and write it as a HuggingFace tokenizer.json",
-		Long:  tokenizerTrainLong,
+		Long: `train learns a tokenizer from a task's own texts, for languages no checkpoint's vocabulary
+covers: columns of CSV, TSV or JSON-lines files (--input FILE:COLUMN, the i.i.d. training data)
+and the training split of suites (--suite FILE; BeLUGA's split is assigned where a suite has none;
+the test split is never read). --spec SPEC [--task NAME] reads a declared task's own training data
+as its runs will split it: the i.i.d. training part (never the dev or test part of a split file)
+and its suite's training split (stratified where the task says split: {stratify: COLUMN}). The result is a tokenizer.json that beluga and HuggingFace's
+tokenizers read; a model spec names it with tokenizer: (beluga train --tokenizer). The same
+inputs and options give the same file. WordPiece cuts CJK ideographs one by one (BERT's
+pre-tokenizer), so on Chinese it learns characters only and says so: train bpe or unigram there.
+
+` + dialectHelp,
 		Example: `  beluga tokenizer train --kind wordpiece --vocab-size 8000 --spec specs/mhc-arabic.yaml -o ar-wordpiece.json
   beluga tokenizer train --kind bpe --vocab-size 8000 --input train.csv:text --suite suite.jsonl -o tokenizer.json
   beluga tokenizer train --kind unigram --vocab-size 4000 --input train.tsv:sentence -o sst2-unigram.json`,
@@ -76,23 +82,6 @@ func NewCmdTokenizerTrain() *cobra.Command {
 	fl.StringVarP(&o.out, "out", "o", "", "tokenizer.json to write")
 	cmd.MarkFlagRequired("out")
 	return cmd
-}
-
-const tokenizerTrainLong = `train learns a tokenizer from a task's own texts, for languages no checkpoint's vocabulary
-covers: columns of CSV, TSV or JSON-lines files (--input FILE:COLUMN, the i.i.d. training data)
-and the training split of suites (--suite FILE; BeLUGA's split is assigned where a suite has none;
-the test split is never read). --spec SPEC [--task NAME] reads a declared task's own training data
-as its runs will split it: the i.i.d. training part (never the dev or test part of a split file)
-and its suite's training split (stratified where the task says split: {stratify: COLUMN}). The result is a tokenizer.json that beluga and HuggingFace's
-tokenizers read; a model spec names it with tokenizer: (beluga train --tokenizer). The same
-inputs and options give the same file. WordPiece cuts CJK ideographs one by one (BERT's
-pre-tokenizer), so on Chinese it learns characters only and says so: train bpe or unigram there.
-
-` + dialectHelp
-
-func (o *tokenizerTrainOptions) complete(cmd *cobra.Command, _ []string) error {
-	o.ioStreams = streamsOf(cmd)
-	return nil
 }
 
 func (o *tokenizerTrainOptions) validate() error {
@@ -173,7 +162,7 @@ func (o *tokenizerTrainOptions) texts(ctx context.Context) ([]string, error) {
 
 // tokenizerStatsOptions are beluga tokenizer stats' flags and streams.
 type tokenizerStatsOptions struct {
-	ioStreams
+	commandOptions
 	corpus     corpusFlags
 	tkPath     string
 	maxLengths []int
@@ -183,9 +172,17 @@ type tokenizerStatsOptions struct {
 func NewCmdTokenizerStats() *cobra.Command {
 	o := &tokenizerStatsOptions{}
 	cmd := &cobra.Command{
-		Use:     "stats",
-		Short:   "Tokens per text, character and word, [UNK] rate and truncation rate of a tokenizer on texts",
-		Long:    tokenizerStatsLong,
+		Use:   "stats",
+		Short: "Tokens per text, character and word, [UNK] rate and truncation rate of a tokenizer on texts",
+		Long: `stats tokenizes texts (--input FILE:COLUMN, --suite FILE with --split) with a tokenizer (a model
+directory, a tokenizer.json, a vocab.txt or a SentencePiece .model) and prints the scripts of the
+texts, tokens per text (special tokens excluded), per character (grapheme cluster) and per word
+(Unicode word segmentation, UAX #29, and white-space words beside it), the share of unknown
+tokens, and the share of texts longer than each --max-length (special tokens included), which
+truncation would cut. For a script written without spaces (Chinese, Japanese, Thai) a
+white-space word is a sentence and UAX #29 cuts at every character: read tokens per character.
+
+` + dialectHelp,
 		Example: `  beluga tokenizer stats --tokenizer bert-base-multilingual-cased/ --input iid_ar_binary.csv:text --max-length 48,128`,
 		Args:    cobra.NoArgs,
 		RunE:    commandRunE(o),
@@ -197,23 +194,6 @@ func NewCmdTokenizerStats() *cobra.Command {
 	cmd.MarkFlagRequired("tokenizer")
 	return cmd
 }
-
-const tokenizerStatsLong = `stats tokenizes texts (--input FILE:COLUMN, --suite FILE with --split) with a tokenizer (a model
-directory, a tokenizer.json, a vocab.txt or a SentencePiece .model) and prints the scripts of the
-texts, tokens per text (special tokens excluded), per character (grapheme cluster) and per word
-(Unicode word segmentation, UAX #29, and white-space words beside it), the share of unknown
-tokens, and the share of texts longer than each --max-length (special tokens included), which
-truncation would cut. For a script written without spaces (Chinese, Japanese, Thai) a
-white-space word is a sentence and UAX #29 cuts at every character: read tokens per character.
-
-` + dialectHelp
-
-func (o *tokenizerStatsOptions) complete(cmd *cobra.Command, _ []string) error {
-	o.ioStreams = streamsOf(cmd)
-	return nil
-}
-
-func (o *tokenizerStatsOptions) validate() error { return nil }
 
 // run tokenizes the texts and prints the statistics.
 func (o *tokenizerStatsOptions) run(ctx context.Context) error {

@@ -22,7 +22,7 @@ import (
 // trainOptions are beluga train's flags and streams, and the run spec
 // and search grid an execution completes them into.
 type trainOptions struct {
-	ioStreams
+	commandOptions
 	specFile, out, heldOut, hyperFrom string
 	search                            bool
 	gridLR, gridEpochs                []float64
@@ -37,7 +37,18 @@ func NewCmdTrain() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "train",
 		Short: "Train and evaluate one run (configuration × method × fold) from flags or a YAML spec",
-		Long:  trainLong,
+		Long: `train runs one BeLUGA training run: it starts from the model (or, for iid-t and
+iid-(iid+t), from the IID run's model), trains with the method on the configuration's data
+(T_train of the suite without the held-out fold, and/or the i.i.d. training set), then
+writes into --out the model, T_test and i.i.d. test predictions, CheckList results per
+functionality and per case, the training curve, timing, metrics.json and, last, done.
+Tasks: sentiment, qqp and squad (READ) are built in; declare any other in the spec (task_def, with
+iid_train_file / iid_dev_file, or iid_train_file with split: {dev: …, test: …}; docs/tasks.md).
+Configuration t trains on the suite alone. Before training, the input checks run (texts shared
+across parts, tokenizer coverage) and are written to input_checks.json in --out.
+A flag given on the command line overrides the YAML spec; a field the spec leaves out keeps
+the flag's default. docs/train-spec.md documents the YAML with an example; suite_limit,
+eval_limit and hyper.loss are spec-only.`,
 		Example: `  beluga train --suite sentiment.jsonl.gz --iid-train sst2/train.tsv --iid-dev sst2/dev.tsv \
       --model-kind wordvec --glove glove.6B.100d.top50k.txt.gz --configuration iid --out runs/iid
   beluga train --spec run.yaml --configuration "iid-(iid+t)" --from-iid runs/iid/model --method l2 --out runs/l2
@@ -68,24 +79,10 @@ func NewCmdTrain() *cobra.Command {
 	return cmd
 }
 
-const trainLong = `train runs one BeLUGA training run: it starts from the model (or, for iid-t and
-iid-(iid+t), from the IID run's model), trains with the method on the configuration's data
-(T_train of the suite without the held-out fold, and/or the i.i.d. training set), then
-writes into --out the model, T_test and i.i.d. test predictions, CheckList results per
-functionality and per case, the training curve, timing, metrics.json and, last, done.
-Tasks: sentiment, qqp and squad (READ) are built in; declare any other in the spec (task_def, with
-iid_train_file / iid_dev_file, or iid_train_file with split: {dev: …, test: …}; docs/tasks.md).
-Configuration t trains on the suite alone. Before training, the input checks run (texts shared
-across parts, tokenizer coverage) and are written to input_checks.json in --out.
-A flag given on the command line overrides the YAML spec; a field the spec leaves out keeps
-the flag's default. docs/train-spec.md documents the YAML with an example; suite_limit,
-eval_limit and hyper.loss are spec-only.`
-
 // complete builds the run spec: the flags' defaults, the YAML file, the
 // flags given, the held-out fold, the reused hyper-parameters, then what
 // the profile supplies for the task and configuration.
 func (o *trainOptions) complete(cmd *cobra.Command, _ []string) error {
-	o.ioStreams = streamsOf(cmd)
 	spec, err := runSpec(cmd.Flags(), o.specFile)
 	if err != nil {
 		return err

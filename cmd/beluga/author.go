@@ -33,14 +33,6 @@ func NewCmdSuiteGenerate() *cobra.Command {
 		NewCmdSuiteGenerateAzimuth())
 }
 
-func saveSuite(w io.Writer, out string, s *suites.Suite) error {
-	if err := suites.Save(out, s); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "wrote %s: %s, %s\n", out, plural(len(s.Functionalities), "functionality"), plural(s.NumCases(), "test case"))
-	return nil
-}
-
 // suiteTemplateOptions are beluga suite template's flags and streams.
 type suiteTemplateOptions struct {
 	suiteFileOptions
@@ -63,7 +55,7 @@ perturbation. See docs/suite-authoring.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: commandRunE(o),
 	}
-	bindSuiteOut(cmd, &o.out)
+	o.suiteFileOptions.bind(cmd)
 	cmd.Flags().IntVar(&o.maxCases, "max-cases", 0, "cap on the cases one test may expand to (default: the file's max_cases, else 100000)")
 	return cmd
 }
@@ -184,7 +176,7 @@ to none is skipped with a warning, and only when none applies to any text is it 
 		Args: cobra.ExactArgs(1),
 		RunE: commandRunE(o),
 	}
-	bindSuiteOut(cmd, &o.out)
+	o.suiteFileOptions.bind(cmd)
 	fl := cmd.Flags()
 	fl.StringSliceVar(&o.spec.Perturbations, "perturbation", nil, "perturbation to apply (repeatable)")
 	fl.StringVar(&o.typ, "type", "INV", "test type: INV or DIR")
@@ -256,7 +248,7 @@ failed_fuzzy_matching / failed_punctuation tags of each utterance.`,
 		Args: cobra.ExactArgs(1),
 		RunE: commandRunE(o),
 	}
-	bindSuiteOut(cmd, &o.out)
+	o.suiteFileOptions.bind(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&o.column, "column", "sentence", "text column of a .tsv file")
 	fl.IntVar(&o.maxRows, "max-rows", 0, "use only the first N texts (0: all)")

@@ -46,7 +46,7 @@ them very different shares of T_test. beluga suite stats --by COLUMN shows the c
 		Args: cobra.ExactArgs(1),
 		RunE: commandRunE(o),
 	}
-	bindSuiteOut(cmd, &o.out)
+	o.suiteFileOptions.bind(cmd)
 	cmd.Flags().Uint32Var(&o.seed, "seed", splits.BeLUGASeed, "random_state of the split")
 	cmd.Flags().StringVar(&o.stratify, "stratify", "", "metadata column whose values keep their suite share of every part (target_ident)")
 	cmd.Flags().StringVar(&o.group, "group", "", "metadata column whose cases stay in one split (a template: templ_id)")

@@ -32,15 +32,20 @@ type suiteFileOptions struct {
 // in is the file the command reads.
 func (o *suiteFileOptions) in() string { return o.args[0] }
 
-// bindSuiteOut adds the required --out (-o) of a command that writes a
-// suite.
-func bindSuiteOut(cmd *cobra.Command, out *string) {
-	cmd.Flags().StringVarP(out, "out", "o", "", "output suite (.jsonl or .jsonl.gz)")
+// bind adds the required --out (-o).
+func (o *suiteFileOptions) bind(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "output suite (.jsonl or .jsonl.gz)")
 	cmd.MarkFlagRequired("out")
 }
 
 // save writes the suite to --out and says what it holds.
-func (o *suiteFileOptions) save(s *suites.Suite) error { return saveSuite(o.Out, o.out, s) }
+func (o *suiteFileOptions) save(s *suites.Suite) error {
+	if err := suites.Save(o.out, s); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "wrote %s: %s, %s\n", o.out, plural(len(s.Functionalities), "functionality"), plural(s.NumCases(), "test case"))
+	return nil
+}
 
 // NewCmdSuiteImport builds beluga suite import and its formats.
 func NewCmdSuiteImport() *cobra.Command {
@@ -62,7 +67,7 @@ func NewCmdSuiteImportCheckList() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: commandRunE(o),
 	}
-	bindSuiteOut(cmd, &o.out)
+	o.suiteFileOptions.bind(cmd)
 	return cmd
 }
 
@@ -93,7 +98,7 @@ func NewCmdSuiteImportHateCheck() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: commandRunE(o),
 	}
-	bindSuiteOut(cmd, &o.out)
+	o.suiteFileOptions.bind(cmd)
 	cmd.Flags().StringArrayVar(&o.where, "where", nil, "keep only rows with COLUMN=VALUE (or COLUMN!=VALUE); repeatable")
 	return cmd
 }
@@ -145,7 +150,7 @@ case and its perturbation stay in one split. Errors name the file, line and colu
 		Args: cobra.ExactArgs(1),
 		RunE: commandRunE(o),
 	}
-	bindSuiteOut(cmd, &o.out)
+	o.suiteFileOptions.bind(cmd)
 	o.table.bind(cmd.Flags())
 	return cmd
 }

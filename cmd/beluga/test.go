@@ -36,7 +36,7 @@ type testOptions struct {
 
 // NewCmdTest builds beluga test.
 func NewCmdTest() *cobra.Command {
-	var o testOptions
+	o := &testOptions{}
 	cmd := &cobra.Command{
 		Use:   "test",
 		Short: "Test a trained classifier on a suite: predict its inputs and score them with CheckList's semantics",
@@ -90,7 +90,7 @@ cases).
   beluga test --model ./sst2-model --suite sentiment_suite.tar.gz --n 500 --seed 1 -o sst2-n500   # CheckList's published sample
   beluga test --model ./my-sst2-model --suite sentiment.jsonl.gz --data sst2/dev.tsv --data-text sentence -o sst2-test`,
 		Args: cobra.NoArgs,
-		RunE: commandRunE(&o),
+		RunE: commandRunE(o),
 	}
 	fl := cmd.Flags()
 	o.model.bind(fl)
@@ -163,8 +163,8 @@ func (o *testOptions) run(ctx context.Context) error {
 	return nil
 }
 
-// testCompareOptions are beluga test compare's flags and streams, and the
-// two test folders it compares.
+// testCompareOptions are beluga test compare's flags and streams; its
+// arguments are the two folders of beluga test it compares.
 type testCompareOptions struct {
 	commandOptions
 	format, out string

@@ -19,8 +19,8 @@ import (
 	"github.com/beluga-nlp/beluga/train"
 )
 
-// trainOptions are beluga train's flags and streams, and the run spec
-// and search grid an execution completes them into.
+// trainOptions are beluga train's flags and streams, and the run spec an
+// execution completes them into.
 type trainOptions struct {
 	commandOptions
 	specFile, out, heldOut, hyperFrom string

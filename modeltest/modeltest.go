@@ -29,7 +29,6 @@ import (
 	"strings"
 
 	"github.com/beluga-nlp/beluga/datasets"
-	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/models"
@@ -41,7 +40,6 @@ import (
 	"github.com/beluga-nlp/beluga/report/explore"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
-	"github.com/beluga-nlp/beluga/train"
 )
 
 // The files Run writes into Options.Out: the results and cases as a run
@@ -99,7 +97,7 @@ type Report struct {
 	ModelLabels, SuiteLabels []string
 	Match                    []int
 	// Flags are the sanity checks' findings (a constant predictor).
-	Flags []experiments.Flag
+	Flags []metrics.Flag
 	// Test is the test report (what the page and the table show).
 	Test *report.TestReport
 	// Files are the files written, in Out.
@@ -158,7 +156,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	rep.Flags = experiments.Sanity(&train.Result{Suite: res})
+	rep.Flags = metrics.Sanity(metrics.SanityInput{Suite: res})
 	if rep.Calibration, err = report.NewTestCalibration(opt.Model, res.Cases, data); err != nil {
 		return nil, err
 	}

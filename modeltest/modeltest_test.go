@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/metrics"
+	"github.com/beluga-nlp/beluga/report"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
@@ -97,5 +99,40 @@ func TestRunWritesWhatARunWrites(t *testing.T) {
 	table, _ := os.ReadFile(filepath.Join(out, TableFile))
 	if !strings.Contains(string(table), "POSITIVE → positive, NEGATIVE → negative") {
 		t.Errorf("table:\n%s", table)
+	}
+}
+
+// The sanity checks a training run gets (metrics.Sanity) flag a tested
+// model that predicts one class for every suite input, and test.json
+// records the flag; a model whose predictions vary is not flagged.
+func TestRunFlagsAConstantPredictor(t *testing.T) {
+	for _, tc := range []struct {
+		model string
+		want  []string
+	}{
+		{"../models/testdata/hfsaved/bert-fp16", []string{metrics.FlagConstantSuite + ": constant predictor: 22 of 22 suite test inputs (100.0%) predicted neutral, expected for 0.0%"}},
+		{"../models/testdata/hfsaved/classifier", nil},
+	} {
+		t.Run(filepath.Base(tc.model), func(t *testing.T) {
+			out := t.TempDir()
+			rep, err := Run(context.Background(), Options{Model: tc.model, Suite: "../train/testdata/tiny_suite.jsonl", Out: out})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range rep.Flags {
+				got = append(got, f.Kind+": "+f.Reason)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("flags %q, want %q", got, tc.want)
+			}
+			back, err := report.ReadTestDir(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(back.Info.Flags, tc.want) {
+				t.Errorf("test.json flags %q, want %q", back.Info.Flags, tc.want)
+			}
+		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/termtext"
+	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/train"
 )
 
@@ -99,7 +100,7 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 		}
 		marker, why := "", r.Reason
 		if len(r.Flags) > 0 {
-			marker, why = flagMarker, experiments.FlagSummary(r.Flags)
+			marker, why = flagMarker, metrics.FlagSummary(r.Flags)
 		}
 		if o.sizes {
 			z, ok, err := experiments.SizesOf(sw.Store, r.Spec, memo)

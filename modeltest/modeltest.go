@@ -2,7 +2,8 @@
 // behavioural suite, CheckList's first use: it predicts every scored input
 // of the suite with the model (a HuggingFace checkpoint directory or hub
 // id, or a model beluga saved) and scores the predictions with CheckList's
-// semantics (package metrics), in one call.
+// semantics, in one call, by the path every scoring of a model on a suite
+// takes (package suitescore, as a training run's evaluation does).
 //
 // The model's classes are matched to the suite's by name. The suite's
 // classes are its model_labels when it has them and the model has as many
@@ -13,7 +14,8 @@
 // must match a different suite class, or the test is refused with both
 // lists of names. The probabilities are then reordered into the suite's
 // order and scored exactly as `beluga eval --predictions-format
-// predict_jsonl` scores a prediction file in that order.
+// predict_jsonl` scores a prediction file in that order
+// (suitescore.PredictJSONL).
 package modeltest
 
 import (
@@ -40,6 +42,7 @@ import (
 	"github.com/beluga-nlp/beluga/report/explore"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
+	"github.com/beluga-nlp/beluga/suitescore"
 )
 
 // The files Run writes into Options.Out: the results and cases as a run
@@ -134,18 +137,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %s on suite %s: %w", opt.Model, opt.Suite, err)
 	}
-	outs, err := predictSuite(ctx, opt, s, m, batch)
+	sc, err := predictSuite(ctx, opt, s, m, rep.Match, batch)
 	if err != nil {
 		return nil, err
 	}
-	preds := make([]metrics.Prediction, len(outs))
-	for i, o := range outs {
-		preds[i] = suitePrediction(o.Probs, rep.Match)
-	}
-	res, err := metrics.Score(s, preds, opt.Score)
-	if err != nil {
-		return nil, err
-	}
+	res := sc.Result
 	rep.Result = res
 	// The user's data is measured before anything is written: a bad file
 	// leaves no half-written folder.
@@ -165,7 +161,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFolder(opt.Out, s, rep, info, outs); err != nil {
+	if err := writeFolder(opt.Out, s, rep, info, sc.Outputs); err != nil {
 		return nil, err
 	}
 	files, err := writeCalibration(opt.Out, rep.Calibration, res.Cases, dataOuts)
@@ -216,24 +212,18 @@ func loadModel(ctx context.Context, opt Options, maxLength int) (*pretrained.Mod
 	return m, nil
 }
 
-// predictSuite predicts every input of the scored cases, in suite order.
-func predictSuite(ctx context.Context, opt Options, s *suites.Suite, m *pretrained.Model, batch int) ([]predict.Output, error) {
-	var inputs []predict.Input
-	for _, f := range s.Functionalities {
-		for _, c := range f.Cases {
-			if opt.Score.Split != "" && c.Split != opt.Score.Split {
-				continue
-			}
-			for _, in := range c.Inputs {
-				inputs = append(inputs, predict.NewInput(in.Text, in.Pair, in.IsPair))
-			}
-		}
-	}
-	if len(inputs) == 0 {
+// predictSuite predicts and scores every input of the scored cases, the
+// model's classes read in the suite's order (suitescore.PredictJSONL).
+func predictSuite(ctx context.Context, opt Options, s *suites.Suite, m *pretrained.Model, match []int, batch int) (*suitescore.Scored, error) {
+	n := metrics.ScoredInputs(s, opt.Score.Split)
+	if n == 0 {
 		return nil, fmt.Errorf("suite %s has no case to score (split %q)", opt.Suite, opt.Score.Split)
 	}
-	slog.Info("predicting the suite's inputs", "model", opt.Model, "inputs", len(inputs))
-	return predict.RunContext(ctx, m.Classifier, m.Tokenizer, inputs, batch)
+	slog.Info("predicting the suite's inputs", "model", opt.Model, "inputs", n)
+	run := func(ctx context.Context, inputs []predict.Input) ([]predict.Output, error) {
+		return predict.RunContext(ctx, m.Classifier, m.Tokenizer, inputs, batch)
+	}
+	return suitescore.Run(ctx, s, run, suitescore.PredictJSONL(match), opt.Score)
 }
 
 // writeFolder writes the predictions, test.json, the results, the cases,
@@ -365,25 +355,6 @@ func quoted(ls []string) string {
 		q[i] = strconv.Quote(l)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
-}
-
-// suitePrediction reorders a model's probabilities into the suite's class
-// order and reads them as beluga eval reads a predict_jsonl line (each
-// float32 as its shortest decimal), so that the scores are those of a
-// prediction file written in that order.
-func suitePrediction(probs []float32, match []int) metrics.Prediction {
-	p := make([]float64, len(probs))
-	for i, v := range probs {
-		f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(v), 'g', -1, 32), 64)
-		p[match[i]] = f
-	}
-	best := 0
-	for i, v := range p {
-		if v > p[best] {
-			best = i
-		}
-	}
-	return metrics.Prediction{Class: best, Probs: p}
 }
 
 // ParseLabelMap reads --label-map's MODEL=SUITE pairs

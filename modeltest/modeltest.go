@@ -364,14 +364,12 @@ func ParseLabelMap(pairs []string) (datasets.LabelMap, error) {
 }
 
 // EnsureSplit gives a suite without the split asked for BeLUGA's split
-// (splits.Assign with BeLUGA's seed, as beluga split computes it) and
-// says so: beluga test and beluga eval score --split on any suite.
+// (splits.Ensure, as beluga split computes it) and warns that it did:
+// beluga test and beluga eval score --split on any suite.
 func EnsureSplit(s *suites.Suite, split suites.Split) {
-	if split == "" || suites.Summarise(s).Splits[split].Cases > 0 {
-		return
+	if splits.Ensure(s, split) {
+		slog.Warn(fmt.Sprintf("--split %s: suite %s carries no split; computing BeLUGA's split (seed %d, as beluga split does) and scoring its %s cases", split, s.Name, splits.BeLUGASeed, split))
 	}
-	slog.Warn(fmt.Sprintf("--split %s: suite %s carries no split; computing BeLUGA's split (seed %d, as beluga split does) and scoring its %s cases", split, s.Name, splits.BeLUGASeed, split))
-	splits.Assign(s, splits.BeLUGASeed)
 }
 
 // untrainedHead refuses a checkpoint without a usable classifier head: its

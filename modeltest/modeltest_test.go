@@ -1,6 +1,7 @@
 package modeltest
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -132,6 +133,61 @@ func TestRunFlagsAConstantPredictor(t *testing.T) {
 			}
 			if !slices.Equal(back.Info.Flags, tc.want) {
 				t.Errorf("test.json flags %q, want %q", back.Info.Flags, tc.want)
+			}
+		})
+	}
+}
+
+// beluga test scores what beluga eval --predictions-format predict_jsonl
+// scores from its predictions.jsonl, when the model's classes are in the
+// suite's order: the same results and case verdicts, byte for byte (a
+// two-way model squashed onto a 3-way suite; two labels through
+// --label-map).
+func TestRunScoresAsEvalReadsItsPredictions(t *testing.T) {
+	model := "../models/testdata/hfsaved/bert-fp16" // NEGATIVE, POSITIVE
+	for _, tc := range []struct {
+		suite    string
+		labelMap map[string]string
+	}{
+		{"../train/testdata/tiny_suite.jsonl", nil},
+		{"../train/testdata/tiny_qqp.jsonl", map[string]string{"NEGATIVE": "not duplicate", "POSITIVE": "duplicate"}},
+	} {
+		t.Run(filepath.Base(tc.suite), func(t *testing.T) {
+			out := t.TempDir()
+			opt := metrics.ScoreOptions{Split: suites.SplitTest}
+			rep, err := Run(context.Background(), Options{Model: model, Suite: tc.suite, Out: out, Score: opt, LabelMap: datasets.LabelMapOf(tc.labelMap)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := suites.Open(tc.suite)
+			if err != nil {
+				t.Fatal(err)
+			}
+			preds, err := metrics.ReadPredictions(filepath.Join(out, PredictionsFile), metrics.PredictJSONL, metrics.ScoredInputs(s, opt.Split), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eval, err := metrics.Score(s, preds, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			for _, f := range []struct {
+				name  string
+				write func(*metrics.Result, string) error
+			}{{ResultsFile, (*metrics.Result).WriteJSON}, {CasesFile, (*metrics.Result).WriteCases}} {
+				a, b := filepath.Join(dir, "test-"+f.name), filepath.Join(dir, "eval-"+f.name)
+				if err := f.write(rep.Result, a); err != nil {
+					t.Fatal(err)
+				}
+				if err := f.write(eval, b); err != nil {
+					t.Fatal(err)
+				}
+				x, _ := os.ReadFile(a)
+				y, _ := os.ReadFile(b)
+				if len(x) == 0 || !bytes.Equal(x, y) {
+					t.Errorf("%s: beluga test's and eval's differ:\n%s\n%s", f.name, x, y)
+				}
 			}
 		})
 	}

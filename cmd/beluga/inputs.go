@@ -37,9 +37,8 @@ suite's cases (or of --split's), in the order beluga eval scores them: run any m
 			default:
 				return fmt.Errorf("unknown --split %q (want train, validation or test)", split)
 			}
-			if sp != "" && suites.Summarise(s).Splits[sp].Cases == 0 {
+			if splits.Ensure(s, sp) {
 				slog.Info("suite carries no split; assigning BeLUGA's", "seed", splits.BeLUGASeed)
-				splits.Assign(s, splits.BeLUGASeed)
 			}
 			return atomicfile.Write(out, func(w io.Writer) error {
 				enc := json.NewEncoder(w)

@@ -148,16 +148,15 @@ case and its perturbation stay in one split. Errors name the file, line and colu
 				return err
 			}
 			if by != "" {
-				if len(st.Splits) == 0 {
+				if splits.Ensure(s, suites.SplitTest) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "%s has no split: counting BeLUGA's (beluga suite split)\n", args[0])
-					splits.Assign(s, splits.BeLUGASeed)
 				}
 				if err := printBalance(cmd.OutOrStdout(), by, splits.Balance(s, by)); err != nil {
 					return err
 				}
 			}
 			if group != "" {
-				if len(st.Splits) == 0 {
+				if splits.Ensure(s, suites.SplitTest) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "%s has no split: checking BeLUGA's (beluga suite split)\n", args[0])
 				}
 				train.SuiteGroupChecks(s, group).Print(cmd.ErrOrStderr())

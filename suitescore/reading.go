@@ -26,13 +26,7 @@ func PredictJSONL(match []int) Reading {
 			f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(v), 'g', -1, 32), 64)
 			p[match[i]] = f
 		}
-		best := 0
-		for i, v := range p {
-			if v > p[best] {
-				best = i
-			}
-		}
-		return metrics.Prediction{Class: best, Probs: p}
+		return metrics.Prediction{Class: metrics.Argmax(p), Probs: p}
 	}
 }
 
@@ -76,7 +70,7 @@ func (b BeLUGA) Read(out []float32) metrics.Prediction {
 		}
 		return pr
 	}
-	return metrics.Prediction{Class: b.ToSuite[argmax(out)], Probs: probs}
+	return metrics.Prediction{Class: b.ToSuite[metrics.Argmax(out)], Probs: probs}
 }
 
 func (b BeLUGA) binary() bool { return !b.Squash && len(b.ToSuite) == 2 && b.Labels == 2 }
@@ -98,14 +92,4 @@ func (b BeLUGA) WriteLine(buf *bytes.Buffer, p metrics.Prediction) {
 		}
 		buf.WriteByte('\n')
 	}
-}
-
-func argmax(xs []float32) int {
-	best := 0
-	for i, x := range xs {
-		if x > xs[best] {
-			best = i
-		}
-	}
-	return best
 }

@@ -223,16 +223,15 @@ func (o *suiteStatsOptions) run(context.Context) error {
 		return err
 	}
 	if o.by != "" {
-		if len(st.Splits) == 0 {
+		if splits.Ensure(s, suites.SplitTest) {
 			fmt.Fprintf(o.ErrOut, "%s has no split: counting BeLUGA's (beluga suite split)\n", path)
-			splits.Assign(s, splits.BeLUGASeed)
 		}
 		if err := printBalance(o.Out, o.by, splits.Balance(s, o.by)); err != nil {
 			return err
 		}
 	}
 	if o.group != "" {
-		if len(st.Splits) == 0 {
+		if splits.Ensure(s, suites.SplitTest) {
 			fmt.Fprintf(o.ErrOut, "%s has no split: checking BeLUGA's (beluga suite split)\n", path)
 		}
 		train.SuiteGroupChecks(s, o.group).Print(o.ErrOut)

@@ -20,9 +20,9 @@ import (
 // format and scoring options an execution completes them into.
 type evalOptions struct {
 	commandOptions
-	suitePath, predPath, format, out, casesPath, smartTags string
-	byCase                                                 metrics.CaseTable
-	sf                                                     scoreFlags
+	suitePath, format, out, casesPath, smartTags string
+	byCase                                       metrics.CaseTable
+	sf                                           scoreFlags
 
 	predFormat metrics.Format
 	opt        metrics.ScoreOptions
@@ -59,7 +59,7 @@ name or class index per row, for suites whose cases have one input each.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.suitePath, "suite", "", "suite (.jsonl[.gz], CheckList .pkl/.tar.gz, HateCheck .csv)")
-	fl.StringVar(&o.predPath, "predictions", "", "prediction file, one line per scored input")
+	fl.StringVar(&o.byCase.Path, "predictions", "", "prediction file, one line per scored input")
 	fl.StringVar(&o.format, "predictions-format", string(metrics.PredAndSoftmax), "format of --predictions: pred_and_softmax, softmax, binary_conf, pred_only or predict_jsonl (beluga predict's output)")
 	fl.StringVar(&o.byCase.Pred, "predictions-column", "", "read --predictions as a table (CSV, TSV, JSON lines) of one label per case, from this column")
 	fl.StringVar(&o.byCase.ID, "id-column", "case_id", "with --predictions-column: the column of the suite's case ids")
@@ -79,7 +79,6 @@ name or class index per row, for suites whose cases have one input each.`,
 
 func (o *evalOptions) complete(cmd *cobra.Command, _ []string) error {
 	o.formatGiven = cmd.Flags().Changed("predictions-format")
-	o.byCase.Path = o.predPath
 	var err error
 	if o.predFormat, err = metrics.ParseFormat(o.format); err != nil {
 		return err

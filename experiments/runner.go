@@ -41,16 +41,6 @@ func (r *TrainRunner) inputs() *Inputs {
 	return r.Inputs
 }
 
-// configNames maps Table 3's names of the configurations to package
-// train's (train.Configurations).
-var configNames = func() map[string]string {
-	out := map[string]string{}
-	for _, c := range train.Configurations {
-		out[c.Display] = c.Name
-	}
-	return out
-}()
-
 // FoldKindOf is the held-out partition a score's runs are folds of: BeLUGA's
 // func, class and type, or a case-metadata column for a score "meta:COLUMN"
 // (IsMetaScore); false for seen, iid and search.
@@ -176,18 +166,22 @@ func readData(data string) (from, files [2]string) {
 
 // gridKeys are the grid's short keys, each the name of a field path of
 // train.RunSpec (fieldpath.go): BeLUGA's search keys, the i.i.d. and probing
-// phases', the method settings (unset: train.BeLUGA.Methods) and the
-// training-set size. Their values must be positive; a field path's need
-// only fit its field.
-var gridKeys = map[string]string{
-	"epochs": "hyper.epochs", "batch_size": "hyper.batch_size", "lr": "hyper.lr",
-	"iid_epochs": "iid_hyper.epochs", "iid_batch_size": "iid_hyper.batch_size", "iid_lr": "iid_hyper.lr",
-	"probe_batch_size": "probe_hyper.batch_size", "probe_lr": "probe_hyper.lr",
-	"l2_weight": "method_settings.l2_weight", "irm_lambda": "method_settings.irm_lambda",
-	"dro_eta": "method_settings.dro_eta", "fish_meta_steps": "method_settings.fish_meta_steps",
-	// A count, or a fraction in (0, 1): train_size or train_fraction.
-	TrainSizeKey: "train_size",
-}
+// phases', the method settings (train.MethodSettings, each by its own name;
+// unset: the profile's) and the training-set size. Their values must be
+// positive; a field path's need only fit its field.
+var gridKeys = func() map[string]string {
+	keys := map[string]string{
+		"epochs": "hyper.epochs", "batch_size": "hyper.batch_size", "lr": "hyper.lr",
+		"iid_epochs": "iid_hyper.epochs", "iid_batch_size": "iid_hyper.batch_size", "iid_lr": "iid_hyper.lr",
+		"probe_batch_size": "probe_hyper.batch_size", "probe_lr": "probe_hyper.lr",
+		// A count, or a fraction in (0, 1): train_size or train_fraction.
+		TrainSizeKey: "train_size",
+	}
+	for name := range train.SettingMethods {
+		keys[name] = "method_settings." + name
+	}
+	return keys
+}()
 
 // setGridKey sets the field a grid key names to the key's value and
 // returns the field's path.

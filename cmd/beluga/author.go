@@ -53,7 +53,7 @@ perturbation. See docs/suite-authoring.md.`,
 		Example: `  beluga suite template negation.yaml -o negation.jsonl
   beluga suite template tests.yaml -o suite.jsonl.gz --max-cases 500000`,
 		Args: cobra.ExactArgs(1),
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	o.suiteFileOptions.bind(cmd)
 	cmd.Flags().IntVar(&o.maxCases, "max-cases", 0, "cap on the cases one test may expand to (default: the file's max_cases, else 100000)")
@@ -91,7 +91,7 @@ CheckList's editor.suggest does with RoBERTa. Put the words you keep in a lexico
 		Example: `  beluga suite suggest "I {mask} the food." --model ./bert-base-uncased
   beluga suite suggest "The flight was {mask}." --model bert-tiny-mlm.tar.gz --top-k 30 --format json`,
 		Args: cobra.ExactArgs(1),
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	cmd.Flags().StringVar(&o.modelPath, "model", "", "BERT checkpoint with an MLM head and vocab.txt: a directory, .tar.gz or hub id (org/name)")
 	cmd.Flags().IntVar(&o.topK, "top-k", 20, "number of suggestions")
@@ -174,7 +174,7 @@ to none is skipped with a warning, and only when none applies to any text is it 
 		Example: `  beluga suite perturb sst2/dev.tsv --perturbation typos --perturbation contractions --class Robustness -o robustness.jsonl
   beluga suite perturb tweets.txt --perturbation add_negation --type DIR --direction not_more_positive --class Negation --nsamples 500 -o neg.jsonl`,
 		Args: cobra.ExactArgs(1),
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	o.suiteFileOptions.bind(cmd)
 	fl := cmd.Flags()
@@ -246,7 +246,7 @@ failed_fuzzy_matching / failed_punctuation tags of each utterance.`,
 		Example: `  beluga suite generate azimuth sst2/dev.tsv -o azimuth-sst2.jsonl
   beluga suite generate azimuth utterances.txt --typo-levels 2 --threshold-typo 0.1 -o az.jsonl.gz`,
 		Args: cobra.ExactArgs(1),
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	o.suiteFileOptions.bind(cmd)
 	fl := cmd.Flags()

@@ -44,7 +44,8 @@ func (o *dataCacheOptions) bind(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.cacheDir, "cache", "", "cache directory (default $BELUGA_DATA, else the user cache directory)")
 }
 
-func (o *dataCacheOptions) complete(*cobra.Command, []string) (err error) {
+func (o *dataCacheOptions) complete(cmd *cobra.Command, args []string) (err error) {
+	o.setUp(cmd, args)
 	o.cache, err = dataCache(o.cacheDir, o.from)
 	return err
 }
@@ -66,7 +67,7 @@ runs find them offline (HF_HUB_OFFLINE=1), e.g. on a cluster's compute nodes.`,
   BELUGA_DATA=/scratch/beluga beluga data fetch squad-dev
   beluga data fetch qqp checklist-qqp google/bert_uncased_L-2_H-128_A-2`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	o.bind(cmd)
 	cmd.Flags().StringVar(&o.from, "from", "", "take files from this local directory (laid out like ../shared/data) instead of the network")
@@ -111,7 +112,7 @@ func NewCmdDataList() *cobra.Command {
 		Short:   "List the datasets beluga knows and which files are cached, and the models in the HuggingFace hub cache",
 		Example: `  beluga data list`,
 		Args:    cobra.NoArgs,
-		RunE:    commandRunE(o),
+		RunE:    runE(o),
 	}
 	o.bind(cmd)
 	return cmd

@@ -55,7 +55,7 @@ name or class index per row, for suites whose cases have one input each.`,
   beluga eval --suite squad_suite.tar.gz --predictions answers.txt --predictions-format pred_only -o results.json --cases cases.jsonl
   beluga eval --suite test_suite_cases.csv --predictions published_predictions.csv --predictions-column perspective -o perspective.json`,
 		Args: cobra.NoArgs,
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.suitePath, "suite", "", "suite (.jsonl[.gz], CheckList .pkl/.tar.gz, HateCheck .csv)")
@@ -77,7 +77,8 @@ name or class index per row, for suites whose cases have one input each.`,
 	return cmd
 }
 
-func (o *evalOptions) complete(cmd *cobra.Command, _ []string) error {
+func (o *evalOptions) complete(cmd *cobra.Command, args []string) error {
+	o.setUp(cmd, args)
 	o.formatGiven = cmd.Flags().Changed("predictions-format")
 	var err error
 	if o.predFormat, err = metrics.ParseFormat(o.format); err != nil {

@@ -35,7 +35,7 @@ RUN is a run directory (STORE/ID), a run ID with --store, or a case file
   beluga failures 56375fed45bd --store hatecheck-out --functionality slur_h
   jq -c 'select(.verdict == "fail") | [.functionality, .inputs[0].text, .inputs[0].pred]' hatecheck-out/56375fed45bd/train/cases.jsonl`,
 		Args: cobra.ExactArgs(1),
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	cmd.Flags().StringVar(&o.functionality, "functionality", "", "list this functionality only")
 	cmd.Flags().StringVar(&o.store, "store", "", "run store directory (or experiment spec) a run ID is looked up in")
@@ -44,7 +44,8 @@ RUN is a run directory (STORE/ID), a run ID with --store, or a case file
 
 // complete finds the run's case file: --store is a store directory or
 // the experiment spec whose store it is.
-func (o *failuresOptions) complete(*cobra.Command, []string) error {
+func (o *failuresOptions) complete(cmd *cobra.Command, args []string) error {
+	o.setUp(cmd, args)
 	store := o.store
 	if st, err := os.Stat(store); err == nil && !st.IsDir() {
 		spec, err := experiments.LoadSpec(store)

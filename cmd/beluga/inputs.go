@@ -34,7 +34,7 @@ suite's cases (or of --split's), in the order beluga eval scores them: run any m
   beluga predict --model runs/abc123/train/model --input inputs.jsonl -o preds.jsonl
   beluga eval --suite sentiment.jsonl.gz --split test --predictions preds.jsonl --predictions-format predict_jsonl -o results.json`,
 		Args: cobra.ExactArgs(1),
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	cmd.Flags().StringVar(&o.split, "split", "", "only the cases of this split (train, validation, test)")
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "JSON-lines file to write")

@@ -64,7 +64,7 @@ cache. HF_HUB_OFFLINE=1 forbids the download; HF_TOKEN is sent for gated models.
   HF_HUB_OFFLINE=1 beluga predict --model textattack/bert-base-uncased-SST-2@main --input texts.jsonl -o out.jsonl
   beluga predict --model bert-fixture-a.tar.gz --input pairs.jsonl -o out.jsonl --max-length 64`,
 		Args: cobra.NoArgs,
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	fl := cmd.Flags()
 	o.model.bind(fl)

@@ -44,7 +44,7 @@ them very different shares of T_test. beluga suite stats --by COLUMN shows the c
   beluga suite split mhc_arabic.jsonl -o mhc_arabic-split.jsonl --group templ_id
   beluga suite split hatecheck.jsonl -o hatecheck-strat.jsonl --stratify target_ident`,
 		Args: cobra.ExactArgs(1),
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	o.suiteFileOptions.bind(cmd)
 	cmd.Flags().Uint32Var(&o.seed, "seed", splits.BeLUGASeed, "random_state of the split")

@@ -65,7 +65,7 @@ func NewCmdSuiteImportCheckList() *cobra.Command {
 		Example: `  beluga suite import checklist sentiment_suite.tar.gz -o sentiment.jsonl.gz
   beluga suite import checklist qqp_suite.pkl -o qqp.jsonl`,
 		Args: cobra.ExactArgs(1),
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	o.suiteFileOptions.bind(cmd)
 	return cmd
@@ -96,7 +96,7 @@ func NewCmdSuiteImportHateCheck() *cobra.Command {
 		Example: `  beluga suite import hatecheck test_suite_cases.csv -o hatecheck.jsonl
   beluga suite import hatecheck hatecheck_cases_final_arabic.csv -o mhc_arabic.jsonl --where disagreement_in_template=False`,
 		Args: cobra.ExactArgs(1),
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	o.suiteFileOptions.bind(cmd)
 	cmd.Flags().StringArrayVar(&o.where, "where", nil, "keep only rows with COLUMN=VALUE (or COLUMN!=VALUE); repeatable")
@@ -148,7 +148,7 @@ case and its perturbation stay in one split. Errors name the file, line and colu
       --class-rule '/^(slur|profanity)_/=Slurs and profanity' --class-rule '/./=Other' \
       --where disagreement_in_template=False`,
 		Args: cobra.ExactArgs(1),
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	o.suiteFileOptions.bind(cmd)
 	o.table.bind(cmd.Flags())
@@ -191,7 +191,7 @@ func NewCmdSuiteStats() *cobra.Command {
   beluga suite stats mhc_arabic.jsonl --group templ_id
   beluga suite stats hatecheck.jsonl --by target_ident`,
 		Args: cobra.ExactArgs(1),
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	cmd.Flags().StringVar(&o.format, "format", "table", "output format: table, csv or json")
 	cmd.Flags().StringVar(&o.by, "by", "", "case-metadata column (target_ident) whose values to count per part, with their shares of the suite and of T_test")

@@ -90,7 +90,7 @@ cases).
   beluga test --model ./sst2-model --suite sentiment_suite.tar.gz --n 500 --seed 1 -o sst2-n500   # CheckList's published sample
   beluga test --model ./my-sst2-model --suite sentiment.jsonl.gz --data sst2/dev.tsv --data-text sentence -o sst2-test`,
 		Args: cobra.NoArgs,
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	fl := cmd.Flags()
 	o.model.bind(fl)
@@ -115,7 +115,8 @@ cases).
 
 // complete turns the flags into the test: scoring options, label map,
 // sample, data.
-func (o *testOptions) complete(cmd *cobra.Command, _ []string) error {
+func (o *testOptions) complete(cmd *cobra.Command, args []string) error {
+	o.setUp(cmd, args)
 	o.nGiven, o.seedGiven = cmd.Flags().Changed("n"), cmd.Flags().Changed("seed")
 	opt, err := o.sf.options(cmd.Flags())
 	if err != nil {
@@ -186,7 +187,7 @@ their cases side by side.`,
 		Example: `  beluga test compare sst2-bert sst2-distilbert
   beluga test compare sst2-bert sst2-distilbert --format html -o compare.html`,
 		Args: cobra.ExactArgs(2),
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	cmd.Flags().StringVar(&o.format, "format", "text", "text (the table), md (with the failing cases, flips first) or html (the page)")
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "file to write (default standard output)")

@@ -68,7 +68,7 @@ pre-tokenizer), so on Chinese it learns characters only and says so: train bpe o
   beluga tokenizer train --kind bpe --vocab-size 8000 --input train.csv:text --suite suite.jsonl -o tokenizer.json
   beluga tokenizer train --kind unigram --vocab-size 4000 --input train.tsv:sentence -o sst2-unigram.json`,
 		Args: cobra.NoArgs,
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	fl := cmd.Flags()
 	o.corpus.bind(fl, "train or validation; never test")
@@ -185,7 +185,7 @@ white-space word is a sentence and UAX #29 cuts at every character: read tokens 
 ` + dialectHelp,
 		Example: `  beluga tokenizer stats --tokenizer bert-base-multilingual-cased/ --input iid_ar_binary.csv:text --max-length 48,128`,
 		Args:    cobra.NoArgs,
-		RunE:    commandRunE(o),
+		RunE:    runE(o),
 	}
 	fl := cmd.Flags()
 	o.corpus.bind(fl, "train or validation")

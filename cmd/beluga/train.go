@@ -55,7 +55,7 @@ eval_limit and hyper.loss are spec-only.`,
   beluga train --spec run.yaml --method l2 --search --out runs/l2
   beluga train --spec run.yaml --method l2 --held-out class:Negation --hyper-from runs/l2 --out runs/l2-negation`,
 		Args: cobra.NoArgs,
-		RunE: commandRunE(o),
+		RunE: runE(o),
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.specFile, "spec", "", "YAML run spec (fields as train.RunSpec)")
@@ -72,7 +72,7 @@ eval_limit and hyper.loss are spec-only.`,
 	fl.Float64SliceVar(&o.gridEpochs, "grid-epochs", nil, "epochs to search (default BeLUGA's)")
 	fl.StringVar(&o.hyperFrom, "hyper-from", "", "reuse the suite-phase hyper-parameters this done run directory trained with (its search's choice when it searched; held-out runs reuse the full run's)")
 	enumFlag(cmd, "method", train.MethodNames()...)
-	enumFlag(cmd, "configuration", configurationNames()...)
+	enumFlag(cmd, "configuration", train.ConfigurationNames()...)
 	enumFlag(cmd, "model-kind", pretrained.SourceKinds()...)
 	enumFlag(cmd, "correct", slices.Sorted(maps.Keys(train.Corrections))...)
 	cmd.MarkFlagRequired("out")
@@ -82,7 +82,8 @@ eval_limit and hyper.loss are spec-only.`,
 // complete builds the run spec: the flags' defaults, the YAML file, the
 // flags given, the held-out fold, the reused hyper-parameters, then what
 // the profile supplies for the task and configuration.
-func (o *trainOptions) complete(cmd *cobra.Command, _ []string) error {
+func (o *trainOptions) complete(cmd *cobra.Command, args []string) error {
+	o.setUp(cmd, args)
 	spec, err := runSpec(cmd.Flags(), o.specFile)
 	if err != nil {
 		return err
@@ -104,7 +105,6 @@ func (o *trainOptions) complete(cmd *cobra.Command, _ []string) error {
 	if err := spec.FillDefaults(); err != nil {
 		return err
 	}
-	spec.ProbeHyper.Epochs = train.LPFTEpochs
 	o.spec = spec
 	return nil
 }
@@ -238,7 +238,7 @@ func bindTrainFlags(fl *pflag.FlagSet, spec *train.RunSpec) {
 	fl.StringVar(&spec.Model.Tokenizer, "tokenizer", "", "any tokenizer for bert-tiny instead of --vocab: a tokenizer.json (beluga tokenizer train), vocab.txt, SentencePiece .model or model directory")
 	fl.StringVar(&spec.Model.GloVe, "glove", "", "GloVe vectors for wordvec")
 	fl.IntVar(&spec.Model.Hidden, "hidden", 128, "pooler width of wordvec")
-	fl.StringVar(&spec.Configuration, "configuration", train.ConfigIID, strings.Join(configurationNames(), ", ")+" (t: the suite alone; Table 3's spellings such as IID-IID+T too)")
+	fl.StringVar(&spec.Configuration, "configuration", train.ConfigIID, strings.Join(train.ConfigurationNames(), ", ")+" (t: the suite alone; Table 3's spellings such as IID-IID+T too)")
 	fl.StringVar(&spec.Method, "method", "vanilla", strings.Join(train.MethodNames(), ", "))
 	fl.IntVar(&spec.ProbeHyper.BatchSize, "probe-batch-size", 0, "lp-ft: batch size of the linear-probing phase "+profileDefault(func(d train.RunDefaults) any { return d.ProbeHyper.BatchSize }))
 	fl.Float64Var(&spec.ProbeHyper.LR, "probe-lr", 0, "lp-ft: learning rate of the linear-probing phase "+profileDefault(func(d train.RunDefaults) any { return d.ProbeHyper.LR }))
@@ -255,15 +255,6 @@ func bindTrainFlags(fl *pflag.FlagSet, spec *train.RunSpec) {
 	fl.Float64Var(&spec.IIDHyper.LR, "iid-lr", 0, "learning rate of the IID configuration "+profileDefault(func(d train.RunDefaults) any { return d.IIDHyper.LR }))
 	fl.IntVar(&spec.MaxLength, "max-length", 0, "truncate encodings to this many tokens "+profileDefault(func(d train.RunDefaults) any { return d.MaxLength }))
 	fl.Uint64Var(&spec.Seed, "seed", 42, "seed of initialisation, batching and dropout")
-}
-
-// configurationNames lists package train's names of the configurations.
-func configurationNames() []string {
-	var names []string
-	for _, c := range train.Configurations {
-		names = append(names, c.Name)
-	}
-	return names
 }
 
 // profileDefault says what a profile-supplied flag defaults to, per task

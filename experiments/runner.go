@@ -462,7 +462,7 @@ func (r *TrainRunner) Run(ctx context.Context, run Run, dir string) error {
 // resultOf is the result file of a run; constant records the constant
 // predictors' scores (for runs scored on every functionality).
 func resultOf(res *train.Result, constant bool) *Result {
-	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics, Flags: Sanity(res), Functionalities: funcResults(res.Suite),
+	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics, Flags: metrics.Sanity(res.SanityInput()), Functionalities: funcResults(res.Suite),
 		IIDEval: res.IIDEval, IIDEvalCorrect: res.IIDEvalCorrect, GroupBalance: res.GroupBalance}
 	if !constant || len(res.Constant) == 0 {
 		return out

@@ -44,8 +44,7 @@ func (o *dataCacheOptions) bind(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.cacheDir, "cache", "", "cache directory (default $BELUGA_DATA, else the user cache directory)")
 }
 
-func (o *dataCacheOptions) complete(cmd *cobra.Command, args []string) (err error) {
-	o.setUp(cmd, args)
+func (o *dataCacheOptions) complete(*cobra.Command, []string) (err error) {
 	o.cache, err = dataCache(o.cacheDir, o.from)
 	return err
 }

@@ -77,8 +77,7 @@ name or class index per row, for suites whose cases have one input each.`,
 	return cmd
 }
 
-func (o *evalOptions) complete(cmd *cobra.Command, args []string) error {
-	o.setUp(cmd, args)
+func (o *evalOptions) complete(cmd *cobra.Command, _ []string) error {
 	o.formatGiven = cmd.Flags().Changed("predictions-format")
 	var err error
 	if o.predFormat, err = metrics.ParseFormat(o.format); err != nil {

@@ -44,8 +44,7 @@ RUN is a run directory (STORE/ID), a run ID with --store, or a case file
 
 // complete finds the run's case file: --store is a store directory or
 // the experiment spec whose store it is.
-func (o *failuresOptions) complete(cmd *cobra.Command, args []string) error {
-	o.setUp(cmd, args)
+func (o *failuresOptions) complete(*cobra.Command, []string) error {
 	store := o.store
 	if st, err := os.Stat(store); err == nil && !st.IsDir() {
 		spec, err := experiments.LoadSpec(store)

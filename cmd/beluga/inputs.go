@@ -54,9 +54,8 @@ func (o *suiteInputsOptions) run(context.Context) error {
 		return err
 	}
 	sp := o.sp
-	if sp != "" && suites.Summarise(s).Splits[sp].Cases == 0 {
+	if splits.Ensure(s, sp) {
 		slog.Info("suite carries no split; assigning BeLUGA's", "seed", splits.BeLUGASeed)
-		splits.Assign(s, splits.BeLUGASeed)
 	}
 	return atomicfile.Write(o.out, func(w io.Writer) error {
 		enc := json.NewEncoder(w)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,25 +9,48 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// commandOptions are what the options structs of part B's commands embed:
-// the streams and arguments of the execution, a complete that takes them
-// from the command being executed, and a validate that checks nothing. A
-// struct with more to complete defines its own complete, which calls setUp
-// first; one with something to check defines its own validate.
+// options is a command's options struct, as kubectl writes its commands:
+// the struct holds the command's flags and streams, complete turns the
+// flags and arguments into what the command works on, validate refuses
+// what it cannot do before anything is read or written, and run does it.
+// A command's constructor binds the flags to a fresh struct, so that two
+// trees (two tests) never share one. Every options struct embeds
+// commandOptions, which gives it the streams and arguments of the
+// execution and, unless it has its own, a complete and a validate that do
+// nothing.
+type options interface {
+	common() *commandOptions
+	complete(cmd *cobra.Command, args []string) error
+	validate() error
+	run(ctx context.Context) error
+}
+
+// runE is the RunE of a command made of o: it gives o the
+// command's streams and arguments, then completes, validates and runs it.
+func runE(o options) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		b := o.common()
+		b.ioStreams, b.args = streamsOf(cmd), args
+		if err := o.complete(cmd, args); err != nil {
+			return err
+		}
+		if err := o.validate(); err != nil {
+			return err
+		}
+		return o.run(cmd.Context())
+	}
+}
+
+// commandOptions are what every options struct embeds: the streams and
+// arguments of the execution (set by commandRunE).
 type commandOptions struct {
 	ioStreams
 	args []string
 }
 
-// setUp takes the streams and arguments of the command being executed.
-func (o *commandOptions) setUp(cmd *cobra.Command, args []string) {
-	o.ioStreams, o.args = streamsOf(cmd), args
-}
+func (o *commandOptions) common() *commandOptions { return o }
 
-func (o *commandOptions) complete(cmd *cobra.Command, args []string) error {
-	o.setUp(cmd, args)
-	return nil
-}
+func (o *commandOptions) complete(*cobra.Command, []string) error { return nil }
 
 func (o *commandOptions) validate() error { return nil }
 

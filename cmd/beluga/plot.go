@@ -143,7 +143,7 @@ func (o *learningCurveOptions) run(ctx context.Context) error {
 
 // curvesOptions are beluga plot curves' flags and argument.
 type curvesOptions struct {
-	ioStreams
+	commandOptions
 	dir, out, events string // dir: the run's directory, or its curve.jsonl
 }
 
@@ -168,7 +168,7 @@ DIR (tags loss/KIND and lr), so that "tensorboard --logdir" shows it.`,
 }
 
 func (o *curvesOptions) complete(cmd *cobra.Command, args []string) error {
-	o.ioStreams, o.dir = streamsOf(cmd), args[0]
+	o.dir = args[0]
 	return nil
 }
 

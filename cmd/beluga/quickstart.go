@@ -58,14 +58,14 @@ dev's other, i.i.d. test half.`,
 
 // quickstartOptions are beluga quickstart's flags.
 type quickstartOptions struct {
-	ioStreams
+	commandOptions
 	from, out, checkpoint, task, precision string
 	jobs                                   int
 	outSet                                 bool // -o given: the store of either task
 }
 
 func (o *quickstartOptions) complete(cmd *cobra.Command, _ []string) error {
-	o.ioStreams, o.outSet = streamsOf(cmd), cmd.Flags().Changed("out")
+	o.outSet = cmd.Flags().Changed("out")
 	o.task = strings.ToUpper(o.task)
 	return nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"os"
@@ -57,32 +56,6 @@ type ioStreams struct {
 // unless SetIn, SetOut or SetErr named others on it or an ancestor.
 func streamsOf(cmd *cobra.Command) ioStreams {
 	return ioStreams{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()}
-}
-
-// options is what a command's options struct does, as kubectl's commands
-// do: complete fills what the flags leave (the arguments, the streams,
-// whether a flag was given), validate refuses bad values before anything
-// is read, fetched or written, run does the work. Each command's flags
-// live in its own options value, made by its NewCmdX: nothing outlives one
-// execution of the tree.
-type options interface {
-	complete(cmd *cobra.Command, args []string) error
-	validate() error
-	run(ctx context.Context) error
-}
-
-// runE is the RunE of a command whose options are o: complete, validate,
-// run, and nothing else.
-func runE(o options) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := o.complete(cmd, args); err != nil {
-			return err
-		}
-		if err := o.validate(); err != nil {
-			return err
-		}
-		return o.run(cmd.Context())
-	}
 }
 
 // version is the module version and VCS revision the binary was built from.

@@ -194,16 +194,14 @@ func newInputs(fromDir string, offline bool) (*experiments.Inputs, error) {
 // its spec, or a run store directory — and its --store, the store when it
 // is not the spec's out.
 type storeArg struct {
-	ioStreams
+	commandOptions
 	arg, store string
 }
 
 func (s *storeArg) complete(cmd *cobra.Command, args []string) error {
-	s.ioStreams, s.arg = streamsOf(cmd), args[0]
+	s.arg = args[0]
 	return nil
 }
-
-func (s *storeArg) validate() error { return nil }
 
 // addStoreFlag defines --store; with the shorthand -o, --out too, the
 // store's first name in the commands where -o is the store.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/termtext"
+	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/train"
 )
 
@@ -95,7 +96,7 @@ func (o *statusOptions) run(ctx context.Context) error {
 		}
 		marker, why := "", r.Reason
 		if len(r.Flags) > 0 {
-			marker, why = flagMarker, experiments.FlagSummary(r.Flags)
+			marker, why = flagMarker, metrics.FlagSummary(r.Flags)
 		}
 		if o.sizes {
 			z, ok, err := experiments.SizesOf(sw.Store, r.Spec, memo)

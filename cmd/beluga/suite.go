@@ -113,7 +113,7 @@ func (o *suiteImportHateCheckOptions) run(context.Context) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(o.ErrOut, "", res.Warnings)
+	printImportWarnings(o.ErrOut, res.Warnings)
 	return o.save(res.Suite)
 }
 
@@ -165,7 +165,7 @@ func (o *suiteImportTableOptions) run(context.Context) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(o.ErrOut, "", res.Warnings)
+	printImportWarnings(o.ErrOut, res.Warnings)
 	if err := suites.Save(o.out, res.Suite); err != nil {
 		return err
 	}
@@ -209,23 +209,29 @@ func (o *suiteStatsOptions) run(context.Context) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(o.ErrOut, "suite "+path+": ", suites.TextProblems(s))
+	problems := suites.TextProblems(s)
+	for i, p := range problems {
+		if i == maxWarnings {
+			fmt.Fprintf(o.ErrOut, "warning: … and %d more\n", len(problems)-maxWarnings)
+			break
+		}
+		fmt.Fprintf(o.ErrOut, "warning: suite %s: %s\n", path, p)
+	}
 	st := suites.Summarise(s)
 	st.Scripts = suites.Scripts(s)
 	if err := writeStats(o.Out, st, o.format); err != nil {
 		return err
 	}
 	if o.by != "" {
-		if len(st.Splits) == 0 {
+		if splits.Ensure(s, suites.SplitTest) {
 			fmt.Fprintf(o.ErrOut, "%s has no split: counting BeLUGA's (beluga suite split)\n", path)
-			splits.Assign(s, splits.BeLUGASeed)
 		}
 		if err := printBalance(o.Out, o.by, splits.Balance(s, o.by)); err != nil {
 			return err
 		}
 	}
 	if o.group != "" {
-		if len(st.Splits) == 0 {
+		if splits.Ensure(s, suites.SplitTest) {
 			fmt.Fprintf(o.ErrOut, "%s has no split: checking BeLUGA's (beluga suite split)\n", path)
 		}
 		train.SuiteGroupChecks(s, o.group).Print(o.ErrOut)
@@ -301,19 +307,19 @@ func parseFilters(in []string) ([]suites.Filter, error) {
 	return out, nil
 }
 
-// maxWarnings caps the warnings a command prints one by one.
+// maxWarnings caps the warnings an import prints one by one.
 const maxWarnings = 10
 
-// printWarnings prints warnings about a suite's texts (an import's lines
-// kept as they are that are likely wrong, a suite's odd texts), each after
-// prefix: the first maxWarnings, then how many more.
-func printWarnings[W any](w io.Writer, prefix string, warnings []W) {
+// printImportWarnings prints an import's warnings (texts kept as they are
+// that are likely wrong), the first maxWarnings with their lines, then how
+// many more.
+func printImportWarnings(w io.Writer, warnings []*suites.LineError) {
 	for i, x := range warnings {
 		if i == maxWarnings {
 			fmt.Fprintf(w, "warning: … and %d more\n", len(warnings)-maxWarnings)
 			break
 		}
-		fmt.Fprintf(w, "warning: %s%v\n", prefix, x)
+		fmt.Fprintf(w, "warning: %s\n", x)
 	}
 }
 

@@ -115,8 +115,7 @@ cases).
 
 // complete turns the flags into the test: scoring options, label map,
 // sample, data.
-func (o *testOptions) complete(cmd *cobra.Command, args []string) error {
-	o.setUp(cmd, args)
+func (o *testOptions) complete(cmd *cobra.Command, _ []string) error {
 	o.nGiven, o.seedGiven = cmd.Flags().Changed("n"), cmd.Flags().Changed("seed")
 	opt, err := o.sf.options(cmd.Flags())
 	if err != nil {

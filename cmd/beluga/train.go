@@ -82,8 +82,7 @@ eval_limit and hyper.loss are spec-only.`,
 // complete builds the run spec: the flags' defaults, the YAML file, the
 // flags given, the held-out fold, the reused hyper-parameters, then what
 // the profile supplies for the task and configuration.
-func (o *trainOptions) complete(cmd *cobra.Command, args []string) error {
-	o.setUp(cmd, args)
+func (o *trainOptions) complete(cmd *cobra.Command, _ []string) error {
 	spec, err := runSpec(cmd.Flags(), o.specFile)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -369,19 +370,64 @@ type SearchRecord struct {
 
 // chosen reads what a done search run chose.
 func (r *TrainRunner) chosen(id string) (train.Hyper, error) {
-	var rec SearchRecord
 	if r.Store == nil || r.Store.State(id) != Done {
-		return rec.Chosen, fmt.Errorf("trains with the choice of search %s, which is not done", id)
+		return train.Hyper{}, fmt.Errorf("trains with the choice of search %s, which is not done", id)
 	}
-	path := filepath.Join(r.Store.RunDir(id), SearchFile)
+	h, _, err := readChoice(r.Store.RunDir(id))
+	return h, err
+}
+
+// readChoice reads the hyper-parameters a search chose from dir's
+// SearchFile; ok is false when dir holds none (its run did not search).
+func readChoice(dir string) (h train.Hyper, ok bool, err error) {
+	var rec SearchRecord
+	path := filepath.Join(dir, SearchFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return rec.Chosen, err
+		return h, false, err
 	}
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return rec.Chosen, fmt.Errorf("%s: %w", path, err)
+		return h, false, fmt.Errorf("%s: %w", path, err)
 	}
-	return rec.Chosen, nil
+	return rec.Chosen, true, nil
+}
+
+// TrainedHyper reads the suite-phase hyper-parameters (hyper) the done run
+// in dir trained with, for a run that reuses them (beluga train
+// --hyper-from; a held-out run reuses its full run's): the choice of its
+// search when it searched (SearchFile: beluga train --search, a sweep's
+// search), else its recorded train spec's — TrainSpecFile in a sweep's
+// run, SpecFile in a run directory of beluga train. A run that is not done
+// is refused: a search that failed leaves a spec whose hyper it never chose.
+func TrainedHyper(dir string) (train.Hyper, error) {
+	var h train.Hyper
+	dir = filepath.Clean(dir) // runs/l2/ is the run l2 of the store runs
+	if st, why := (&Store{Dir: filepath.Dir(dir)}).Check(filepath.Base(dir), false); st != Done {
+		if why != "" {
+			return h, fmt.Errorf("run directory %s is %s: %s", dir, st, why)
+		}
+		return h, fmt.Errorf("run directory %s is %s, not done", dir, st)
+	}
+	if h, ok, err := readChoice(dir); ok || !errors.Is(err, fs.ErrNotExist) {
+		return h, err
+	}
+	path := filepath.Join(dir, TrainSpecFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		path = filepath.Join(dir, SpecFile)
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return h, err
+	}
+	var spec train.RunSpec
+	if err := json.Unmarshal(b, &spec); err != nil {
+		return h, fmt.Errorf("%s: %w", path, err)
+	}
+	if spec.Hyper == (train.Hyper{}) {
+		return h, fmt.Errorf("%s records no suite-phase hyper-parameters (hyper): not a run of beluga train or of a sweep's training", path)
+	}
+	return spec.Hyper, nil
 }
 
 // Run implements Runner: package train writes its outputs under dir/train,
@@ -416,7 +462,7 @@ func (r *TrainRunner) Run(ctx context.Context, run Run, dir string) error {
 // resultOf is the result file of a run; constant records the constant
 // predictors' scores (for runs scored on every functionality).
 func resultOf(res *train.Result, constant bool) *Result {
-	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics, Flags: Sanity(res), Functionalities: funcResults(res.Suite),
+	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics, Flags: metrics.Sanity(res.SanityInput()), Functionalities: funcResults(res.Suite),
 		IIDEval: res.IIDEval, IIDEvalCorrect: res.IIDEvalCorrect, GroupBalance: res.GroupBalance}
 	if !constant || len(res.Constant) == 0 {
 		return out

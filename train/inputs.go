@@ -141,9 +141,7 @@ func suiteRows(s *suites.Suite, split suites.Split) []inputcheck.Row {
 // and how many values each part has. A suite without a split gets
 // BeLUGA's first.
 func SuiteGroupChecks(s *suites.Suite, column string) *inputcheck.Report {
-	if suites.Summarise(s).Splits[suites.SplitTest].Cases == 0 {
-		splits.Assign(s, splits.BeLUGASeed)
-	}
+	splits.Ensure(s, suites.SplitTest)
 	parts := suiteParts(s)
 	for k, split := range []suites.Split{suites.SplitTrain, suites.SplitValidation, suites.SplitTest} {
 		parts[k].GroupColumn = column

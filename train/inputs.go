@@ -191,11 +191,7 @@ func CheckIIDFiles(spec RunSpec) (*inputcheck.Report, error) {
 	if _, ok := spec.kind().(classTaskKind); !ok {
 		return nil, fmt.Errorf("task %s: its i.i.d. files are SQuAD's, read as questions when it runs; only a classification task's are checked here", spec.Task)
 	}
-	task, err := spec.task()
-	if err != nil {
-		return nil, err
-	}
-	iid, err := spec.readIID(task)
+	iid, err := spec.readTaskIID()
 	if err != nil {
 		return nil, err
 	}

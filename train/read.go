@@ -482,10 +482,10 @@ func spanObjective(m *models.SpanBERT, val *SuiteData, length int, seed uint64) 
 		start, end := 0, 0
 		for i, r := range val.MFT {
 			s, e := row(ls, i)
-			if argmax(s) == r.Span[0] {
+			if metrics.Argmax(s) == r.Span[0] {
 				start++
 			}
-			if argmax(e) == r.Span[1] {
+			if metrics.Argmax(e) == r.Span[1] {
 				end++
 			}
 		}
@@ -515,10 +515,10 @@ func spanObjective(m *models.SpanBERT, val *SuiteData, length int, seed uint64) 
 			a := p.Aligns[picked[i]]
 			os, oe := row(ls, 2*i)
 			ps, pe := row(ls, 2*i+1)
-			if argmax(gather(ps, a.Pert)) == argmax(gather(os, a.Orig)) {
+			if metrics.Argmax(gather(ps, a.Pert)) == metrics.Argmax(gather(os, a.Orig)) {
 				start++
 			}
-			if argmax(gather(pe, a.Pert)) == argmax(gather(oe, a.Orig)) {
+			if metrics.Argmax(gather(pe, a.Pert)) == metrics.Argmax(gather(oe, a.Orig)) {
 				end++
 			}
 		}

@@ -19,7 +19,7 @@ func gemmEngines(path string) ([]engine, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, engine{name, b.Gemm})
+			out = append(out, engine{name, path, b.Gemm})
 			continue
 		}
 		for _, p := range models.KernelPaths() {
@@ -30,7 +30,7 @@ func gemmEngines(path string) ([]engine, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, engine{"go/" + p, b.Gemm})
+			out = append(out, engine{"go/" + p, p, b.Gemm})
 		}
 	}
 	return out, nil

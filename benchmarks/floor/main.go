@@ -104,6 +104,7 @@ func run(names []string, steps int) error {
 	for _, l := range loops {
 		one := fmaPeak(l, 1)
 		all := fmaPeak(l, procs)
+		peaks[l.name] = all
 		fmt.Printf("fma peak %-12s 1 core %6.1f GFLOP/s, %d cores %6.1f GFLOP/s\n", l.name, one, procs, all)
 	}
 	for _, n := range names {
@@ -117,6 +118,9 @@ func run(names []string, steps int) error {
 	}
 	return nil
 }
+
+// peaks are the FMA peaks of the kernel paths on all cores, GFLOP/s.
+var peaks = map[string]float64{}
 
 // fmaPeak runs the loop on procs goroutines at once and returns the
 // best GFLOP/s of five rounds.
@@ -211,46 +215,80 @@ func floorOf(sh shape, steps int) error {
 	sort.Slice(calls, func(i, j int) bool {
 		return calls[i].flops()*float64(rec.counts[calls[i]]) > calls[j].flops()*float64(rec.counts[calls[j]])
 	})
-	engines, err := gemmEngines(stepBackend.Kernels())
+	path := stepBackend.Kernels()
+	engines, err := gemmEngines(path)
 	if err != nil {
 		return err
 	}
-	var flops, floor, floorCPU float64
+	// Two floors: the best engine per shape of any kernel path (what the
+	// machine can do), and of the step's path alone (what the step's
+	// kernels can do: its multiple is the step's overhead on that path).
+	var flops float64
+	var all, own floorSum
 	best := map[string]float64{}    // seconds each engine would take for every product
 	bestCPU := map[string]float64{} // the same from CPU time
 	for _, c := range calls {
 		n := float64(rec.counts[c])
 		flops += n * c.flops()
-		bestT, bestC := 0.0, 0.0
+		var allT, ownT floorSum
 		for _, e := range engines {
 			t, cpu := timeCall(e.gemm, c)
 			best[e.name] += n * t
 			bestCPU[e.name] += n * cpu
-			if bestT == 0 || t < bestT {
-				bestT = t
-			}
-			if bestC == 0 || cpu < bestC {
-				bestC = cpu
+			allT.keep(t, cpu)
+			if e.path == path {
+				ownT.keep(t, cpu)
 			}
 		}
-		floor += n * bestT
-		floorCPU += n * bestC
+		all.add(n, allT)
+		own.add(n, ownT)
 	}
 	fmt.Printf("\n%s (batch %d × %d): %d products, %d shapes, %.1f GFLOP a step\n", sh.name, sh.batch, sh.seq, total(rec.counts), len(calls), flops/1e9)
 	for _, e := range engines {
-		fmt.Printf("  gemm %-14s %6.1f GFLOP/s over the step's products (%.4f s); from CPU time %6.1f GFLOP/s\n",
-			e.name, flops/best[e.name]/1e9, best[e.name], flops/bestCPU[e.name]/1e9)
+		fmt.Printf("  gemm %-14s %6.1f GFLOP/s over the step's products (%.4f s); from CPU time %6.1f GFLOP/s%s\n",
+			e.name, flops/best[e.name]/1e9, best[e.name], flops/bestCPU[e.name]/1e9, ofPeak(e.path, flops/best[e.name]/1e9, flops/bestCPU[e.name]/1e9))
 	}
 	fmt.Printf("  floor (best engine per shape) %.4f s = %.1f GFLOP/s; from CPU time %.4f s = %.1f GFLOP/s\n",
-		floor, flops/floor/1e9, floorCPU, flops/floorCPU/1e9)
-	fmt.Printf("  step median %.4f s (fastest %.4f s) over %d steps = %.2f× floor (fastest %.2f×); CPU time per core %.4f s = %.2f× the CPU-time floor\n",
-		median, fastest, steps, median/floor, fastest/floor, cpuMedian, cpuMedian/floorCPU)
-	fmt.Printf("floor %s median_x=%.2f fastest_x=%.2f cpu_x=%.2f step_time=%.4f fastest=%.4f step_cpu=%.4f floor_s=%.4f floor_cpu_s=%.4f gemm_gflops=%.1f peak_rss_mb=%.0f\n",
-		sh.name, median/floor, fastest/floor, cpuMedian/floorCPU, median, fastest, cpuMedian, floor, floorCPU, flops/floor/1e9, stepbench.PeakRSSMB())
+		all.wall, flops/all.wall/1e9, all.cpu, flops/all.cpu/1e9)
+	fmt.Printf("  floor on the step's path (%s) %.4f s = %.1f GFLOP/s; from CPU time %.4f s = %.1f GFLOP/s\n",
+		path, own.wall, flops/own.wall/1e9, own.cpu, flops/own.cpu/1e9)
+	fmt.Printf("  step median %.4f s (fastest %.4f s) over %d steps = %.2f× floor (fastest %.2f×), %.2f× its path's floor (fastest %.2f×); CPU time per core %.4f s = %.2f× the CPU-time floor, %.2f× its path's\n",
+		median, fastest, steps, median/all.wall, fastest/all.wall, median/own.wall, fastest/own.wall, cpuMedian, cpuMedian/all.cpu, cpuMedian/own.cpu)
+	fmt.Printf("floor %s median_x=%.2f fastest_x=%.2f cpu_x=%.2f step_time=%.4f fastest=%.4f step_cpu=%.4f floor_s=%.4f floor_cpu_s=%.4f gemm_gflops=%.1f peak_rss_mb=%.0f path=%s path_floor_s=%.4f path_floor_cpu_s=%.4f path_median_x=%.2f path_fastest_x=%.2f path_cpu_x=%.2f\n",
+		sh.name, median/all.wall, fastest/all.wall, cpuMedian/all.cpu, median, fastest, cpuMedian, all.wall, all.cpu, flops/all.wall/1e9, stepbench.PeakRSSMB(),
+		path, own.wall, own.cpu, median/own.wall, fastest/own.wall, cpuMedian/own.cpu)
 	if withBF16 {
-		return bf16Floor(sh, steps, rec.counts, median, floor)
+		return bf16Floor(sh, steps, rec.counts, median, all.wall)
 	}
 	return nil
+}
+
+// floorSum is a floor's seconds, from the wall clock and from CPU time:
+// for one shape the best engine's (keep), over the step the sum (add).
+type floorSum struct{ wall, cpu float64 }
+
+func (f *floorSum) keep(wall, cpu float64) {
+	if f.wall == 0 || wall < f.wall {
+		f.wall = wall
+	}
+	if f.cpu == 0 || cpu < f.cpu {
+		f.cpu = cpu
+	}
+}
+
+func (f *floorSum) add(n float64, shape floorSum) {
+	f.wall += n * shape.wall
+	f.cpu += n * shape.cpu
+}
+
+// ofPeak is a product's rate as a share of its kernel path's FMA peak on
+// all cores (from the wall clock and from CPU time), where the path has one.
+func ofPeak(path string, wall, cpu float64) string {
+	p, ok := peaks[path]
+	if !ok || p == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" = %.0f%% (CPU time %.0f%%) of the %s FMA peak", 100*wall/p, 100*cpu/p, path)
 }
 
 // withBF16 is -bf16: the bf16 step and floor beside fp32's.
@@ -264,10 +302,10 @@ func total(m map[gemmCall]int) int {
 	return t
 }
 
-// engine is one way beluga can run a product.
+// engine is one way beluga can run a product, on a kernel path.
 type engine struct {
-	name string
-	gemm func(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+	name, path string
+	gemm       func(parallel, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
 }
 
 // timeCall returns the seconds one call of c takes in the step: the best of

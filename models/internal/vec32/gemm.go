@@ -20,7 +20,7 @@ import (
 // Gemm sets C = alpha·op(A)·op(B) + beta·C for row-major A (m×k after op),
 // B (k×n after op) and C (m×n) with leading strides lda, ldb, ldc, on the
 // kernel path kn. With parallel set, the packing of B and
-// blocks of C (row panels, by chunks of columns when rows are few) are
+// blocks of C (blocks of rows, by chunks of columns when rows are few) are
 // spread over GOMAXPROCS goroutines, with no lock: each goroutine writes
 // its own blocks.
 //
@@ -57,102 +57,134 @@ func gemm(kn *Kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 		scaleBlock(c, ldc, beta, 0, m, 0, n)
 		return
 	}
+	g := &sgemm{kn: kn, transA: transA, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, beta: beta, c: c, ldc: ldc}
 	mr, nr := kn.mr, kn.nr
-	panels := (m + mr - 1) / mr
-	colPanels := (n + nr - 1) / nr
-	// The work is split into tasks of one row panel by a chunk of column
-	// panels: a chunk is all of them unless there are too few row panels
-	// to keep every core busy (bert-base's 1,024 rows are 86 panels: on 64
-	// cores, rows alone would leave a third of them idle).
-	chunk := colPanels
-	if procs := runtime.GOMAXPROCS(0); parallel && panels < 4*procs {
-		chunk = max(1, colPanels*panels/(4*procs))
+	g.panels, g.colPanels = (m+mr-1)/mr, (n+nr-1)/nr
+	kBlocks := (k + sgemmKC - 1) / sgemmKC
+	// BLIS's loop order: B is packed whole, block of k by block, in panels
+	// of nr columns (bp[l0·colPanels·nr + q·kb·nr]); each task packs its
+	// block of A (mcRows rows, a block of k at a time) into micro-panels
+	// of mr rows, which stay in L2, and runs the kernel over them for one
+	// panel of B after another: each panel of B is read from L1 by every
+	// micro-panel of the block, A's micro-panels stream from L2.
+	g.bp = packs.get(k * g.colPanels * nr)
+	packAll := func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			l0, q := sgemmKC*(t/g.colPanels), t%g.colPanels
+			kn.packB(g.bp[l0*g.colPanels*nr:], transB, b, ldb, l0, min(sgemmKC, k-l0), n, nr, q, q+1)
+		}
 	}
-	chunks := (colPanels + chunk - 1) / chunk
-	grain := max(1, (1<<18)/(mr*kb0(k)*chunk*nr+1))
-	// The kernels read B where it lies: only the edge panel of an
-	// untransposed B is packed (zero-padded to nr columns).
-	inPlaceB := !transB
+	// The work is split into tasks of one block of rows by a chunk of
+	// column panels. Where rows are few, the blocks shrink (down to
+	// minPanels micro-panels) to give every core about four; below that,
+	// the columns are split into chunks (each packs its block of A again).
+	g.mcPanels = max(1, mcRows/mr)
+	procs := runtime.GOMAXPROCS(0)
+	if parallel {
+		g.mcPanels = max(min(g.mcPanels, g.panels/(4*procs)), min(g.mcPanels, minPanels))
+	}
+	g.rowBlocks = (g.panels + g.mcPanels - 1) / g.mcPanels
+	g.chunk = g.colPanels
+	if parallel && g.rowBlocks < 4*procs {
+		g.chunk = max(1, g.colPanels*g.rowBlocks/(4*procs))
+	}
+	tasks := g.rowBlocks * ((g.colPanels + g.chunk - 1) / g.chunk)
+	run := func(lo, hi int) {
+		ap, tile := packs.get(g.mcPanels*mr*min(sgemmKC, k)), packs.get(mr*nr)
+		for t := lo; t < hi; t++ {
+			g.task(t, ap, tile)
+		}
+		packs.put(tile)
+		packs.put(ap)
+	}
+	if parallel {
+		ParallelFor(kBlocks*g.colPanels, max(1, (1<<14)/(sgemmKC*nr)), packAll)
+		ParallelFor(tasks, 1, run)
+	} else {
+		packAll(0, kBlocks*g.colPanels)
+		run(0, tasks)
+	}
+	packs.put(g.bp)
+}
+
+// sgemm is one product on a vector path, its B packed (bp), split into
+// tasks: blocks of mcPanels micro-panels of rows by chunks of column panels.
+type sgemm struct {
+	kn                         *Kernels
+	transA                     bool
+	m, n, k                    int
+	alpha, beta                float32
+	a, c, bp                   []float32
+	lda, ldc                   int
+	panels, colPanels          int
+	mcPanels, rowBlocks, chunk int
+}
+
+// task runs task t: its block of rows by its chunk of columns, over every
+// block of k in order; ap holds its packed A, tile an edge block of C.
+func (g *sgemm) task(t int, ap, tile []float32) {
+	kn, m, n, k, a, lda, c, ldc := g.kn, g.m, g.n, g.k, g.a, g.lda, g.c, g.ldc
+	mr, nr := kn.mr, kn.nr
+	rb, cc := t%g.rowBlocks, t/g.rowBlocks
+	p0, p1 := rb*g.mcPanels, min(g.panels, (rb+1)*g.mcPanels)
+	q0, q1 := cc*g.chunk, min(g.colPanels, (cc+1)*g.chunk)
+	// An untransposed A with alpha 1 is read where it lies (alpha·a is a
+	// then: the same bits as packed), its rows contiguous along k.
+	inPlaceA := !g.transA && g.alpha == 1
 	for l0 := 0; l0 < k; l0 += sgemmKC {
 		kb := min(sgemmKC, k-l0)
-		bp := packs.get(colPanels * kb * nr)
-		first := 0
-		if inPlaceB {
-			first = n / nr
+		if !inPlaceA {
+			kn.packA(ap, g.transA, a, lda, g.alpha, mr*p0, min(m, mr*p1)-mr*p0, l0, kb)
+		} else if last := mr * (p1 - 1); m-last < mr {
+			// Only an edge micro-panel is packed.
+			kn.packA(ap[(p1-1-p0)*mr*kb:], false, a, lda, g.alpha, last, m-last, l0, kb)
 		}
-		if parallel {
-			ParallelFor(colPanels-first, max(1, (1<<14)/(kb*nr)), func(lo, hi int) { packB(bp, transB, b, ldb, l0, kb, n, nr, first+lo, first+hi) })
-		} else {
-			packB(bp, transB, b, ldb, l0, kb, n, nr, first, colPanels)
-		}
-		run := func(lo, hi int) {
-			ap := packs.get(mr * kb)
-			tile := packs.get(mr * nr)
-			for t := lo; t < hi; t++ {
-				p, cc := t%panels, t/panels
+		for q := q0; q < q1; q++ {
+			j0 := nr * q
+			cols := min(nr, n-j0)
+			bq := &g.bp[l0*g.colPanels*nr+q*kb*nr]
+			for p := p0; p < p1; p++ {
 				i0 := mr * p
 				rows := min(mr, m-i0)
-				// A whole block with alpha 1 is read where it lies (alpha·a
-				// is a then: the same bits as packed).
-				direct := alpha == 1 && rows == mr
-				if !direct {
-					packA(ap, transA, a, lda, alpha, i0, rows, l0, kb, mr)
+				aq, as, ak := &ap[(p-p0)*mr*kb], 4, 4*mr
+				if inPlaceA && rows == mr {
+					aq, as, ak = &a[i0*lda+l0], 4*lda, 4
 				}
-				for q := cc * chunk; q < min(colPanels, (cc+1)*chunk); q++ {
-					j0 := nr * q
-					cols := min(nr, n-j0)
-					// A whole block with beta 0 is set by the kernel (fresh)
-					// without reading C; otherwise beta·C is applied by the
-					// task that owns the block, just before its first
-					// products are added.
-					fresh := l0 == 0 && beta == 0 && rows == mr && cols == nr
-					if l0 == 0 && !fresh {
-						scaleBlock(c, ldc, beta, i0, rows, j0, cols)
-					}
-					bq, bs := &bp[q*kb*nr], 4*nr
-					if inPlaceB && cols == nr {
-						bq, bs = &b[l0*ldb+j0], 4*ldb
-					}
-					if direct && cols == nr {
-						if transA {
-							kn.gemm(kb, &a[l0*lda+i0], 4, 4*lda, bq, bs, &c[i0*ldc+j0], ldc, fresh)
-						} else {
-							kn.gemm(kb, &a[i0*lda+l0], 4*lda, 4, bq, bs, &c[i0*ldc+j0], ldc, fresh)
-						}
-						continue
-					}
-					if direct {
-						// An edge panel of B: A packed after all.
-						packA(ap, transA, a, lda, alpha, i0, rows, l0, kb, mr)
-						direct = false
-					}
-					if rows == mr && cols == nr {
-						kn.gemm(kb, &ap[0], 4, 4*mr, bq, bs, &c[i0*ldc+j0], ldc, fresh)
-						continue
-					}
-					// An edge block: C's part in a zero-padded tile, so
-					// that each element is summed as in a whole block.
-					clear(tile)
-					for i := 0; i < rows; i++ {
-						copy(tile[i*nr:i*nr+cols], c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols])
-					}
-					kn.gemm(kb, &ap[0], 4, 4*mr, bq, bs, &tile[0], nr, false)
-					for i := 0; i < rows; i++ {
-						copy(c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols], tile[i*nr:i*nr+cols])
-					}
+				// A whole block with beta 0 is set by the kernel (fresh)
+				// without reading C; otherwise beta·C is applied by the
+				// task that owns the block, just before its first products
+				// are added.
+				fresh := l0 == 0 && g.beta == 0 && rows == mr && cols == nr
+				if l0 == 0 && !fresh {
+					scaleBlock(c, ldc, g.beta, i0, rows, j0, cols)
+				}
+				if rows == mr && cols == nr {
+					kn.gemm(kb, aq, as, ak, bq, 4*nr, &c[i0*ldc+j0], ldc, fresh)
+					continue
+				}
+				// An edge block: C's part in a zero-padded tile, so that
+				// each element is summed as in a whole block.
+				clear(tile)
+				for i := 0; i < rows; i++ {
+					copy(tile[i*nr:i*nr+cols], c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols])
+				}
+				kn.gemm(kb, aq, as, ak, bq, 4*nr, &tile[0], nr, false)
+				for i := 0; i < rows; i++ {
+					copy(c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols], tile[i*nr:i*nr+cols])
 				}
 			}
-			packs.put(tile)
-			packs.put(ap)
 		}
-		if parallel {
-			ParallelFor(panels*chunks, grain, run)
-		} else {
-			run(0, panels*chunks)
-		}
-		packs.put(bp)
 	}
 }
+
+// mcRows is the rows of A a task packs at a time: a block of 144 rows by
+// sgemmKC (144 KiB) stays in the L2 cache while the kernel runs over it.
+const mcRows = 144
+
+// minPanels is the fewest micro-panels of A a block of rows is cut to when
+// spreading a product over the cores: each panel of B read into L1 serves
+// at least that many.
+const minPanels = 4
 
 // scaleBlock sets C's rows [i0, i0+rows) × columns [j0, j0+cols) to beta
 // times themselves (zero for beta 0, whatever they held).
@@ -172,16 +204,15 @@ func scaleBlock(c []float32, ldc int, beta float32, i0, rows, j0, cols int) {
 	}
 }
 
-// kb0 is the depth of the first packed block of a product of depth k.
-func kb0(k int) int { return min(sgemmKC, k) }
-
-// sgemmKC is the depth of a packed block: a 12×KC panel of A (12 KiB)
-// stays in the L1 cache while the packed KC×n block of B streams from L2.
+// sgemmKC is the depth of a packed block: a panel of B, KC×nr (16 KiB in
+// AVX2, 32 in AVX-512), stays in the L1 cache while the micro-panels of A
+// (KC×mr) pass it. It fixes the bits: each element of C sums its products
+// in blocks of KC.
 const sgemmKC = 256
 
 // packB copies rows [l0, l0+kb) of op(B) (k×n) into panels of nr columns,
 // each kb×nr row-major, zero-padded: panels [qlo, qhi).
-func packB(bp []float32, trans bool, b []float32, ldb, l0, kb, n, nr, qlo, qhi int) {
+func (kn *Kernels) packB(bp []float32, trans bool, b []float32, ldb, l0, kb, n, nr, qlo, qhi int) {
 	for q := qlo; q < qhi; q++ {
 		j0 := nr * q
 		cols := min(nr, n-j0)
@@ -190,6 +221,10 @@ func packB(bp []float32, trans bool, b []float32, ldb, l0, kb, n, nr, qlo, qhi i
 		if trans && cols == nr {
 			// 8×8 blocks transposed in registers, where the CPU can.
 			l = packBTrans(panel, b[j0*ldb+l0:], ldb, kb, nr)
+		}
+		if !trans && cols == nr && kb > 0 {
+			kn.packBRows(&panel[0], &b[l0*ldb+j0], ldb, kb)
+			continue
 		}
 		for ; l < kb; l++ {
 			dst := panel[l*nr : l*nr+nr]
@@ -206,11 +241,26 @@ func packB(bp []float32, trans bool, b []float32, ldb, l0, kb, n, nr, qlo, qhi i
 }
 
 // packA copies alpha times rows [i0, i0+rows) and columns [l0, l0+kb) of
-// op(A) into ap[l*mr+i], zero-padded to mr rows.
-func packA(ap []float32, trans bool, a []float32, lda int, alpha float32, i0, rows, l0, kb, mr int) {
-	if rows < mr {
-		clear(ap[:mr*kb])
+// op(A) into micro-panels of mr rows, each kb×mr (ap[p·mr·kb + l·mr + i]),
+// the last zero-padded to mr rows.
+func (kn *Kernels) packA(ap []float32, trans bool, a []float32, lda int, alpha float32, i0, rows, l0, kb int) {
+	mr := kn.mr
+	full := rows / mr
+	if full < (rows+mr-1)/mr {
+		clear(ap[full*mr*kb : (full+1)*mr*kb])
 	}
+	p := 0
+	if trans && alpha == 1 && full > 0 && kb > 0 {
+		kn.packATrans(&ap[0], &a[l0*lda+i0], lda, kb, full)
+		p = full
+	}
+	for ; p*mr < rows; p++ {
+		packAPanel(ap[p*mr*kb:(p+1)*mr*kb], trans, a, lda, alpha, i0+p*mr, min(mr, rows-p*mr), l0, kb, mr)
+	}
+}
+
+// packAPanel packs one micro-panel of op(A).
+func packAPanel(ap []float32, trans bool, a []float32, lda int, alpha float32, i0, rows, l0, kb, mr int) {
 	if trans {
 		for l := 0; l < kb; l++ {
 			src := a[(l0+l)*lda+i0 : (l0+l)*lda+i0+rows]

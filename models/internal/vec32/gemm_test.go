@@ -107,7 +107,18 @@ func BenchmarkPackA(b *testing.B) {
 	const m, k = 12, 256
 	a, ap := make([]float32, m*k), make([]float32, m*k)
 	for i := 0; i < b.N; i++ {
-		packA(ap, false, a, k, 1, 0, m, 0, k, 12)
+		avx512Kernels.packA(ap, false, a, k, 1, 0, m, 0, k)
+	}
+}
+
+// BenchmarkPackATrans packs a block of 144 rows of a transposed A (a
+// BERT-mini weight gradient's, lda 1024) into the AVX2 kernel's panels.
+func BenchmarkPackATrans(b *testing.B) {
+	const m, kb, lda = 144, 256, 1024
+	a, ap := make([]float32, kb*lda), make([]float32, m*kb)
+	b.SetBytes(4 * m * kb)
+	for b.Loop() {
+		avx2Kernels.packA(ap, true, a, lda, 1, 0, m, 0, kb)
 	}
 }
 

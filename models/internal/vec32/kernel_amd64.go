@@ -9,6 +9,18 @@ func sgemmKernel6x16(k int, a *float32, rs, ks int, b *float32, bs int, c *float
 func sgemmKernel12x32(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
 
 //go:noescape
+func packATrans6(ap, a *float32, lda, kb, panels int)
+
+//go:noescape
+func packATrans12(ap, a *float32, lda, kb, panels int)
+
+//go:noescape
+func packBRowsAVX2(panel, b *float32, ldb, kb int)
+
+//go:noescape
+func packBRowsAVX512(panel, b *float32, ldb, kb int)
+
+//go:noescape
 func fmaPeakAVX2(n int)
 
 //go:noescape
@@ -105,7 +117,7 @@ var (
 	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512F
 )
 
-var avx2Kernels = &Kernels{name: PathAVX2, mr: 6, nr: 16, gemm: sgemmKernel6x16, lanes: 8, fmaPeak: fmaPeakAVX2,
+var avx2Kernels = &Kernels{name: PathAVX2, mr: 6, nr: 16, gemm: sgemmKernel6x16, packATrans: packATrans6, packBRows: packBRowsAVX2, lanes: 8, fmaPeak: fmaPeakAVX2,
 	geluF: geluAVX2, geluB: geluBackAVX2, expShift: expShift8, adamW: adamW8,
 	dropout: dropoutKernel(8, dropoutMaskAVX2), addRows: addRowsKernel(8, addRowsAVX2),
 	scale: scaleKernel(8, scaleAVX2), mulTo: mulToKernel(8, mulToAVX2), mulAdd: mulAddKernel(8, mulAddAVX2),
@@ -117,7 +129,7 @@ var avx2Kernels = &Kernels{name: PathAVX2, mr: 6, nr: 16, gemm: sgemmKernel6x16,
 // at a time, then one block of 8 on the AVX2 kernel, so that every element
 // gets the instructions it gets on the avx2 path; the other element-wise
 // kernels round each operation as the Go loops do, at any width.
-var avx512Kernels = &Kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel12x32, lanes: 16, fmaPeak: fmaPeakAVX512,
+var avx512Kernels = &Kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel12x32, packATrans: packATrans12, packBRows: packBRowsAVX512, lanes: 16, fmaPeak: fmaPeakAVX512,
 	geluF: func(y, x []float32) int {
 		n := len(x) &^ 15
 		if n > 0 {

@@ -738,6 +738,126 @@ loop:
 	VZEROUPPER
 	RET
 
+// func packATrans6(ap *float32, a *float32, lda int, kb int, panels int)
+// Requires: AVX
+TEXT ·packATrans6(SB), NOSPLIT, $0-40
+	MOVQ   ap+0(FP), DI
+	MOVQ   a+8(FP), SI
+	MOVQ   lda+16(FP), R8
+	SHLQ   $0x02, R8
+	MOVQ   kb+24(FP), R9
+	IMUL3Q $0x00000018, R9, R11
+	TESTQ  R9, R9
+	JZ     adone
+
+arow:
+	MOVQ SI, AX
+	MOVQ DI, DX
+	MOVQ panels+32(FP), CX
+
+apanel:
+	VMOVUPS (AX), X0
+	VMOVUPS X0, (DX)
+	MOVQ    16(AX), BX
+	MOVQ    BX, 16(DX)
+	ADDQ    $0x00000018, AX
+	ADDQ    R11, DX
+	DECQ    CX
+	JNZ     apanel
+	ADDQ    R8, SI
+	ADDQ    $0x00000018, DI
+	DECQ    R9
+	JNZ     arow
+
+adone:
+	VZEROUPPER
+	RET
+
+// func packATrans12(ap *float32, a *float32, lda int, kb int, panels int)
+// Requires: AVX
+TEXT ·packATrans12(SB), NOSPLIT, $0-40
+	MOVQ   ap+0(FP), DI
+	MOVQ   a+8(FP), SI
+	MOVQ   lda+16(FP), R8
+	SHLQ   $0x02, R8
+	MOVQ   kb+24(FP), R9
+	IMUL3Q $0x00000030, R9, R11
+	TESTQ  R9, R9
+	JZ     adone
+
+arow:
+	MOVQ SI, AX
+	MOVQ DI, DX
+	MOVQ panels+32(FP), CX
+
+apanel:
+	VMOVUPS (AX), Y0
+	VMOVUPS Y0, (DX)
+	VMOVUPS 32(AX), X1
+	VMOVUPS X1, 32(DX)
+	ADDQ    $0x00000030, AX
+	ADDQ    R11, DX
+	DECQ    CX
+	JNZ     apanel
+	ADDQ    R8, SI
+	ADDQ    $0x00000030, DI
+	DECQ    R9
+	JNZ     arow
+
+adone:
+	VZEROUPPER
+	RET
+
+// func packBRowsAVX2(panel *float32, b *float32, ldb int, kb int)
+// Requires: AVX
+TEXT ·packBRowsAVX2(SB), NOSPLIT, $0-32
+	MOVQ  panel+0(FP), DI
+	MOVQ  b+8(FP), SI
+	MOVQ  ldb+16(FP), R8
+	SHLQ  $0x02, R8
+	MOVQ  kb+24(FP), R9
+	TESTQ R9, R9
+	JZ    bdone
+
+brow:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ    R8, SI
+	ADDQ    $0x00000040, DI
+	DECQ    R9
+	JNZ     brow
+
+bdone:
+	VZEROUPPER
+	RET
+
+// func packBRowsAVX512(panel *float32, b *float32, ldb int, kb int)
+// Requires: AVX, AVX512F
+TEXT ·packBRowsAVX512(SB), NOSPLIT, $0-32
+	MOVQ  panel+0(FP), DI
+	MOVQ  b+8(FP), SI
+	MOVQ  ldb+16(FP), R8
+	SHLQ  $0x02, R8
+	MOVQ  kb+24(FP), R9
+	TESTQ R9, R9
+	JZ    bdone
+
+brow:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ    R8, SI
+	ADDQ    $0x00000080, DI
+	DECQ    R9
+	JNZ     brow
+
+bdone:
+	VZEROUPPER
+	RET
+
 // func packBTransAVX(panel *float32, b *float32, ldb int, kb int, nr int)
 // Requires: AVX
 TEXT ·packBTransAVX(SB), NOSPLIT, $0-40

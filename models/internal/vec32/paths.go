@@ -37,6 +37,13 @@ type Kernels struct {
 	// whose products are gonum's.
 	mr, nr int
 	gemm   func(k int, a *float32, rs, ks int, b *float32, bs int, c *float32, ldc int, fresh bool)
+	// packATrans packs panels whole micro-panels of mr rows of a
+	// transposed A, kb rows of its storage from a (lda floats apart):
+	// ap[p·mr·kb + l·mr + i] = a[l·lda + p·mr + i].
+	packATrans func(ap, a *float32, lda, kb, panels int)
+	// packBRows packs a whole panel of an untransposed B: kb rows of nr
+	// floats, ldb apart, into panel.
+	packBRows func(panel, b *float32, ldb, kb int)
 	// fmaPeak runs n iterations of FMAPeakChains independent FMAs on
 	// registers of lanes floats: the FMA units' throughput at the path's
 	// width, generated with the micro-kernels. nil on the go path.

@@ -40,6 +40,12 @@ func main() {
 	for _, w := range asm.Widths {
 		fmaPeak(w)
 	}
+	for _, t := range []tile{{asm.AVX2, 6, 3, false}, {asm.AVX512, 12, 4, false}} {
+		packATrans(t.mr)
+	}
+	for _, w := range asm.Widths {
+		packBRows(w)
+	}
 	packBTrans()
 	Generate()
 }
@@ -178,6 +184,83 @@ func store(t tile, acc func(i, j int) VecPhysical, addend func(j int) Op) {
 			ADDQ(ldc, c)
 		}
 	}
+	VZEROUPPER()
+	RET()
+}
+
+// packATrans packs a transposed A for the kernels of mr rows: row l of A's
+// storage holds the block's rows side by side, and each micro-panel's row l
+// is mr of them. One row of the storage after another (sequential reads),
+// each split into the panels (panels·mr floats): ap[p·mr·kb + l·mr + i] =
+// a[l·lda + p·mr + i]. A Go loop spends a nanosecond a float on this.
+func packATrans(mr int) {
+	TEXT(fmt.Sprintf("packATrans%d", mr), NOSPLIT, "func(ap, a *float32, lda, kb, panels int)")
+	Doc(fmt.Sprintf("ap[p·%d·kb + l·%d + i] = a[l·lda + p·%d + i] for l < kb, i < %d, p < panels (> 0).", mr, mr, mr, mr))
+	ap, a, lda, kb, panel := RDI, RSI, R8, R9, R11
+	Load(Param("ap"), ap)
+	Load(Param("a"), a)
+	Load(Param("lda"), lda)
+	SHLQ(U8(2), lda) // bytes
+	Load(Param("kb"), kb)
+	IMUL3Q(U32(4*mr), kb, panel) // a micro-panel in bytes
+	TESTQ(kb, kb)
+	JZ(LabelRef("adone"))
+	Label("arow")
+	MOVQ(a, RAX)
+	MOVQ(ap, RDX)
+	Load(Param("panels"), RCX)
+	Label("apanel")
+	// mr floats: 16 + 8 bytes for 6, 32 + 16 for 12.
+	head, tail := asm.AVX2.V(0), X1
+	if mr == 6 {
+		head = X0
+	}
+	VMOVUPS(Mem{Base: RAX}, head)
+	VMOVUPS(head, Mem{Base: RDX})
+	if mr == 6 {
+		MOVQ(Mem{Base: RAX, Disp: 16}, RBX)
+		MOVQ(RBX, Mem{Base: RDX, Disp: 16})
+	} else {
+		VMOVUPS(Mem{Base: RAX, Disp: 32}, tail)
+		VMOVUPS(tail, Mem{Base: RDX, Disp: 32})
+	}
+	ADDQ(U32(4*mr), RAX)
+	ADDQ(panel, RDX)
+	DECQ(RCX)
+	JNZ(LabelRef("apanel"))
+	ADDQ(lda, a)
+	ADDQ(U32(4*mr), ap)
+	DECQ(kb)
+	JNZ(LabelRef("arow"))
+	Label("adone")
+	VZEROUPPER()
+	RET()
+}
+
+// packBRows packs a panel of an untransposed B for the kernels of the
+// width: kb rows of its two registers' worth of columns, ldb floats apart,
+// into a contiguous panel (a Go copy of a row is a call to memmove).
+func packBRows(w asm.Width) {
+	TEXT("packBRows"+w.Suffix, NOSPLIT, "func(panel, b *float32, ldb, kb int)")
+	Doc(fmt.Sprintf("panel[l·%d + j] = b[l·ldb + j] for l < kb, j < %d.", 2*w.Lanes, 2*w.Lanes))
+	panel, b, ldb, kb := RDI, RSI, R8, R9
+	Load(Param("panel"), panel)
+	Load(Param("b"), b)
+	Load(Param("ldb"), ldb)
+	SHLQ(U8(2), ldb) // bytes
+	Load(Param("kb"), kb)
+	TESTQ(kb, kb)
+	JZ(LabelRef("bdone"))
+	Label("brow")
+	VMOVUPS(Mem{Base: b}, w.V(0))
+	VMOVUPS(Mem{Base: b, Disp: w.Bytes()}, w.V(1))
+	VMOVUPS(w.V(0), Mem{Base: panel})
+	VMOVUPS(w.V(1), Mem{Base: panel, Disp: w.Bytes()})
+	ADDQ(ldb, b)
+	ADDQ(U32(2*w.Bytes()), panel)
+	DECQ(kb)
+	JNZ(LabelRef("brow"))
+	Label("bdone")
 	VZEROUPPER()
 	RET()
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/beluga-nlp/beluga/models/spans"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
+	"github.com/beluga-nlp/beluga/suitescore"
 )
 
 // Reading comprehension (BeLUGA's READ) trains a span model
@@ -420,19 +421,17 @@ func evalSQuAD(ctx context.Context, p *readRun, path string) (em, f1 float64, co
 }
 
 // evalSpanSuite answers every input of the T_test cases of s in suite
-// order, writes CheckList's pred_only file (BeLUGA's SQuAD predictions) and
+// order (suitescore.Inputs: a context and its question), writes
+// CheckList's pred_only file (BeLUGA's SQuAD predictions) and
 // scores what it reads back, as CheckList reads it.
 func evalSpanSuite(ctx context.Context, p *readRun, s *suites.Suite, outDir string) (*metrics.Result, error) {
 	var exs []datasets.QAExample
-	for _, f := range s.Functionalities {
-		for _, c := range f.Cases {
-			if c.Split != suites.SplitTest {
-				continue
-			}
-			for _, in := range c.Inputs {
-				exs = append(exs, datasets.QAExample{Context: in.Text, Question: in.Pair})
-			}
+	for _, in := range suitescore.Inputs(s, suites.SplitTest) {
+		ex := datasets.QAExample{Context: in.Text}
+		if in.TextPair != nil {
+			ex.Question = *in.TextPair
 		}
+		exs = append(exs, ex)
 	}
 	answers, err := predictAnswers(ctx, p, exs)
 	if err != nil {

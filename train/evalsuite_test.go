@@ -110,19 +110,23 @@ func firstDiff(got, want []byte) string {
 
 // A run's evaluation and beluga test score a model on a suite by one path
 // (suitescore.Run) and differ only in how they read its probabilities;
-// with a real model on a two-label suite and on a 3-way sentiment suite
+// with real models (each family's tiny checkpoint, its classes in the
+// suite's order) on a two-label suite and on a 3-way sentiment suite
 // (squashed), every case gets the same verdict and every input the same
 // predicted label from evalSuite as from beluga test's reading
 // (suitescore.PredictJSONL, the model's classes in the suite's order).
 func TestEvalSuiteScoresAsBelugaTest(t *testing.T) {
-	for _, tc := range []struct {
+	type testCase struct {
 		model, suite string
 		labels       []string
-	}{
-		{"classifier", "tiny_qqp.jsonl", []string{"not duplicate", "duplicate"}},
-		{"bert-fp16", "tiny_suite.jsonl", []string{"negative", "positive"}},
-	} {
-		t.Run(tc.model, func(t *testing.T) {
+	}
+	var cases []testCase
+	for _, model := range []string{"bert", "bert-fp16", "distilbert", "electra", "roberta", "deberta-v2"} {
+		cases = append(cases, testCase{model, "tiny_qqp.jsonl", []string{"not duplicate", "duplicate"}},
+			testCase{model, "tiny_suite.jsonl", []string{"negative", "positive"}})
+	}
+	for _, tc := range cases {
+		t.Run(tc.model+"/"+tc.suite, func(t *testing.T) {
 			ctx := context.Background()
 			m, err := pretrained.Load(ctx, filepath.Join("..", "models", "testdata", "hfsaved", tc.model), pretrained.Options{MaxLength: 128})
 			if err != nil {

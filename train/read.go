@@ -329,10 +329,7 @@ func BuildSpanSuiteData(ctx context.Context, s *suites.Suite, split suites.Split
 			return nil, fmt.Errorf("functionality %q: task %s trains no %s tests (BeLUGA has none for SQuAD)", f.Name, TaskRead, tt)
 		}
 		env := string(tt) + "/" + f.Name
-		for _, c := range f.Cases {
-			if split != "" && c.Split != split {
-				continue
-			}
+		for c := range f.CasesIn(split) {
 			exs := make([]datasets.QAExample, len(c.Inputs))
 			for i, in := range c.Inputs {
 				if !in.IsPair {

@@ -104,11 +104,7 @@ func (spanTaskKind) checkFold(k splits.FoldKind) error {
 }
 
 func (spanTaskKind) prepare(ctx context.Context, spec RunSpec) (kindRun, error) {
-	p, err := prepareRead(ctx, spec)
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
+	return asKindRun(prepareRead(ctx, spec))
 }
 
 // readRun is a READ run ready to train.

@@ -61,29 +61,3 @@ func TestSpanObjective(t *testing.T) {
 		t.Errorf("start positions shifted: MFT accuracy %v (%v), want 0.5 (ends still right)", tr.MFTAcc, err)
 	}
 }
-
-// A READ search trains every grid point and chooses the one with the best
-// span objective.
-func TestReadSearch(t *testing.T) {
-	spec := tinyReadSpec(ConfigIIDPlusT)
-	spec.MaxSteps = 2
-	best, trials, err := Search(context.Background(), spec, Grid{LR: []float64{1e-3, 1e-6}, BatchSize: []int{2}, Epochs: []float64{1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(trials) != 2 {
-		t.Fatalf("%d trials, want 2", len(trials))
-	}
-	top := trials[0]
-	for _, tr := range trials {
-		if math.Abs(tr.Objective-(tr.MFTAcc+tr.INVPass)) > 1e-12 || tr.MFTAcc < 0 || tr.MFTAcc > 1 || tr.INVPass < 0 || tr.INVPass > 1 {
-			t.Errorf("trial %+v: want MFT accuracy + INV pass, each in [0, 1]", tr)
-		}
-		if tr.Objective > top.Objective {
-			top = tr
-		}
-	}
-	if best.LR != top.Hyper.LR {
-		t.Errorf("chose lr %v, the best trial has %v", best.LR, top.Hyper.LR)
-	}
-}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,11 +36,18 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// beluga runs the command with args and returns its exit status and output.
+// beluga runs the command with args in a process of its own and returns
+// its exit status and output.
 func beluga(t *testing.T, args ...string) (int, string) {
 	t.Helper()
+	return belugaEnv(t, nil, args...)
+}
+
+// belugaEnv is beluga with extra environment variables.
+func belugaEnv(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "BELUGA_RUN_MAIN=1")
+	cmd.Env = append(append(os.Environ(), "BELUGA_RUN_MAIN=1"), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -153,44 +159,15 @@ func TestEvalTinySuite(t *testing.T) {
 
 func TestPredictFixture(t *testing.T) {
 	exp := fixture.Load(t)
-	dir := t.TempDir()
-	in := filepath.Join(dir, "in.jsonl")
-	var lines []string
+	var inputs []predictInput
+	var ids [][]int
+	var logits [][]float64
 	for _, p := range exp.Pairs[:5] {
-		b, _ := json.Marshal(map[string]string{"text": p.A, "text_pair": p.B})
-		lines = append(lines, string(b))
+		inputs = append(inputs, predictInput{Text: p.A, TextPair: &p.B})
+		ids, logits = append(ids, p.InputIDs), append(logits, p.Logits)
 	}
-	os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-	out := filepath.Join(dir, "out.jsonl")
-	code, msg := beluga(t, "predict", "--model", fixture.Dir(t), "--input", in, "--output", out, "--max-length", strconv.Itoa(exp.MaxLength))
-	if code != 0 {
-		t.Fatalf("predict failed (%d): %s", code, msg)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(got) != 5 {
-		t.Fatalf("%d output lines, want 5", len(got))
-	}
-	for i, line := range got {
-		var o struct {
-			InputIDs []int     `json:"input_ids"`
-			Logits   []float64 `json:"logits"`
-		}
-		if err := json.Unmarshal([]byte(line), &o); err != nil {
-			t.Fatal(err)
-		}
-		for k, w := range exp.Pairs[i].Logits {
-			if math.Abs(o.Logits[k]-w) > 1e-4 {
-				t.Errorf("pair %d logit %d = %g, HuggingFace %g", i, k, o.Logits[k], w)
-			}
-		}
-		if len(o.InputIDs) != len(exp.Pairs[i].InputIDs) {
-			t.Errorf("pair %d: %d input ids, want %d", i, len(o.InputIDs), len(exp.Pairs[i].InputIDs))
-		}
-	}
+	got := runPredict(t, nil, fixture.Dir(t), inputs, "--max-length", strconv.Itoa(exp.MaxLength))
+	checkPredictions(t, got, ids, logits, "HuggingFace's")
 }
 
 func TestPredictMLMCheckpointReportsKeys(t *testing.T) {

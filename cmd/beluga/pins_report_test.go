@@ -140,15 +140,6 @@ func checkGolden(t *testing.T, golden string, got []byte) {
 	}
 }
 
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // footnoteLabel is a footnote's run label after the held-out fold: the
 // README shortens "(SENT IID-IID+T vanilla class -NER batch_size=32 …
 // seed=42)" to "(SENT IID-IID+T vanilla class -NER …)".

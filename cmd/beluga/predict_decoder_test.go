@@ -2,9 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/beluga-nlp/beluga/models/checkpoint"
@@ -18,16 +16,12 @@ func TestPredictDecodersByHubID(t *testing.T) {
 	for _, family := range []string{"gpt2", "llama", "qwen2"} {
 		t.Run(family, func(t *testing.T) {
 			fixtures := filepath.Join("..", "..", "models", "testdata", "decoders")
-			raw, err := os.ReadFile(filepath.Join(fixtures, family, "expected.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
 			var exp struct {
 				Texts  []string    `json:"texts"`
 				Logits [][]float64 `json:"logits"`
 				Score  []float32   `json:"score.weight"`
 			}
-			if err := json.Unmarshal(raw, &exp); err != nil {
+			if err := json.Unmarshal(readFile(t, filepath.Join(fixtures, family, "expected.json")), &exp); err != nil {
 				t.Fatal(err)
 			}
 			ck, err := checkpoint.LoadDir(filepath.Join(fixtures, family))
@@ -40,42 +34,11 @@ func TestPredictDecodersByHubID(t *testing.T) {
 				t.Fatal(err)
 			}
 			for name, from := range map[string]string{"config.json": family, "tokenizer.json": "gpt2"} {
-				b, err := os.ReadFile(filepath.Join(fixtures, from, name))
-				if err != nil {
-					t.Fatal(err)
-				}
-				os.WriteFile(filepath.Join(src, name), b, 0o644)
+				copyFile(t, filepath.Join(fixtures, from, name), filepath.Join(src, name))
 			}
-			dir := t.TempDir()
-			home := filepath.Join(dir, "hf")
-			hubCacheCopy(t, filepath.Join(home, "hub"), "acme/tiny-"+family, "0123456789abcdef0123456789abcdef01234567", src)
-			var lines []string
-			for _, s := range exp.Texts {
-				b, _ := json.Marshal(map[string]string{"text": s})
-				lines = append(lines, string(b))
-			}
-			in, out := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "out.jsonl")
-			os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-			env := []string{"HF_HOME=" + home, "HF_HUB_CACHE=", "HF_HUB_OFFLINE=1", "HF_ENDPOINT=http://127.0.0.1:1"}
-			if code, msg := belugaEnv(t, env, "predict", "--model", "acme/tiny-"+family, "--input", in, "-o", out); code != 0 {
-				t.Fatalf("predict --model acme/tiny-%s failed (%d): %s", family, code, msg)
-			}
-			got, _ := os.ReadFile(out)
-			rows := strings.Split(strings.TrimSpace(string(got)), "\n")
-			if len(rows) != len(lines) {
-				t.Fatalf("%d predictions for %d inputs", len(rows), len(lines))
-			}
-			for i, line := range rows {
-				var o struct{ Logits []float64 }
-				if err := json.Unmarshal([]byte(line), &o); err != nil {
-					t.Fatal(err)
-				}
-				for k, w := range exp.Logits[i] {
-					if d := o.Logits[k] - w; d > 1e-4 || d < -1e-4 {
-						t.Errorf("input %d logit %d = %g, transformers' %g", i, k, o.Logits[k], w)
-					}
-				}
-			}
+			env := offlineHub(t, "acme/tiny-"+family, src)
+			got := runPredict(t, env, "acme/tiny-"+family, textInputs(exp.Texts))
+			checkPredictions(t, got, nil, exp.Logits, "transformers'")
 		})
 	}
 }

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -21,36 +18,13 @@ import (
 // data (the fixture names the rows); the test skips without it.
 func TestPredictHFSavedCheckpoints(t *testing.T) {
 	dev := shareddata.Path(t, "data/sst2/dev.tsv")
-	f, err := os.Open(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rows []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		rows = append(rows, strings.TrimSpace(strings.SplitN(sc.Text(), "\t", 2)[0]))
+	for _, line := range strings.Split(string(readFile(t, dev)), "\n")[1:] { // after the header
+		rows = append(rows, strings.TrimSpace(strings.SplitN(line, "\t", 2)[0]))
 	}
-	f.Close()
-	rows = rows[1:] // the header
-	type input struct {
-		Text     string  `json:"text"`
-		TextPair *string `json:"text_pair,omitempty"`
-	}
-	var inputs []input
-	for i := 0; i < 64; i++ {
-		inputs = append(inputs, input{Text: rows[i]})
-	}
+	inputs := textInputs(rows[:64])
 	for i := 0; i < 8; i++ {
-		inputs = append(inputs, input{Text: rows[64+2*i], TextPair: &rows[65+2*i]})
-	}
-	in := filepath.Join(t.TempDir(), "inputs.jsonl")
-	var b strings.Builder
-	for _, x := range inputs {
-		line, _ := json.Marshal(x)
-		b.Write(append(line, '\n'))
-	}
-	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
+		inputs = append(inputs, predictInput{Text: rows[64+2*i], TextPair: &rows[65+2*i]})
 	}
 	for _, dir := range []string{"bert", "electra", "roberta", "distilbert", "deberta-v2",
 		"bert-sharded-bin", "bert-sharded-safetensors", "bert-legacy", "bert-fp16", "bert-bf16"} {
@@ -67,40 +41,8 @@ func TestPredictHFSavedCheckpoints(t *testing.T) {
 			if err != nil || json.Unmarshal(eb, &exp) != nil || len(exp.Logits) != len(inputs) {
 				t.Fatalf("expected.json: %v (%d rows for %d inputs)", err, len(exp.Logits), len(inputs))
 			}
-			out := filepath.Join(t.TempDir(), "preds.jsonl")
-			if code, msg := beluga(t, "predict", "--model", fixture, "--input", in, "-o", out, "--batch-size", "10"); code != 0 {
-				t.Fatalf("exit %d: %s", code, msg)
-			}
-			pf, err := os.Open(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer pf.Close()
-			sc := bufio.NewScanner(pf)
-			sc.Buffer(nil, 1<<20)
-			worst, i := 0.0, 0
-			for ; sc.Scan(); i++ {
-				var o struct {
-					InputIDs []int     `json:"input_ids"`
-					Logits   []float64 `json:"logits"`
-				}
-				if err := json.Unmarshal(sc.Bytes(), &o); err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(o.InputIDs, exp.InputIDs[i]) {
-					t.Errorf("input %d: ids %v, transformers' %v", i+1, o.InputIDs, exp.InputIDs[i])
-				}
-				for j := range o.Logits {
-					worst = math.Max(worst, math.Abs(o.Logits[j]-exp.Logits[i][j]))
-				}
-			}
-			if i != len(inputs) {
-				t.Fatalf("%d predictions for %d inputs", i, len(inputs))
-			}
-			t.Logf("%s: %d texts, max |logit − HF| = %.2g", dir, i, worst)
-			if worst > 1e-4 {
-				t.Errorf("max logit difference %.3g, want ≤ 1e-4", worst)
-			}
+			got := runPredict(t, nil, fixture, inputs, "--batch-size", "10")
+			checkPredictions(t, got, exp.InputIDs, exp.Logits, "transformers'")
 		})
 	}
 }
@@ -121,10 +63,7 @@ func TestPredictAbsurdConfigRefused(t *testing.T) {
 		t.Run(tc.field+"="+tc.value, func(t *testing.T) {
 			dir := t.TempDir()
 			for _, name := range []string{"config.json", "pytorch_model.bin", "vocab.txt", "tokenizer_config.json"} {
-				b, err := os.ReadFile(filepath.Join(src, name))
-				if err != nil {
-					t.Fatal(err)
-				}
+				b := readFile(t, filepath.Join(src, name))
 				if name == "config.json" {
 					var cfg map[string]any
 					json.Unmarshal(b, &cfg)

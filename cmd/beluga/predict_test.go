@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,33 +13,15 @@ import (
 	"github.com/beluga-nlp/beluga/internal/fixture"
 )
 
-// belugaEnv is beluga with extra environment variables.
-func belugaEnv(t *testing.T, env []string, args ...string) (int, string) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(append(os.Environ(), "BELUGA_RUN_MAIN=1"), env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), out.String()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return 0, out.String()
-}
-
 // hubCacheCopy lays src's files out in a hub cache as huggingface_hub does:
 // blobs named by content hash, relative links from the snapshot, refs/main.
-func hubCacheCopy(t *testing.T, cache, repo, commit, src string) {
+// It copies the named files, or when none are named those of a checkpoint
+// that src has.
+func hubCacheCopy(t *testing.T, cache, repo, commit, src string, files ...string) {
 	t.Helper()
-	hubCacheFiles(t, cache, repo, commit, src, []string{"config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json", "tokenizer_config.json", "vocab.txt"})
-}
-
-// hubCacheFiles is hubCacheCopy of the named files.
-func hubCacheFiles(t *testing.T, cache, repo, commit, src string, files []string) {
-	t.Helper()
+	if len(files) == 0 {
+		files = []string{"config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json", "tokenizer_config.json", "vocab.txt"}
+	}
 	repoDir := filepath.Join(cache, "models--"+strings.ReplaceAll(repo, "/", "--"))
 	snap := filepath.Join(repoDir, "snapshots", commit)
 	os.MkdirAll(filepath.Join(repoDir, "blobs"), 0o755)
@@ -70,28 +51,21 @@ func TestPredictByHubIDOffline(t *testing.T) {
 	src := fixture.Dir(t)
 	exp := fixture.Load(t)
 	dir := t.TempDir()
-	home := filepath.Join(dir, "hf")
-	const commit = "4f1d0c4a3e2b1a09f8e7d6c5b4a3928170f6e5d4"
-	hubCacheCopy(t, filepath.Join(home, "hub"), "acme/bert-fixture", commit, src)
-	in := filepath.Join(dir, "in.jsonl")
-	var lines []string
+	env := offlineHub(t, "acme/bert-fixture", src)
+	var inputs []predictInput
 	for _, x := range exp.Texts[:6] {
-		b, _ := json.Marshal(map[string]string{"text": x.Text})
-		lines = append(lines, string(b))
+		inputs = append(inputs, predictInput{Text: x.Text})
 	}
 	for _, p := range exp.Pairs[:3] {
-		b, _ := json.Marshal(map[string]string{"text": p.A, "text_pair": p.B})
-		lines = append(lines, string(b))
+		inputs = append(inputs, predictInput{Text: p.A, TextPair: &p.B})
 	}
-	os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-	// Nothing listens on the endpoint: a request would fail the run.
-	env := []string{"HF_HOME=" + home, "HF_HUB_CACHE=", "HF_HUB_OFFLINE=1", "HF_ENDPOINT=http://127.0.0.1:1"}
+	in := writeInputs(t, filepath.Join(dir, "in.jsonl"), inputs)
 
 	direct := filepath.Join(dir, "direct.jsonl")
 	if code, msg := belugaEnv(t, env, "predict", "--model", src, "--input", in, "-o", direct); code != 0 {
 		t.Fatalf("predict from the folder failed (%d): %s", code, msg)
 	}
-	for _, ref := range []string{"acme/bert-fixture", "acme/bert-fixture@main", "acme/bert-fixture@" + commit} {
+	for _, ref := range []string{"acme/bert-fixture", "acme/bert-fixture@main", "acme/bert-fixture@" + hubCommit} {
 		byID := filepath.Join(dir, "hub.jsonl")
 		code, msg := belugaEnv(t, env, "predict", "--model", ref, "--input", in, "-o", byID)
 		if code != 0 {
@@ -120,10 +94,6 @@ func TestPredictFamiliesByHubID(t *testing.T) {
 	for _, family := range []string{"bert", "electra", "roberta", "xlm-roberta", "distilbert"} {
 		t.Run(family, func(t *testing.T) {
 			src := filepath.Join("..", "..", "models", "testdata", "families", family)
-			raw, err := os.ReadFile(filepath.Join(src, "expected.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
 			var exp struct {
 				Logits [][]float64
 				Losses struct {
@@ -131,44 +101,14 @@ func TestPredictFamiliesByHubID(t *testing.T) {
 					DIR struct{ Orig [][2]*string }
 				}
 			}
-			if err := json.Unmarshal(raw, &exp); err != nil {
+			if err := json.Unmarshal(readFile(t, filepath.Join(src, "expected.json")), &exp); err != nil {
 				t.Fatal(err)
 			}
-			dir := t.TempDir()
-			home := filepath.Join(dir, "hf")
-			const commit = "0123456789abcdef0123456789abcdef01234567"
-			hubCacheCopy(t, filepath.Join(home, "hub"), "acme/tiny-"+family, commit, src)
-			var lines []string
-			for _, s := range exp.Losses.MFT.Texts {
-				b, _ := json.Marshal(map[string]string{"text": s})
-				lines = append(lines, string(b))
-			}
 			pair := exp.Losses.DIR.Orig[1]
-			b, _ := json.Marshal(map[string]string{"text": *pair[0], "text_pair": *pair[1]})
-			lines = append(lines, string(b))
-			in := filepath.Join(dir, "in.jsonl")
-			os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-			env := []string{"HF_HOME=" + home, "HF_HUB_CACHE=", "HF_HUB_OFFLINE=1", "HF_ENDPOINT=http://127.0.0.1:1"}
-			out := filepath.Join(dir, "out.jsonl")
-			if code, msg := belugaEnv(t, env, "predict", "--model", "acme/tiny-"+family, "--input", in, "-o", out); code != 0 {
-				t.Fatalf("predict --model acme/tiny-%s failed (%d): %s", family, code, msg)
-			}
-			got, _ := os.ReadFile(out)
-			rows := strings.Split(strings.TrimSpace(string(got)), "\n")
-			if len(rows) != len(lines) {
-				t.Fatalf("%d predictions for %d inputs", len(rows), len(lines))
-			}
-			for i, line := range rows {
-				var o struct{ Logits []float64 }
-				if err := json.Unmarshal([]byte(line), &o); err != nil {
-					t.Fatal(err)
-				}
-				for k, w := range exp.Logits[i] {
-					if d := o.Logits[k] - w; d > 1e-4 || d < -1e-4 {
-						t.Errorf("input %d logit %d = %g, HuggingFace's graph %g", i, k, o.Logits[k], w)
-					}
-				}
-			}
+			inputs := append(textInputs(exp.Losses.MFT.Texts), predictInput{Text: *pair[0], TextPair: pair[1]})
+			env := offlineHub(t, "acme/tiny-"+family, src)
+			got := runPredict(t, env, "acme/tiny-"+family, inputs)
+			checkPredictions(t, got, nil, exp.Logits[:len(inputs)], "HuggingFace's graph")
 		})
 	}
 }
@@ -179,16 +119,11 @@ func TestPredictRefusesUnknownModelType(t *testing.T) {
 	src := filepath.Join("..", "..", "models", "testdata", "families", "bert")
 	dir := t.TempDir()
 	for _, name := range []string{"model.safetensors", "vocab.txt"} {
-		b, err := os.ReadFile(filepath.Join(src, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+		copyFile(t, filepath.Join(src, name), filepath.Join(dir, name))
 	}
-	b, _ := os.ReadFile(filepath.Join(src, "config.json"))
-	os.WriteFile(filepath.Join(dir, "config.json"), []byte(strings.Replace(string(b), `"model_type": "bert"`, `"model_type": "t5"`, 1)), 0o644)
-	in := filepath.Join(dir, "in.jsonl")
-	os.WriteFile(in, []byte(`{"text": "the movie"}`+"\n"), 0o644)
+	config := strings.Replace(string(readFile(t, filepath.Join(src, "config.json"))), `"model_type": "bert"`, `"model_type": "t5"`, 1)
+	writeFile(t, filepath.Join(dir, "config.json"), config)
+	in := writeInputs(t, filepath.Join(dir, "in.jsonl"), textInputs([]string{"the movie"}))
 	out := filepath.Join(dir, "out.jsonl")
 	code, msg := belugaEnv(t, nil, "predict", "--model", dir, "--input", in, "-o", out)
 	if code == 0 || !strings.Contains(msg, `"t5"`) || !strings.Contains(msg, "distilbert") || !strings.Contains(msg, "roberta") {

@@ -13,11 +13,10 @@ import (
 	"github.com/beluga-nlp/beluga/report"
 )
 
-// identitySpec is a small sweep that trains in a second (word vectors,
-// one epoch): a declared task, its i.i.d. files, its suite and its word
-// vectors, all named by paths relative to the spec's folder.
-const identitySpec = `name: identity
-out: store
+// intentSweep begins a spec of a sweep on package train's intent fixtures
+// as intentDir lays them out: a declared task, its i.i.d. files, its suite
+// and its word vectors, all named by paths relative to the spec's folder.
+const intentSweep = `out: store
 tasks:
   - name: INTENT
     labels: [greeting, question, complaint]
@@ -26,31 +25,42 @@ tasks:
     train: {path: train.csv, text: utterance, label: intent}
     dev: {path: dev.csv, text: utterance, label: intent}
 model: {kind: wordvec, glove: glove.txt, hidden: 8, options: {max_length: 16}}
-configurations: [IID+T]
+`
+
+// identitySpec is a small sweep that trains in a second (word vectors,
+// one epoch).
+const identitySpec = "name: identity\n" + intentSweep + `configurations: [IID+T]
 methods: [vanilla]
 scores: [seen, type]
 grid: {iid_epochs: [1], epochs: [1], batch_size: [4], lr: [0.01], iid_lr: [0.01]}
 `
 
-// identityDir writes the spec and its files into a new directory and
-// returns the spec's path.
+// intentDir writes spec and the intent fixtures it names (intentSweep)
+// into dir and returns the spec's path.
+func intentDir(t *testing.T, dir, spec string) string {
+	t.Helper()
+	td := trainTestdata(t)
+	for src, dst := range map[string]string{"intent_suite.jsonl": "suite.jsonl", "intent_train.csv": "train.csv", "intent_dev.csv": "dev.csv", "intent_glove.txt": "glove.txt"} {
+		copyFile(t, filepath.Join(td, src), filepath.Join(dir, dst))
+	}
+	return writeFile(t, filepath.Join(dir, "spec.yaml"), spec)
+}
+
+// identityDir writes the identity spec and its files into a new directory
+// and returns the spec's path.
 func identityDir(t *testing.T) string {
 	t.Helper()
-	td, err := filepath.Abs("../../train/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for src, dst := range map[string]string{"intent_suite.jsonl": "suite.jsonl", "intent_train.csv": "train.csv", "intent_dev.csv": "dev.csv", "intent_glove.txt": "glove.txt"} {
-		if err := os.WriteFile(filepath.Join(dir, dst), readFile(t, filepath.Join(td, src)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	spec := filepath.Join(dir, "spec.yaml")
-	if err := os.WriteFile(spec, []byte(identitySpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return spec
+	return intentDir(t, t.TempDir(), identitySpec)
+}
+
+// identityRun is identityDir's sweep, run: its spec, its store and its
+// runs' IDs in the order a dry run lists them.
+func identityRun(t *testing.T) (string, *experiments.Store, []string) {
+	t.Helper()
+	spec := identityDir(t)
+	mustRun(t, "run", spec)
+	ids := listedIDs(mustRun(t, "run", spec, "--dry-run"))
+	return spec, &experiments.Store{Dir: filepath.Join(filepath.Dir(spec), "store")}, ids
 }
 
 // listedIDs are the run IDs of a dry run's listing, in order.
@@ -64,8 +74,8 @@ func listedIDs(out string) []string {
 	return ids
 }
 
-// mustRun runs beluga and fails the test on an error.
-func mustRun(t *testing.T, args ...string) string {
+// mustRun runs beluga and fails the test (or benchmark) on an error.
+func mustRun(t testing.TB, args ...string) string {
 	t.Helper()
 	out, err := execute(t, args...)
 	if err != nil {
@@ -82,11 +92,8 @@ func mustRun(t *testing.T, args ...string) string {
 // The report refuses runs of the old suite, and a store holding runs of
 // both unless asked.
 func TestChangedSuiteIsNewRunsAndSaidSo(t *testing.T) {
-	spec := identityDir(t)
-	dir := filepath.Dir(spec)
-	store := filepath.Join(dir, "store")
-	mustRun(t, "run", spec)
-	before := listedIDs(mustRun(t, "run", spec, "--dry-run"))
+	spec, st, before := identityRun(t)
+	dir, store := filepath.Dir(spec), st.Dir
 	if len(before) != 5 {
 		t.Fatalf("%d runs, want the baseline, seen and 3 type folds", len(before))
 	}
@@ -228,11 +235,7 @@ func TestWorkingDirectoryChangesNothing(t *testing.T) {
 // path, run redoes exactly them (to the same results), verify finds a
 // damaged model status does not read, and clean --damaged removes one.
 func TestDamagedRunsAreSaidRedoneAndCleaned(t *testing.T) {
-	spec := identityDir(t)
-	dir := filepath.Dir(spec)
-	mustRun(t, "run", spec)
-	ids := listedIDs(mustRun(t, "run", spec, "--dry-run"))
-	store := &experiments.Store{Dir: filepath.Join(dir, "store")}
+	spec, store, ids := identityRun(t)
 	result := func(id string) string { return filepath.Join(store.RunDir(id), experiments.ResultFile) }
 	saved := map[string][]byte{}
 	for _, id := range ids {
@@ -313,11 +316,7 @@ func TestDamagedRunsAreSaidRedoneAndCleaned(t *testing.T) {
 // the missing run, and --partial writes the table with every cell the
 // baseline leaves incomplete marked, the HTML page with the notice.
 func TestReportWithoutItsBaseline(t *testing.T) {
-	spec := identityDir(t)
-	dir := filepath.Dir(spec)
-	mustRun(t, "run", spec)
-	ids := listedIDs(mustRun(t, "run", spec, "--dry-run"))
-	store := &experiments.Store{Dir: filepath.Join(dir, "store")}
+	spec, store, ids := identityRun(t)
 	if err := os.RemoveAll(store.RunDir(ids[0])); err != nil {
 		t.Fatal(err)
 	}
@@ -330,10 +329,11 @@ func TestReportWithoutItsBaseline(t *testing.T) {
 		t.Errorf("report --partial:\n%s", out)
 	}
 	// The page's notice: report/explore's TestPartialNotice.
-	if _, err := execute(t, "report", spec, "--format", "html", "-o", filepath.Join(dir, "report.html")); err == nil {
+	page := filepath.Join(filepath.Dir(spec), "report.html")
+	if _, err := execute(t, "report", spec, "--format", "html", "-o", page); err == nil {
 		t.Error("report --format html of a store without its baseline: no error")
 	}
-	mustRun(t, "report", spec, "--partial", "--format", "html", "-o", filepath.Join(dir, "report.html"))
+	mustRun(t, "report", spec, "--partial", "--format", "html", "-o", page)
 }
 
 // Flags are checked before anything expensive: report refuses a bad

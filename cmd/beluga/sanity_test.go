@@ -13,14 +13,8 @@ import (
 // Held-out scores whose only fold withholds the whole suite are refused at
 // expansion, so --dry-run already says so and nothing is written.
 func TestDryRunRefusesDegenerateFolds(t *testing.T) {
-	td, err := filepath.Abs("../../train/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(td, "intent_suite.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	td := trainTestdata(t)
+	b := readFile(t, filepath.Join(td, "intent_suite.jsonl"))
 	// Parts of the intent suite: its MFT functionalities (one class, one
 	// test type), or its greetings alone.
 	for _, tc := range []struct{ score, keep, fold, what string }{
@@ -71,15 +65,9 @@ scores: [seen, `+tc.score+`]
 // the run, and the table marks its cells, explains them in a footnote and
 // sets none of them in bold (md, LaTeX; a flags column in CSV).
 func TestConstantPredictorIsMarkedInResultStatusAndTable(t *testing.T) {
-	td, err := filepath.Abs("../../train/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
+	td := trainTestdata(t)
 	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join(td, "intent_train.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(td, "intent_train.csv"))
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	for i := 1; i < len(lines); i++ {
 		text, _, _ := strings.Cut(lines[i], ",")
@@ -163,10 +151,7 @@ func TestTrainSpecErrorsNameFieldPaths(t *testing.T) {
 // tokenizer, an i.i.d. file's column, a suite whose labels the task does not
 // have.
 func TestDryRunChecksFilesColumnsAndLabels(t *testing.T) {
-	td, err := filepath.Abs("../../train/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
+	td := trainTestdata(t)
 	task := func(labels, column, model string) string {
 		return `out: store
 tasks:

@@ -25,17 +25,7 @@ import (
 // fixtures, so that its 7 runs take seconds (the quickstart's real suite
 // takes a minute a run on a 2-core machine); the epochs make each run last
 // long enough to be requeued in the middle of one.
-const slurmSpec = `name: slurm-quickstart
-out: store
-tasks:
-  - name: INTENT
-    labels: [greeting, question, complaint]
-    mft_loss: ce
-    suite: suite.jsonl
-    train: {path: train.csv, text: utterance, label: intent}
-    dev: {path: dev.csv, text: utterance, label: intent}
-model: {kind: wordvec, glove: glove.txt, hidden: 8, options: {max_length: 16}}
-configurations: [IID-IID+T]
+const slurmSpec = "name: slurm-quickstart\n" + intentSweep + `configurations: [IID-IID+T]
 methods: [vanilla]
 scores: [seen, class, type]
 grid: {iid_epochs: [600], epochs: [300], batch_size: [4], lr: [0.01], iid_lr: [0.01]}
@@ -208,23 +198,12 @@ func slurmCmd(t *testing.T, args ...string) string {
 func TestSweepOnSlurm(t *testing.T) {
 	cluster := startSlurm(t)
 	_ = cluster
-	td, err := filepath.Abs("../../train/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
 	sbatch, err := filepath.Abs("../../docs/sweep.sbatch")
 	if err != nil {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	for src, dst := range map[string]string{"intent_suite.jsonl": "suite.jsonl", "intent_train.csv": "train.csv", "intent_dev.csv": "dev.csv", "intent_glove.txt": "glove.txt"} {
-		if err := os.WriteFile(filepath.Join(work, dst), readFile(t, filepath.Join(td, src)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(work, "spec.yaml"), []byte(slurmSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	intentDir(t, work, slurmSpec)
 	// ./beluga: this test binary, which runs beluga's main under
 	// BELUGA_RUN_MAIN=1 (TestMain); sbatch passes the environment on.
 	self, err := os.Executable()

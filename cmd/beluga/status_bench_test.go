@@ -127,12 +127,12 @@ func BenchmarkStatusSentFull(b *testing.B) {
 	spec, store := sentFullStore(b)
 	for _, args := range [][]string{{"status", spec, "--store", store}, {"status", store}} {
 		b.Run(strings.Join(args[:1], " ")+map[bool]string{true: " SPEC", false: " STORE"}[len(args) > 2], func(b *testing.B) {
-			out := mustRunB(b, args...) // warms the digests
+			out := mustRun(b, args...) // warms the digests
 			if !strings.Contains(out, "1576 runs: 1576 done") {
 				b.Fatalf("status:\n%s", out)
 			}
 			for b.Loop() {
-				mustRunB(b, args...)
+				mustRun(b, args...)
 			}
 		})
 	}
@@ -142,17 +142,8 @@ func BenchmarkStatusSentFull(b *testing.B) {
 // --dry-run on a store of its 1,576 runs done, its inputs' digests warm.
 func BenchmarkDryRunSentFull(b *testing.B) {
 	spec, store := sentFullStore(b)
-	mustRunB(b, "run", spec, "--store", store, "--dry-run")
+	mustRun(b, "run", spec, "--store", store, "--dry-run")
 	for b.Loop() {
-		mustRunB(b, "run", spec, "--store", store, "--dry-run")
+		mustRun(b, "run", spec, "--store", store, "--dry-run")
 	}
-}
-
-func mustRunB(b *testing.B, args ...string) string {
-	b.Helper()
-	out, err := execute(b, args...)
-	if err != nil {
-		b.Fatalf("beluga %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
 }

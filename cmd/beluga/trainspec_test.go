@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -14,13 +13,9 @@ import (
 // beluga train --spec with that file trains the same run again, byte for
 // byte — an IID baseline, and a run that starts from it.
 func TestSweepRunsRetrainFromTheirTrainSpec(t *testing.T) {
-	tiny, err := filepath.Abs("../../train/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tiny := trainTestdata(t)
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "spec.yaml")
-	if err := os.WriteFile(spec, []byte(`
+	spec := writeFile(t, filepath.Join(dir, "spec.yaml"), `
 name: retrain
 out: store
 tasks: [{name: intent, labels: [greeting, question, complaint], mft_loss: ce,
@@ -32,9 +27,7 @@ configurations: [IID-IID+T]
 methods: [irm]
 scores: [seen]
 grid: {iid_epochs: [2], epochs: [2], batch_size: [4], lr: [0.01], iid_lr: [0.01]}
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	if out, err := execute(t, "run", spec); err != nil {
 		t.Fatalf("beluga run: %v\n%s", err, out)
 	}

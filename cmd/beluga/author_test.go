@@ -65,21 +65,13 @@ func TestAzimuthGenerateEvalSmartTags(t *testing.T) {
 	if code, msg := beluga(t, "suite", "generate", "azimuth", data, "-o", suitePath); code != 0 {
 		t.Fatalf("exit %d: %s", code, msg)
 	}
-	s, err := suites.Load(suitePath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Positive everywhere, except that the "pls" prefix flips the class.
 	var preds strings.Builder
-	for _, f := range s.Functionalities {
-		for _, c := range f.Cases {
-			for _, in := range c.Inputs {
-				if strings.HasPrefix(in.Text, "pls ") {
-					preds.WriteString("0.9 0.1\n")
-				} else {
-					preds.WriteString("0.2 0.8\n")
-				}
-			}
+	for _, text := range suiteTexts(t, suitePath) {
+		if strings.HasPrefix(text, "pls ") {
+			preds.WriteString("0.9 0.1\n")
+		} else {
+			preds.WriteString("0.2 0.8\n")
 		}
 	}
 	predPath := filepath.Join(dir, "preds.txt")

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/suites"
 )
 
 // loadRuns expands a spec as beluga run does (datasets through the data
@@ -160,13 +161,39 @@ func readPredictions(t testing.TB, path string) []prediction {
 // fails the test.
 func runPredict(t *testing.T, env []string, model string, inputs []predictInput, args ...string) []prediction {
 	t.Helper()
+	return readPredictions(t, predictFile(t, env, model, inputs, args...))
+}
+
+// predictFile is runPredict's output file, unread.
+func predictFile(t *testing.T, env []string, model string, inputs []predictInput, args ...string) string {
+	t.Helper()
 	dir := t.TempDir()
 	in, out := writeInputs(t, filepath.Join(dir, "in.jsonl"), inputs), filepath.Join(dir, "out.jsonl")
 	code, msg := belugaEnv(t, env, append([]string{"predict", "--model", model, "--input", in, "-o", out}, args...)...)
 	if code != 0 {
 		t.Fatalf("predict --model %s: exit %d: %s", model, code, msg)
 	}
-	return readPredictions(t, out)
+	return out
+}
+
+// suiteTexts are the texts of a suite's inputs, case by case in suite
+// order: the order beluga eval reads predictions in when no split is
+// chosen.
+func suiteTexts(t *testing.T, path string) []string {
+	t.Helper()
+	s, err := suites.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, f := range s.Functionalities {
+		for _, c := range f.Cases {
+			for _, in := range c.Inputs {
+				texts = append(texts, in.Text)
+			}
+		}
+	}
+	return texts
 }
 
 // checkPredictions fails the test unless got holds a prediction for each

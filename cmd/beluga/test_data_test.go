@@ -24,25 +24,15 @@ func TestTestData(t *testing.T) {
 	dir := t.TempDir()
 	rows := [][2]string{{"good", "positive"}, {"awful", "negative"}, {"a great film", "1"}, {"not good at all", "0"},
 		{"terrible acting", "negative"}, {"I loved it", "positive"}, {"boring", "negative"}, {"fine", "positive"}}
-	var tsv, inputs strings.Builder
+	var tsv strings.Builder
+	var texts []string
 	tsv.WriteString("sentence\tgold\n")
 	for _, r := range rows {
 		tsv.WriteString(r[0] + "\t" + r[1] + "\n")
-		b, _ := json.Marshal(map[string]string{"text": r[0]})
-		inputs.Write(append(b, '\n'))
+		texts = append(texts, r[0])
 	}
-	data := filepath.Join(dir, "dev.tsv")
-	os.WriteFile(data, []byte(tsv.String()), 0o644)
-	in := filepath.Join(dir, "inputs.jsonl")
-	os.WriteFile(in, []byte(inputs.String()), 0o644)
-	predsPath := filepath.Join(dir, "preds.jsonl")
-	if code, msg := beluga(t, "predict", "--model", model, "--input", in, "-o", predsPath); code != 0 {
-		t.Fatalf("predict: exit %d: %s", code, msg)
-	}
-	b, err := os.ReadFile(predsPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := writeFile(t, filepath.Join(dir, "dev.tsv"), tsv.String())
+	b := readFile(t, predictFile(t, nil, model, textInputs(texts)))
 	var preds []metrics.Prediction
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		p, err := parsePredictLine(line)
@@ -83,11 +73,7 @@ func TestTestData(t *testing.T) {
 		}
 		Passing, Failing int
 	}
-	b, err = os.ReadFile(filepath.Join(out, "calibration.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &got); err != nil {
+	if err := json.Unmarshal(readFile(t, filepath.Join(out, "calibration.json")), &got); err != nil {
 		t.Fatal(err)
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-6 } // float32 probabilities, printed shortest

@@ -52,31 +52,10 @@ func TestTestMatchesPredictAndEval(t *testing.T) {
 	model := filepath.Join("..", "..", "models", "testdata", "hfsaved", "classifier")
 	suitePath := filepath.Join("..", "..", "train", "testdata", "tiny_suite.jsonl")
 	dir := t.TempDir()
-	s, err := suites.Open(suitePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var in strings.Builder
-	for _, f := range s.Functionalities {
-		for _, c := range f.Cases {
-			for _, x := range c.Inputs {
-				line, _ := json.Marshal(map[string]string{"text": x.Text})
-				in.Write(append(line, '\n'))
-			}
-		}
-	}
-	inputs := filepath.Join(dir, "inputs.jsonl")
-	os.WriteFile(inputs, []byte(in.String()), 0o644)
-	preds := filepath.Join(dir, "preds.jsonl")
-	if code, msg := beluga(t, "predict", "--model", model, "--input", inputs, "-o", preds); code != 0 {
-		t.Fatalf("predict: exit %d: %s", code, msg)
-	}
+	preds := predictFile(t, nil, model, textInputs(suiteTexts(t, suitePath)))
 	// By hand: the model's [POSITIVE, NEGATIVE] become the suite's
 	// [negative, positive]; and, for contrast, left as they are.
-	b, err := os.ReadFile(preds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, preds)
 	var mapped, unmapped strings.Builder
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		var o struct {

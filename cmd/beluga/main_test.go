@@ -62,10 +62,7 @@ func belugaEnv(t *testing.T, env []string, args ...string) (int, string) {
 
 func TestSuiteImportBadInputExitsOneAndWritesNothing(t *testing.T) {
 	dir := t.TempDir()
-	good, err := os.ReadFile("../../suites/testdata/tiny_suite.pkl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := readFile(t, "../../suites/testdata/tiny_suite.pkl")
 	truncated := filepath.Join(dir, "truncated.pkl")
 	os.WriteFile(truncated, good[:len(good)/3], 0o644)
 	tests := []struct {

@@ -14,10 +14,7 @@ import (
 // results file, byte for byte.
 func TestTestScoresAsInputsPredictEval(t *testing.T) {
 	dir := t.TempDir()
-	b, err := os.ReadFile("../../train/testdata/tiny_suite.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, "../../train/testdata/tiny_suite.jsonl")
 	suite := filepath.Join(dir, "suite.jsonl")
 	unsplit := regexp.MustCompile(`,"split":"[a-z]+"`).ReplaceAll(b, nil)
 	if bytes.Equal(unsplit, b) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/losses"
+	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/suites"
 )
@@ -35,7 +36,7 @@ func TestSpanObjective(t *testing.T) {
 			t.Fatal(err)
 		}
 		s, e := l.Row(0)
-		val.MFT[i].Span = [2]int{argmax(s), argmax(e)}
+		val.MFT[i].Span = [2]int{metrics.Argmax(s), metrics.Argmax(e)}
 	}
 	same := *val
 	same.INV = nil

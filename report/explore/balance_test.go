@@ -2,15 +2,11 @@ package explore
 
 import (
 	"bytes"
-	"context"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/experiments/experimentstest"
 	"github.com/beluga-nlp/beluga/report"
 	"github.com/beluga-nlp/beluga/splits"
@@ -22,7 +18,7 @@ import (
 // HateCheck split gives trans people.
 func skewedSource(t *testing.T) *Source {
 	t.Helper()
-	spec, err := experiments.ParseSpec([]byte(`
+	store, runs := sweepIn(t, `
 name: explore-skew
 tasks:
   - {name: SENT, data: sst2, suite: sentiment}
@@ -30,35 +26,9 @@ model: {name: synthetic}
 configurations: [IID+T]
 methods: [vanilla]
 scores: [seen, "meta:group"]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := experiments.Expand(context.Background(), spec, &experiments.Inputs{Folds: experimentstest.FoldLister{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := &experiments.Store{Dir: t.TempDir()}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if sum, err := experiments.Execute(context.Background(), store, runs, caseRunner{}, experiments.Options{Jobs: 2, Logger: quiet}); err != nil || sum.Err() != nil {
-		t.Fatal(err, sum.Err())
-	}
+`, t.TempDir(), caseRunner{})
 	bal := []splits.GroupBalance{{Value: "g0", Suite: 40, Train: 25, Validation: 5, Test: 10}, {Value: "g1", Suite: 40, Test: 25}, {Value: "g2", Suite: 40, Test: 25}}
-	for _, r := range runs {
-		if r.Score != experimentstest.MetaScore {
-			continue
-		}
-		dir := store.RunDir(r.ID())
-		res, err := experiments.ReadResult(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.GroupBalance = bal
-		if err := experiments.WriteResult(dir, res); err != nil {
-			t.Fatal(err)
-		}
-		experimentstest.Reseal(t, dir)
-	}
+	experimentstest.RecordGroupBalance(t, store, runs, bal)
 	src, err := Build(store, runs, Options{Report: report.Options{Trials: 10}})
 	if err != nil {
 		t.Fatal(err)

@@ -141,20 +141,24 @@ func (t *Table) Column(name string) (int, error) {
 // fails to be, and a file that is not UTF-8 refused before any of it is
 // taken as text.
 func ReadFile(path string) ([]byte, error) {
-	var r io.Reader
 	if path == "-" {
-		r = os.Stdin
-	} else {
-		f, err := os.Open(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, notFound(path)
-		}
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
+		return readFrom(os.Stdin, path)
 	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, notFound(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readFrom(f, path)
+}
+
+// ReadFrom is ReadFile of what r reads, named path in errors (and
+// decompressed when path ends in ".gz"): a command reads "-" from its own
+// input stream this way.
+func readFrom(r io.Reader, path string) ([]byte, error) {
 	if strings.HasSuffix(path, ".gz") {
 		zr, err := gzip.NewReader(r)
 		if err != nil {
@@ -186,6 +190,19 @@ func (notFound) Unwrap() error   { return fs.ErrNotExist }
 // standard input) as the dialect says. Errors name the file, line and
 // column.
 func ReadTable(path string, d Dialect) (*Table, error) {
+	return readTable(path, d, func() ([]byte, error) { return ReadFile(path) })
+}
+
+// ReadTableFrom is ReadTable of what r reads, named path (whose ending
+// gives the format unless the dialect does): a command reads "-" from its
+// own input stream this way, not from the process's.
+func ReadTableFrom(r io.Reader, path string, d Dialect) (*Table, error) {
+	return readTable(path, d, func() ([]byte, error) { return readFrom(r, path) })
+}
+
+// readTable refuses a dialect that cannot read path before read reads its
+// bytes, then parses them.
+func readTable(path string, d Dialect, read func() ([]byte, error)) (*Table, error) {
 	format, err := d.format(path)
 	if err != nil {
 		return nil, err
@@ -193,7 +210,7 @@ func ReadTable(path string, d Dialect) (*Table, error) {
 	if len(d.Columns) > 0 && format == JSONL {
 		return nil, fmt.Errorf("%s: columns: a JSON-lines file names its fields itself", path)
 	}
-	b, err := ReadFile(path)
+	b, err := read()
 	if err != nil {
 		return nil, err
 	}

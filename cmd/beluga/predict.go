@@ -86,7 +86,7 @@ func (o *predictOptions) run(ctx context.Context) error {
 		return err
 	}
 	logLoadReport(m.Report)
-	inputs, err := predict.ReadInputs(o.input)
+	inputs, err := predict.ReadInputs(o.input, o.In)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 	"log/slog"
-	"os"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
@@ -23,12 +22,16 @@ test suites and measures whether what a model learns from a suite generalises to
 functionalities, functionality classes and test types it never saw (BeLUGA).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// The libraries log through slog's default logger: it writes to
+		// the executed command's error stream (standard error unless
+		// SetErr named another), so that what a test or a program that
+		// builds the tree captures holds the log lines too.
 		PersistentPreRun: func(cmd *cobra.Command, args []string) {
 			level := slog.LevelInfo
 			if verbose {
 				level = slog.LevelDebug
 			}
-			slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+			slog.SetDefault(slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})))
 		},
 	}
 	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "log debug messages")

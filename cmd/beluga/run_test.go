@@ -47,10 +47,12 @@ func execute(t testing.TB, args ...string) (string, error) {
 	return executeOn(t, NewCmdBeluga(), args...)
 }
 
-// executeOn runs beluga with args on the tree root.
+// executeOn runs beluga with args on the tree root. Output and error are
+// one buffer, written at once by a sweep's progress and its runs' log
+// lines.
 func executeOn(t testing.TB, root *cobra.Command, args ...string) (string, error) {
 	t.Helper()
-	var out bytes.Buffer
+	var out syncBuffer
 	root.SetOut(&out)
 	root.SetErr(&out)
 	root.SetArgs(args)

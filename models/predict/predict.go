@@ -155,15 +155,21 @@ func probs(be backend.Backend, logits []float32) []float32 {
 // ReadInputs reads inputs from a table (datasets.ReadTable: JSON lines of
 // {"text": …} or {"text": …, "text_pair": …} objects, or a CSV or TSV
 // with a text and optionally a text_pair column; a file whose extension
-// names none of these is read as JSON lines), "-" for standard input.
-func ReadInputs(path string) ([]Input, error) {
+// names none of these is read as JSON lines), "-" for what stdin reads.
+func ReadInputs(path string, stdin io.Reader) ([]Input, error) {
 	var d datasets.Dialect
 	switch filepath.Ext(strings.TrimSuffix(path, ".gz")) {
 	case ".csv", ".tsv", ".jsonl", ".json":
 	default:
 		d.Format = datasets.JSONL
 	}
-	t, err := datasets.ReadTable(path, d)
+	var t *datasets.Table
+	var err error
+	if path == "-" {
+		t, err = datasets.ReadTableFrom(stdin, path, d)
+	} else {
+		t, err = datasets.ReadTable(path, d)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("inputs %w", err)
 	}

@@ -102,11 +102,11 @@ func ParseConfiguration(name string) (string, error) {
 
 // ConfigurationNames lists the configurations' names in run specs and
 // flags, in Table 3's order.
-func ConfigurationNames() []string { return configurationNames(nil) }
+func ConfigurationNames() []string { return ConfigurationNamesWhere(nil) }
 
-// configurationNames lists the names of the configurations keep accepts
-// (all for nil), in Table 3's order.
-func configurationNames(keep func(ConfigurationInfo) bool) []string {
+// ConfigurationNamesWhere lists the names of the configurations keep
+// accepts (all for nil), in Table 3's order.
+func ConfigurationNamesWhere(keep func(ConfigurationInfo) bool) []string {
 	var names []string
 	for _, c := range Configurations {
 		if keep == nil || keep(c) {

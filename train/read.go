@@ -80,7 +80,7 @@ func (spanTaskKind) check(s *RunSpec) error {
 	}
 	if !s.config().UsesIID() {
 		trained := func(c ConfigurationInfo) bool { return !c.Prompt && c.UsesIID() }
-		return fmt.Errorf("task %s: configuration %s is for suites without i.i.d. data; a span task has SQuAD-format data (want %s)", s.Task, s.Configuration, strings.Join(configurationNames(trained), ", "))
+		return fmt.Errorf("task %s: configuration %s is for suites without i.i.d. data; a span task has SQuAD-format data (want %s)", s.Task, s.Configuration, strings.Join(ConfigurationNamesWhere(trained), ", "))
 	}
 	if s.Method == "irm-domainbed" {
 		return fmt.Errorf("task %s: DomainBed's IRM splits batches by example, which span batches do not support (use irm)", s.Task)

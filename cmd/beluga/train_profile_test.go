@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/beluga-nlp/beluga/train"
@@ -48,5 +49,18 @@ func TestTrainTakesTheProfilesDefaults(t *testing.T) {
 				t.Errorf("the profile says %d %+v %+v", d.MaxLength, d.Hyper, d.ProbeHyper)
 			}
 		})
+	}
+}
+
+// --from-iid's help names the configurations that start from the IID run's
+// model as the configurations' table says, so that a configuration added
+// to it is named without another edit here.
+func TestFromIIDHelpFollowsTheConfigurations(t *testing.T) {
+	saved := train.Configurations
+	t.Cleanup(func() { train.Configurations = saved })
+	train.Configurations = append(slices.Clone(saved), train.ConfigurationInfo{Name: "iid-x", Display: "IID-X", FromIID: true, Suite: true})
+	f := NewCmdTrain().Flags().Lookup("from-iid")
+	if want := "the IID run's model directory (iid-t, iid-(iid+t), iid-x)"; f == nil || f.Usage != want {
+		t.Errorf("--from-iid usage %+v, want %q", f, want)
 	}
 }

@@ -60,12 +60,13 @@ func gemm(kn *Kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 	g := &sgemm{kn: kn, transA: transA, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
 	mr, nr := kn.mr, kn.nr
 	g.panels, g.colPanels = (m+mr-1)/mr, (n+nr-1)/nr
-	// BLIS's loop order: B is packed whole, block of k by block, in panels
-	// of nr columns (bp[l0·colPanels·nr + q·kb·nr]); each task packs its
-	// block of A (mcRows rows, a block of k at a time) into micro-panels
-	// of mr rows, which stay in L2, and runs the kernel over them for one
-	// panel of B after another: each panel of B is read from L1 by every
-	// micro-panel of the block, A's micro-panels stream from L2.
+	// BLIS's loop order, one block of k after another (in order: that
+	// fixes the bits): the block of B is packed in panels of nr columns
+	// (bp[q·kb·nr]), shared by the cores; each task packs its block of A
+	// (mcRows rows) into micro-panels of mr rows, which stay in L2, and
+	// runs the kernel over them for one panel of B after another: each
+	// panel of B is read from L1 by every micro-panel of the block (on
+	// AVX2; AVX-512's order is the other way round, see task).
 	g.bp = packs.get(min(sgemmKC, k) * g.colPanels * nr)
 	// Where the kernel streams B past a micro-panel of A kept in L1, an
 	// untransposed B is read where it lies (rows contiguous), all but its
@@ -141,29 +142,27 @@ func (g *sgemm) task(t, l0, kb int, ap, tile []float32) {
 	// strided reads paid once (packing it first would pay them apart from
 	// the FMAs).
 	inPlaceA := g.alpha == 1 && (!g.transA || kn.aInL1)
-	{
-		if !inPlaceA {
-			kn.packA(ap, g.transA, a, lda, g.alpha, mr*p0, min(m, mr*p1)-mr*p0, l0, kb)
-		} else if last := mr * (p1 - 1); m-last < mr {
-			// Only an edge micro-panel is packed.
-			kn.packA(ap[(p1-1-p0)*mr*kb:], g.transA, a, lda, g.alpha, last, m-last, l0, kb)
-		}
-		// The tile's loop order: for AVX2's 6×16 a panel of B (16 KiB)
-		// is kept in L1 across the block's micro-panels of A; AVX-512's
-		// 12×32 panel of B (32 KiB) is not, and keeps a micro-panel of A
-		// (12 KiB) in L1 across the chunk's panels of B instead.
-		if kn.aInL1 {
-			for p := p0; p < p1; p++ {
-				for q := q0; q < q1; q++ {
-					g.block(ap, tile, p, p0, q, l0, kb, inPlaceA)
-				}
-			}
-			return
-		}
-		for q := q0; q < q1; q++ {
-			for p := p0; p < p1; p++ {
+	if !inPlaceA {
+		kn.packA(ap, g.transA, a, lda, g.alpha, mr*p0, min(m, mr*p1)-mr*p0, l0, kb)
+	} else if last := mr * (p1 - 1); m-last < mr {
+		// Only an edge micro-panel is packed.
+		kn.packA(ap[(p1-1-p0)*mr*kb:], g.transA, a, lda, g.alpha, last, m-last, l0, kb)
+	}
+	// The tile's loop order: for AVX2's 6×16 a panel of B (16 KiB)
+	// is kept in L1 across the block's micro-panels of A; AVX-512's
+	// 12×32 panel of B (32 KiB) is not, and keeps a micro-panel of A
+	// (12 KiB) in L1 across the chunk's panels of B instead.
+	if kn.aInL1 {
+		for p := p0; p < p1; p++ {
+			for q := q0; q < q1; q++ {
 				g.block(ap, tile, p, p0, q, l0, kb, inPlaceA)
 			}
+		}
+		return
+	}
+	for q := q0; q < q1; q++ {
+		for p := p0; p < p1; p++ {
+			g.block(ap, tile, p, p0, q, l0, kb, inPlaceA)
 		}
 	}
 }

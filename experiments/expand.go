@@ -374,7 +374,10 @@ func (c cell) train(config, method string) (tr train.RunSpec, swept []string, er
 		p := *tr.Prompt // the grid sets prompt.k and prompt.template per run
 		tr.Prompt = &p
 	}
-	tr.Configuration, tr.Method, tr.Seed = configNames[config], method, uint64(c.seed)
+	if tr.Configuration, err = train.ParseConfiguration(config); err != nil {
+		return tr, nil, err
+	}
+	tr.Method, tr.Seed = method, uint64(c.seed)
 	// The profile's defaults first: a value the grid gives, zero included,
 	// is then the run's, for train's one check of it (CheckSettings).
 	if err := tr.FillDefaults(); err != nil {

@@ -546,7 +546,7 @@ scores: [seen, func]
 		t.Fatalf("%d runs, want seen + 2 func (no baseline)", len(runs))
 	}
 	for _, r := range runs {
-		if r.Configuration != ConfigT || r.Train.TaskDef == nil || r.Train.TaskDef.MFTLoss != "ce" {
+		if r.Configuration != "T" || r.Train.TaskDef == nil || r.Train.TaskDef.MFTLoss != "ce" {
 			t.Errorf("run %s: configuration %s, declaration %+v", r.Label(), r.Configuration, r.Train.TaskDef)
 		}
 	}

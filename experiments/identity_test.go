@@ -149,7 +149,7 @@ func TestDirectoryDigestIsItsFiles(t *testing.T) {
 // added to train.RunSpec keeps every ID for as long as its zero value
 // means what runs did before; a non-zero value is part of the ID.
 func TestCanonicalFormLeavesZeroFieldsOut(t *testing.T) {
-	r := Run{Task: "SENT", Configuration: ConfigIIDPlusT, Method: "irm", Score: ScoreSeen,
+	r := Run{Task: "SENT", Configuration: "IID+T", Method: "irm", Score: ScoreSeen,
 		Train: train.RunSpec{Task: "sentiment", Configuration: train.ConfigIIDPlusT, Method: "irm", Seed: 42, MaxLength: 32}}
 	b, err := r.identityJSON(true)
 	if err != nil {

@@ -97,7 +97,7 @@ func TestDependenciesAreScheduled(t *testing.T) {
 	var runs []Run
 	for _, m := range []string{"vanilla", "l2", "lp"} {
 		r := base
-		r.Configuration, r.Method, r.Score, r.From = ConfigIIDT, m, ScoreSeen, base.ID()
+		r.Configuration, r.Method, r.Score, r.From = "IID-T", m, ScoreSeen, base.ID()
 		r.Train.Configuration, r.Train.Method = train.ConfigIIDThenT, m
 		runs = append(runs, r) // dependents first, their baseline missing from the list (another shard's)
 	}
@@ -207,7 +207,7 @@ func TestDependencyGivenUpElsewhereIsRunHere(t *testing.T) {
 	depPoll = 10 * time.Millisecond
 	base := Run{Task: "SENT", Configuration: ConfigIID, Method: "vanilla", Score: ScoreIID}
 	dep := base
-	dep.Configuration, dep.Score, dep.From = ConfigIIDT, ScoreSeen, base.ID()
+	dep.Configuration, dep.Score, dep.From = "IID-T", ScoreSeen, base.ID()
 	store := &Store{Dir: t.TempDir()}
 	release, err := store.tryClaim(base.ID()) // "another process" (alive: this one)
 	if err != nil {
@@ -238,7 +238,7 @@ func TestHateCheckSpecExpands(t *testing.T) {
 	}
 	count := map[string]int{}
 	for _, r := range runs {
-		if r.Configuration != ConfigT || r.Train.TaskDef == nil {
+		if r.Configuration != "T" || r.Train.TaskDef == nil {
 			t.Fatalf("run %s: want a declared task trained with T", r.Label())
 		}
 		count[r.Score]++

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/splits"
 )
 
@@ -34,9 +35,9 @@ type Result struct {
 	// evaluated on: all of them for iid and seen runs, the held-out ones for
 	// a held-out run.
 	Functionalities []FuncResult `json:"functionalities"`
-	// Flags are the sanity checks the run failed (Sanity); none in stores
+	// Flags are the sanity checks the run failed (metrics.Sanity); none in stores
 	// written before the checks existed.
-	Flags []Flag `json:"flags,omitempty"`
+	Flags []metrics.Flag `json:"flags,omitempty"`
 	// Constant holds, per task label, what predicting that label for every
 	// input scores on the same i.i.d. test set and suite cases: the
 	// computed baselines of beluga report --baselines (classification
@@ -175,7 +176,7 @@ func ReadResult(dir string) (*Result, error) {
 // be read, or was written before the checks existed). Only the flags are
 // decoded: the result's one list under the key "flags" (WriteResult writes
 // Result, whose other lists hold no object with such a key).
-func (s *Store) Flags(id string) []Flag {
+func (s *Store) Flags(id string) []metrics.Flag {
 	b, err := os.ReadFile(filepath.Join(s.RunDir(id), ResultFile))
 	if err != nil {
 		return nil
@@ -184,7 +185,7 @@ func (s *Store) Flags(id string) []Flag {
 	if i < 0 {
 		return nil
 	}
-	var flags []Flag
+	var flags []metrics.Flag
 	if json.NewDecoder(bytes.NewReader(b[i+len(`"flags":`):])).Decode(&flags) != nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -39,16 +40,6 @@ func (r *TrainRunner) inputs() *Inputs {
 	}
 	return r.Inputs
 }
-
-// configNames maps Table 3's names of the configurations to package
-// train's (train.Configurations).
-var configNames = func() map[string]string {
-	out := map[string]string{}
-	for _, c := range train.Configurations {
-		out[c.Display] = c.Name
-	}
-	return out
-}()
 
 // FoldKindOf is the held-out partition a score's runs are folds of: BeLUGA's
 // func, class and type, or a case-metadata column for a score "meta:COLUMN"
@@ -175,18 +166,22 @@ func readData(data string) (from, files [2]string) {
 
 // gridKeys are the grid's short keys, each the name of a field path of
 // train.RunSpec (fieldpath.go): BeLUGA's search keys, the i.i.d. and probing
-// phases', the method settings (unset: train.BeLUGA.Methods) and the
-// training-set size. Their values must be positive; a field path's need
-// only fit its field.
-var gridKeys = map[string]string{
-	"epochs": "hyper.epochs", "batch_size": "hyper.batch_size", "lr": "hyper.lr",
-	"iid_epochs": "iid_hyper.epochs", "iid_batch_size": "iid_hyper.batch_size", "iid_lr": "iid_hyper.lr",
-	"probe_batch_size": "probe_hyper.batch_size", "probe_lr": "probe_hyper.lr",
-	"l2_weight": "method_settings.l2_weight", "irm_lambda": "method_settings.irm_lambda",
-	"dro_eta": "method_settings.dro_eta", "fish_meta_steps": "method_settings.fish_meta_steps",
-	// A count, or a fraction in (0, 1): train_size or train_fraction.
-	TrainSizeKey: "train_size",
-}
+// phases', the method settings (train.MethodSettings, each by its own name;
+// unset: the profile's) and the training-set size. Their values must be
+// positive; a field path's need only fit its field.
+var gridKeys = func() map[string]string {
+	keys := map[string]string{
+		"epochs": "hyper.epochs", "batch_size": "hyper.batch_size", "lr": "hyper.lr",
+		"iid_epochs": "iid_hyper.epochs", "iid_batch_size": "iid_hyper.batch_size", "iid_lr": "iid_hyper.lr",
+		"probe_batch_size": "probe_hyper.batch_size", "probe_lr": "probe_hyper.lr",
+		// A count, or a fraction in (0, 1): train_size or train_fraction.
+		TrainSizeKey: "train_size",
+	}
+	for name := range train.SettingMethods {
+		keys[name] = "method_settings." + name
+	}
+	return keys
+}()
 
 // setGridKey sets the field a grid key names to the key's value and
 // returns the field's path.
@@ -375,19 +370,64 @@ type SearchRecord struct {
 
 // chosen reads what a done search run chose.
 func (r *TrainRunner) chosen(id string) (train.Hyper, error) {
-	var rec SearchRecord
 	if r.Store == nil || r.Store.State(id) != Done {
-		return rec.Chosen, fmt.Errorf("trains with the choice of search %s, which is not done", id)
+		return train.Hyper{}, fmt.Errorf("trains with the choice of search %s, which is not done", id)
 	}
-	path := filepath.Join(r.Store.RunDir(id), SearchFile)
+	h, _, err := readChoice(r.Store.RunDir(id))
+	return h, err
+}
+
+// readChoice reads the hyper-parameters a search chose from dir's
+// SearchFile; ok is false when dir holds none (its run did not search).
+func readChoice(dir string) (h train.Hyper, ok bool, err error) {
+	var rec SearchRecord
+	path := filepath.Join(dir, SearchFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return rec.Chosen, err
+		return h, false, err
 	}
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return rec.Chosen, fmt.Errorf("%s: %w", path, err)
+		return h, false, fmt.Errorf("%s: %w", path, err)
 	}
-	return rec.Chosen, nil
+	return rec.Chosen, true, nil
+}
+
+// TrainedHyper reads the suite-phase hyper-parameters (hyper) the done run
+// in dir trained with, for a run that reuses them (beluga train
+// --hyper-from; a held-out run reuses its full run's): the choice of its
+// search when it searched (SearchFile: beluga train --search, a sweep's
+// search), else its recorded train spec's — TrainSpecFile in a sweep's
+// run, SpecFile in a run directory of beluga train. A run that is not done
+// is refused: a search that failed leaves a spec whose hyper it never chose.
+func TrainedHyper(dir string) (train.Hyper, error) {
+	var h train.Hyper
+	dir = filepath.Clean(dir) // runs/l2/ is the run l2 of the store runs
+	if st, why := (&Store{Dir: filepath.Dir(dir)}).Check(filepath.Base(dir), false); st != Done {
+		if why != "" {
+			return h, fmt.Errorf("run directory %s is %s: %s", dir, st, why)
+		}
+		return h, fmt.Errorf("run directory %s is %s, not done", dir, st)
+	}
+	if h, ok, err := readChoice(dir); ok || !errors.Is(err, fs.ErrNotExist) {
+		return h, err
+	}
+	path := filepath.Join(dir, TrainSpecFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		path = filepath.Join(dir, SpecFile)
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return h, err
+	}
+	var spec train.RunSpec
+	if err := json.Unmarshal(b, &spec); err != nil {
+		return h, fmt.Errorf("%s: %w", path, err)
+	}
+	if spec.Hyper == (train.Hyper{}) {
+		return h, fmt.Errorf("%s records no suite-phase hyper-parameters (hyper): not a run of beluga train or of a sweep's training", path)
+	}
+	return spec.Hyper, nil
 }
 
 // Run implements Runner: package train writes its outputs under dir/train,
@@ -422,7 +462,7 @@ func (r *TrainRunner) Run(ctx context.Context, run Run, dir string) error {
 // resultOf is the result file of a run; constant records the constant
 // predictors' scores (for runs scored on every functionality).
 func resultOf(res *train.Result, constant bool) *Result {
-	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics, Flags: Sanity(res), Functionalities: funcResults(res.Suite),
+	out := &Result{IIDCorrect: res.IIDCorrect, IIDMetrics: res.IIDMetrics, Flags: metrics.Sanity(res.SanityInput()), Functionalities: funcResults(res.Suite),
 		IIDEval: res.IIDEval, IIDEvalCorrect: res.IIDEvalCorrect, GroupBalance: res.GroupBalance}
 	if !constant || len(res.Constant) == 0 {
 		return out

@@ -18,16 +18,12 @@ import (
 	"github.com/beluga-nlp/beluga/train"
 )
 
-// The BeLUGA training configurations (REFERENCE 1.1) in Table 3's order.
-const (
-	ConfigIID       = "IID"       // i.i.d. data only: the baseline
-	ConfigIIDT      = "IID-T"     // IID→T: from the IID model, suite only
-	ConfigIIDPlusT  = "IID+T"     // from the pretrained model, IID + suite
-	ConfigIIDIIDPlT = "IID-IID+T" // IID→(IID+T): from the IID model, IID + suite
-	// ConfigT trains on the suite alone from the initial model: for suites
-	// without i.i.d. data (Luz de Araujo & Roth 2022's HateCheck setting).
-	ConfigT = "T"
-)
+// ConfigIID is the IID baseline's name in experiment specs, stores and
+// Table 3: its spelling in the configurations' registry
+// (train.Configurations), which every other configuration is asked of by
+// name (train.LookupConfiguration); the baseline is named here because
+// every sweep runs it and reports set it apart.
+var ConfigIID = train.MustConfiguration(train.ConfigIID).Display
 
 // The scores a run is evaluated for. ScoreIID marks the baseline run, which is
 // scored on every functionality and whose results stand in for all four suite
@@ -499,11 +495,11 @@ func (s *Spec) Validate() error {
 	var configs []string
 	for i, c := range s.Configurations {
 		// Either spelling (IID-IID+T or train's iid-(iid+t)), any case.
-		tc, err := train.ParseConfiguration(c)
+		tc, err := train.LookupConfiguration(c)
 		if err != nil {
 			return fmt.Errorf("field configurations[%d]: unknown configuration %q (want %s, or IID for the baseline alone)", i, c, strings.Join(Configurations, ", "))
 		}
-		if tc == train.ConfigIID {
+		if tc.Name == train.ConfigIID {
 			// The baseline, always run: [IID] asks for it alone.
 			for _, t := range s.Tasks {
 				if !t.hasIID() {
@@ -512,12 +508,7 @@ func (s *Spec) Validate() error {
 			}
 			continue
 		}
-		for name, t := range configNames {
-			if t == tc {
-				s.Configurations[i] = name
-			}
-		}
-		configs = append(configs, s.Configurations[i])
+		configs = append(configs, tc.Display)
 	}
 	if s.Configurations != nil {
 		s.Configurations = configs
@@ -536,7 +527,7 @@ func (s *Spec) Validate() error {
 	for _, t := range s.Tasks {
 		for i, c := range s.Configurations {
 			ci, _ := train.LookupConfiguration(c)
-			if (ci.IID || ci.FromIID || ci.DemoIID) && !t.hasIID() {
+			if ci.UsesIID() && !t.hasIID() {
 				uses := "trains on"
 				if ci.Prompt {
 					uses = "draws demonstrations from"

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/beluga-nlp/beluga/metrics"
 )
 
 // Status counts a sweep's runs by state.
@@ -31,8 +33,8 @@ type RunStatus struct {
 	// changed: a run of the store not done now, or the run itself when
 	// its own inputs changed on disk.
 	Was string
-	// Flags are a done run's failed sanity checks (Sanity).
-	Flags []Flag
+	// Flags are a done run's failed sanity checks (metrics.Sanity).
+	Flags []metrics.Flag
 }
 
 // StatusOf reads the state of every run from the store. A run not done

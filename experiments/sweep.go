@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/beluga-nlp/beluga/datasets"
 )
 
 // SweepFile, in a store directory, lists the runs of every sweep executed
@@ -170,6 +173,9 @@ func (s *Store) sweepRuns() ([]Run, error) {
 type Sweep struct {
 	// Spec is the experiment spec (nil for a sweep read from a store).
 	Spec *Spec
+	// File is the spec's file as it was named (empty for a spec made in
+	// memory, or a sweep read from a store).
+	File string
 	// Note says which of a store's sweeps a sweep read from the store is
 	// (its latest: SweepsFile); empty otherwise.
 	Note   string
@@ -180,9 +186,10 @@ type Sweep struct {
 
 // OpenSweep reads the sweep arg names: a store directory (the runs it
 // records, RecordSweep's and every run with a spec) or an experiment spec,
-// expanded with its inputs found and digested through in; store, when
-// set, is the spec's run store instead of its out. A store an older beluga
-// wrote is refused (ErrLegacy) until beluga migrate has re-keyed it.
+// expanded with its inputs found and digested through in (SweepOf);
+// store, when set, is the spec's run store instead of its out. A store an
+// older beluga wrote is refused (ErrLegacy) until beluga migrate has
+// re-keyed it.
 func OpenSweep(ctx context.Context, arg, store string, in *Inputs) (*Sweep, error) {
 	if st, err := os.Stat(arg); err == nil && st.IsDir() {
 		s := &Store{Dir: arg}
@@ -209,13 +216,149 @@ func OpenSweep(ctx context.Context, arg, store string, in *Inputs) (*Sweep, erro
 			return nil, err
 		}
 	}
+	sw, err := SweepOf(ctx, spec, in)
+	if err != nil {
+		return nil, fmt.Errorf("experiment spec %s: %w", arg, err)
+	}
+	sw.File = arg
+	return sw, nil
+}
+
+// SweepOf is the sweep of spec: its runs, expanded with their inputs found
+// and digested through in, in the store of its out (Spec.OutDir). A store
+// an older beluga wrote is refused (ErrLegacy).
+func SweepOf(ctx context.Context, spec *Spec, in *Inputs) (*Sweep, error) {
 	s := &Store{Dir: spec.OutDir()}
 	if s.Legacy() {
 		return nil, fmt.Errorf("run store %s: %w", s.Dir, ErrLegacy)
 	}
+	if in == nil {
+		in = &Inputs{}
+	}
 	runs, err := Expand(ctx, spec, in)
 	if err != nil {
-		return nil, fmt.Errorf("experiment spec %s: %w", arg, err)
+		return nil, err
 	}
 	return &Sweep{Spec: spec, Store: s, Runs: runs, Inputs: in}, nil
+}
+
+// SweepOptions control Sweep.Execute: Execute's Options (Options.Sweep is
+// the sweep's runs) and what comes before it.
+type SweepOptions struct {
+	Options
+	// Shard, when set, executes only its slice of the runs; the sweep is
+	// recorded whole, so that every shard records the same list.
+	Shard *Shard
+	// Record is what the store records as the sweep's spec (SweepsFile):
+	// empty, the spec's file, made absolute; a spec made in memory names
+	// what made it ("beluga quickstart --task SENT").
+	Record string
+	// Runner executes each run (nil: a TrainRunner on the sweep's store
+	// and inputs). The checks before any run starts are the trainer's
+	// either way.
+	Runner Runner
+	// Warn receives what the checks of the inputs' contents found
+	// (duplicates across parts, encodings, coverage) and a digest cache
+	// that cannot be written; nil discards them.
+	Warn io.Writer
+}
+
+// Check is what a sweep must pass before any of its runs starts, and all
+// a dry run checks: the trainer's preflight (the model, the grid, every
+// i.i.d. file's rows, the suites against their tasks, the listed folds),
+// then the inputs' contents, whose findings are written to warn (nil:
+// discarded) and stop nothing.
+func (sw *Sweep) Check(ctx context.Context, warn io.Writer) error {
+	if sw.Spec == nil {
+		return fmt.Errorf("run store %s: a store's runs are executed from the spec that lists them", ShortPath(sw.Store.Dir))
+	}
+	if err := sw.trainer().Preflight(ctx, sw.Spec); err != nil {
+		return sw.errorf(err)
+	}
+	checks, err := sw.Spec.CheckInputs()
+	if err != nil {
+		return sw.errorf(err)
+	}
+	if warn != nil {
+		checks.Print(warn)
+	}
+	return nil
+}
+
+// Execute is the whole of a sweep's execution, as beluga run and beluga
+// quickstart do it: Check; refuse, before any run starts, a run whose ID
+// is provisional (its store directory would be named by what its
+// checkpoint is not known to be) or, offline, whose checkpoint is not on
+// this machine (said once, not as every run's failure); record the sweep
+// in the store (RecordSweep); Execute the runs not done, of opts.Shard
+// only when set. The inputs' digests are kept (Digests.SaveOrWarn) before
+// the runs start and at the end. The error joins what stopped the sweep
+// with the failed runs (Summary.Err): nil only when every run is done.
+func (sw *Sweep) Execute(ctx context.Context, opts SweepOptions) (Summary, error) {
+	warn := opts.Warn
+	if warn == nil {
+		warn = io.Discard
+	}
+	if err := sw.Check(ctx, warn); err != nil {
+		return Summary{}, err
+	}
+	in := sw.Inputs
+	if in == nil {
+		in = &Inputs{}
+	}
+	defer in.digests().SaveOrWarn(warn)
+	in.digests().SaveOrWarn(warn)
+	runs := sw.Runs
+	if opts.Shard != nil {
+		runs = opts.Shard.Select(runs)
+	}
+	for _, r := range runs {
+		why := r.Pending()
+		if why == "" && in.Hub != nil && in.Hub.Offline {
+			why = r.Absent()
+		}
+		if why != "" {
+			return Summary{}, sw.errorf(fmt.Errorf("run %s: %s", r.Label(), why))
+		}
+	}
+	record := opts.Record
+	if record == "" {
+		abs, err := filepath.Abs(sw.File)
+		if err != nil {
+			return Summary{}, err
+		}
+		record = abs
+	}
+	if err := sw.Store.RecordSweep(sw.Runs, record); err != nil {
+		return Summary{}, err
+	}
+	runner := opts.Runner
+	if runner == nil {
+		runner = sw.trainer()
+	}
+	o := opts.Options
+	o.Sweep = sw.Runs
+	sum, err := Execute(ctx, sw.Store, runs, runner, o)
+	return sum, errors.Join(err, sum.Err())
+}
+
+// trainer is the TrainRunner of the sweep's store and inputs.
+func (sw *Sweep) trainer() *TrainRunner {
+	var data *datasets.Cache
+	if sw.Inputs != nil {
+		data = sw.Inputs.Data
+	}
+	return &TrainRunner{Cache: data, Store: sw.Store, Inputs: sw.Inputs}
+}
+
+// errorf says which spec an error is of.
+func (sw *Sweep) errorf(err error) error {
+	name := sw.File
+	if name == "" {
+		name = sw.Spec.Name
+	}
+	if name == "" {
+		return fmt.Errorf("experiment spec: %w", err)
+	}
+	return fmt.Errorf("experiment spec %s: %w", name, err)
 }

@@ -95,3 +95,73 @@ func TestResolveDataFileNotFound(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepExecute: Sweep.Execute is beluga run's pipeline. It executes
+// the shard's runs (and the runs they need), records the whole sweep under
+// the name it is given, and refuses, before the store is written, a spec
+// the trainer cannot run and a sweep read from a store (no spec to check
+// it against).
+func TestSweepExecute(t *testing.T) {
+	tiny, data := trainFixtures(t, map[string]string{"tiny_train.tsv": "train.tsv", "tiny_dev.tsv": "dev.tsv"})
+	yaml := `name: tiny
+tasks: [{name: SENT, data: ` + data + `, suite: ` + filepath.Join(tiny, "tiny_suite.jsonl") + `}]
+model: {name: MODEL, options: {glove: ` + filepath.Join(tiny, "tiny_glove.txt") + `, hidden: 8, max_length: 16}}
+configurations: [IID+T]
+scores: [seen]
+seeds: [1, 2]
+grid: {iid_epochs: [1], epochs: [1], batch_size: [4]}
+`
+	sweepOf := func(model string) *Sweep {
+		t.Helper()
+		spec, err := ParseSpec([]byte(strings.Replace(yaml, "MODEL", model, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.Out = filepath.Join(t.TempDir(), "store")
+		sw, err := SweepOf(t.Context(), spec, &Inputs{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sw
+	}
+
+	sw := sweepOf("wordvec")
+	if len(sw.Runs) != 4 {
+		t.Fatalf("%d runs, want the IID baseline and the seen run for each of 2 seeds", len(sw.Runs))
+	}
+	shard := Shard{I: 0, N: 2}
+	var warn strings.Builder
+	sum, err := sw.Execute(t.Context(), SweepOptions{Options: Options{Logger: discardLogger()}, Shard: &shard, Record: "a test", Warn: &warn})
+	if err != nil {
+		t.Fatalf("%v (%+v)", err, sum)
+	}
+	mine := shard.Select(sw.Runs)
+	if sum.Total < len(mine) || sum.Ran != sum.Total {
+		t.Errorf("summary %+v: want the shard's %d runs (and those they need) run", sum, len(mine))
+	}
+	for _, r := range mine {
+		if st := sw.Store.State(r.ID()); st != Done {
+			t.Errorf("run %s of the shard is %s", r.Label(), st)
+		}
+	}
+	recs, err := sw.Store.Sweeps()
+	if err != nil || len(recs) != 1 || recs[0].Spec != "a test" || len(recs[0].Runs) != len(sw.Runs) {
+		t.Errorf("recorded sweeps %+v (%v): want the whole sweep of 4 runs, as \"a test\"", recs, err)
+	}
+
+	bad := sweepOf("no-such-model")
+	if _, err := bad.Execute(t.Context(), SweepOptions{}); err == nil || !strings.Contains(err.Error(), "experiment spec tiny: ") || !strings.Contains(err.Error(), "no-such-model") {
+		t.Errorf("a model the trainer does not know: %v", err)
+	}
+	if _, err := os.Stat(bad.Store.Dir); !os.IsNotExist(err) {
+		t.Errorf("the refused sweep's store was written: %v", err)
+	}
+
+	fromStore, err := OpenSweep(t.Context(), sw.Store.Dir, "", &Inputs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fromStore.Execute(t.Context(), SweepOptions{}); err == nil || !strings.Contains(err.Error(), "from the spec") {
+		t.Errorf("a store's sweep executed: %v", err)
+	}
+}

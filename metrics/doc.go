@@ -33,4 +33,9 @@
 // of the time — reliability bins of equal width or equal mass, the expected
 // calibration error and the multi-class Brier score (Calibrate), checked
 // against sklearn's calibration_curve and numpy.
+//
+// Sanity checks (sanity.go): whether a model's scores mean anything — a
+// constant predictor on i.i.d. data or on the suite, a suite loss that
+// never fell (Sanity, reading a Result, class names and losses). Training
+// runs and beluga test raise the same flags from it.
 package metrics

@@ -188,13 +188,14 @@ func parsePrediction(text string, format Format, answers bool) (Prediction, *Pre
 	}
 	p.Probs = probs
 	if format != PredAndSoftmax {
-		p.Class = argmax(probs)
+		p.Class = Argmax(probs)
 	}
 	return p, nil
 }
 
-// argmax returns the first index of the largest value, as numpy does.
-func argmax(xs []float64) int {
+// Argmax returns the first index of the largest value, as numpy does: the
+// class of a row of probabilities or logits (0 when xs is empty).
+func Argmax[T float32 | float64](xs []T) int {
 	best := 0
 	for i, x := range xs {
 		if x > xs[best] {
@@ -237,7 +238,7 @@ func Squash(p float64, mode SquashMode) Prediction {
 		pp[1] = 1 - (1/margin)*math.Abs(p-0.5)
 		pp[0] = 1 - pp[1]
 	}
-	return Prediction{Class: argmax(pp), Probs: pp}
+	return Prediction{Class: Argmax(pp), Probs: pp}
 }
 
 // Squash32 is Squash for the positive probability of a float32 model, as
@@ -269,5 +270,5 @@ func Squash32(p float32, mode SquashMode) Prediction {
 		pp[1] = float64(1 - scale*abs(p-0.5))
 		pp[0] = 1 - pp[1]
 	}
-	return Prediction{Class: argmax(pp), Probs: pp}
+	return Prediction{Class: Argmax(pp), Probs: pp}
 }

@@ -15,7 +15,7 @@ func intp(i int) *int { return &i }
 // pp builds a 3-class sentiment prediction from its probabilities.
 func pp(p0, p1, p2 float64) Prediction {
 	probs := []float64{p0, p1, p2}
-	return Prediction{Class: argmax(probs), Probs: probs}
+	return Prediction{Class: Argmax(probs), Probs: probs}
 }
 
 func cls(c int) Prediction { return Prediction{Class: c, Probs: oneHot(c)} }

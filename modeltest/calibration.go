@@ -12,6 +12,7 @@ import (
 	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/models/predict"
 	"github.com/beluga-nlp/beluga/report"
+	"github.com/beluga-nlp/beluga/suitescore"
 )
 
 // The calibration section's files in Options.Out: its measures (read back
@@ -46,9 +47,10 @@ func measureData(ctx context.Context, m predict.Model, tk predict.Tokenizer, spe
 	if err != nil {
 		return nil, nil, err
 	}
+	read := suitescore.PredictJSONL(rep.Match)
 	preds := make([]metrics.Prediction, len(outs))
 	for i, o := range outs {
-		preds[i] = suitePrediction(o.Probs, rep.Match)
+		preds[i] = read(o.Probs)
 	}
 	l, err := metrics.MeasureLabelled(filepath.Base(spec.Path), rep.SuiteLabels, preds, gold, metrics.DefaultBins)
 	return l, outs, err

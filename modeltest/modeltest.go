@@ -2,7 +2,8 @@
 // behavioural suite, CheckList's first use: it predicts every scored input
 // of the suite with the model (a HuggingFace checkpoint directory or hub
 // id, or a model beluga saved) and scores the predictions with CheckList's
-// semantics (package metrics), in one call.
+// semantics, in one call, by the path every scoring of a model on a suite
+// takes (package suitescore, as a training run's evaluation does).
 //
 // The model's classes are matched to the suite's by name. The suite's
 // classes are its model_labels when it has them and the model has as many
@@ -13,7 +14,8 @@
 // must match a different suite class, or the test is refused with both
 // lists of names. The probabilities are then reordered into the suite's
 // order and scored exactly as `beluga eval --predictions-format
-// predict_jsonl` scores a prediction file in that order.
+// predict_jsonl` scores a prediction file in that order
+// (suitescore.PredictJSONL).
 package modeltest
 
 import (
@@ -29,7 +31,6 @@ import (
 	"strings"
 
 	"github.com/beluga-nlp/beluga/datasets"
-	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/models"
@@ -41,7 +42,7 @@ import (
 	"github.com/beluga-nlp/beluga/report/explore"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
-	"github.com/beluga-nlp/beluga/train"
+	"github.com/beluga-nlp/beluga/suitescore"
 )
 
 // The files Run writes into Options.Out: the results and cases as a run
@@ -99,7 +100,7 @@ type Report struct {
 	ModelLabels, SuiteLabels []string
 	Match                    []int
 	// Flags are the sanity checks' findings (a constant predictor).
-	Flags []experiments.Flag
+	Flags []metrics.Flag
 	// Test is the test report (what the page and the table show).
 	Test *report.TestReport
 	// Files are the files written, in Out.
@@ -136,18 +137,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %s on suite %s: %w", opt.Model, opt.Suite, err)
 	}
-	outs, err := predictSuite(ctx, opt, s, m, batch)
+	sc, err := predictSuite(ctx, opt, s, m, rep.Match, batch)
 	if err != nil {
 		return nil, err
 	}
-	preds := make([]metrics.Prediction, len(outs))
-	for i, o := range outs {
-		preds[i] = suitePrediction(o.Probs, rep.Match)
-	}
-	res, err := metrics.Score(s, preds, opt.Score)
-	if err != nil {
-		return nil, err
-	}
+	res := sc.Result
 	rep.Result = res
 	// The user's data is measured before anything is written: a bad file
 	// leaves no half-written folder.
@@ -158,7 +152,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	rep.Flags = experiments.Sanity(&train.Result{Suite: res})
+	rep.Flags = metrics.Sanity(metrics.SanityInput{Suite: res})
 	if rep.Calibration, err = report.NewTestCalibration(opt.Model, res.Cases, data); err != nil {
 		return nil, err
 	}
@@ -167,7 +161,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFolder(opt.Out, s, rep, info, outs); err != nil {
+	if err := writeFolder(opt.Out, s, rep, info, sc.Outputs); err != nil {
 		return nil, err
 	}
 	files, err := writeCalibration(opt.Out, rep.Calibration, res.Cases, dataOuts)
@@ -218,24 +212,18 @@ func loadModel(ctx context.Context, opt Options, maxLength int) (*pretrained.Mod
 	return m, nil
 }
 
-// predictSuite predicts every input of the scored cases, in suite order.
-func predictSuite(ctx context.Context, opt Options, s *suites.Suite, m *pretrained.Model, batch int) ([]predict.Output, error) {
-	var inputs []predict.Input
-	for _, f := range s.Functionalities {
-		for _, c := range f.Cases {
-			if opt.Score.Split != "" && c.Split != opt.Score.Split {
-				continue
-			}
-			for _, in := range c.Inputs {
-				inputs = append(inputs, predict.NewInput(in.Text, in.Pair, in.IsPair))
-			}
-		}
-	}
-	if len(inputs) == 0 {
+// predictSuite predicts and scores every input of the scored cases, the
+// model's classes read in the suite's order (suitescore.PredictJSONL).
+func predictSuite(ctx context.Context, opt Options, s *suites.Suite, m *pretrained.Model, match []int, batch int) (*suitescore.Scored, error) {
+	n := metrics.ScoredInputs(s, opt.Score.Split)
+	if n == 0 {
 		return nil, fmt.Errorf("suite %s has no case to score (split %q)", opt.Suite, opt.Score.Split)
 	}
-	slog.Info("predicting the suite's inputs", "model", opt.Model, "inputs", len(inputs))
-	return predict.RunContext(ctx, m.Classifier, m.Tokenizer, inputs, batch)
+	slog.Info("predicting the suite's inputs", "model", opt.Model, "inputs", n)
+	run := func(ctx context.Context, inputs []predict.Input) ([]predict.Output, error) {
+		return predict.RunContext(ctx, m.Classifier, m.Tokenizer, inputs, batch)
+	}
+	return suitescore.Run(ctx, s, run, suitescore.PredictJSONL(match), opt.Score)
 }
 
 // writeFolder writes the predictions, test.json, the results, the cases,
@@ -369,25 +357,6 @@ func quoted(ls []string) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
-// suitePrediction reorders a model's probabilities into the suite's class
-// order and reads them as beluga eval reads a predict_jsonl line (each
-// float32 as its shortest decimal), so that the scores are those of a
-// prediction file written in that order.
-func suitePrediction(probs []float32, match []int) metrics.Prediction {
-	p := make([]float64, len(probs))
-	for i, v := range probs {
-		f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(v), 'g', -1, 32), 64)
-		p[match[i]] = f
-	}
-	best := 0
-	for i, v := range p {
-		if v > p[best] {
-			best = i
-		}
-	}
-	return metrics.Prediction{Class: best, Probs: p}
-}
-
 // ParseLabelMap reads --label-map's MODEL=SUITE pairs
 // (datasets.ParseLabelMap).
 func ParseLabelMap(pairs []string) (datasets.LabelMap, error) {
@@ -395,14 +364,12 @@ func ParseLabelMap(pairs []string) (datasets.LabelMap, error) {
 }
 
 // EnsureSplit gives a suite without the split asked for BeLUGA's split
-// (splits.Assign with BeLUGA's seed, as beluga split computes it) and
-// says so: beluga test and beluga eval score --split on any suite.
+// (splits.Ensure, as beluga split computes it) and warns that it did:
+// beluga test and beluga eval score --split on any suite.
 func EnsureSplit(s *suites.Suite, split suites.Split) {
-	if split == "" || suites.Summarise(s).Splits[split].Cases > 0 {
-		return
+	if splits.Ensure(s, split) {
+		slog.Warn(fmt.Sprintf("--split %s: suite %s carries no split; computing BeLUGA's split (seed %d, as beluga split does) and scoring its %s cases", split, s.Name, splits.BeLUGASeed, split))
 	}
-	slog.Warn(fmt.Sprintf("--split %s: suite %s carries no split; computing BeLUGA's split (seed %d, as beluga split does) and scoring its %s cases", split, s.Name, splits.BeLUGASeed, split))
-	splits.Assign(s, splits.BeLUGASeed)
 }
 
 // untrainedHead refuses a checkpoint without a usable classifier head: its

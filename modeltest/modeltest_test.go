@@ -1,6 +1,7 @@
 package modeltest
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/datasets"
+	"github.com/beluga-nlp/beluga/metrics"
+	"github.com/beluga-nlp/beluga/report"
 	"github.com/beluga-nlp/beluga/suites"
 )
 
@@ -97,5 +100,95 @@ func TestRunWritesWhatARunWrites(t *testing.T) {
 	table, _ := os.ReadFile(filepath.Join(out, TableFile))
 	if !strings.Contains(string(table), "POSITIVE → positive, NEGATIVE → negative") {
 		t.Errorf("table:\n%s", table)
+	}
+}
+
+// The sanity checks a training run gets (metrics.Sanity) flag a tested
+// model that predicts one class for every suite input, and test.json
+// records the flag; a model whose predictions vary is not flagged.
+func TestRunFlagsAConstantPredictor(t *testing.T) {
+	for _, tc := range []struct {
+		model string
+		want  []string
+	}{
+		{"../models/testdata/hfsaved/bert-fp16", []string{metrics.FlagConstantSuite + ": constant predictor: 22 of 22 suite test inputs (100.0%) predicted neutral, expected for 0.0%"}},
+		{"../models/testdata/hfsaved/classifier", nil},
+	} {
+		t.Run(filepath.Base(tc.model), func(t *testing.T) {
+			out := t.TempDir()
+			rep, err := Run(context.Background(), Options{Model: tc.model, Suite: "../train/testdata/tiny_suite.jsonl", Out: out})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range rep.Flags {
+				got = append(got, f.Kind+": "+f.Reason)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("flags %q, want %q", got, tc.want)
+			}
+			back, err := report.ReadTestDir(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(back.Info.Flags, tc.want) {
+				t.Errorf("test.json flags %q, want %q", back.Info.Flags, tc.want)
+			}
+		})
+	}
+}
+
+// beluga test scores what beluga eval --predictions-format predict_jsonl
+// scores from its predictions.jsonl, when the model's classes are in the
+// suite's order: the same results and case verdicts, byte for byte (a
+// two-way model squashed onto a 3-way suite; two labels through
+// --label-map).
+func TestRunScoresAsEvalReadsItsPredictions(t *testing.T) {
+	model := "../models/testdata/hfsaved/bert-fp16" // NEGATIVE, POSITIVE
+	for _, tc := range []struct {
+		suite    string
+		labelMap map[string]string
+	}{
+		{"../train/testdata/tiny_suite.jsonl", nil},
+		{"../train/testdata/tiny_qqp.jsonl", map[string]string{"NEGATIVE": "not duplicate", "POSITIVE": "duplicate"}},
+	} {
+		t.Run(filepath.Base(tc.suite), func(t *testing.T) {
+			out := t.TempDir()
+			opt := metrics.ScoreOptions{Split: suites.SplitTest}
+			rep, err := Run(context.Background(), Options{Model: model, Suite: tc.suite, Out: out, Score: opt, LabelMap: datasets.LabelMapOf(tc.labelMap)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := suites.Open(tc.suite)
+			if err != nil {
+				t.Fatal(err)
+			}
+			preds, err := metrics.ReadPredictions(filepath.Join(out, PredictionsFile), metrics.PredictJSONL, metrics.ScoredInputs(s, opt.Split), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eval, err := metrics.Score(s, preds, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			for _, f := range []struct {
+				name  string
+				write func(*metrics.Result, string) error
+			}{{ResultsFile, (*metrics.Result).WriteJSON}, {CasesFile, (*metrics.Result).WriteCases}} {
+				a, b := filepath.Join(dir, "test-"+f.name), filepath.Join(dir, "eval-"+f.name)
+				if err := f.write(rep.Result, a); err != nil {
+					t.Fatal(err)
+				}
+				if err := f.write(eval, b); err != nil {
+					t.Fatal(err)
+				}
+				x, _ := os.ReadFile(a)
+				y, _ := os.ReadFile(b)
+				if len(x) == 0 || !bytes.Equal(x, y) {
+					t.Errorf("%s: beluga test's and eval's differ:\n%s\n%s", f.name, x, y)
+				}
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net/http"
 	"os"
@@ -173,7 +174,7 @@ func (c *Client) do(ctx context.Context, cl call) ([]byte, error) {
 		return nil, err
 	}
 	key := c.cacheKey(cl.path, body)
-	if b, ok := c.cached(key); ok {
+	if b, ok := c.cached(key, cl.path, body); ok {
 		return b, nil
 	}
 	backoff := cmpOr(c.E.Backoff, 500*time.Millisecond)
@@ -221,7 +222,7 @@ func (c *Client) send(ctx context.Context, path string, body []byte) (b []byte, 
 		return nil, true, fmt.Errorf("POST %s: %w", url, err)
 	}
 	defer resp.Body.Close()
-	b, err = io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	b, err = io.ReadAll(io.LimitReader(resp.Body, maxResponse))
 	if err != nil {
 		return nil, true, fmt.Errorf("POST %s: reading the response: %w", url, err)
 	}
@@ -262,6 +263,10 @@ func (c *Client) cacheKey(path string, body []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// maxResponse bounds a response's body, as read from the network and as
+// read back from the request cache.
+const maxResponse = 64 << 20
+
 // cacheEntry is a cached call: the request and the response's body.
 type cacheEntry struct {
 	URL      string          `json:"url"`
@@ -273,17 +278,42 @@ func (c *Client) cachePath(key string) string {
 	return filepath.Join(c.E.Cache, key[:2], key+".json")
 }
 
-func (c *Client) cached(key string) ([]byte, bool) {
+// cached reads the response stored for a call. An entry is used only when
+// it records this very call — the URL and the request body it was asked
+// with — so a damaged or foreign file under the key is asked again (and
+// overwritten) rather than answering for another request; one larger than
+// any response the client would have stored is refused before it is read.
+func (c *Client) cached(key, path string, body []byte) ([]byte, bool) {
 	if c.E.Cache == "" {
 		return nil, false
 	}
-	b, err := os.ReadFile(c.cachePath(key))
+	p := c.cachePath(key)
+	f, err := os.Open(p)
 	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	// The entry holds the URL, the request and the response, each JSON
+	// that marshalling may at most grow sixfold (\u00XX escapes).
+	limit := int64(maxResponse) + 6*int64(len(body)+len(c.E.URL)+len(path)) + 1024
+	if st, err := f.Stat(); err != nil || st.Size() > limit {
+		slog.Warn("request cache: entry too large or unreadable, asking again", "file", p, "limit", limit)
+		return nil, false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil || int64(len(b)) > limit {
+		slog.Warn("request cache: entry too large or unreadable, asking again", "file", p, "limit", limit)
 		return nil, false
 	}
 	var e cacheEntry
 	if json.Unmarshal(b, &e) != nil || len(e.Response) == 0 {
-		return nil, false // a damaged entry is asked again
+		slog.Warn("request cache: damaged entry, asking again", "file", p)
+		return nil, false
+	}
+	var asked bytes.Buffer
+	if e.URL != strings.TrimSuffix(c.E.URL, "/")+path || json.Compact(&asked, e.Request) != nil || !bytes.Equal(asked.Bytes(), body) {
+		slog.Warn("request cache: entry records another request, asking again", "file", p)
+		return nil, false
 	}
 	return e.Response, true
 }

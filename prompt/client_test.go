@@ -6,6 +6,8 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -148,5 +150,75 @@ func TestClientTimeout(t *testing.T) {
 	}
 	if n := c.Sent.Load(); n != 2 {
 		t.Errorf("%d requests sent, want 1 and 1 retry", n)
+	}
+}
+
+// The request cache answers a call only with an entry that records that
+// very call: an entry whose request is another's, a damaged one or one
+// larger than any response is asked again and overwritten, never used.
+func TestClientCacheAnswersOnlyItsOwnRequest(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []struct{ Content string } `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) != 1 {
+			http.Error(w, "want one message", http.StatusBadRequest)
+			return
+		}
+		said := strings.TrimPrefix(req.Messages[0].Content, "say ")
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]string{"content": said}}}})
+	}))
+	defer srv.Close()
+	cache := t.TempDir()
+	c := NewClient(Endpoint{URL: srv.URL, Model: "m", Mode: ModeGenerate, Backoff: time.Millisecond, Cache: cache})
+	ask := func(text string) Answer {
+		t.Helper()
+		got, err := c.Score(context.Background(), []Request{{Context: text, Options: []string{" yes", " no"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got[0]
+	}
+	if a := ask("say yes"); a.Label != 0 || c.Sent.Load() != 1 {
+		t.Fatalf("first call: %+v after %d requests", a, c.Sent.Load())
+	}
+	if a := ask("say yes"); a.Label != 0 || c.Sent.Load() != 1 {
+		t.Fatalf("cached call: %+v after %d requests, want the cache's answer", a, c.Sent.Load())
+	}
+	entries, _ := filepath.Glob(filepath.Join(cache, "*", "*.json"))
+	if len(entries) != 1 {
+		t.Fatalf("cache holds %v, want one entry", entries)
+	}
+	yes := entries[0]
+	ask("say no")
+	entries, _ = filepath.Glob(filepath.Join(cache, "*", "*.json"))
+	var no string
+	for _, e := range entries {
+		if e != yes {
+			no = e
+		}
+	}
+	noEntry, err := os.ReadFile(no)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		spoil func() error
+	}{
+		{"another request's entry", func() error { return os.WriteFile(yes, noEntry, 0o644) }},
+		{"a damaged entry", func() error { return os.WriteFile(yes, []byte(`{"response":`), 0o644) }},
+		{"an entry larger than any response", func() error { return os.Truncate(yes, maxResponse+1<<20) }},
+	} {
+		if err := tc.spoil(); err != nil {
+			t.Fatal(err)
+		}
+		sent := c.Sent.Load()
+		if a := ask("say yes"); a.Label != 0 || c.Sent.Load() != sent+1 {
+			t.Errorf("%s: answer %+v after %d new requests, want yes asked again", tc.name, a, c.Sent.Load()-sent)
+		}
+		if st, err := os.Stat(yes); err != nil || st.Size() > 1<<20 {
+			t.Errorf("%s: the entry was not rewritten: %v", tc.name, err)
+		}
 	}
 }

@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/metrics"
 )
 
 // RunFlag is a sanity flag of one run behind a table cell.
 type RunFlag struct {
 	Run   string // run ID
 	Label string // the run's description
-	experiments.Flag
+	metrics.Flag
 }
 
 // Markers of flagged cells, per flag kind: a constant predictor, a suite
@@ -29,7 +30,7 @@ const (
 
 func flagMark(kind string) string {
 	switch kind {
-	case experiments.FlagSuiteNotLearnt:
+	case metrics.FlagSuiteNotLearnt:
 		return MarkNotLearnt
 	case flagIncomplete:
 		return MarkIncomplete
@@ -41,7 +42,7 @@ func flagMark(kind string) string {
 // baseline), the flags of the runs behind its cells.
 type cellFlags map[string]map[rowKey]map[string][]RunFlag
 
-func (c cellFlags) add(task string, k rowKey, score string, r experiments.Run, flags []experiments.Flag) {
+func (c cellFlags) add(task string, k rowKey, score string, r experiments.Run, flags []metrics.Flag) {
 	if len(flags) == 0 {
 		return
 	}
@@ -73,7 +74,7 @@ func (t *Table) fillFlags(c cellFlags) {
 			}
 			var iid []RunFlag
 			for _, f := range byScore[iidSource] {
-				if f.Kind == experiments.FlagConstantIID {
+				if f.Kind == metrics.FlagConstantIID {
 					iid = append(iid, f)
 				}
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/experiments/experimentstest"
+	"github.com/beluga-nlp/beluga/metrics"
 )
 
 // tableOf is a one-task table of i.i.d. scores only, one row per value.
@@ -21,7 +22,7 @@ func tableOf(flagged map[int]bool, iid ...float64) *Table {
 		r.cell(IIDKey("X")).Value = v
 		r.cell(GKey("X", experiments.ScoreSeen)).Value = nan
 		if flagged[i] {
-			r.cell(IIDKey("X")).Flags = []RunFlag{{Run: "r", Label: "l", Flag: experiments.Flag{Kind: experiments.FlagConstantIID, Reason: "constant predictor: all one class"}}}
+			r.cell(IIDKey("X")).Flags = []RunFlag{{Run: "r", Label: "l", Flag: metrics.Flag{Kind: metrics.FlagConstantIID, Reason: "constant predictor: all one class"}}}
 		}
 		t.Rows = append(t.Rows, r)
 	}

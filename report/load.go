@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/metrics"
 )
 
 // A table is computed from the runs of a sweep that are done. A run that
@@ -183,7 +184,7 @@ const flagIncomplete = "incomplete"
 func (t *Table) markGaps(gaps []Gap) {
 	for _, g := range gaps {
 		r := g.Run
-		f := RunFlag{Run: r.ID(), Label: r.Label(), Flag: experiments.Flag{Kind: flagIncomplete, Reason: strings.TrimPrefix(runGapText(g), r.ID()+" ")}}
+		f := RunFlag{Run: r.ID(), Label: r.Label(), Flag: metrics.Flag{Kind: flagIncomplete, Reason: strings.TrimPrefix(runGapText(g), r.ID()+" ")}}
 		if !slices.Contains(t.Tasks, r.Task) {
 			// No run of its task is done: the table has no column of it.
 			t.missingRows = append(t.missingRows, f)

@@ -140,7 +140,7 @@ func (w *world) Run(_ context.Context, r experiments.Run, dir string) error {
 	pred := w.predictions(m)
 	res.IIDMetrics = map[string]float64{"accuracy": float64(right) / float64(len(w.iidGold)), "macro_f1": macroF1(pred, w.iidGold, len(w.labels))}
 	if w.flagged[m] {
-		res.Flags = []experiments.Flag{{Kind: experiments.FlagConstantIID, Reason: "i.i.d.: synthetic flag"}}
+		res.Flags = []metrics.Flag{{Kind: metrics.FlagConstantIID, Reason: "i.i.d.: synthetic flag"}}
 	}
 	full := r.Score == experiments.ScoreIID || r.Score == experiments.ScoreSeen
 	for k, f := range w.funcs {

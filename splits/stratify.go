@@ -61,7 +61,7 @@ func AssignStratified(s *suites.Suite, seed uint32, col string) {
 // AssignFor gives a suite the split a run gives it (train's runs, the
 // tokenizer's corpus, --dry-run's counts): stratified by the case-metadata
 // column stratify when set (a task's split: {stratify: COLUMN}), else the
-// split the suite holds, else BeLUGA's (Assign, BeLUGASeed).
+// split the suite holds, else BeLUGA's (Ensure).
 func AssignFor(s *suites.Suite, stratify string) error {
 	switch {
 	case stratify != "":
@@ -69,10 +69,24 @@ func AssignFor(s *suites.Suite, stratify string) error {
 			return fmt.Errorf("suite %s: split stratified by %q: no case has a value in this metadata column", s.Name, stratify)
 		}
 		AssignStratified(s, BeLUGASeed, stratify)
-	case suites.Summarise(s).Splits[suites.SplitTest].Cases == 0:
-		Assign(s, BeLUGASeed)
+	default:
+		Ensure(s, suites.SplitTest)
 	}
 	return nil
+}
+
+// Ensure gives s BeLUGA's split (Assign, BeLUGASeed) when it carries no
+// case of split, and reports whether it did; with split empty (no split
+// asked for) it does nothing. It is the one rule by which a suite without
+// a split gets BeLUGA's: runs, the tokenizer's corpus and --dry-run reach
+// it through AssignFor; beluga test, eval, suite inputs and suite stats
+// call it and say so.
+func Ensure(s *suites.Suite, split suites.Split) bool {
+	if split == "" || suites.Summarise(s).Splits[split].Cases > 0 {
+		return false
+	}
+	Assign(s, BeLUGASeed)
+	return true
 }
 
 // The marks of a held-out group column whose test cases do not stand for

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/beluga-nlp/beluga/internal/shareddata"
@@ -132,5 +133,55 @@ func TestAssignStratifiedHateCheck(t *testing.T) {
 		if math.Abs(float64(g.Test)-exact) > float64(funcs[g.Value]) || g.Skewed {
 			t.Errorf("%s: %d of %d T_test cases, want its suite share %.1f within %d (one a functionality)", g.Value, g.Test, test, exact, funcs[g.Value])
 		}
+	}
+}
+
+// Ensure assigns BeLUGA's split to a suite that has no case of the split
+// asked for, and only then: a suite with the split keeps its own (even
+// one BeLUGA's seed would not give), and no split asked leaves the suite
+// as it is. AssignFor without a column is Ensure of the test split.
+func TestEnsure(t *testing.T) {
+	splitsOf := func(s *suites.Suite) []suites.Split {
+		var out []suites.Split
+		for _, f := range s.Functionalities {
+			for _, c := range f.Cases {
+				out = append(out, c.Split)
+			}
+		}
+		return out
+	}
+	beluga := cycled([]int{7, 5}, []string{"x"})
+	Assign(beluga, BeLUGASeed)
+	own := cycled([]int{7, 5}, []string{"x"})
+	for _, f := range own.Functionalities {
+		for i, c := range f.Cases {
+			c.Split = []suites.Split{suites.SplitTest, suites.SplitTrain}[i%2] // no validation case
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		s        *suites.Suite
+		split    suites.Split
+		assigned bool
+		want     []suites.Split
+	}{
+		{"no split, test asked", cycled([]int{7, 5}, []string{"x"}), suites.SplitTest, true, splitsOf(beluga)},
+		{"no split, validation asked", cycled([]int{7, 5}, []string{"x"}), suites.SplitValidation, true, splitsOf(beluga)},
+		{"no split, none asked", cycled([]int{7, 5}, []string{"x"}), "", false, splitsOf(cycled([]int{7, 5}, []string{"x"}))},
+		{"its own split kept", own, suites.SplitTest, false, splitsOf(own)},
+		{"its own split lacks the one asked", own, suites.SplitValidation, true, splitsOf(beluga)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Ensure(tc.s, tc.split); got != tc.assigned {
+				t.Errorf("Ensure = %v, want %v", got, tc.assigned)
+			}
+			if got := splitsOf(tc.s); !slices.Equal(got, tc.want) {
+				t.Errorf("splits %v, want %v", got, tc.want)
+			}
+		})
+	}
+	s := cycled([]int{7, 5}, []string{"x"})
+	if err := AssignFor(s, ""); err != nil || !slices.Equal(splitsOf(s), splitsOf(beluga)) {
+		t.Errorf("AssignFor: %v, splits %v", err, splitsOf(s))
 	}
 }

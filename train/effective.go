@@ -5,7 +5,6 @@ import (
 	"math"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/beluga-nlp/beluga/losses"
 )
@@ -33,8 +32,8 @@ import (
 //     i.i.d. training is its IID baseline's) reads no training-set size,
 //     cap or unsplit training file;
 //   - only LP-FT reads probe_hyper, and only its batch size and learning
-//     rate: both its phases last LPFTEpochs, and probing takes the
-//     fine-tuning phase's loss options;
+//     rate: both its phases last the profile's probing epochs (BeLUGA's
+//     LPFTEpochs), and probing takes the fine-tuning phase's loss options;
 //   - a method reads only the method settings and corrections its
 //     registry entry lists (MethodInfo.Settings, MethodInfo.Corrections);
 //   - a classification task declared with mft_loss ce trains its MFT and
@@ -76,8 +75,9 @@ func (s RunSpec) Effective() RunSpec {
 		}
 	}
 	if e.Method == "lp-ft" {
-		e.Hyper.Epochs = LPFTEpochs
-		e.ProbeHyper.Epochs = LPFTEpochs
+		// Whatever the spec says: BeLUGA forces both phases' epochs.
+		epochs := e.profile().For(e.ResolvedKind(), e.Task, e.Configuration).ProbeHyper.Epochs
+		e.Hyper.Epochs, e.ProbeHyper.Epochs = epochs, epochs
 		e.ProbeHyper.Loss = e.Hyper.Loss
 	} else {
 		e.ProbeHyper = Hyper{}
@@ -105,21 +105,6 @@ func (s *RunSpec) mftLoss() string {
 		return ""
 	}
 	return t.MFTLoss
-}
-
-// readBy keeps the method settings named (by their JSON names), the
-// others at zero (their profile's value, which a method that does not
-// read them never uses).
-func (m MethodSettings) readBy(names []string) MethodSettings {
-	var out MethodSettings
-	src, dst := reflect.ValueOf(m), reflect.ValueOf(&out).Elem()
-	for i := range src.NumField() {
-		name, _, _ := strings.Cut(src.Type().Field(i).Tag.Get("json"), ",")
-		if slices.Contains(names, name) {
-			dst.Field(i).Set(src.Field(i))
-		}
-	}
-	return out
 }
 
 // SettingError is a setting's value that a run refuses, by the setting's
@@ -179,8 +164,7 @@ func (s *RunSpec) CheckSettings() []error {
 		bad("max_steps", "max_steps %d must not be negative", s.MaxSteps)
 	}
 	m := reflect.ValueOf(e.Settings)
-	for i := range m.NumField() {
-		name, _, _ := strings.Cut(m.Type().Field(i).Tag.Get("json"), ",")
+	for i, name := range settingNames {
 		if v := m.Field(i); (v.CanFloat() && !(v.Float() >= 0)) || (v.CanInt() && v.Int() < 0) {
 			bad("method_settings."+name, "method_settings.%s %v must be positive (leave it out for the profile's)", name, v.Interface())
 		}

@@ -141,9 +141,7 @@ func suiteRows(s *suites.Suite, split suites.Split) []inputcheck.Row {
 // and how many values each part has. A suite without a split gets
 // BeLUGA's first.
 func SuiteGroupChecks(s *suites.Suite, column string) *inputcheck.Report {
-	if suites.Summarise(s).Splits[suites.SplitTest].Cases == 0 {
-		splits.Assign(s, splits.BeLUGASeed)
-	}
+	splits.Ensure(s, suites.SplitTest)
 	parts := suiteParts(s)
 	for k, split := range []suites.Split{suites.SplitTrain, suites.SplitValidation, suites.SplitTest} {
 		parts[k].GroupColumn = column
@@ -193,11 +191,7 @@ func CheckIIDFiles(spec RunSpec) (*inputcheck.Report, error) {
 	if _, ok := spec.kind().(classTaskKind); !ok {
 		return nil, fmt.Errorf("task %s: its i.i.d. files are SQuAD's, read as questions when it runs; only a classification task's are checked here", spec.Task)
 	}
-	task, err := spec.task()
-	if err != nil {
-		return nil, err
-	}
-	iid, err := spec.readIID(task)
+	iid, err := spec.readTaskIID()
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,10 @@ package train
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/beluga-nlp/beluga/losses"
 )
@@ -41,15 +44,16 @@ func (v vanillaFamily) Phases(hp, _ Hyper) []Phase {
 	return []Phase{{Hyper: hp, WeightDecay: v.weightDecay, Dropout: v.dropout, Frozen: v.frozen, Update: probeUpdater(v.frozen && v.cached)}}
 }
 
-// LPFTEpochs is the length of each LP-FT phase: BeLUGA forces
-// num_train_epochs = 3/2 for both (REFERENCE 1.5–1.6).
+// LPFTEpochs is BeLUGA's length of each LP-FT phase, its profile's
+// probing epochs: BeLUGA forces num_train_epochs = 3/2 for both
+// (REFERENCE 1.5–1.6).
 const LPFTEpochs = 1.5
 
 // lpft is LP-FT: linear probing with the probing hyper-parameters, then full
 // fine-tuning with the run's own (BeLUGA: vanilla's), the second phase with
-// a fresh optimiser and schedule. Both phases last LPFTEpochs and probing
-// takes the run's loss options: the run's effective spec says so
-// (RunSpec.Effective), which is what a run trains.
+// a fresh optimiser and schedule. Both phases last the profile's probing
+// epochs and probing takes the run's loss options: the run's effective
+// spec says so (RunSpec.Effective), which is what a run trains.
 type lpft struct {
 	cached bool // the probing phase on cached features (CorrectLPFrozenEval)
 }
@@ -100,8 +104,8 @@ var Methods = []MethodInfo{
 	{Name: "vanilla", Display: "Vanilla", BeLUGA: true,
 		New: func(Defaults) Method { return vanillaFamily{name: "vanilla"} }},
 	{Name: "l2", Display: "L2", BeLUGA: true, Settings: []string{"l2_weight"},
-		New: func(d Defaults) Method { return vanillaFamily{name: "l2", weightDecay: d.WeightDecay} }},
-	{Name: "dropout", Display: "Dropout", BeLUGA: true,
+		New: func(d Defaults) Method { return vanillaFamily{name: "l2", weightDecay: d.L2Weight} }},
+	{Name: "dropout", Display: "Dropout", BeLUGA: true, Settings: []string{"dropout"},
 		New: func(d Defaults) Method { return vanillaFamily{name: "dropout", dropout: d.Dropout} }},
 	{Name: "lp", Display: "LP", BeLUGA: true, Corrections: []string{CorrectLPFrozenEval},
 		New: func(d Defaults) Method { return vanillaFamily{name: "lp", frozen: true, cached: d.LPFrozenEval} }},
@@ -119,10 +123,11 @@ var Methods = []MethodInfo{
 		New: func(d Defaults) Method {
 			return onePhase{"fish", func() Updater { return &Fish{MetaSteps: d.FishMetaSteps, OuterStep: d.FishOuterStep} }}
 		}},
-	{Name: "irm-domainbed", Display: "IRM (DomainBed)",
-		New: func(Defaults) Method {
+	{Name: "irm-domainbed", Display: "IRM (DomainBed)", Settings: []string{"irm_domainbed_lambda", "irm_domainbed_anneal_steps"},
+		New: func(d Defaults) Method {
 			return onePhase{"irm-domainbed", func() Updater {
-				return &IRM{Dummy: losses.DummyCE, Lambda: 100, DomainBed: true, AnnealSteps: 500}
+				// DomainBed's penalty is always against the softmax CE.
+				return &IRM{Dummy: losses.DummyCE, Lambda: d.IRMDomainBedLambda, DomainBed: true, AnnealSteps: d.IRMDomainBedAnnealSteps}
 			}}
 		}},
 	{Name: "dro-domainbed", Display: "G-DRO (DomainBed)", Settings: []string{"dro_eta"},
@@ -160,17 +165,41 @@ func NewMethod(name string, d Defaults) (Method, error) {
 	return m.New(d), nil
 }
 
-// Defaults are the methods' constants.
+// MethodSettings are the methods' constants, each declared once here: its
+// name in a spec's method_settings and a sweep's grid, and what it does. A
+// profile sets every one (Profile.Methods: BeLUGA's values, DomainBed's
+// for its forms); a run's method_settings override those they set, a zero
+// field keeping the profile's, so that a sweep can vary them. The methods
+// that read a setting list it in their registry entry
+// (MethodInfo.Settings, SettingMethods); a run of another method never
+// records it (Effective).
+type MethodSettings struct {
+	// L2Weight is L2's decoupled AdamW weight decay.
+	L2Weight float64 `json:"l2_weight,omitempty" yaml:"l2_weight,omitempty"`
+	// Dropout is the dropout method's hidden and attention rate.
+	Dropout float64 `json:"dropout,omitempty" yaml:"dropout,omitempty"`
+	// IRMLambda is IRM's penalty weight after the first fifth of the
+	// epochs.
+	IRMLambda float64 `json:"irm_lambda,omitempty" yaml:"irm_lambda,omitempty"`
+	// IRMDomainBedLambda and IRMDomainBedAnnealSteps are DomainBed's IRM:
+	// λ = 1 for its first anneal steps, then this penalty weight.
+	IRMDomainBedLambda      float64 `json:"irm_domainbed_lambda,omitempty" yaml:"irm_domainbed_lambda,omitempty"`
+	IRMDomainBedAnnealSteps int     `json:"irm_domainbed_anneal_steps,omitempty" yaml:"irm_domainbed_anneal_steps,omitempty"`
+	// DROEta is Group-DRO's step size η (both forms).
+	DROEta float64 `json:"dro_eta,omitempty" yaml:"dro_eta,omitempty"`
+	// FishMetaSteps is Fish's inner steps per meta update.
+	FishMetaSteps int `json:"fish_meta_steps,omitempty" yaml:"fish_meta_steps,omitempty"`
+}
+
+// Defaults are what a run's method is built with: the profile's settings
+// with the run's over them, and the behaviours of BeLUGA's that a
+// correction changes (Corrections), which no setting reaches.
 type Defaults struct {
-	WeightDecay float64 // L2: decoupled AdamW decay
-	Dropout     float64 // dropout: hidden and attention rate
-	IRMLambda   float64 // IRM's penalty weight after the first fifth of the epochs
+	MethodSettings
 	// IRMDummy is the dummy loss of IRM's penalty on MFT and i.i.d.
 	// batches: BeLUGA's softmax CE, although their ERM term is the sigmoid
 	// BCE.
-	IRMDummy      losses.DummyKind
-	DROEta        float64 // Group-DRO's step size
-	FishMetaSteps int     // Fish's inner steps per outer step
+	IRMDummy losses.DummyKind
 	// FishOuterStep keeps the Trainer's own optimiser step after each Fish
 	// meta update. Under torch < 2.0 — BeLUGA's environment pins
 	// cudatoolkit 11.3, whose PyTorch builds end at 1.12 — zero_grad()
@@ -182,16 +211,6 @@ type Defaults struct {
 	// off, on features computed once (CorrectLPFrozenEval); BeLUGA's
 	// encoder keeps its dropout.
 	LPFrozenEval bool
-}
-
-// MethodSettings override BeLUGA's method constants (BeLUGA.Methods) for
-// one run, so that a sweep can vary them; a zero field keeps BeLUGA's
-// value. Each field names the methods that read it (SettingMethods).
-type MethodSettings struct {
-	L2Weight      float64 `json:"l2_weight,omitempty" yaml:"l2_weight,omitempty"`             // Defaults.WeightDecay
-	IRMLambda     float64 `json:"irm_lambda,omitempty" yaml:"irm_lambda,omitempty"`           // Defaults.IRMLambda
-	DROEta        float64 `json:"dro_eta,omitempty" yaml:"dro_eta,omitempty"`                 // Defaults.DROEta
-	FishMetaSteps int     `json:"fish_meta_steps,omitempty" yaml:"fish_meta_steps,omitempty"` // Defaults.FishMetaSteps
 }
 
 // SettingMethods names, per MethodSettings field (by its JSON name), the
@@ -207,19 +226,39 @@ var SettingMethods = func() map[string][]string {
 	return out
 }()
 
-// apply returns d with the settings that are set.
-func (m MethodSettings) apply(d Defaults) Defaults {
-	if m.L2Weight > 0 {
-		d.WeightDecay = m.L2Weight
+// settingNames are the settings' JSON names, in MethodSettings' field
+// order: what overriding, keeping a method's settings and checking them
+// walk.
+var settingNames = func() []string {
+	t := reflect.TypeFor[MethodSettings]()
+	names := make([]string, t.NumField())
+	for i := range names {
+		names[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
 	}
-	if m.IRMLambda > 0 {
-		d.IRMLambda = m.IRMLambda
+	return names
+}()
+
+// over returns base with the settings of m that are set.
+func (m MethodSettings) over(base MethodSettings) MethodSettings {
+	src, dst := reflect.ValueOf(m), reflect.ValueOf(&base).Elem()
+	for i := range settingNames {
+		if !src.Field(i).IsZero() {
+			dst.Field(i).Set(src.Field(i))
+		}
 	}
-	if m.DROEta > 0 {
-		d.DROEta = m.DROEta
+	return base
+}
+
+// readBy keeps the settings named (by their JSON names), the others at
+// zero (their profile's value, which a method that does not read them
+// never uses).
+func (m MethodSettings) readBy(names []string) MethodSettings {
+	var out MethodSettings
+	src, dst := reflect.ValueOf(m), reflect.ValueOf(&out).Elem()
+	for i, name := range settingNames {
+		if slices.Contains(names, name) {
+			dst.Field(i).Set(src.Field(i))
+		}
 	}
-	if m.FishMetaSteps > 0 {
-		d.FishMetaSteps = m.FishMetaSteps
-	}
-	return d
+	return out
 }

@@ -31,7 +31,8 @@ type Profile struct {
 type RunDefaults struct {
 	MaxLength int
 	// Hyper is the suite phase's when nothing is searched or given;
-	// IIDHyper the IID configuration's; ProbeHyper LP-FT's probing phase.
+	// IIDHyper the IID configuration's; ProbeHyper LP-FT's probing phase,
+	// whose epochs are both LP-FT phases' (Effective).
 	Hyper, IIDHyper, ProbeHyper Hyper
 	// Search is the grid a search tunes the suite phase over, LPSearch
 	// linear probing's.
@@ -81,12 +82,18 @@ var BeLUGA = Profile{
 			Why: "set_hyperparams: SQuAD's LP row from the initial model"},
 	},
 	Methods: Defaults{
-		WeightDecay:   0.1,
-		Dropout:       0.3,
-		IRMLambda:     1e4,
+		MethodSettings: MethodSettings{
+			L2Weight:  0.1,
+			Dropout:   0.3,
+			IRMLambda: 1e4,
+			// DomainBed's hparams_registry: irm_lambda 1e2,
+			// irm_penalty_anneal_iters 500.
+			IRMDomainBedLambda:      100,
+			IRMDomainBedAnnealSteps: 500,
+			DROEta:                  1e-2,
+			FishMetaSteps:           5,
+		},
 		IRMDummy:      losses.DummyCE,
-		DROEta:        1e-2,
-		FishMetaSteps: 5,
 		FishOuterStep: true,
 	},
 }

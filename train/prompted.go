@@ -14,18 +14,6 @@ import (
 	"github.com/beluga-nlp/beluga/suites"
 )
 
-// The prompted configurations: a language model asked, not trained. Their
-// "training data" are their demonstrations, drawn by prompt.Choose from
-// what the fold may see: none (zero-shot), the i.i.d. training rows, the
-// T_train cases of the seen functionalities, or both (BeLUGA's IID+T for
-// prompting).
-const (
-	ConfigPrompt         = "prompt"
-	ConfigPromptIID      = "prompt-iid"
-	ConfigPromptT        = "prompt-t"
-	ConfigPromptIIDPlusT = "prompt-iid+t"
-)
-
 // MethodPrompt is the method of every prompted run: prompting.
 const MethodPrompt = "prompt"
 
@@ -119,17 +107,11 @@ func (r *promptedRun) predict(ctx context.Context, inputs []predict.Input) ([]pr
 // allows, the demonstrations and the model.
 func preparePrompted(ctx context.Context, spec RunSpec) (*classRun, error) {
 	spec = spec.Effective()
-	suite, fold, err := spec.openSuite()
+	p, err := spec.openClassRun()
 	if err != nil {
 		return nil, err
 	}
-	p := &classRun{suite: suite, fold: fold}
-	if p.task, err = spec.task(); err != nil {
-		return nil, err
-	}
-	if err := p.task.CheckSuite(suite); err != nil {
-		return nil, fmt.Errorf("%s: %w", spec.Suite, err)
-	}
+	suite, fold := p.suite, p.fold
 	iid, err := spec.readIID(p.task)
 	if err != nil {
 		return nil, err

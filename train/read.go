@@ -77,8 +77,9 @@ func (spanTaskKind) check(s *RunSpec) error {
 	if src, err := pretrained.LookupSource(s.Model.Kind); err == nil && !src.Spans() {
 		return fmt.Errorf("task %s trains a span model: model kind %s has no token outputs (want %s)", s.Task, s.Model.Kind, strings.Join(pretrained.SpanKinds(), " or "))
 	}
-	if s.Configuration == ConfigT {
-		return fmt.Errorf("task %s: configuration t is for suites without i.i.d. data; a span task has SQuAD-format data (want iid, iid-t, iid+t or iid-(iid+t))", s.Task)
+	if !s.config().UsesIID() {
+		trained := func(c ConfigurationInfo) bool { return !c.Prompt && c.UsesIID() }
+		return fmt.Errorf("task %s: configuration %s is for suites without i.i.d. data; a span task has SQuAD-format data (want %s)", s.Task, s.Configuration, strings.Join(configurationNames(trained), ", "))
 	}
 	if s.Method == "irm-domainbed" {
 		return fmt.Errorf("task %s: DomainBed's IRM splits batches by example, which span batches do not support (use irm)", s.Task)

@@ -219,18 +219,6 @@ func TestValidateRefusesNegativeLimits(t *testing.T) {
 	}
 }
 
-func TestParseConfigurationAcceptsBothSpellings(t *testing.T) {
-	for in, want := range map[string]string{"iid": ConfigIID, "IID-T": ConfigIIDThenT, "iid+t": ConfigIIDPlusT,
-		"IID-IID+T": ConfigIIDThenIT, "iid-(iid+t)": ConfigIIDThenIT} {
-		if got, err := ParseConfiguration(in); err != nil || got != want {
-			t.Errorf("ParseConfiguration(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	if _, err := ParseConfiguration("iid-t+t"); err == nil {
-		t.Error("an unknown configuration was accepted")
-	}
-}
-
 func TestMaxStepsCapsEachPhase(t *testing.T) {
 	spec := tinySpec(ConfigIID)
 	spec.IIDHyper.Epochs = 50

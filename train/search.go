@@ -128,19 +128,8 @@ func objective(m models.Model, val *SuiteData, seed uint64, form string) (Trial,
 	qqp := form == "qqp"
 	var t Trial
 	rng := rand.New(rand.NewPCG(seed, 0x0b1))
-	logits := func(encs []models.Encoding) ([]float32, error) {
-		var out []float32
-		for start := 0; start < len(encs); start += 64 {
-			o, err := m.Infer(models.NewBatch(encs[start:min(start+64, len(encs))]))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, o.Logits...)
-		}
-		return out, nil
-	}
+	logits := func(encs []models.Encoding) ([]float32, error) { return inferLogits(m, encs) }
 	if len(val.MFT) > 0 {
-		k := len(val.MFT[0].Target)
 		encs := make([]models.Encoding, len(val.MFT))
 		for i, r := range val.MFT {
 			encs[i] = r.Enc
@@ -149,63 +138,15 @@ func objective(m models.Model, val *SuiteData, seed uint64, form string) (Trial,
 		if err != nil {
 			return t, err
 		}
-		if qqp {
-			preds, gold := make([]int, len(val.MFT)), make([]int, len(val.MFT))
-			for i, r := range val.MFT {
-				if softmaxPos(z[2*i:2*i+2]) > 0.5 {
-					preds[i] = 1
-				}
-				if r.Target[1] == 1 {
-					gold[i] = 1
-				}
-			}
-			t.MFTAcc, t.MFTF1 = metrics.Accuracy(preds, gold), metrics.F1(preds, gold, 1)
-		}
-		right := 0
-		for i, r := range val.MFT {
-			if qqp {
-				break
-			}
-			if form != "sentiment" {
-				// A declared task: the argmax against the target's.
-				if argmax(z[k*i:k*i+k]) == argmax(r.Target) {
-					right++
-				}
-				continue
-			}
-			pred := metrics.Squash(softmaxPos(z[2*i:2*i+2]), metrics.SquashCheckList).Class
-			if slices.Equal(r.Target, []float64{1. / 3, 2. / 3}) {
-				if pred != 0 {
-					right++
-				}
-			} else if pred == softTargetClass(r.Target) {
-				right++
-			}
-		}
-		if !qqp {
-			t.MFTAcc = float64(right) / float64(len(val.MFT))
-		}
-	}
-	pairLogits := func(ps []Perturbed) ([]float32, error) {
-		encs := make([]models.Encoding, 2*len(ps))
-		for i, p := range ps {
-			encs[2*i], encs[2*i+1] = p.Orig, p.Perts[rng.IntN(len(p.Perts))]
-		}
-		return logits(encs)
+		t.MFTAcc, t.MFTF1 = mftScores(z, val.MFT, form)
 	}
 	if len(val.INV) > 0 {
-		z, err := pairLogits(val.INV)
-		if err != nil {
-			return t, err
-		}
-		// With two classes, the largest move of a class probability is
-		// BeLUGA's move of P(positive).
-		k := len(z) / (2 * len(val.INV))
-		pass := 0
-		for i := range val.INV {
-			zo, zp := z[2*k*i:2*k*i+k], z[2*k*i+k:2*k*(i+1)]
+		var err error
+		t.INVPass, err = passRate(rng, logits, val.INV, func(_ int, zo, zp []float32) (bool, error) {
+			// With two classes, the largest move of a class probability is
+			// BeLUGA's move of P(positive).
 			var moved float64
-			if k == 2 {
+			if len(zo) == 2 {
 				moved = math.Abs(softmaxPos(zp) - softmaxPos(zo))
 			} else {
 				po, pp := softmax(zo), softmax(zp)
@@ -213,29 +154,21 @@ func objective(m models.Model, val *SuiteData, seed uint64, form string) (Trial,
 					moved = math.Max(moved, math.Abs(pp[c]-po[c]))
 				}
 			}
-			if moved <= 0.1 {
-				pass++
-			}
-		}
-		t.INVPass = float64(pass) / float64(len(val.INV))
-	}
-	if len(val.DIR) > 0 {
-		z, err := pairLogits(val.DIR)
+			return moved <= 0.1, nil
+		})
 		if err != nil {
 			return t, err
 		}
-		k := len(z) / (2 * len(val.DIR))
-		pass := 0
-		for i, p := range val.DIR {
-			eps, err := losses.DIREps(z[2*k*i:2*k*i+k], z[2*k*i+k:2*k*(i+1)], p.Direction)
-			if err != nil {
-				return t, err
-			}
-			if eps <= 0.1 {
-				pass++
-			}
+	}
+	if len(val.DIR) > 0 {
+		var err error
+		t.DIRPass, err = passRate(rng, logits, val.DIR, func(i int, zo, zp []float32) (bool, error) {
+			eps, err := losses.DIREps(zo, zp, val.DIR[i].Direction)
+			return eps <= 0.1, err
+		})
+		if err != nil {
+			return t, err
 		}
-		t.DIRPass = float64(pass) / float64(len(val.DIR))
 	}
 	if len(val.LabelDIR) > 0 {
 		var encs []models.Encoding
@@ -262,6 +195,84 @@ func objective(m models.Model, val *SuiteData, seed uint64, form string) (Trial,
 		t.Objective = t.MFTAcc + t.INVPass + t.DIRPass
 	}
 	return t, nil
+}
+
+// inferLogits returns m's logits of encs, inferred 64 at a time.
+func inferLogits(m models.Model, encs []models.Encoding) ([]float32, error) {
+	var out []float32
+	for start := 0; start < len(encs); start += 64 {
+		o, err := m.Infer(models.NewBatch(encs[start:min(start+64, len(encs))]))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o.Logits...)
+	}
+	return out, nil
+}
+
+// mftScores are the MFT rows' accuracy, and for QQP the F1 of its positive
+// class, from their logits z: QQP's P(duplicate) > 0.5 against the target;
+// sentiment's prediction squashed to CheckList's three classes (not_0,
+// target (1/3, 2/3), is right when it is neutral or positive); a declared
+// task's argmax against the target's.
+func mftScores(z []float32, rows []Row, form string) (acc, f1 float64) {
+	if form == "qqp" {
+		preds, gold := make([]int, len(rows)), make([]int, len(rows))
+		for i, r := range rows {
+			if softmaxPos(z[2*i:2*i+2]) > 0.5 {
+				preds[i] = 1
+			}
+			if r.Target[1] == 1 {
+				gold[i] = 1
+			}
+		}
+		return metrics.Accuracy(preds, gold), metrics.F1(preds, gold, 1)
+	}
+	k := len(rows[0].Target)
+	right := 0
+	for i, r := range rows {
+		if form != "sentiment" {
+			if argmax(z[k*i:k*i+k]) == argmax(r.Target) {
+				right++
+			}
+			continue
+		}
+		pred := metrics.Squash(softmaxPos(z[2*i:2*i+2]), metrics.SquashCheckList).Class
+		if slices.Equal(r.Target, []float64{1. / 3, 2. / 3}) {
+			if pred != 0 {
+				right++
+			}
+		} else if pred == softTargetClass(r.Target) {
+			right++
+		}
+	}
+	return float64(right) / float64(len(rows)), 0
+}
+
+// passRate scores pairs of an original and a perturbation, one drawn per
+// pair with rng: the share of them that pass says pass, given the pair's
+// original and perturbed logits.
+func passRate(rng *rand.Rand, logits func([]models.Encoding) ([]float32, error), ps []Perturbed, pass func(i int, zo, zp []float32) (bool, error)) (float64, error) {
+	encs := make([]models.Encoding, 2*len(ps))
+	for i, p := range ps {
+		encs[2*i], encs[2*i+1] = p.Orig, p.Perts[rng.IntN(len(p.Perts))]
+	}
+	z, err := logits(encs)
+	if err != nil {
+		return 0, err
+	}
+	k := len(z) / (2 * len(ps))
+	n := 0
+	for i := range ps {
+		ok, err := pass(i, z[2*k*i:2*k*i+k], z[2*k*i+k:2*k*(i+1)])
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			n++
+		}
+	}
+	return float64(n) / float64(len(ps)), nil
 }
 
 // softmaxPos is P(class 1) of two logits.

@@ -2,6 +2,7 @@ package train
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -22,7 +23,15 @@ func TestMethodSettings(t *testing.T) {
 		{"dro-domainbed", MethodSettings{DROEta: 0.5}, func(p Phase) float64 { return p.Update.(*GroupDRO).Eta }, 0.5},
 		{"fish", MethodSettings{FishMetaSteps: 3}, func(p Phase) float64 { return float64(p.Update.(*Fish).MetaSteps) }, 3},
 		{"l2", MethodSettings{L2Weight: 0.01}, func(p Phase) float64 { return p.WeightDecay }, 0.01},
-		{"l2", MethodSettings{}, func(p Phase) float64 { return p.WeightDecay }, BeLUGA.Methods.WeightDecay},
+		{"l2", MethodSettings{}, func(p Phase) float64 { return p.WeightDecay }, BeLUGA.Methods.L2Weight},
+		{"dropout", MethodSettings{}, func(p Phase) float64 { return p.Dropout }, 0.3},
+		{"dropout", MethodSettings{Dropout: 0.1}, func(p Phase) float64 { return p.Dropout }, 0.1},
+		// DomainBed's constants, its hparams_registry's defaults.
+		{"irm-domainbed", MethodSettings{}, func(p Phase) float64 { return p.Update.(*IRM).Lambda }, 100},
+		{"irm-domainbed", MethodSettings{}, func(p Phase) float64 { return float64(p.Update.(*IRM).AnnealSteps) }, 500},
+		{"irm-domainbed", MethodSettings{IRMDomainBedLambda: 10}, func(p Phase) float64 { return p.Update.(*IRM).Lambda }, 10},
+		{"irm-domainbed", MethodSettings{IRMDomainBedAnnealSteps: 7}, func(p Phase) float64 { return float64(p.Update.(*IRM).AnnealSteps) }, 7},
+		{"irm-domainbed", MethodSettings{IRMLambda: 10}, func(p Phase) float64 { return p.Update.(*IRM).Lambda }, 100},
 	}
 	for _, tc := range tests {
 		spec := RunSpec{Method: tc.method, Settings: tc.settings}
@@ -51,7 +60,17 @@ func TestMethodSettingsRecorded(t *testing.T) {
 	if _, ok := m["method_settings"]; ok {
 		t.Errorf("a run without settings records method_settings: %s", b)
 	}
-	b, _ = json.Marshal(MethodSettings{L2Weight: 1, IRMLambda: 1, DROEta: 1, FishMetaSteps: 1})
+	// Every setting set, each to 1: the JSON names them all.
+	var all MethodSettings
+	for i := range settingNames {
+		f := reflect.ValueOf(&all).Elem().Field(i)
+		if f.CanFloat() {
+			f.SetFloat(1)
+		} else {
+			f.SetInt(1)
+		}
+	}
+	b, _ = json.Marshal(all)
 	m = nil
 	_ = json.Unmarshal(b, &m)
 	for k := range m {

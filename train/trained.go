@@ -323,11 +323,7 @@ func DataOf(spec RunSpec) (*Trained, error) {
 		}
 		return spanTrainedRecord(spec, q, suite, fold), nil
 	}
-	task, err := spec.task()
-	if err != nil {
-		return nil, err
-	}
-	iid, err := spec.readIID(task)
+	iid, err := spec.readTaskIID()
 	if err != nil {
 		return nil, err
 	}

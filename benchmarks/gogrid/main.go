@@ -112,9 +112,7 @@ func run(dataDir, shape string, steps, evalN int, label string) error {
 	if err != nil {
 		return err
 	}
-	if suites.Summarise(suite).Splits[suites.SplitTest].Cases == 0 {
-		splits.Assign(suite, splits.BeLUGASeed)
-	}
+	splits.Ensure(suite, suites.SplitTest)
 	openSecs := since(t)
 	iidTrain, err := datasets.ReadSST2(filepath.Join(dataDir, "sst2/train.tsv"))
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -15,7 +14,7 @@ import (
 
 // cleanOptions are beluga clean's flags and argument.
 type cleanOptions struct {
-	arg, store                  string
+	storeArg
 	incomplete, damaged, sweeps bool
 
 	states []experiments.State
@@ -42,21 +41,14 @@ beluga status STORE say which). Run directories stay.`,
   beluga clean quickstart-out --damaged
   beluga clean quickstart-out --sweeps`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.arg = args[0]
-			if err := o.validate(); err != nil {
-				return err
-			}
-			return o.run(cmd.Context(), cmd.OutOrStdout())
-		},
+		RunE: runE(o),
 	}
 	cmd.Flags().BoolVar(&o.incomplete, "incomplete", false, "remove interrupted and failed runs")
 	cmd.Flags().BoolVar(&o.damaged, "damaged", false, "remove runs whose files are not what their done marker recorded")
 	cmd.Flags().BoolVar(&o.sweeps, "sweeps", false, "forget the sweeps no spec names (a spec file gone, an older sweep of a spec): a store named by its directory is its latest sweep; no run directory is removed")
-	cmd.Flags().StringVarP(&o.store, "store", "o", "", "run store directory (default: the spec's out)")
 	// --store, as report, serve, plot and failures name the store; --out
 	// was its first name here.
-	cmd.Flags().SetNormalizeFunc(renamedFlags(map[string]string{"out": "store"}))
+	o.addStoreFlag(cmd.Flags(), "o")
 	return cmd
 }
 
@@ -73,16 +65,16 @@ func (o *cleanOptions) validate() error {
 	return nil
 }
 
-func (o *cleanOptions) run(ctx context.Context, w io.Writer) error {
+func (o *cleanOptions) run(ctx context.Context) error {
 	if o.sweeps {
-		if err := o.forgetSweeps(ctx, w); err != nil {
+		if err := o.forgetSweeps(); err != nil {
 			return err
 		}
 		if len(o.states) == 0 {
 			return nil
 		}
 	}
-	sw, err := openSweep(ctx, o.arg, o.store)
+	sw, err := o.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -98,13 +90,14 @@ func (o *cleanOptions) run(ctx context.Context, w io.Writer) error {
 	if o.damaged {
 		what = append(what, "damaged")
 	}
-	fmt.Fprintf(w, "removed %s from %s\n", plural(n, strings.Join(what, " or ")+" run"), experiments.ShortPath(sw.Store.Dir))
+	fmt.Fprintf(o.Out, "removed %s from %s\n", plural(n, strings.Join(what, " or ")+" run"), experiments.ShortPath(sw.Store.Dir))
 	return err
 }
 
 // forgetSweeps is clean --sweeps: the store's sweeps no spec names are
 // forgotten (experiments.Store.ForgetSweeps), each said.
-func (o *cleanOptions) forgetSweeps(ctx context.Context, w io.Writer) error {
+func (o *cleanOptions) forgetSweeps() error {
+	w := o.Out
 	dir := o.store
 	if dir == "" {
 		if st, err := os.Stat(o.arg); err == nil && st.IsDir() {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -26,8 +27,35 @@ func dataCache(dir, from string) (*datasets.Cache, error) {
 
 // NewCmdData builds beluga data and its subcommands.
 func NewCmdData() *cobra.Command {
-	var cacheDir, from string
-	fetch := &cobra.Command{
+	return newGroup("data", "Fetch datasets, suites, vocabularies and checkpoints into the local cache",
+		NewCmdDataFetch(), NewCmdDataList())
+}
+
+// dataCacheOptions are the data cache a data command works on (--cache,
+// and for data fetch --from); each data command's options embed them.
+type dataCacheOptions struct {
+	commandOptions
+	cacheDir, from string
+
+	cache *datasets.Cache
+}
+
+func (o *dataCacheOptions) bind(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.cacheDir, "cache", "", "cache directory (default $BELUGA_DATA, else the user cache directory)")
+}
+
+func (o *dataCacheOptions) complete(*cobra.Command, []string) (err error) {
+	o.cache, err = dataCache(o.cacheDir, o.from)
+	return err
+}
+
+// dataFetchOptions are beluga data fetch's flags and streams.
+type dataFetchOptions struct{ dataCacheOptions }
+
+// NewCmdDataFetch builds beluga data fetch.
+func NewCmdDataFetch() *cobra.Command {
+	o := &dataFetchOptions{}
+	cmd := &cobra.Command{
 		Use:   "fetch NAME...",
 		Short: "Download datasets into the cache, verifying their sha256 (or take them from --from DIR), and models into the hub cache",
 		Long: `fetch downloads registered datasets (see beluga data list) into the data cache, and
@@ -38,77 +66,77 @@ runs find them offline (HF_HUB_OFFLINE=1), e.g. on a cluster's compute nodes.`,
   BELUGA_DATA=/scratch/beluga beluga data fetch squad-dev
   beluga data fetch qqp checklist-qqp google/bert_uncased_L-2_H-128_A-2`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := dataCache(cacheDir, from)
+		RunE: runE(o),
+	}
+	o.bind(cmd)
+	cmd.Flags().StringVar(&o.from, "from", "", "take files from this local directory (laid out like ../shared/data) instead of the network")
+	return cmd
+}
+
+// run fetches each name in turn: a hub id (org/name) into the hub cache,
+// a registered dataset into the data cache.
+func (o *dataFetchOptions) run(ctx context.Context) error {
+	for _, name := range o.args {
+		if strings.Contains(name, "/") {
+			dir, err := hubResolver(o.ErrOut).Resolve(ctx, name)
 			if err != nil {
 				return err
 			}
-			for _, name := range args {
-				if strings.Contains(name, "/") {
-					r := hub.FromEnv()
-					r.Progress = cmd.ErrOrStderr()
-					dir, err := r.Resolve(cmd.Context(), name)
-					if err != nil {
-						return err
-					}
-					fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\n", name, dir)
-					continue
-				}
-				d, err := datasets.Lookup(name)
-				if err != nil {
-					return err
-				}
-				paths, err := c.Ensure(cmd.Context(), d)
-				if err != nil {
-					return err
-				}
-				for _, p := range paths {
-					fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\n", name, p)
-				}
-			}
-			return nil
-		},
+			fmt.Fprintf(o.Out, "%s\t%s\n", name, dir)
+			continue
+		}
+		d, err := datasets.Lookup(name)
+		if err != nil {
+			return err
+		}
+		paths, err := o.cache.Ensure(ctx, d)
+		if err != nil {
+			return err
+		}
+		for _, p := range paths {
+			fmt.Fprintf(o.Out, "%s\t%s\n", name, p)
+		}
 	}
-	list := &cobra.Command{
+	return nil
+}
+
+// dataListOptions are beluga data list's flags and streams.
+type dataListOptions struct{ dataCacheOptions }
+
+// NewCmdDataList builds beluga data list.
+func NewCmdDataList() *cobra.Command {
+	o := &dataListOptions{}
+	cmd := &cobra.Command{
 		Use:     "list",
 		Short:   "List the datasets beluga knows and which files are cached, and the models in the HuggingFace hub cache",
 		Example: `  beluga data list`,
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := dataCache(cacheDir, "")
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "cache: %s\n\n", c.Dir)
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "dataset\tfile\tsize\tcached\tsource")
-			for _, st := range c.Status() {
-				src := st.File.URL
-				if src == "" {
-					src = "(local copy only: --from DIR)"
-				}
-				size := fmt.Sprint(st.File.Size)
-				if st.File.SHA256 == "" {
-					size = "-" // verified through its archive, no size of its own
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", st.Dataset, st.File.Path, size, st.Cached, src)
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			return listModels(cmd.OutOrStdout(), hub.FromEnv())
-		},
+		RunE:    runE(o),
 	}
-	for _, c := range []*cobra.Command{fetch, list} {
-		c.Flags().StringVar(&cacheDir, "cache", "", "cache directory (default $BELUGA_DATA, else the user cache directory)")
+	o.bind(cmd)
+	return cmd
+}
+
+// run prints the registered datasets' files and the hub cache's models.
+func (o *dataListOptions) run(context.Context) error {
+	fmt.Fprintf(o.Out, "cache: %s\n\n", o.cache.Dir)
+	tw := tabwriter.NewWriter(o.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "dataset\tfile\tsize\tcached\tsource")
+	for _, st := range o.cache.Status() {
+		src := st.File.URL
+		if src == "" {
+			src = "(local copy only: --from DIR)"
+		}
+		size := fmt.Sprint(st.File.Size)
+		if st.File.SHA256 == "" {
+			size = "-" // verified through its archive, no size of its own
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", st.Dataset, st.File.Path, size, st.Cached, src)
 	}
-	fetch.Flags().StringVar(&from, "from", "", "take files from this local directory (laid out like ../shared/data) instead of the network")
-	dataCmd := &cobra.Command{
-		Use:   "data",
-		Short: "Fetch datasets, suites, vocabularies and checkpoints into the local cache",
+	if err := tw.Flush(); err != nil {
+		return err
 	}
-	dataCmd.AddCommand(fetch, list)
-	return dataCmd
+	return listModels(o.Out, hub.FromEnv())
 }
 
 // listModels prints the model snapshots of the hub cache beluga shares

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/metrics"
@@ -14,13 +16,24 @@ import (
 	"github.com/beluga-nlp/beluga/suites"
 )
 
+// evalOptions are beluga eval's flags and streams, and the prediction
+// format and scoring options an execution completes them into.
+type evalOptions struct {
+	commandOptions
+	suitePath, format, out, casesPath, smartTags string
+	byCase                                       metrics.CaseTable
+	sf                                           scoreFlags
+
+	predFormat metrics.Format
+	opt        metrics.ScoreOptions
+	// formatGiven says --predictions-format was given, which a table of
+	// labels keyed by case (--predictions-column) contradicts.
+	formatGiven bool
+}
+
 // NewCmdEval builds beluga eval.
 func NewCmdEval() *cobra.Command {
-	var (
-		suitePath, predPath, format, output, casesPath, smartTags string
-		byCase                                                    metrics.CaseTable
-		sf                                                        scoreFlags
-	)
+	o := &evalOptions{}
 	cmd := &cobra.Command{
 		Use:   "eval",
 		Short: "Score predictions made anywhere on a suite, with CheckList's exact semantics",
@@ -42,62 +55,18 @@ name or class index per row, for suites whose cases have one input each.`,
   beluga eval --suite squad_suite.tar.gz --predictions answers.txt --predictions-format pred_only -o results.json --cases cases.jsonl
   beluga eval --suite test_suite_cases.csv --predictions published_predictions.csv --predictions-column perspective -o perspective.json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := metrics.ParseFormat(format)
-			if err != nil {
-				return err
-			}
-			s, err := suites.Open(suitePath)
-			if err != nil {
-				return err
-			}
-			opt, err := sf.options(cmd)
-			if err != nil {
-				return err
-			}
-			modeltest.EnsureSplit(s, opt.Split)
-			if err := atomicfile.Writable(output, casesPath, smartTags); err != nil {
-				return err
-			}
-			if byCase.Pred != "" && cmd.Flags().Changed("predictions-format") {
-				return fmt.Errorf("--predictions-format %s and --predictions-column: a table keyed by case holds labels; give one of them", format)
-			}
-			byCase.Path = predPath
-			preds, err := readEvalPredictions(s, opt.Split, f, byCase)
-			if err != nil {
-				return err
-			}
-			res, err := metrics.Score(s, preds, opt)
-			if err != nil {
-				return err
-			}
-			if err := res.WriteJSON(output); err != nil {
-				return err
-			}
-			if casesPath != "" {
-				if err := res.WriteCases(casesPath); err != nil {
-					return err
-				}
-			}
-			if err := res.WriteTable(cmd.OutOrStdout()); err != nil {
-				return err
-			}
-			if smartTags != "" {
-				return writeSmartTags(cmd.OutOrStdout(), s, res, smartTags)
-			}
-			return nil
-		},
+		RunE: runE(o),
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&suitePath, "suite", "", "suite (.jsonl[.gz], CheckList .pkl/.tar.gz, HateCheck .csv)")
-	fl.StringVar(&predPath, "predictions", "", "prediction file, one line per scored input")
-	fl.StringVar(&format, "predictions-format", string(metrics.PredAndSoftmax), "format of --predictions: pred_and_softmax, softmax, binary_conf, pred_only or predict_jsonl (beluga predict's output)")
-	fl.StringVar(&byCase.Pred, "predictions-column", "", "read --predictions as a table (CSV, TSV, JSON lines) of one label per case, from this column")
-	fl.StringVar(&byCase.ID, "id-column", "case_id", "with --predictions-column: the column of the suite's case ids")
-	fl.StringVarP(&output, "out", "o", "", "results JSON to write")
-	fl.StringVar(&casesPath, "cases", "", "also write one verdict per test case (JSON lines)")
-	sf.bind(cmd)
-	fl.StringVar(&smartTags, "smart-tags", "", "Azimuth suites: write each utterance's smart tags (failed_fuzzy_matching, failed_punctuation) to this file, or - to print them")
+	fl.StringVar(&o.suitePath, "suite", "", "suite (.jsonl[.gz], CheckList .pkl/.tar.gz, HateCheck .csv)")
+	fl.StringVar(&o.byCase.Path, "predictions", "", "prediction file, one line per scored input")
+	fl.StringVar(&o.format, "predictions-format", string(metrics.PredAndSoftmax), "format of --predictions: pred_and_softmax, softmax, binary_conf, pred_only or predict_jsonl (beluga predict's output)")
+	fl.StringVar(&o.byCase.Pred, "predictions-column", "", "read --predictions as a table (CSV, TSV, JSON lines) of one label per case, from this column")
+	fl.StringVar(&o.byCase.ID, "id-column", "case_id", "with --predictions-column: the column of the suite's case ids")
+	fl.StringVarP(&o.out, "out", "o", "", "results JSON to write")
+	fl.StringVar(&o.casesPath, "cases", "", "also write one verdict per test case (JSON lines)")
+	o.sf.bind(cmd)
+	fl.StringVar(&o.smartTags, "smart-tags", "", "Azimuth suites: write each utterance's smart tags (failed_fuzzy_matching, failed_punctuation) to this file, or - to print them")
 	// The names before -o meant --out everywhere and --format named the
 	// output's format everywhere else.
 	fl.SetNormalizeFunc(renamedFlags(map[string]string{"output": "out", "format": "predictions-format"}))
@@ -106,6 +75,57 @@ name or class index per row, for suites whose cases have one input each.`,
 		cmd.MarkFlagRequired(req)
 	}
 	return cmd
+}
+
+func (o *evalOptions) complete(cmd *cobra.Command, _ []string) error {
+	o.formatGiven = cmd.Flags().Changed("predictions-format")
+	var err error
+	if o.predFormat, err = metrics.ParseFormat(o.format); err != nil {
+		return err
+	}
+	o.opt, err = o.sf.options(cmd.Flags())
+	return err
+}
+
+// validate refuses contradicting flags and outputs that cannot be written
+// before the suite is read.
+func (o *evalOptions) validate() error {
+	if o.byCase.Pred != "" && o.formatGiven {
+		return fmt.Errorf("--predictions-format %s and --predictions-column: a table keyed by case holds labels; give one of them", o.format)
+	}
+	return atomicfile.Writable(o.out, o.casesPath, o.smartTags)
+}
+
+// run scores the predictions, writes the results and prints the table.
+func (o *evalOptions) run(context.Context) error {
+	s, err := suites.Open(o.suitePath)
+	if err != nil {
+		return err
+	}
+	modeltest.EnsureSplit(s, o.opt.Split)
+	preds, err := readEvalPredictions(s, o.opt.Split, o.predFormat, o.byCase)
+	if err != nil {
+		return err
+	}
+	res, err := metrics.Score(s, preds, o.opt)
+	if err != nil {
+		return err
+	}
+	if err := res.WriteJSON(o.out); err != nil {
+		return err
+	}
+	if o.casesPath != "" {
+		if err := res.WriteCases(o.casesPath); err != nil {
+			return err
+		}
+	}
+	if err := res.WriteTable(o.Out); err != nil {
+		return err
+	}
+	if o.smartTags != "" {
+		return writeSmartTags(o.Out, s, res, o.smartTags)
+	}
+	return nil
 }
 
 // readEvalPredictions reads eval's predictions: a table of one label per
@@ -140,28 +160,23 @@ func (f *scoreFlags) bind(cmd *cobra.Command) {
 }
 
 // options checks the flags and returns the scoring options they set.
-func (f *scoreFlags) options(cmd *cobra.Command) (metrics.ScoreOptions, error) {
-	opt := metrics.ScoreOptions{Split: suites.Split(f.split), Exclude: f.exclude}
-	switch opt.Split {
-	case "", suites.SplitTrain, suites.SplitValidation, suites.SplitTest:
-	default:
-		return opt, fmt.Errorf("unknown --split %q (want train, validation or test)", f.split)
-	}
+func (f *scoreFlags) options(fl *pflag.FlagSet) (metrics.ScoreOptions, error) {
+	opt := metrics.ScoreOptions{Exclude: f.exclude}
 	var err error
+	if opt.Split, err = parseSplit(f.split); err != nil {
+		return opt, err
+	}
 	if opt.Squash, err = parseMode(f.squash, "squash", metrics.SquashCheckList, metrics.SquashCorrected); err != nil {
 		return opt, err
 	}
 	if opt.Triplet, err = parseMode(f.triplet, "triplet", metrics.TripletCheckList, metrics.TripletCorrected); err != nil {
 		return opt, err
 	}
-	switch f.labels {
-	case "beluga":
-	case "checklist":
-		opt.CheckListLabels = true
-	default:
-		return opt, fmt.Errorf("unknown --labels %q (want beluga or checklist)", f.labels)
+	if err := checkFlag("labels", f.labels, "beluga", "checklist"); err != nil {
+		return opt, err
 	}
-	if cmd.Flags().Changed("tolerance") {
+	opt.CheckListLabels = f.labels == "checklist"
+	if fl.Changed("tolerance") {
 		if !(f.tolerance >= 0) || math.IsInf(f.tolerance, 0) {
 			return opt, fmt.Errorf("--tolerance %v: want a finite number of at least 0", f.tolerance)
 		}
@@ -169,6 +184,17 @@ func (f *scoreFlags) options(cmd *cobra.Command) (metrics.ScoreOptions, error) {
 		opt.Tolerance = &t
 	}
 	return opt, nil
+}
+
+// parseSplit reads a --split flag: a suite's split, or "" for all cases.
+func parseSplit(s string) (suites.Split, error) {
+	if s == "" {
+		return "", nil
+	}
+	if err := checkFlag("split", s, string(suites.SplitTrain), string(suites.SplitValidation), string(suites.SplitTest)); err != nil {
+		return "", err
+	}
+	return suites.Split(s), nil
 }
 
 // parseMode maps "checklist" / "corrected" to a faithful or corrected mode.
@@ -180,7 +206,7 @@ func parseMode[M any](s, flag string, faithful, corrected M) (M, error) {
 		return corrected, nil
 	}
 	var zero M
-	return zero, fmt.Errorf("unknown --%s %q (want checklist or corrected)", flag, s)
+	return zero, checkFlag(flag, s, "checklist", "corrected")
 }
 
 // quotedList quotes names for a help text: "a", "b".

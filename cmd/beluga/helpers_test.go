@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 
 	"github.com/beluga-nlp/beluga/experiments"
 )
@@ -28,7 +29,7 @@ func storeOf(spec *experiments.Spec) *experiments.Store {
 // sweepOf is the store and runs of a spec or store directory, as the
 // commands that read a store see them.
 func sweepOf(arg, store string) (*experiments.Store, []experiments.Run, error) {
-	sw, err := openSweep(context.Background(), arg, store)
+	sw, err := openSweep(context.Background(), io.Discard, arg, store)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 
@@ -13,9 +13,17 @@ import (
 	"github.com/beluga-nlp/beluga/suites"
 )
 
+// suiteInputsOptions are beluga suite inputs' flags and streams.
+type suiteInputsOptions struct {
+	commandOptions
+	split, out string
+
+	sp suites.Split
+}
+
 // NewCmdSuiteInputs builds beluga suite inputs.
 func NewCmdSuiteInputs() *cobra.Command {
-	var split, out string
+	o := &suiteInputsOptions{}
 	cmd := &cobra.Command{
 		Use:   "inputs SUITE",
 		Short: "Write a suite's inputs in scoring order, as beluga predict reads them",
@@ -26,46 +34,48 @@ suite's cases (or of --split's), in the order beluga eval scores them: run any m
   beluga predict --model runs/abc123/train/model --input inputs.jsonl -o preds.jsonl
   beluga eval --suite sentiment.jsonl.gz --split test --predictions preds.jsonl --predictions-format predict_jsonl -o results.json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := suites.Open(args[0])
-			if err != nil {
-				return err
-			}
-			sp := suites.Split(split)
-			switch sp {
-			case "", suites.SplitTrain, suites.SplitValidation, suites.SplitTest:
-			default:
-				return fmt.Errorf("unknown --split %q (want train, validation or test)", split)
-			}
-			if sp != "" && suites.Summarise(s).Splits[sp].Cases == 0 {
-				slog.Info("suite carries no split; assigning BeLUGA's", "seed", splits.BeLUGASeed)
-				splits.Assign(s, splits.BeLUGASeed)
-			}
-			return atomicfile.Write(out, func(w io.Writer) error {
-				enc := json.NewEncoder(w)
-				enc.SetEscapeHTML(false)
-				for _, f := range s.Functionalities {
-					for _, c := range f.Cases {
-						if sp != "" && c.Split != sp {
-							continue
-						}
-						for _, in := range c.Inputs {
-							o := map[string]string{"text": in.Text}
-							if in.IsPair {
-								o["text_pair"] = in.Pair
-							}
-							if err := enc.Encode(o); err != nil {
-								return err
-							}
-						}
-					}
-				}
-				return nil
-			})
-		},
+		RunE: runE(o),
 	}
-	cmd.Flags().StringVar(&split, "split", "", "only the cases of this split (train, validation, test)")
-	cmd.Flags().StringVarP(&out, "out", "o", "", "JSON-lines file to write")
+	cmd.Flags().StringVar(&o.split, "split", "", "only the cases of this split (train, validation, test)")
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "JSON-lines file to write")
 	cmd.MarkFlagRequired("out")
 	return cmd
+}
+
+func (o *suiteInputsOptions) validate() (err error) {
+	o.sp, err = parseSplit(o.split)
+	return err
+}
+
+// run writes the inputs of the scored cases in suite order.
+func (o *suiteInputsOptions) run(context.Context) error {
+	s, err := suites.Open(o.args[0])
+	if err != nil {
+		return err
+	}
+	sp := o.sp
+	if splits.Ensure(s, sp) {
+		slog.Info("suite carries no split; assigning BeLUGA's", "seed", splits.BeLUGASeed)
+	}
+	return atomicfile.Write(o.out, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		for _, f := range s.Functionalities {
+			for _, c := range f.Cases {
+				if sp != "" && c.Split != sp {
+					continue
+				}
+				for _, in := range c.Inputs {
+					o := map[string]string{"text": in.Text}
+					if in.IsPair {
+						o["text_pair"] = in.Pair
+					}
+					if err := enc.Encode(o); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	})
 }

@@ -260,12 +260,20 @@ func TestTrainSearchAndHyperFrom(t *testing.T) {
 	if code, msg := beluga(t, append(args, "--held-out", "type:DIR", "--hyper-from", full, "--out", held)...); code != 0 {
 		t.Fatalf("held-out run (%d): %s", code, msg)
 	}
-	a, _ := os.ReadFile(filepath.Join(full, "spec.json"))
+	// The held-out run trains with what the full run's search chose, not
+	// with the defaults the full run's spec.json was written with before
+	// its search.
+	a, _ := os.ReadFile(filepath.Join(full, "hp_search.json"))
 	b, _ := os.ReadFile(filepath.Join(held, "spec.json"))
-	var sa, sb struct{ Hyper json.RawMessage }
+	var sa struct{ Chosen json.RawMessage }
+	var sb struct{ Hyper json.RawMessage }
 	json.Unmarshal(a, &sa)
 	json.Unmarshal(b, &sb)
-	if string(sa.Hyper) != string(sb.Hyper) {
-		t.Errorf("held-out run hyper %s, want the full run's %s", sb.Hyper, sa.Hyper)
+	if sa.Chosen == nil || string(sa.Chosen) != string(sb.Hyper) {
+		t.Errorf("held-out run hyper %s, want the full run's search's choice %s", sb.Hyper, sa.Chosen)
+	}
+	// A run directory that is not done lends no hyper-parameters.
+	if code, msg := beluga(t, append(args, "--hyper-from", filepath.Join(dir, "none"), "--out", filepath.Join(dir, "held2"))...); code != 1 || !strings.Contains(msg, "--hyper-from: run directory") {
+		t.Errorf("--hyper-from a missing run: exit %d, %q", code, msg)
 	}
 }

@@ -14,7 +14,8 @@ import (
 
 // migrateOptions are beluga migrate's flags and argument.
 type migrateOptions struct {
-	store, from string
+	storeArg // arg: the store
+	from     string
 }
 
 // NewCmdMigrate builds beluga migrate.
@@ -54,31 +55,26 @@ holds every run of today's sweep; nothing is retrained.`,
 		Example: `  beluga migrate quickstart-out
   beluga migrate runs/sent-full --from ../shared/data`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.store = args[0]
-			if err := o.validate(); err != nil {
-				return err
-			}
-			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
-		},
+		RunE: runE(o),
 	}
 	cmd.Flags().StringVar(&o.from, "from", "", "take data files from this local directory (laid out like ../shared/data) instead of the network")
 	return cmd
 }
 
 func (o *migrateOptions) validate() error {
-	st, err := os.Stat(o.store)
+	st, err := os.Stat(o.arg)
 	if err != nil {
 		return fmt.Errorf("run store: %w", err)
 	}
 	if !st.IsDir() {
-		return fmt.Errorf("%s is not a run store directory (beluga migrate takes the store, not the spec)", o.store)
+		return fmt.Errorf("%s is not a run store directory (beluga migrate takes the store, not the spec)", o.arg)
 	}
 	return nil
 }
 
-func (o *migrateOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
-	s := &experiments.Store{Dir: o.store}
+func (o *migrateOptions) run(ctx context.Context) error {
+	stdout, stderr := o.Out, o.ErrOut
+	s := &experiments.Store{Dir: o.arg}
 	if !s.Legacy() {
 		return splitSearches(s, stdout)
 	}
@@ -95,7 +91,7 @@ func (o *migrateOptions) run(ctx context.Context, stdout, stderr io.Writer) erro
 			fmt.Fprintf(stderr, "warning: the older runs did not record what their inputs held; their new IDs assume these files are what they read (remove the runs of any that changed since):\n  %s\n", strings.Join(lines, "\n  "))
 		}
 		fmt.Fprintf(stdout, "%s: %d runs moved (%d of them damaged, without done), %d merged into another, %d unfinished removed, %d not migrated; nothing retrained\n",
-			o.store, len(m.Moved), len(m.Damaged), len(m.Merged), len(m.Removed), len(m.Failed))
+			o.arg, len(m.Moved), len(m.Damaged), len(m.Merged), len(m.Removed), len(m.Failed))
 		if len(m.Failed) > 0 && err == nil {
 			err = fmt.Errorf("%d runs could not be migrated (above): the store keeps its older sweep.json until they are", len(m.Failed))
 		}

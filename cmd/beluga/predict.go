@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
+	"io"
 	"log/slog"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/hub"
@@ -11,11 +14,38 @@ import (
 	"github.com/beluga-nlp/beluga/models/pretrained"
 )
 
+// modelFlags are the flags of the model a command predicts with, shared by
+// beluga predict and beluga test.
+type modelFlags struct {
+	path                 string
+	batchSize, maxLength int
+}
+
+func (f *modelFlags) bind(fl *pflag.FlagSet) {
+	fl.StringVar(&f.path, "model", "", "model directory, .tar.gz, or hub id org/name[@revision]")
+	fl.IntVar(&f.batchSize, "batch-size", 64, "inputs per batch")
+	fl.IntVar(&f.maxLength, "max-length", 128, "truncate encodings to this many tokens")
+}
+
+// hubResolver looks hub ids up as transformers does ($HF_HUB_CACHE,
+// HF_HUB_OFFLINE, HF_TOKEN), printing a download's progress to progress.
+func hubResolver(progress io.Writer) *hub.Resolver {
+	r := hub.FromEnv()
+	r.Progress = progress
+	return r
+}
+
+// predictOptions are beluga predict's flags and streams.
+type predictOptions struct {
+	commandOptions
+	model        modelFlags
+	input, out   string
+	allowMissing bool
+}
+
 // NewCmdPredict builds beluga predict.
 func NewCmdPredict() *cobra.Command {
-	var modelPath, input, output string
-	var batchSize, maxLength int
-	var allowMissing bool
+	o := &predictOptions{}
 	cmd := &cobra.Command{
 		Use:   "predict",
 		Short: "Predict JSON-lines inputs with a model: a directory, a .tar.gz, or a HuggingFace hub id",
@@ -34,42 +64,41 @@ cache. HF_HUB_OFFLINE=1 forbids the download; HF_TOKEN is sent for gated models.
   HF_HUB_OFFLINE=1 beluga predict --model textattack/bert-base-uncased-SST-2@main --input texts.jsonl -o out.jsonl
   beluga predict --model bert-fixture-a.tar.gz --input pairs.jsonl -o out.jsonl --max-length 64`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			r := hub.FromEnv()
-			r.Progress = cmd.ErrOrStderr()
-			m, err := pretrained.Load(cmd.Context(), modelPath, pretrained.Options{
-				MaxLength: maxLength, AllowMissing: allowMissing, Resolver: r})
-			if err != nil {
-				return err
-			}
-			logLoadReport(m.Report)
-			inputs, err := predict.ReadInputs(input)
-			if err != nil {
-				return err
-			}
-			outs, err := predict.RunContext(cmd.Context(), m.Classifier, m.Tokenizer, inputs, batchSize)
-			if err != nil {
-				return err
-			}
-			if err := predict.WriteOutputs(output, outs); err != nil {
-				return err
-			}
-			slog.Info("predicted", "inputs", len(outs), "output", output)
-			return nil
-		},
+		RunE: runE(o),
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&modelPath, "model", "", "model directory, .tar.gz, or hub id org/name[@revision]")
-	fl.StringVar(&input, "input", "", "JSON-lines inputs (or .csv, .tsv; - for standard input)")
-	fl.StringVarP(&output, "out", "o", "", "JSON-lines predictions to write")
+	o.model.bind(fl)
+	fl.StringVar(&o.input, "input", "", "JSON-lines inputs (or .csv, .tsv; - for standard input)")
+	fl.StringVarP(&o.out, "out", "o", "", "JSON-lines predictions to write")
 	fl.SetNormalizeFunc(renamedFlags(map[string]string{"output": "out"}))
-	fl.IntVar(&batchSize, "batch-size", 64, "inputs per batch")
-	fl.IntVar(&maxLength, "max-length", 128, "truncate encodings to this many tokens")
-	fl.BoolVar(&allowMissing, "allow-missing", false, "initialise embedding and encoder tensors the checkpoint lacks instead of failing")
+	fl.BoolVar(&o.allowMissing, "allow-missing", false, "initialise embedding and encoder tensors the checkpoint lacks instead of failing")
 	for _, f := range []string{"model", "input", "out"} {
 		cmd.MarkFlagRequired(f)
 	}
 	return cmd
+}
+
+// run loads the model, predicts every input and writes the outputs.
+func (o *predictOptions) run(ctx context.Context) error {
+	m, err := pretrained.Load(ctx, o.model.path, pretrained.Options{
+		MaxLength: o.model.maxLength, AllowMissing: o.allowMissing, Resolver: hubResolver(o.ErrOut)})
+	if err != nil {
+		return err
+	}
+	logLoadReport(m.Report)
+	inputs, err := predict.ReadInputs(o.input)
+	if err != nil {
+		return err
+	}
+	outs, err := predict.RunContext(ctx, m.Classifier, m.Tokenizer, inputs, o.model.batchSize)
+	if err != nil {
+		return err
+	}
+	if err := predict.WriteOutputs(o.out, outs); err != nil {
+		return err
+	}
+	slog.Info("predicted", "inputs", len(outs), "output", o.out)
+	return nil
 }
 
 // logLoadReport says which checkpoint tensors were ignored and which

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
@@ -19,15 +20,12 @@ import (
 
 // reportOptions are beluga report's flags and argument.
 type reportOptions struct {
-	arg, format, out, store, pvalues, passRates, comparisons string
-	bootstrap, spread                                        string
-	trials, resamples                                        int
-	seed                                                     uint32
-	ci, swing                                                float64
-	groups, curve, gAccuracy, base, sizes                    string
-	calibration                                              string
-	baselines, partial, mixedInputs                          bool
-	swingSet, baseSet                                        bool
+	tableOptions
+	format, out                             string
+	pvalues, passRates, comparisons, spread string
+	groups, curve, sizes, calibration       string
+	swing                                   float64
+	baselines, mixedInputs, swingSet        bool
 }
 
 // NewCmdReport builds beluga report.
@@ -108,43 +106,40 @@ suite score, mean +- SE over seeds.`,
   beluga report specs/hatecheck-identout.yaml --groups groups.md
   beluga report specs/learning-curve.yaml --learning-curve learning-curve.md`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.arg, o.swingSet, o.baseSet = args[0], cmd.Flags().Changed("swing"), cmd.Flags().Changed("baseline")
-			if err := o.validate(); err != nil {
-				return err
-			}
-			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
-		},
+		RunE: runE(o),
 	}
-	cmd.Flags().StringVar(&o.format, "format", "md", "table format: md, latex, csv or html (one self-contained page: table, heatmap, cases, runs)")
-	cmd.Flags().StringVarP(&o.out, "out", "o", "", "output file (default standard output)")
-	cmd.Flags().StringVar(&o.store, "store", "", "run store directory (default: the spec's out)")
-	cmd.Flags().StringVar(&o.pvalues, "pvalues", "", "CSV of p-values against the baseline (default: next to -o as NAME-pvalues.csv)")
-	cmd.Flags().StringVar(&o.passRates, "pass-rates", "", "CSV of per-functionality pass rates")
-	cmd.Flags().StringVar(&o.comparisons, "comparisons", "", "CSV of per-functionality comparisons with the baseline (p- and q-values)")
-	cmd.Flags().IntVar(&o.trials, "trials", report.DefaultTrials, "approximate randomisation trials")
-	cmd.Flags().Uint32Var(&o.seed, "seed", report.DefaultSeed, "seed of the randomisation and the bootstrap (BeLUGA: 42; 0 also means 42)")
-	cmd.Flags().Float64Var(&o.ci, "ci", 0, "add bootstrap confidence intervals at this level in percent, e.g. 95")
-	cmd.Flags().StringVar(&o.bootstrap, "bootstrap", report.DefaultBootstrap, "what --ci resamples: hierarchical (functionalities, then cases) or cases (cases within each functionality)")
-	cmd.Flags().StringVar(&o.spread, "spread", "", "CSV of each functionality's pass-rate spread over seeds (min, max, range, quartiles, IQR)")
-	cmd.Flags().Float64Var(&o.swing, "swing", 0, "with --spread, keep only functionalities whose pass rate ranges over more than this many points across seeds")
-	cmd.Flags().IntVar(&o.resamples, "resamples", metrics.DefaultResamples, "bootstrap resamples (B)")
-	cmd.Flags().BoolVar(&o.baselines, "baselines", false, "show the computed rows: the majority class and a constant predictor per label, on every cell's cases (values not above them are marked either way)")
-	cmd.Flags().StringVar(&o.calibration, "calibration", "", "calibration and worst group per task, row and score (.md or .csv; - for Markdown on standard output): ECE and Brier score on the i.i.d. test set (ece_iid, brier_iid) and on the score's suite cases (ece_test), the worst group's pass rate with its interval")
-	cmd.Flags().StringVar(&o.sizes, "sizes", "", "per-run sizes (.md or .csv; - for Markdown on standard output): the i.i.d. rows and suite cases each run trained on, a held-out run's beside its seen run's")
-	cmd.Flags().StringVar(&o.groups, "groups", "", "per-group tables (.md or .csv; - for Markdown on standard output): per held-out fold, baseline, constant, seen, held out and gap on the group's cases")
-	cmd.Flags().StringVar(&o.curve, "learning-curve", "", "learning-curve table of a sweep over train_size (.md or .csv; -: Markdown on standard output)")
-	cmd.Flags().StringVar(&o.gAccuracy, "g-accuracy", report.GAccuracySeen, "i.i.d. score of a held-out G: seen (the seen run's, BeLUGA's) or fold (the fold runs' own)")
-	cmd.Flags().StringVar(&o.base, "baseline", "", `row every other is tested against: "IID train_size=4000", "IID+T: L2", or none (default: the spec's baseline:, else the IID row, of several the largest train_size)`)
-	cmd.Flags().BoolVar(&o.partial, "partial", false, "write the table of a sweep with runs not done, marking the cells they leave incomplete")
-	cmd.Flags().BoolVar(&o.mixedInputs, "mixed-inputs", false, "write the table of runs of one task that read different versions of an input")
+	o.addFlags(cmd.Flags())
 	return cmd
+}
+
+// addFlags defines report's flags: the table's (tableOptions), its
+// format and files.
+func (o *reportOptions) addFlags(fs *pflag.FlagSet) {
+	o.tableOptions.addFlags(fs)
+	fs.StringVar(&o.format, "format", "md", "table format: md, latex, csv or html (one self-contained page: table, heatmap, cases, runs)")
+	fs.StringVarP(&o.out, "out", "o", "", "output file (default standard output)")
+	fs.StringVar(&o.pvalues, "pvalues", "", "CSV of p-values against the baseline (default: next to -o as NAME-pvalues.csv)")
+	fs.StringVar(&o.passRates, "pass-rates", "", "CSV of per-functionality pass rates")
+	fs.StringVar(&o.comparisons, "comparisons", "", "CSV of per-functionality comparisons with the baseline (p- and q-values)")
+	fs.StringVar(&o.spread, "spread", "", "CSV of each functionality's pass-rate spread over seeds (min, max, range, quartiles, IQR)")
+	fs.Float64Var(&o.swing, "swing", 0, "with --spread, keep only functionalities whose pass rate ranges over more than this many points across seeds")
+	fs.BoolVar(&o.baselines, "baselines", false, "show the computed rows: the majority class and a constant predictor per label, on every cell's cases (values not above them are marked either way)")
+	fs.StringVar(&o.calibration, "calibration", "", "calibration and worst group per task, row and score (.md or .csv; - for Markdown on standard output): ECE and Brier score on the i.i.d. test set (ece_iid, brier_iid) and on the score's suite cases (ece_test), the worst group's pass rate with its interval")
+	fs.StringVar(&o.sizes, "sizes", "", "per-run sizes (.md or .csv; - for Markdown on standard output): the i.i.d. rows and suite cases each run trained on, a held-out run's beside its seen run's")
+	fs.StringVar(&o.groups, "groups", "", "per-group tables (.md or .csv; - for Markdown on standard output): per held-out fold, baseline, constant, seen, held out and gap on the group's cases")
+	fs.StringVar(&o.curve, "learning-curve", "", "learning-curve table of a sweep over train_size (.md or .csv; -: Markdown on standard output)")
+	fs.BoolVar(&o.mixedInputs, "mixed-inputs", false, "write the table of runs of one task that read different versions of an input")
+}
+
+func (o *reportOptions) complete(cmd *cobra.Command, args []string) error {
+	o.swingSet = cmd.Flags().Changed("swing")
+	return o.tableOptions.complete(cmd, args)
 }
 
 // validate checks the flags before the store is read or any table built.
 func (o *reportOptions) validate() error {
-	if o.trials < 1 || o.resamples < 0 {
-		return fmt.Errorf("--trials %d, --resamples %d: want at least 1 trial and no negative resamples", o.trials, o.resamples)
+	if err := o.tableOptions.validate(); err != nil {
+		return err
 	}
 	switch o.format {
 	case "md", "markdown", "latex", "tex", "csv", "html":
@@ -165,51 +160,27 @@ func (o *reportOptions) validate() error {
 	return nil
 }
 
-func (o *reportOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+func (o *reportOptions) run(ctx context.Context) error {
 	if report.IsTestDir(o.arg) {
-		return o.runTest(stdout, stderr)
+		return o.runTest()
 	}
-	opt := report.Options{Trials: o.trials, Seed: o.seed, CI: o.ci, Resamples: o.resamples, Bootstrap: o.bootstrap, Baselines: o.baselines,
-		GAccuracy: o.gAccuracy, Baseline: o.base, Partial: o.partial, MixedInputs: o.mixedInputs}
-	if !o.baseSet {
-		opt.Baseline = specBaseline(o.arg)
-	}
-	var (
-		tab   *report.Table
-		write func(io.Writer) error
-	)
-	if o.format == "html" {
-		src, err := loadSource(ctx, o.arg, o.store, explore.Options{Report: opt})
-		if err != nil {
-			return err
-		}
-		tab, write = src.Table, src.WriteHTML
-	} else {
-		var err error
-		if tab, err = loadTable(ctx, stderr, o.arg, o.store, opt); err != nil {
-			return err
-		}
-		write = map[string]func(io.Writer) error{"md": tab.WriteMarkdown, "markdown": tab.WriteMarkdown,
-			"latex": tab.WriteLaTeX, "tex": tab.WriteLaTeX, "csv": tab.WriteCSV}[o.format]
+	opt := o.reportOptions()
+	opt.Baselines, opt.MixedInputs = o.baselines, o.mixedInputs
+	tab, write, err := o.formatted(ctx, opt)
+	if err != nil {
+		return err
 	}
 	if lines := tab.Partial(); len(lines) > 0 {
-		fmt.Fprintf(stderr, "partial report: the table lacks these runs of its sweep (cells marked %s):\n  %s\n", report.MarkIncomplete, strings.Join(lines, "\n  "))
+		fmt.Fprintf(o.ErrOut, "partial report: the table lacks these runs of its sweep (cells marked %s):\n  %s\n", report.MarkIncomplete, strings.Join(lines, "\n  "))
+	}
+	if err := o.write(o.out, write); err != nil {
+		return err
 	}
 	pvalues := o.pvalues
-	if o.out == "" || o.out == "-" {
-		if err := write(stdout); err != nil {
-			return err
-		}
-	} else {
-		if err := atomicfile.Write(o.out, write); err != nil {
-			return err
-		}
-		// A side file is named after a file, never a device or FIFO
-		// (-o /dev/null would make /dev/null-pvalues.csv).
-		if pvalues == "" && atomicfile.Regular(o.out) {
-			pvalues = strings.TrimSuffix(o.out, filepath.Ext(o.out)) + "-pvalues.csv"
-		}
-		fmt.Fprintln(stderr, "wrote", o.out)
+	// A side file is named after a file, never a device or FIFO (-o
+	// /dev/null would make /dev/null-pvalues.csv).
+	if pvalues == "" && o.out != "" && o.out != "-" && atomicfile.Regular(o.out) {
+		pvalues = strings.TrimSuffix(o.out, filepath.Ext(o.out)) + "-pvalues.csv"
 	}
 	for _, f := range []struct {
 		path  string
@@ -223,17 +194,41 @@ func (o *reportOptions) run(ctx context.Context, stdout, stderr io.Writer) error
 		if f.path == "" {
 			continue
 		}
-		if err := atomicfile.Write(f.path, f.write); err != nil {
+		if err := o.write(f.path, f.write); err != nil {
 			return err
 		}
-		fmt.Fprintln(stderr, "wrote", f.path)
 	}
+	return o.writeTables(ctx, tab)
+}
+
+// formatted is Table 3 of the store and what writes it in --format.
+func (o *reportOptions) formatted(ctx context.Context, opt report.Options) (*report.Table, func(io.Writer) error, error) {
+	if o.format == "html" {
+		src, err := o.source(ctx, explore.Options{Report: opt})
+		if err != nil {
+			return nil, nil, err
+		}
+		return src.Table, src.WriteHTML, nil
+	}
+	tab, err := o.table(ctx, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	write := map[string]func(io.Writer) error{"md": tab.WriteMarkdown, "markdown": tab.WriteMarkdown,
+		"latex": tab.WriteLaTeX, "tex": tab.WriteLaTeX, "csv": tab.WriteCSV}[o.format]
+	return tab, write, nil
+}
+
+// writeTables writes the tables beside Table 3 that a flag asks for, each
+// in the format its file's extension names (- : Markdown on standard
+// output).
+func (o *reportOptions) writeTables(ctx context.Context, tab *report.Table) error {
 	for _, f := range []struct {
 		path    string
 		md, csv func(io.Writer) error
 	}{{o.groups, tab.WriteGroupsMarkdown, tab.WriteGroupsCSV}, {o.curve, tab.WriteLearningCurveMarkdown, tab.WriteLearningCurveCSV},
-		{o.sizes, func(w io.Writer) error { return writeSizes(ctx, w, o.arg, o.store, false) }, func(w io.Writer) error { return writeSizes(ctx, w, o.arg, o.store, true) }},
-		{o.calibration, func(w io.Writer) error { return writeCalibration(ctx, w, o.arg, o.store, false) }, func(w io.Writer) error { return writeCalibration(ctx, w, o.arg, o.store, true) }}} {
+		{o.sizes, func(w io.Writer) error { return o.writeSizes(ctx, w, false) }, func(w io.Writer) error { return o.writeSizes(ctx, w, true) }},
+		{o.calibration, func(w io.Writer) error { return o.writeCalibration(ctx, w, false) }, func(w io.Writer) error { return o.writeCalibration(ctx, w, true) }}} {
 		if f.path == "" {
 			continue
 		}
@@ -241,30 +236,85 @@ func (o *reportOptions) run(ctx context.Context, stdout, stderr io.Writer) error
 		if strings.EqualFold(filepath.Ext(f.path), ".csv") {
 			write = f.csv
 		}
-		if f.path == "-" {
-			if err := write(stdout); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := atomicfile.Write(f.path, write); err != nil {
+		if err := o.write(f.path, write); err != nil {
 			return err
 		}
-		fmt.Fprintln(stderr, "wrote", f.path)
 	}
 	return nil
 }
 
-// loadTable builds Table 3 from an experiment spec or a run store
-// directory (report.FromStore: every run of the sweep, done or not).
-// A store directory's note (which of its sweeps it is) goes to notes.
-func loadTable(ctx context.Context, notes io.Writer, arg, store string, opt report.Options) (*report.Table, error) {
-	sw, err := readSweep(ctx, arg, store)
+// write writes a file atomically with write and says so on standard
+// error; "" or - is standard output.
+func (s ioStreams) write(path string, write func(io.Writer) error) error {
+	if path == "" || path == "-" {
+		return write(s.Out)
+	}
+	if err := atomicfile.Write(path, write); err != nil {
+		return err
+	}
+	fmt.Fprintln(s.ErrOut, "wrote", path)
+	return nil
+}
+
+// tableOptions are the flags of the commands that build Table 3 with its
+// statistics from a run store, beluga report's and beluga serve's: where
+// the store is, the significance tests and bootstrap intervals, the
+// baseline row and the G's i.i.d. score, and whether a sweep with runs not
+// done is shown.
+type tableOptions struct {
+	storeArg
+	bootstrap, gAccuracy, base string
+	trials, resamples          int
+	seed                       uint32
+	ci                         float64
+	partial, baseSet           bool
+}
+
+func (t *tableOptions) addFlags(fs *pflag.FlagSet) {
+	t.addStoreFlag(fs, "")
+	fs.IntVar(&t.trials, "trials", report.DefaultTrials, "approximate randomisation trials of the p-values")
+	fs.Uint32Var(&t.seed, "seed", report.DefaultSeed, "seed of the randomisation and the bootstrap (BeLUGA: 42; 0 also means 42)")
+	fs.Float64Var(&t.ci, "ci", 0, "add bootstrap confidence intervals at this level in percent, e.g. 95")
+	fs.StringVar(&t.bootstrap, "bootstrap", report.DefaultBootstrap, "what --ci resamples: hierarchical (functionalities, then cases) or cases (cases within each functionality)")
+	fs.IntVar(&t.resamples, "resamples", metrics.DefaultResamples, "bootstrap resamples (B)")
+	fs.StringVar(&t.gAccuracy, "g-accuracy", report.GAccuracySeen, "i.i.d. score of a held-out G: seen (the seen run's, BeLUGA's) or fold (the fold runs' own)")
+	fs.StringVar(&t.base, "baseline", "", `row every other is tested against: "IID train_size=4000", "IID+T: L2", or none (default: the spec's baseline:, else the IID row, of several the largest train_size)`)
+	fs.BoolVar(&t.partial, "partial", false, "show the table of a sweep with runs not done, marking the cells they leave incomplete")
+}
+
+func (t *tableOptions) complete(cmd *cobra.Command, args []string) error {
+	t.baseSet = cmd.Flags().Changed("baseline")
+	return t.storeArg.complete(cmd, args)
+}
+
+func (t *tableOptions) validate() error {
+	if t.trials < 1 || t.resamples < 0 {
+		return fmt.Errorf("--trials %d, --resamples %d: want at least 1 trial and no negative resamples", t.trials, t.resamples)
+	}
+	return nil
+}
+
+// reportOptions are the table's options; the baseline is the one the
+// argument's spec names unless --baseline says another.
+func (t *tableOptions) reportOptions() report.Options {
+	opt := report.Options{Trials: t.trials, Seed: t.seed, CI: t.ci, Resamples: t.resamples, Bootstrap: t.bootstrap,
+		GAccuracy: t.gAccuracy, Baseline: t.base, Partial: t.partial}
+	if !t.baseSet {
+		opt.Baseline = specBaseline(t.arg)
+	}
+	return opt
+}
+
+// table builds Table 3 from an experiment spec or a run store directory
+// (report.FromStore: every run of the sweep, done or not). A store
+// directory's note (which of its sweeps it is) goes to standard error.
+func (s *storeArg) table(ctx context.Context, opt report.Options) (*report.Table, error) {
+	sw, err := s.read(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if sw.Note != "" {
-		fmt.Fprintln(notes, sw.Note)
+		fmt.Fprintln(s.ErrOut, sw.Note)
 	}
 	opt.Inputs = sw.Inputs
 	runs := sw.Runs
@@ -274,10 +324,10 @@ func loadTable(ctx context.Context, notes io.Writer, arg, store string, opt repo
 	return report.FromStore(sw.Store, runs, opt)
 }
 
-// loadSource reads an experiment spec's runs, or a run store directory's,
-// for the HTML page.
-func loadSource(ctx context.Context, arg, store string, opt explore.Options) (*explore.Source, error) {
-	sw, err := readSweep(ctx, arg, store)
+// source reads an experiment spec's runs, or a run store directory's, for
+// the HTML page.
+func (s *storeArg) source(ctx context.Context, opt explore.Options) (*explore.Source, error) {
+	sw, err := s.read(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -304,8 +354,8 @@ func specBaseline(arg string) string {
 
 // writeCalibration writes the calibration table of a spec's or store's
 // done runs (report.CalibrationLines).
-func writeCalibration(ctx context.Context, w io.Writer, arg, store string, csv bool) error {
-	sw, err := openSweep(ctx, arg, store)
+func (o *reportOptions) writeCalibration(ctx context.Context, w io.Writer, csv bool) error {
+	sw, err := o.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -321,8 +371,8 @@ func writeCalibration(ctx context.Context, w io.Writer, arg, store string, csv b
 
 // writeSizes writes the sizes table of a spec's or store's runs
 // (experiments.SizeRows).
-func writeSizes(ctx context.Context, w io.Writer, arg, store string, csv bool) error {
-	sw, err := openSweep(ctx, arg, store)
+func (o *reportOptions) writeSizes(ctx context.Context, w io.Writer, csv bool) error {
+	sw, err := o.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -335,7 +385,7 @@ func writeSizes(ctx context.Context, w io.Writer, arg, store string, csv bool) e
 
 // runTest writes the test report of a folder beluga test wrote: the same
 // page beluga test writes (html), or its Markdown.
-func (o *reportOptions) runTest(stdout, stderr io.Writer) error {
+func (o *reportOptions) runTest() error {
 	var write func(io.Writer) error
 	switch o.format {
 	case "html":
@@ -353,12 +403,5 @@ func (o *reportOptions) runTest(stdout, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("%s is a folder beluga test wrote: its report is --format md or html, not %s", o.arg, o.format)
 	}
-	if o.out == "" || o.out == "-" {
-		return write(stdout)
-	}
-	if err := atomicfile.Write(o.out, write); err != nil {
-		return err
-	}
-	fmt.Fprintln(stderr, "wrote", o.out)
-	return nil
+	return o.write(o.out, write)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -39,6 +40,22 @@ functionalities, functionality classes and test types it never saw (BeLUGA).`,
 		NewCmdTrain(), NewCmdVerify(),
 	)
 	return root
+}
+
+// ioStreams are the streams a command reads and writes, as kubectl's
+// genericiooptions.IOStreams: an options struct holds them instead of
+// reaching for os.Stdin, os.Stdout and os.Stderr, so that a test (or a
+// program that builds the tree) captures what one execution prints.
+type ioStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+}
+
+// streamsOf is the command's streams: standard input, output and error
+// unless SetIn, SetOut or SetErr named others on it or an ancestor.
+func streamsOf(cmd *cobra.Command) ioStreams {
+	return ioStreams{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()}
 }
 
 // version is the module version and VCS revision the binary was built from.

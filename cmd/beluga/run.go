@@ -8,15 +8,14 @@ import (
 	"log/slog"
 	"maps"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/termtext"
@@ -26,7 +25,8 @@ import (
 
 // runOptions are beluga run's flags and argument.
 type runOptions struct {
-	spec, store, from    string
+	storeArg
+	from                 string
 	dryRun, explain      bool
 	quiet                bool
 	jobs                 int
@@ -63,36 +63,20 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
   beluga run specs/sent-full.yaml --jobs 2
   beluga run specs/sent-full.yaml --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.complete(args); err != nil {
-				return err
-			}
-			if err := o.validate(); err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return o.run(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr())
-		},
+		RunE: runE(o),
 	}
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "list the runs and their state without executing anything")
 	cmd.Flags().BoolVar(&o.explain, "explain", false, "print the resolved spec, each value with its origin (file, default, profile, grid), and run nothing")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", 1, "runs executed at once")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "no progress display (on a terminal: runs done, running, left and each running run's step; in a log: a line per running run every minute)")
 	cmd.Flags().StringVar(&o.shard, "shard", "", "execute only slice I of N (0-based), e.g. 0/4")
-	cmd.Flags().StringVarP(&o.store, "store", "o", "", "run store directory (default: the spec's out)")
 	// --store, as report, serve, plot and failures name the store; --out
 	// was its first name here.
-	cmd.Flags().SetNormalizeFunc(renamedFlags(map[string]string{"out": "store"}))
+	o.addStoreFlag(cmd.Flags(), "o")
 	cmd.Flags().StringVar(&o.from, "from", "", "take data files from this local directory (laid out like ../shared/data) instead of the network")
 	cmd.Flags().DurationVar(&o.waitDeps, "wait-deps", experiments.DefaultWaitDeps, "how long to wait for a run this one needs while another process runs it")
 	cmd.Flags().DurationVar(&o.staleAfter, "stale-after", experiments.DefaultStaleAfter, "age of a claim's heartbeat after which another host's claim counts as abandoned")
 	return cmd
-}
-
-func (o *runOptions) complete(args []string) error {
-	o.spec = args[0]
-	return nil
 }
 
 // validate checks the flags before anything is read, fetched or trained.
@@ -110,8 +94,8 @@ func (o *runOptions) validate() error {
 		}
 		o.sel = &sh
 	}
-	if st, err := os.Stat(o.spec); err == nil && st.IsDir() {
-		return fmt.Errorf("%s is a directory: beluga run takes an experiment spec (a store's runs are run from the spec that lists them)", o.spec)
+	if st, err := os.Stat(o.arg); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a directory: beluga run takes an experiment spec (a store's runs are run from the spec that lists them)", o.arg)
 	}
 	return checkKernels()
 }
@@ -124,97 +108,72 @@ func checkKernels() error {
 	return err
 }
 
-func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+func (o *runOptions) run(ctx context.Context) error {
 	if o.explain {
-		values, err := experiments.ExplainFile(o.spec)
-		if err != nil {
-			return err
-		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "KEY\tVALUE\tORIGIN\n")
-		for _, v := range values {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Name(v.Key), termtext.Name(v.Value), termtext.Name(v.Origin))
-		}
-		return tw.Flush()
+		return o.printExplained()
 	}
 	in, err := newInputs(o.from, false)
 	if err != nil {
 		return err
 	}
-	sw, err := experiments.OpenSweep(ctx, o.spec, o.store, in)
+	sw, err := openSweepWith(ctx, o.ErrOut, in, o.arg, o.store)
 	if err != nil {
 		return err
 	}
-	// The digests (and what the preflight found) are kept for next time,
-	// whatever comes after.
-	in.Digests.SaveOrWarn(stderr)
-	defer in.Digests.SaveOrWarn(stderr)
 	sw.Store.StaleAfter = o.staleAfter
+	if o.dryRun {
+		return o.list(ctx, sw)
+	}
+	opts := experiments.SweepOptions{Options: experiments.Options{Jobs: o.jobs, WaitDeps: o.waitDeps}, Shard: o.sel}
+	if o.quiet {
+		opts.Progress = quietProgress{}
+	}
+	_, err = executeSweep(ctx, o.ErrOut, sw, opts)
+	return err
+}
+
+// printExplained is --explain: the spec resolved, each value with its
+// origin.
+func (o *runOptions) printExplained() error {
+	values, err := experiments.ExplainFile(o.arg)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "KEY\tVALUE\tORIGIN\n")
+	for _, v := range values {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Name(v.Key), termtext.Name(v.Value), termtext.Name(v.Origin))
+	}
+	return tw.Flush()
+}
+
+// list is --dry-run: the runs and their states, then what would stop them
+// (the checks beluga run makes before any run starts), then what each
+// held-out metadata column's scores will rest on.
+func (o *runOptions) list(ctx context.Context, sw *experiments.Sweep) error {
+	// What the checks digest is kept for next time, whatever they find.
+	defer sw.Inputs.Digests.SaveOrWarn(o.ErrOut)
 	runs := sw.Runs
 	if o.sel != nil {
 		runs = o.sel.Select(runs)
 	}
-	runner := &experiments.TrainRunner{Cache: in.Data, Store: sw.Store, Inputs: in}
-	if o.dryRun {
-		// The listing, then what would stop the runs.
-		var grid map[string][]any
-		if sw.Spec != nil {
-			grid = sw.Spec.Grid
-		}
-		if err := printRuns(stdout, sw.Store, runs, in, grid); err != nil {
+	if err := printRuns(o.Out, sw.Store, runs, sw.Inputs, sw.Spec.Grid); err != nil {
+		return err
+	}
+	if err := sw.Check(ctx, o.ErrOut); err != nil {
+		return err
+	}
+	bals, err := sw.Spec.GroupBalances(ctx, sw.Inputs.Data)
+	if err != nil {
+		return fmt.Errorf("experiment spec %s: %w", o.arg, err)
+	}
+	for _, b := range bals {
+		fmt.Fprintf(o.Out, "\n%s, held out by %s: cases per part\n", b.Task, b.Column)
+		if err := printBalance(o.Out, b.Column, b.Values); err != nil {
 			return err
 		}
 	}
-	if err := runner.Preflight(ctx, sw.Spec); err != nil {
-		return fmt.Errorf("experiment spec %s: %w", o.spec, err)
-	}
-	// The files' contents after their structure: duplicates across
-	// parts, encodings, coverage.
-	checks, err := sw.Spec.CheckInputs()
-	if err != nil {
-		return fmt.Errorf("experiment spec %s: %w", o.spec, err)
-	}
-	checks.Print(stderr)
-	if o.dryRun {
-		// What each held-out metadata column's scores will rest on.
-		bals, err := sw.Spec.GroupBalances(ctx, in.Data)
-		if err != nil {
-			return fmt.Errorf("experiment spec %s: %w", o.spec, err)
-		}
-		for _, b := range bals {
-			fmt.Fprintf(stdout, "\n%s, held out by %s: cases per part\n", b.Task, b.Column)
-			if err := printBalance(stdout, b.Column, b.Values); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	// A run whose ID is provisional cannot start: its store directory
-	// would be named by what its checkpoint is not known to be; offline,
-	// neither can one whose checkpoint is not here (said once, not as a
-	// failure of every run).
-	for _, r := range runs {
-		why := r.Pending()
-		if why == "" && in.Hub != nil && in.Hub.Offline {
-			why = r.Absent()
-		}
-		if why != "" {
-			return fmt.Errorf("experiment spec %s: run %s: %s", o.spec, r.Label(), why)
-		}
-	}
-	specFile, err := filepath.Abs(o.spec)
-	if err != nil {
-		return err
-	}
-	if err := sw.Store.RecordSweep(sw.Runs, specFile); err != nil {
-		return err
-	}
-	opts := experiments.Options{Jobs: o.jobs, WaitDeps: o.waitDeps, Sweep: sw.Runs}
-	if o.quiet {
-		opts.Progress = quietProgress{}
-	}
-	_, err = executeSweep(ctx, stderr, sw.Store, runs, runner, opts)
-	return err
+	return nil
 }
 
 // newInputs finds and digests what runs read: datasets through the data
@@ -231,18 +190,57 @@ func newInputs(fromDir string, offline bool) (*experiments.Inputs, error) {
 	return &experiments.Inputs{Data: cache, Hub: r, Digests: &experiments.Digests{File: filepath.Join(cache.Dir, experiments.DigestsFile)}}, nil
 }
 
+// storeArg is the argument of a command that reads an experiment's runs —
+// its spec, or a run store directory — and its --store, the store when it
+// is not the spec's out.
+type storeArg struct {
+	commandOptions
+	arg, store string
+}
+
+func (s *storeArg) complete(cmd *cobra.Command, args []string) error {
+	s.arg = args[0]
+	return nil
+}
+
+// addStoreFlag defines --store; with the shorthand -o, --out too, the
+// store's first name in the commands where -o is the store.
+func (s *storeArg) addStoreFlag(fs *pflag.FlagSet, shorthand string) {
+	fs.StringVarP(&s.store, "store", shorthand, "", "run store directory (default: the spec's out)")
+	if shorthand == "o" {
+		fs.SetNormalizeFunc(renamedFlags(map[string]string{"out": "store"}))
+	}
+}
+
+// open is openSweep of the argument.
+func (s *storeArg) open(ctx context.Context) (*experiments.Sweep, error) {
+	return openSweep(ctx, s.ErrOut, s.arg, s.store)
+}
+
+// read is readSweep of the argument: its store must be there.
+func (s *storeArg) read(ctx context.Context) (*experiments.Sweep, error) {
+	return readSweep(ctx, s.ErrOut, s.arg, s.store)
+}
+
 // openSweep reads the sweep a command that only reads a store names (a
 // spec or a store directory); nothing is downloaded.
-func openSweep(ctx context.Context, arg, store string) (*experiments.Sweep, error) {
+func openSweep(ctx context.Context, errOut io.Writer, arg, store string) (*experiments.Sweep, error) {
 	in, err := newInputs("", true)
 	if err != nil {
 		return nil, err
 	}
+	return openSweepWith(ctx, errOut, in, arg, store)
+}
+
+// openSweepWith reads the sweep arg names with its inputs found and
+// digested through in, and keeps the digests for next time (a digest
+// cache that cannot be written is a warning on errOut).
+func openSweepWith(ctx context.Context, errOut io.Writer, in *experiments.Inputs, arg, store string) (*experiments.Sweep, error) {
 	sw, err := experiments.OpenSweep(ctx, arg, store, in)
 	if err != nil {
 		return nil, err
 	}
-	in.Digests.SaveOrWarn(os.Stderr)
+	in.Digests.SaveOrWarn(errOut)
 	return sw, nil
 }
 
@@ -251,8 +249,8 @@ func openSweep(ctx context.Context, arg, store string) (*experiments.Sweep, erro
 // often one whose runs went elsewhere (beluga quickstart writes
 // ./quickstart-out, the spec's out: is relative to the spec's directory),
 // so the error says how to name the store.
-func readSweep(ctx context.Context, spec, store string) (*experiments.Sweep, error) {
-	sw, err := openSweep(ctx, spec, store)
+func readSweep(ctx context.Context, errOut io.Writer, spec, store string) (*experiments.Sweep, error) {
+	sw, err := openSweep(ctx, errOut, spec, store)
 	if err != nil {
 		return nil, err
 	}
@@ -265,11 +263,13 @@ func readSweep(ctx context.Context, spec, store string) (*experiments.Sweep, err
 	return sw, nil
 }
 
-// executeSweep runs a sweep and prints its summary, with its progress
-// unless opts has a Progress already (quietProgress): on a terminal one
-// line redrawn (experiments.Bar), in a log a line per running run every
-// minute (experiments.LogProgress) beside the log's lines.
-func executeSweep(ctx context.Context, w io.Writer, store *experiments.Store, runs []experiments.Run, runner experiments.Runner, opts experiments.Options) (experiments.Summary, error) {
+// executeSweep executes a sweep (experiments.Sweep.Execute) and prints its
+// summary, with its progress unless opts has a Progress already
+// (quietProgress): on a terminal one line redrawn (experiments.Bar), in a
+// log a line per running run every minute (experiments.LogProgress)
+// beside the log's lines. What the checks before the runs find goes to w
+// too.
+func executeSweep(ctx context.Context, w io.Writer, sw *experiments.Sweep, opts experiments.SweepOptions) (experiments.Summary, error) {
 	switch f, ok := w.(*os.File); {
 	case opts.Progress != nil:
 	case ok && experiments.IsTerminal(f):
@@ -278,13 +278,17 @@ func executeSweep(ctx context.Context, w io.Writer, store *experiments.Store, ru
 	default:
 		opts.Progress = &experiments.LogProgress{W: w, Every: time.Minute}
 	}
-	sum, err := experiments.Execute(ctx, store, runs, runner, opts)
+	opts.Warn = w
+	sum, err := sw.Execute(ctx, opts)
 	if ctx.Err() != nil {
 		fmt.Fprintf(w, "interrupted: unfinished runs are left incomplete (no done); run the same command again to finish them\n")
 	}
-	fmt.Fprintf(w, "%s in %s: %d skipped (already done), %d ran, %d failed, %d busy in other processes (%s)\n",
-		plural(sum.Total, "run"), experiments.ShortPath(store.Dir), sum.Skipped, sum.Ran, len(sum.Failed), sum.Busy, sum.Elapsed.Round(time.Millisecond))
-	return sum, errors.Join(err, sum.Err())
+	// A sweep refused before its runs started has no summary to give.
+	if sum.Total > 0 || err == nil {
+		fmt.Fprintf(w, "%s in %s: %d skipped (already done), %d ran, %d failed, %d busy in other processes (%s)\n",
+			plural(sum.Total, "run"), experiments.ShortPath(sw.Store.Dir), sum.Skipped, sum.Ran, len(sum.Failed), sum.Busy, sum.Elapsed.Round(time.Millisecond))
+	}
+	return sum, err
 }
 
 // printRuns lists runs with their states — stale and damaged ones with

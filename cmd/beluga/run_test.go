@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/experiments/experimentstest"
 	"github.com/beluga-nlp/beluga/internal/shareddata"
@@ -38,9 +40,16 @@ methods: [vanilla, lp]
 	return path
 }
 
+// execute runs beluga with args on a tree of its own and returns what it
+// printed, standard output and error together.
 func execute(t testing.TB, args ...string) (string, error) {
 	t.Helper()
-	root := NewCmdBeluga()
+	return executeOn(t, NewCmdBeluga(), args...)
+}
+
+// executeOn runs beluga with args on the tree root.
+func executeOn(t testing.TB, root *cobra.Command, args ...string) (string, error) {
+	t.Helper()
 	var out bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&out)

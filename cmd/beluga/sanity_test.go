@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/metrics"
 )
 
 // Held-out scores whose only fold withholds the whole suite are refused at
@@ -107,7 +108,7 @@ grid: {iid_epochs: [3], iid_batch_size: [4], iid_lr: [0.05]}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Flags) == 0 || res.Flags[0].Kind != experiments.FlagConstantIID || res.Flags[0].Figures["share"] != 1 || res.Flags[0].Figures["total"] != 9 {
+	if len(res.Flags) == 0 || res.Flags[0].Kind != metrics.FlagConstantIID || res.Flags[0].Figures["share"] != 1 || res.Flags[0].Figures["total"] != 9 {
 		t.Fatalf("result flags %+v, want constant-iid over 9 of 9", res.Flags)
 	}
 	out, err := execute(t, "status", spec)

@@ -1,26 +1,24 @@
 package main
 
 import (
-	"fmt"
+	"context"
 
 	"github.com/spf13/cobra"
 
-	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/report"
 	"github.com/beluga-nlp/beluga/report/explore"
 )
 
+// serveOptions are beluga serve's flags and argument: the table's as
+// beluga report has them, and the port.
+type serveOptions struct {
+	tableOptions
+	port int
+}
+
 // NewCmdServe builds beluga serve.
 func NewCmdServe() *cobra.Command {
-	var (
-		store, bootstrap string
-		gAccuracy, base  string
-		port, trials     int
-		resamples        int
-		seed             uint32
-		ci               float64
-		partial          bool
-	)
+	o := &serveOptions{}
 	cmd := &cobra.Command{
 		Use:   "serve SPEC|STORE|TEST_FOLDER",
 		Short: "Show a run store's table, heatmap, test cases and runs in the browser (127.0.0.1 only)",
@@ -39,37 +37,23 @@ DNS rebinding. A folder beluga test wrote is served as its test report.`,
   beluga serve runs/sent-full --port 8089
   beluga serve sst2-test                      # the folder beluga test wrote`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if trials < 1 || resamples < 0 {
-				return fmt.Errorf("--trials %d, --resamples %d: want at least 1 trial and no negative resamples", trials, resamples)
-			}
-			if report.IsTestDir(args[0]) {
-				src, err := explore.FromTestDirs(args[0])
-				if err != nil {
-					return err
-				}
-				return explore.Serve(cmd.Context(), src, port, cmd.ErrOrStderr())
-			}
-			opt := report.Options{Trials: trials, Seed: seed, CI: ci, Resamples: resamples, Bootstrap: bootstrap, GAccuracy: gAccuracy, Baseline: base, Partial: partial}
-			if !cmd.Flags().Changed("baseline") {
-				opt.Baseline = specBaseline(args[0])
-			}
-			src, err := loadSource(cmd.Context(), args[0], store, explore.Options{Report: opt})
-			if err != nil {
-				return err
-			}
-			return explore.Serve(cmd.Context(), src, port, cmd.ErrOrStderr())
-		},
+		RunE: runE(o),
 	}
-	cmd.Flags().StringVar(&store, "store", "", "run store directory (default: the spec's out)")
-	cmd.Flags().IntVar(&port, "port", 8087, "port on 127.0.0.1 (0: any free port)")
-	cmd.Flags().IntVar(&trials, "trials", report.DefaultTrials, "approximate randomisation trials of the table's p-values")
-	cmd.Flags().Uint32Var(&seed, "seed", report.DefaultSeed, "seed of the randomisation and the bootstrap (BeLUGA: 42; 0 also means 42)")
-	cmd.Flags().Float64Var(&ci, "ci", 0, "add bootstrap confidence intervals at this level in percent, e.g. 95 (as beluga report --ci)")
-	cmd.Flags().StringVar(&bootstrap, "bootstrap", report.DefaultBootstrap, "what --ci resamples: hierarchical (functionalities, then cases) or cases (cases within each functionality)")
-	cmd.Flags().IntVar(&resamples, "resamples", metrics.DefaultResamples, "bootstrap resamples (B)")
-	cmd.Flags().BoolVar(&partial, "partial", false, "show a sweep with runs not done, marking the cells they leave incomplete (as beluga report --partial)")
-	cmd.Flags().StringVar(&gAccuracy, "g-accuracy", report.GAccuracySeen, "i.i.d. score of a held-out G: seen (the seen run's, BeLUGA's) or fold (the fold runs' own)")
-	cmd.Flags().StringVar(&base, "baseline", "", `row every other is tested against: "IID train_size=4000", "IID+T: L2", or none (default: the spec's baseline:, else the IID row, of several the largest train_size)`)
+	o.tableOptions.addFlags(cmd.Flags())
+	cmd.Flags().IntVar(&o.port, "port", 8087, "port on 127.0.0.1 (0: any free port)")
 	return cmd
+}
+
+func (o *serveOptions) run(ctx context.Context) error {
+	var src *explore.Source
+	var err error
+	if report.IsTestDir(o.arg) {
+		src, err = explore.FromTestDirs(o.arg)
+	} else {
+		src, err = o.source(ctx, explore.Options{Report: o.reportOptions()})
+	}
+	if err != nil {
+		return err
+	}
+	return explore.Serve(ctx, src, o.port, o.ErrOut)
 }

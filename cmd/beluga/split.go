@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -9,10 +10,16 @@ import (
 	"github.com/beluga-nlp/beluga/suites"
 )
 
+// suiteSplitOptions are beluga suite split's flags and streams.
+type suiteSplitOptions struct {
+	suiteFileOptions
+	group, stratify string
+	seed            uint32
+}
+
 // NewCmdSuiteSplit builds beluga suite split.
 func NewCmdSuiteSplit() *cobra.Command {
-	var out, group, stratify string
-	var seed uint32
+	o := &suiteSplitOptions{}
 	cmd := &cobra.Command{
 		Use:   "split SUITE",
 		Short: "Assign BeLUGA's per-functionality 50/25/25 split of test cases (T_train / T_val / T_test)",
@@ -37,37 +44,40 @@ them very different shares of T_test. beluga suite stats --by COLUMN shows the c
   beluga suite split mhc_arabic.jsonl -o mhc_arabic-split.jsonl --group templ_id
   beluga suite split hatecheck.jsonl -o hatecheck-strat.jsonl --stratify target_ident`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := suites.Open(args[0])
-			if err != nil {
-				return err
-			}
-			if group != "" {
-				if n := splits.GroupByMeta(s, group); n == 0 {
-					return fmt.Errorf("--group %s: no case of %s has a value in this metadata column", group, args[0])
-				}
-			}
-			if stratify != "" {
-				if len(splits.Balance(s, stratify)) == 0 {
-					return fmt.Errorf("--stratify %s: no case of %s has a value in this metadata column", stratify, args[0])
-				}
-				splits.AssignStratified(s, seed, stratify)
-			} else {
-				splits.Assign(s, seed)
-			}
-			if err := suites.Save(out, s); err != nil {
-				return err
-			}
-			st := suites.Summarise(s)
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: train %d, validation %d, test %d test cases\n", out,
-				st.Splits[suites.SplitTrain].Cases, st.Splits[suites.SplitValidation].Cases, st.Splits[suites.SplitTest].Cases)
-			return nil
-		},
+		RunE: runE(o),
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "", "output suite (.jsonl or .jsonl.gz)")
-	cmd.MarkFlagRequired("out")
-	cmd.Flags().Uint32Var(&seed, "seed", splits.BeLUGASeed, "random_state of the split")
-	cmd.Flags().StringVar(&stratify, "stratify", "", "metadata column whose values keep their suite share of every part (target_ident)")
-	cmd.Flags().StringVar(&group, "group", "", "metadata column whose cases stay in one split (a template: templ_id)")
+	o.suiteFileOptions.bind(cmd)
+	cmd.Flags().Uint32Var(&o.seed, "seed", splits.BeLUGASeed, "random_state of the split")
+	cmd.Flags().StringVar(&o.stratify, "stratify", "", "metadata column whose values keep their suite share of every part (target_ident)")
+	cmd.Flags().StringVar(&o.group, "group", "", "metadata column whose cases stay in one split (a template: templ_id)")
 	return cmd
+}
+
+// run splits the suite (grouped by --group, stratified by --stratify) and
+// writes it.
+func (o *suiteSplitOptions) run(context.Context) error {
+	s, err := suites.Open(o.in())
+	if err != nil {
+		return err
+	}
+	if o.group != "" {
+		if n := splits.GroupByMeta(s, o.group); n == 0 {
+			return fmt.Errorf("--group %s: no case of %s has a value in this metadata column", o.group, o.in())
+		}
+	}
+	if o.stratify != "" {
+		if len(splits.Balance(s, o.stratify)) == 0 {
+			return fmt.Errorf("--stratify %s: no case of %s has a value in this metadata column", o.stratify, o.in())
+		}
+		splits.AssignStratified(s, o.seed, o.stratify)
+	} else {
+		splits.Assign(s, o.seed)
+	}
+	if err := suites.Save(o.out, s); err != nil {
+		return err
+	}
+	st := suites.Summarise(s)
+	fmt.Fprintf(o.Out, "wrote %s: train %d, validation %d, test %d test cases\n", o.out,
+		st.Splits[suites.SplitTrain].Cases, st.Splits[suites.SplitValidation].Cases, st.Splits[suites.SplitTest].Cases)
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -13,12 +12,13 @@ import (
 
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/internal/termtext"
+	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/train"
 )
 
 // statusOptions are beluga status's flags and argument.
 type statusOptions struct {
-	arg, store string
+	storeArg
 	all, sizes bool
 }
 
@@ -47,22 +47,19 @@ i.i.d. files are read, no model is loaded) — the seen run beside each fold.`,
   beluga status specs/mhc-arabic.yaml --sizes
   beluga status quickstart-out`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.arg = args[0]
-			return o.run(cmd.Context(), cmd.OutOrStdout())
-		},
+		RunE: runE(o),
 	}
 	cmd.Flags().BoolVar(&o.all, "all", false, "list every run, not only the failed, damaged, stale and flagged ones")
 	cmd.Flags().BoolVar(&o.sizes, "sizes", false, "list every run with the i.i.d. rows and suite cases it trains on")
-	cmd.Flags().StringVarP(&o.store, "store", "o", "", "run store directory (default: the spec's out)")
 	// --store, as report, serve, plot and failures name the store; --out
 	// was its first name here.
-	cmd.Flags().SetNormalizeFunc(renamedFlags(map[string]string{"out": "store"}))
+	o.addStoreFlag(cmd.Flags(), "o")
 	return cmd
 }
 
-func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
-	sw, err := openSweep(ctx, o.arg, o.store)
+func (o *statusOptions) run(ctx context.Context) error {
+	w := o.Out
+	sw, err := o.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -70,7 +67,7 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 		fmt.Fprintln(w, sw.Note)
 	}
 	st := experiments.StatusOf(sw.Store, sw.Runs, sw.Inputs)
-	sw.Inputs.Digests.SaveOrWarn(os.Stderr)
+	sw.Inputs.Digests.SaveOrWarn(o.ErrOut)
 	flagged := ""
 	if st.Flagged > 0 {
 		flagged = fmt.Sprintf(" (%d flagged %s)", st.Flagged, flagMarker)
@@ -99,7 +96,7 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer) error {
 		}
 		marker, why := "", r.Reason
 		if len(r.Flags) > 0 {
-			marker, why = flagMarker, experiments.FlagSummary(r.Flags)
+			marker, why = flagMarker, metrics.FlagSummary(r.Flags)
 		}
 		if o.sizes {
 			z, ok, err := experiments.SizesOf(sw.Store, r.Spec, memo)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/internal/csvcell"
@@ -19,46 +21,114 @@ import (
 	"github.com/beluga-nlp/beluga/train"
 )
 
-// addSuiteImportStats adds beluga suite import and suite stats to suite.
-func addSuiteImportStats(suiteCmd *cobra.Command) {
-	importCmd := &cobra.Command{
-		Use:   "import",
-		Short: "Convert a suite from another format into beluga's JSON-lines format",
+// suiteFileOptions are the suite written (--out) of a command that
+// writes a suite from the file its argument names; each such command's
+// options embed them.
+type suiteFileOptions struct {
+	commandOptions
+	out string
+}
+
+// in is the file the command reads.
+func (o *suiteFileOptions) in() string { return o.args[0] }
+
+// bind adds the required --out (-o).
+func (o *suiteFileOptions) bind(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "output suite (.jsonl or .jsonl.gz)")
+	cmd.MarkFlagRequired("out")
+}
+
+// save writes the suite to --out and says what it holds.
+func (o *suiteFileOptions) save(s *suites.Suite) error {
+	if err := suites.Save(o.out, s); err != nil {
+		return err
 	}
-	var out string
-	checklist := &cobra.Command{
+	fmt.Fprintf(o.Out, "wrote %s: %s, %s\n", o.out, plural(len(s.Functionalities), "functionality"), plural(s.NumCases(), "test case"))
+	return nil
+}
+
+// NewCmdSuiteImport builds beluga suite import and its formats.
+func NewCmdSuiteImport() *cobra.Command {
+	return newGroup("import", "Convert a suite from another format into beluga's JSON-lines format",
+		NewCmdSuiteImportCheckList(), NewCmdSuiteImportHateCheck(), NewCmdSuiteImportTable())
+}
+
+// suiteImportCheckListOptions are beluga suite import checklist's.
+type suiteImportCheckListOptions struct{ suiteFileOptions }
+
+// NewCmdSuiteImportCheckList builds beluga suite import checklist.
+func NewCmdSuiteImportCheckList() *cobra.Command {
+	o := &suiteImportCheckListOptions{}
+	cmd := &cobra.Command{
 		Use:   "checklist PATH",
 		Short: "Import a CheckList suite pickle (.pkl or the published .tar.gz)",
 		Example: `  beluga suite import checklist sentiment_suite.tar.gz -o sentiment.jsonl.gz
   beluga suite import checklist qqp_suite.pkl -o qqp.jsonl`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return importSuite(cmd.OutOrStdout(), suites.ImportCheckList, args[0], out)
-		},
+		RunE: runE(o),
 	}
-	var where []string
-	hatecheck := &cobra.Command{
+	o.suiteFileOptions.bind(cmd)
+	return cmd
+}
+
+func (o *suiteImportCheckListOptions) run(context.Context) error {
+	s, err := suites.ImportCheckList(o.in())
+	if err != nil {
+		return err
+	}
+	return o.save(s)
+}
+
+// suiteImportHateCheckOptions are beluga suite import hatecheck's.
+type suiteImportHateCheckOptions struct {
+	suiteFileOptions
+	where []string
+
+	filters []suites.Filter
+}
+
+// NewCmdSuiteImportHateCheck builds beluga suite import hatecheck.
+func NewCmdSuiteImportHateCheck() *cobra.Command {
+	o := &suiteImportHateCheckOptions{}
+	cmd := &cobra.Command{
 		Use:   "hatecheck PATH",
 		Short: "Import HateCheck's test_suite_cases.csv or a Multilingual HateCheck language file (all MFT, classes from name prefixes)",
 		Example: `  beluga suite import hatecheck test_suite_cases.csv -o hatecheck.jsonl
   beluga suite import hatecheck hatecheck_cases_final_arabic.csv -o mhc_arabic.jsonl --where disagreement_in_template=False`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			filters, err := parseFilters(where)
-			if err != nil {
-				return err
-			}
-			res, err := suites.ImportHateCheck(args[0], filters...)
-			if err != nil {
-				return err
-			}
-			printImportWarnings(cmd.ErrOrStderr(), res.Warnings)
-			return importSuite(cmd.OutOrStdout(), func(string) (*suites.Suite, error) { return res.Suite, nil }, args[0], out)
-		},
+		RunE: runE(o),
 	}
-	hatecheck.Flags().StringArrayVar(&where, "where", nil, "keep only rows with COLUMN=VALUE (or COLUMN!=VALUE); repeatable")
-	var tm tableFlags
-	table := &cobra.Command{
+	o.suiteFileOptions.bind(cmd)
+	cmd.Flags().StringArrayVar(&o.where, "where", nil, "keep only rows with COLUMN=VALUE (or COLUMN!=VALUE); repeatable")
+	return cmd
+}
+
+func (o *suiteImportHateCheckOptions) validate() (err error) {
+	o.filters, err = parseFilters(o.where)
+	return err
+}
+
+func (o *suiteImportHateCheckOptions) run(context.Context) error {
+	res, err := suites.ImportHateCheck(o.in(), o.filters...)
+	if err != nil {
+		return err
+	}
+	printImportWarnings(o.ErrOut, res.Warnings)
+	return o.save(res.Suite)
+}
+
+// suiteImportTableOptions are beluga suite import table's.
+type suiteImportTableOptions struct {
+	suiteFileOptions
+	table tableFlags
+
+	mapping suites.TableMapping
+}
+
+// NewCmdSuiteImportTable builds beluga suite import table.
+func NewCmdSuiteImportTable() *cobra.Command {
+	o := &suiteImportTableOptions{}
+	cmd := &cobra.Command{
 		Use:   "table PATH",
 		Short: "Import test cases from any CSV, TSV or JSON-lines table by naming its columns",
 		Long: `table reads one test case a row. --text, --label and --functionality name the required
@@ -78,50 +148,42 @@ case and its perturbation stay in one split. Errors name the file, line and colu
       --class-rule '/^(slur|profanity)_/=Slurs and profanity' --class-rule '/./=Other' \
       --where disagreement_in_template=False`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := tm.mapping()
-			if err != nil {
-				return err
-			}
-			res, err := suites.ImportTable(args[0], m)
-			if err != nil {
-				return err
-			}
-			printImportWarnings(cmd.ErrOrStderr(), res.Warnings)
-			if err := suites.Save(out, res.Suite); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s (%s; %d left out by --where, %d linked-functionality rows without a link)\n",
-				out, plural(len(res.Suite.Functionalities), "functionality"), plural(len(res.Suite.Classes()), "class"), plural(res.Suite.NumCases(), "test case"), res.Count, res.Filtered, res.Unlinked)
-			return nil
-		},
+		RunE: runE(o),
 	}
-	f := table.Flags()
-	f.StringVar(&tm.m.Name, "name", "", "suite name (default: the file's base name)")
-	f.StringVar(&tm.m.Task, "task", "", "task the suite tests (default: the suite name)")
-	bindDialect(f, &tm.m.Dialect)
-	f.StringVar(&tm.m.Text, "text", "text", "column of the text")
-	f.StringVar(&tm.m.Pair, "pair", "", "column of the second text of a pair")
-	f.StringVar(&tm.m.Label, "label", "label", "column of the label")
-	f.StringVar(&tm.m.Functionality, "functionality", "functionality", "column of the functionality")
-	f.StringVar(&tm.m.CaseID, "case-id", "", "column of the case id: whole numbers, or names (ex7, arabic-12) kept in the case's meta (default: the row's position)")
-	f.StringVar(&tm.m.Class, "class-column", "", "column of the functionality's class")
-	f.StringVar(&tm.classMap, "class-map", "", "CSV or TSV with columns functionality,class")
-	f.StringArrayVar(&tm.classRules, "class-rule", nil, "PREFIX=CLASS or /REGEXP/=CLASS; repeatable, first match wins")
-	f.StringVar(&tm.m.Type, "type-column", "", "column of the test type (MFT, INV or DIR)")
-	f.StringSliceVar(&tm.m.Labels, "labels", nil, "label names in class order (default: the values, sorted)")
-	f.StringArrayVar(&tm.labelMap, "label-map", nil, "TABLE_LABEL=SUITE_LABEL: read a table's label as one of the suite's; repeatable")
-	f.StringArrayVar(&tm.where, "where", nil, "keep only rows with COLUMN=VALUE (or COLUMN!=VALUE); repeatable")
-	f.StringVar(&tm.m.Link, "link", "", "column naming the case a row perturbs or contrasts")
-	f.StringArrayVar(&tm.linkRules, "link-rule", nil, "PREFIX=INV or /REGEXP/=DIR: the functionalities whose linked rows are INV or DIR pairs")
-	for _, c := range []*cobra.Command{checklist, hatecheck, table} {
-		c.Flags().StringVarP(&out, "out", "o", "", "output suite (.jsonl or .jsonl.gz)")
-		c.MarkFlagRequired("out")
-		importCmd.AddCommand(c)
-	}
+	o.suiteFileOptions.bind(cmd)
+	o.table.bind(cmd.Flags())
+	return cmd
+}
 
-	var format, group, by string
-	stats := &cobra.Command{
+func (o *suiteImportTableOptions) validate() (err error) {
+	o.mapping, err = o.table.mapping()
+	return err
+}
+
+func (o *suiteImportTableOptions) run(context.Context) error {
+	res, err := suites.ImportTable(o.in(), o.mapping)
+	if err != nil {
+		return err
+	}
+	printImportWarnings(o.ErrOut, res.Warnings)
+	if err := suites.Save(o.out, res.Suite); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "wrote %s: %s, %s, %s (%s; %d left out by --where, %d linked-functionality rows without a link)\n",
+		o.out, plural(len(res.Suite.Functionalities), "functionality"), plural(len(res.Suite.Classes()), "class"), plural(res.Suite.NumCases(), "test case"), res.Count, res.Filtered, res.Unlinked)
+	return nil
+}
+
+// suiteStatsOptions are beluga suite stats' flags and streams.
+type suiteStatsOptions struct {
+	commandOptions
+	format, group, by string
+}
+
+// NewCmdSuiteStats builds beluga suite stats.
+func NewCmdSuiteStats() *cobra.Command {
+	o := &suiteStatsOptions{}
+	cmd := &cobra.Command{
 		Use:   "stats SUITE",
 		Short: "Count classes, functionalities, test cases, inputs, split sizes, labels and the scripts of the texts",
 		Example: `  beluga suite stats sentiment.jsonl.gz
@@ -129,46 +191,52 @@ case and its perturbation stay in one split. Errors name the file, line and colu
   beluga suite stats mhc_arabic.jsonl --group templ_id
   beluga suite stats hatecheck.jsonl --by target_ident`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := suites.Open(args[0])
-			if err != nil {
-				return err
-			}
-			problems := suites.TextProblems(s)
-			for i, p := range problems {
-				if i == maxWarnings {
-					fmt.Fprintf(cmd.ErrOrStderr(), "warning: … and %d more\n", len(problems)-maxWarnings)
-					break
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: suite %s: %s\n", args[0], p)
-			}
-			st := suites.Summarise(s)
-			st.Scripts = suites.Scripts(s)
-			if err := writeStats(cmd.OutOrStdout(), st, format); err != nil {
-				return err
-			}
-			if by != "" {
-				if len(st.Splits) == 0 {
-					fmt.Fprintf(cmd.ErrOrStderr(), "%s has no split: counting BeLUGA's (beluga suite split)\n", args[0])
-					splits.Assign(s, splits.BeLUGASeed)
-				}
-				if err := printBalance(cmd.OutOrStdout(), by, splits.Balance(s, by)); err != nil {
-					return err
-				}
-			}
-			if group != "" {
-				if len(st.Splits) == 0 {
-					fmt.Fprintf(cmd.ErrOrStderr(), "%s has no split: checking BeLUGA's (beluga suite split)\n", args[0])
-				}
-				train.SuiteGroupChecks(s, group).Print(cmd.ErrOrStderr())
-			}
-			return nil
-		},
+		RunE: runE(o),
 	}
-	stats.Flags().StringVar(&format, "format", "table", "output format: table, csv or json")
-	stats.Flags().StringVar(&by, "by", "", "case-metadata column (target_ident) whose values to count per part, with their shares of the suite and of T_test")
-	stats.Flags().StringVar(&group, "group", "", "case-metadata column (templ_id, target_ident) whose values the train, validation and test cases should not share: report the values they do")
-	suiteCmd.AddCommand(importCmd, stats)
+	cmd.Flags().StringVar(&o.format, "format", "table", "output format: table, csv or json")
+	cmd.Flags().StringVar(&o.by, "by", "", "case-metadata column (target_ident) whose values to count per part, with their shares of the suite and of T_test")
+	cmd.Flags().StringVar(&o.group, "group", "", "case-metadata column (templ_id, target_ident) whose values the train, validation and test cases should not share: report the values they do")
+	return cmd
+}
+
+func (o *suiteStatsOptions) validate() error { return checkFlag("format", o.format, statsFormats...) }
+
+// run prints the suite's counts, then the balance of --by's values and the
+// values of --group the parts share.
+func (o *suiteStatsOptions) run(context.Context) error {
+	path := o.args[0]
+	s, err := suites.Open(path)
+	if err != nil {
+		return err
+	}
+	problems := suites.TextProblems(s)
+	for i, p := range problems {
+		if i == maxWarnings {
+			fmt.Fprintf(o.ErrOut, "warning: … and %d more\n", len(problems)-maxWarnings)
+			break
+		}
+		fmt.Fprintf(o.ErrOut, "warning: suite %s: %s\n", path, p)
+	}
+	st := suites.Summarise(s)
+	st.Scripts = suites.Scripts(s)
+	if err := writeStats(o.Out, st, o.format); err != nil {
+		return err
+	}
+	if o.by != "" {
+		if splits.Ensure(s, suites.SplitTest) {
+			fmt.Fprintf(o.ErrOut, "%s has no split: counting BeLUGA's (beluga suite split)\n", path)
+		}
+		if err := printBalance(o.Out, o.by, splits.Balance(s, o.by)); err != nil {
+			return err
+		}
+	}
+	if o.group != "" {
+		if splits.Ensure(s, suites.SplitTest) {
+			fmt.Fprintf(o.ErrOut, "%s has no split: checking BeLUGA's (beluga suite split)\n", path)
+		}
+		train.SuiteGroupChecks(s, o.group).Print(o.ErrOut)
+	}
+	return nil
 }
 
 // tableFlags are suite import table's flags that need parsing.
@@ -177,6 +245,26 @@ type tableFlags struct {
 	classMap                     string
 	classRules, where, linkRules []string
 	labelMap                     []string
+}
+
+func (t *tableFlags) bind(f *pflag.FlagSet) {
+	f.StringVar(&t.m.Name, "name", "", "suite name (default: the file's base name)")
+	f.StringVar(&t.m.Task, "task", "", "task the suite tests (default: the suite name)")
+	bindDialect(f, &t.m.Dialect)
+	f.StringVar(&t.m.Text, "text", "text", "column of the text")
+	f.StringVar(&t.m.Pair, "pair", "", "column of the second text of a pair")
+	f.StringVar(&t.m.Label, "label", "label", "column of the label")
+	f.StringVar(&t.m.Functionality, "functionality", "functionality", "column of the functionality")
+	f.StringVar(&t.m.CaseID, "case-id", "", "column of the case id: whole numbers, or names (ex7, arabic-12) kept in the case's meta (default: the row's position)")
+	f.StringVar(&t.m.Class, "class-column", "", "column of the functionality's class")
+	f.StringVar(&t.classMap, "class-map", "", "CSV or TSV with columns functionality,class")
+	f.StringArrayVar(&t.classRules, "class-rule", nil, "PREFIX=CLASS or /REGEXP/=CLASS; repeatable, first match wins")
+	f.StringVar(&t.m.Type, "type-column", "", "column of the test type (MFT, INV or DIR)")
+	f.StringSliceVar(&t.m.Labels, "labels", nil, "label names in class order (default: the values, sorted)")
+	f.StringArrayVar(&t.labelMap, "label-map", nil, "TABLE_LABEL=SUITE_LABEL: read a table's label as one of the suite's; repeatable")
+	f.StringArrayVar(&t.where, "where", nil, "keep only rows with COLUMN=VALUE (or COLUMN!=VALUE); repeatable")
+	f.StringVar(&t.m.Link, "link", "", "column naming the case a row perturbs or contrasts")
+	f.StringArrayVar(&t.linkRules, "link-rule", nil, "PREFIX=INV or /REGEXP/=DIR: the functionalities whose linked rows are INV or DIR pairs")
 }
 
 func (t *tableFlags) mapping() (suites.TableMapping, error) {
@@ -219,18 +307,6 @@ func parseFilters(in []string) ([]suites.Filter, error) {
 	return out, nil
 }
 
-func importSuite(w io.Writer, read func(string) (*suites.Suite, error), in, out string) error {
-	s, err := read(in)
-	if err != nil {
-		return err
-	}
-	if err := suites.Save(out, s); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "wrote %s: %s, %s\n", out, plural(len(s.Functionalities), "functionality"), plural(s.NumCases(), "test case"))
-	return nil
-}
-
 // maxWarnings caps the warnings an import prints one by one.
 const maxWarnings = 10
 
@@ -249,90 +325,112 @@ func printImportWarnings(w io.Writer, warnings []*suites.LineError) {
 
 var splitOrder = []suites.Split{suites.SplitTrain, suites.SplitValidation, suites.SplitTest}
 
+// printJSON prints v as indented JSON, as --format json does.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// statsFormats are the formats of beluga suite stats.
+var statsFormats = []string{"table", "csv", "json"}
+
+// writeStats writes a suite's counts in format: table, csv or json.
 func writeStats(w io.Writer, st suites.Stats, format string) error {
-	hasSplits := len(st.Splits) > 0
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
+		return printJSON(w, st)
 	case "csv":
-		cw := csvcell.NewWriter(w)
-		head := []string{"class", "functionality", "type", "cases", "inputs"}
-		if hasSplits {
-			for _, sp := range splitOrder {
-				head = append(head, string(sp)+"_cases", string(sp)+"_inputs")
-			}
-		}
-		for _, l := range st.Labels {
-			head = append(head, "label:"+l)
-		}
-		cw.Write(head)
-		for _, f := range st.Functionalities {
-			row := []string{f.Class, f.Name, string(f.Type), strconv.Itoa(f.Cases), strconv.Itoa(f.Inputs)}
-			if hasSplits {
-				for _, sp := range splitOrder {
-					row = append(row, strconv.Itoa(f.Splits[sp].Cases), strconv.Itoa(f.Splits[sp].Inputs))
-				}
-			}
-			for _, n := range f.LabelCounts {
-				row = append(row, strconv.Itoa(n))
-			}
-			cw.Write(row)
-		}
-		cw.Flush()
-		return cw.Error()
+		return writeStatsCSV(w, st)
 	case "table":
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		head := "class\tfunctionality\ttype\tcases\tinputs\t"
-		if hasSplits {
-			head += "train\tvalidation\ttest\t"
-		}
-		for _, l := range st.Labels {
-			head += termtext.Name(l) + "\t"
-		}
-		fmt.Fprintln(tw, head)
-		for _, f := range st.Functionalities {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t", termtext.Name(f.Class), termtext.Name(f.Name), termtext.Name(string(f.Type)), f.Cases, f.Inputs)
-			if hasSplits {
-				for _, sp := range splitOrder {
-					fmt.Fprintf(tw, "%d\t", f.Splits[sp].Cases)
-				}
-			}
-			for _, n := range f.LabelCounts {
-				fmt.Fprintf(tw, "%d\t", n)
-			}
-			fmt.Fprintln(tw)
-		}
-		tw.Flush()
-		fmt.Fprintf(w, "\n%s: %s, %s, %s, %s, %s\n",
-			termtext.Name(st.Suite), plural(len(st.Functionalities), "functionality"), plural(st.Classes, "class"), typeCounts(st.Types), plural(st.Cases, "test case"), plural(st.Inputs, "input"))
-		if hasSplits {
-			for _, sp := range splitOrder {
-				fmt.Fprintf(w, "  %s: %d test cases, %d inputs\n", sp, st.Splits[sp].Cases, st.Splits[sp].Inputs)
-			}
-		}
-		labelled := 0
-		for _, n := range st.LabelCounts {
-			labelled += n
-		}
-		if labelled > 0 {
-			fmt.Fprintf(w, "  labels (inputs):")
-			for i, l := range st.Labels {
-				fmt.Fprintf(w, " %s %d (%.1f%%)", l, st.LabelCounts[i], 100*float64(st.LabelCounts[i])/float64(labelled))
-			}
-			fmt.Fprintln(w)
-		}
-		if len(st.Scripts) > 0 {
-			fmt.Fprintf(w, "  scripts (inputs):")
-			for _, sc := range st.Scripts {
-				fmt.Fprintf(w, " %s %d (%.1f%%)", sc.Script, sc.Inputs, 100*float64(sc.Inputs)/float64(max(st.Inputs, 1)))
-			}
-			fmt.Fprintln(w)
-		}
+		writeStatsTable(w, st)
 		return nil
 	}
-	return fmt.Errorf("unknown --format %q (want table, csv or json)", format)
+	return checkFlag("format", format, statsFormats...)
+}
+
+// writeStatsCSV writes one row per functionality: its counts, per split
+// when the suite has splits, and per label.
+func writeStatsCSV(w io.Writer, st suites.Stats) error {
+	hasSplits := len(st.Splits) > 0
+	cw := csvcell.NewWriter(w)
+	head := []string{"class", "functionality", "type", "cases", "inputs"}
+	if hasSplits {
+		for _, sp := range splitOrder {
+			head = append(head, string(sp)+"_cases", string(sp)+"_inputs")
+		}
+	}
+	for _, l := range st.Labels {
+		head = append(head, "label:"+l)
+	}
+	cw.Write(head)
+	for _, f := range st.Functionalities {
+		row := []string{f.Class, f.Name, string(f.Type), strconv.Itoa(f.Cases), strconv.Itoa(f.Inputs)}
+		if hasSplits {
+			for _, sp := range splitOrder {
+				row = append(row, strconv.Itoa(f.Splits[sp].Cases), strconv.Itoa(f.Splits[sp].Inputs))
+			}
+		}
+		for _, n := range f.LabelCounts {
+			row = append(row, strconv.Itoa(n))
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeStatsTable prints the functionalities' counts as a table, then the
+// suite's totals, split sizes, labels and scripts.
+func writeStatsTable(w io.Writer, st suites.Stats) {
+	hasSplits := len(st.Splits) > 0
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "class\tfunctionality\ttype\tcases\tinputs\t"
+	if hasSplits {
+		head += "train\tvalidation\ttest\t"
+	}
+	for _, l := range st.Labels {
+		head += termtext.Name(l) + "\t"
+	}
+	fmt.Fprintln(tw, head)
+	for _, f := range st.Functionalities {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t", termtext.Name(f.Class), termtext.Name(f.Name), termtext.Name(string(f.Type)), f.Cases, f.Inputs)
+		if hasSplits {
+			for _, sp := range splitOrder {
+				fmt.Fprintf(tw, "%d\t", f.Splits[sp].Cases)
+			}
+		}
+		for _, n := range f.LabelCounts {
+			fmt.Fprintf(tw, "%d\t", n)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%s: %s, %s, %s, %s, %s\n",
+		termtext.Name(st.Suite), plural(len(st.Functionalities), "functionality"), plural(st.Classes, "class"), typeCounts(st.Types), plural(st.Cases, "test case"), plural(st.Inputs, "input"))
+	if hasSplits {
+		for _, sp := range splitOrder {
+			fmt.Fprintf(w, "  %s: %d test cases, %d inputs\n", sp, st.Splits[sp].Cases, st.Splits[sp].Inputs)
+		}
+	}
+	labelled := 0
+	for _, n := range st.LabelCounts {
+		labelled += n
+	}
+	if labelled > 0 {
+		fmt.Fprintf(w, "  labels (inputs):")
+		for i, l := range st.Labels {
+			fmt.Fprintf(w, " %s %d (%.1f%%)", l, st.LabelCounts[i], 100*float64(st.LabelCounts[i])/float64(labelled))
+		}
+		fmt.Fprintln(w)
+	}
+	if len(st.Scripts) > 0 {
+		fmt.Fprintf(w, "  scripts (inputs):")
+		for _, sc := range st.Scripts {
+			fmt.Fprintf(w, " %s %d (%.1f%%)", sc.Script, sc.Inputs, 100*float64(sc.Inputs)/float64(max(st.Inputs, 1)))
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // printBalance prints each value of a metadata column's cases per part of

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,27 +10,33 @@ import (
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
-	"github.com/beluga-nlp/beluga/models/hub"
 	"github.com/beluga-nlp/beluga/modeltest"
 	"github.com/beluga-nlp/beluga/report"
 	"github.com/beluga-nlp/beluga/report/explore"
 )
 
-// testOptions are beluga test's flags.
+// testOptions are beluga test's flags and streams, and the test an
+// execution completes them into.
 type testOptions struct {
-	model, suitePath, out string
-	labelMap              []string
-	batchSize, maxLength  int
-	sf                    scoreFlags
-	data                  datasets.FileSpec
-	sampleN               int
-	sampleSeed            uint32
-	untrainedHead         bool
+	commandOptions
+	model          modelFlags
+	suitePath, out string
+	labelMap       []string
+	sf             scoreFlags
+	data           datasets.FileSpec
+	sampleN        int
+	sampleSeed     uint32
+	untrainedHead  bool
+	// nGiven and seedGiven say --n and --seed were given: --seed alone
+	// draws nothing.
+	nGiven, seedGiven bool
+
+	test modeltest.Options
 }
 
 // NewCmdTest builds beluga test.
 func NewCmdTest() *cobra.Command {
-	var o testOptions
+	o := &testOptions{}
 	cmd := &cobra.Command{
 		Use:   "test",
 		Short: "Test a trained classifier on a suite: predict its inputs and score them with CheckList's semantics",
@@ -83,15 +90,13 @@ cases).
   beluga test --model ./sst2-model --suite sentiment_suite.tar.gz --n 500 --seed 1 -o sst2-n500   # CheckList's published sample
   beluga test --model ./my-sst2-model --suite sentiment.jsonl.gz --data sst2/dev.tsv --data-text sentence -o sst2-test`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
+		RunE: runE(o),
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.model, "model", "", "model directory, .tar.gz, or hub id org/name[@revision]")
+	o.model.bind(fl)
 	fl.StringVar(&o.suitePath, "suite", "", "suite (.jsonl[.gz], CheckList .pkl/.tar.gz, HateCheck .csv)")
 	fl.StringSliceVar(&o.labelMap, "label-map", nil, "MODEL_LABEL=SUITE_LABEL for model classes whose name is not the suite's (repeat or comma-separate)")
 	fl.StringVarP(&o.out, "out", "o", "", "directory to write the results, cases, predictions, table and page into")
-	fl.IntVar(&o.batchSize, "batch-size", 64, "inputs per batch")
-	fl.IntVar(&o.maxLength, "max-length", 128, "truncate encodings to this many tokens")
 	fl.StringVar(&o.data.Path, "data", "", "your own labelled data (.tsv, .csv, .jsonl[.gz]), measured beside the suite: accuracy, macro-F1, per-class precision/recall, confusion matrix, calibration")
 	fl.StringVar(&o.data.TextColumn, "data-text", "text", "--data's text column")
 	fl.StringVar(&o.data.PairColumn, "data-pair", "", "--data's second-text column, for text-pair tasks")
@@ -104,13 +109,15 @@ cases).
 	for _, f := range []string{"model", "suite", "out"} {
 		cmd.MarkFlagRequired(f)
 	}
-	cmd.AddCommand(newCmdTestCompare())
+	cmd.AddCommand(NewCmdTestCompare())
 	return cmd
 }
 
-// run tests the model and prints the report and where to look next.
-func (o *testOptions) run(cmd *cobra.Command) error {
-	opt, err := o.sf.options(cmd)
+// complete turns the flags into the test: scoring options, label map,
+// sample, data.
+func (o *testOptions) complete(cmd *cobra.Command, _ []string) error {
+	o.nGiven, o.seedGiven = cmd.Flags().Changed("n"), cmd.Flags().Changed("seed")
+	opt, err := o.sf.options(cmd.Flags())
 	if err != nil {
 		return err
 	}
@@ -118,30 +125,37 @@ func (o *testOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	var sample *report.Sample
-	if cmd.Flags().Changed("n") {
-		sample = &report.Sample{N: o.sampleN, Seed: o.sampleSeed}
-	} else if cmd.Flags().Changed("seed") {
+	o.test = modeltest.Options{Model: o.model.path, Suite: o.suitePath, LabelMap: lm, Score: opt,
+		AllowUntrainedHead: o.untrainedHead, BatchSize: o.model.batchSize, MaxLength: o.model.maxLength, Out: o.out, Resolver: hubResolver(o.ErrOut)}
+	if o.nGiven {
+		o.test.Sample = &report.Sample{N: o.sampleN, Seed: o.sampleSeed}
+	}
+	if o.data.Path != "" {
+		o.test.Data = &o.data
+	}
+	return nil
+}
+
+func (o *testOptions) validate() error {
+	if o.seedGiven && !o.nGiven {
 		return fmt.Errorf("--seed draws CheckList's sample of --n cases per test: give --n too")
 	}
-	r := hub.FromEnv()
-	r.Progress = cmd.ErrOrStderr()
-	mo := modeltest.Options{Model: o.model, Suite: o.suitePath, LabelMap: lm, Score: opt, Sample: sample,
-		AllowUntrainedHead: o.untrainedHead, BatchSize: o.batchSize, MaxLength: o.maxLength, Out: o.out, Resolver: r}
-	if o.data.Path != "" {
-		mo.Data = &o.data
-	}
-	rep, err := modeltest.Run(cmd.Context(), mo)
+	return nil
+}
+
+// run tests the model and prints the report and where to look next.
+func (o *testOptions) run(ctx context.Context) error {
+	rep, err := modeltest.Run(ctx, o.test)
 	if err != nil {
 		return err
 	}
 	for _, f := range rep.Flags {
 		slog.Warn("sanity check", "flag", f.Kind, "reason", f.Reason)
 	}
-	if err := rep.WriteTable(cmd.OutOrStdout()); err != nil {
+	if err := rep.WriteTable(o.Out); err != nil {
 		return err
 	}
-	w := cmd.OutOrStdout()
+	w := o.Out
 	printCalibration(w, rep.Calibration)
 	fmt.Fprintf(w, "\nwrote %s (report.html: the test report)\n", o.out)
 	fmt.Fprintf(w, "next: beluga failures %s     # failing cases, worst first, breaking inputs marked ✗\n", o.out)
@@ -149,9 +163,16 @@ func (o *testOptions) run(cmd *cobra.Command) error {
 	return nil
 }
 
-// newCmdTestCompare is beluga test compare.
-func newCmdTestCompare() *cobra.Command {
-	var format, out string
+// testCompareOptions are beluga test compare's flags and streams; its
+// arguments are the two folders of beluga test it compares.
+type testCompareOptions struct {
+	commandOptions
+	format, out string
+}
+
+// NewCmdTestCompare builds beluga test compare.
+func NewCmdTestCompare() *cobra.Command {
+	o := &testCompareOptions{}
 	cmd := &cobra.Command{
 		Use:   "compare OUT_A OUT_B",
 		Short: "Two models side by side on one suite: per test both fail rates, the difference, McNemar's p and BH q",
@@ -165,38 +186,45 @@ their cases side by side.`,
 		Example: `  beluga test compare sst2-bert sst2-distilbert
   beluga test compare sst2-bert sst2-distilbert --format html -o compare.html`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var write func(io.Writer) error
-			switch format {
-			case "text", "md", "markdown":
-				r, _, err := report.ReadTestReport(args...)
-				if err != nil {
-					return err
-				}
-				write = map[bool]func(io.Writer) error{true: r.WriteText, false: r.WriteMarkdown}[format == "text"]
-			case "html":
-				src, err := explore.FromTestDirs(args...)
-				if err != nil {
-					return err
-				}
-				write = src.WriteHTML
-			default:
-				return fmt.Errorf("unknown --format %q (want text, md or html)", format)
-			}
-			if out == "" || out == "-" {
-				return write(cmd.OutOrStdout())
-			}
-			if err := atomicfile.Write(out, write); err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.ErrOrStderr(), "wrote", out)
-			return nil
-		},
+		RunE: runE(o),
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "text (the table), md (with the failing cases, flips first) or html (the page)")
-	cmd.Flags().StringVarP(&out, "out", "o", "", "file to write (default standard output)")
+	cmd.Flags().StringVar(&o.format, "format", "text", "text (the table), md (with the failing cases, flips first) or html (the page)")
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "file to write (default standard output)")
 	enumFlag(cmd, "format", "text", "md", "html")
 	return cmd
+}
+
+func (o *testCompareOptions) validate() error {
+	if o.format == "markdown" {
+		o.format = "md" // the name before md
+	}
+	return checkFlag("format", o.format, "text", "md", "html")
+}
+
+// run reads both folders and writes the comparison in --format.
+func (o *testCompareOptions) run(context.Context) error {
+	var write func(io.Writer) error
+	if o.format == "html" {
+		src, err := explore.FromTestDirs(o.args...)
+		if err != nil {
+			return err
+		}
+		write = src.WriteHTML
+	} else {
+		r, _, err := report.ReadTestReport(o.args...)
+		if err != nil {
+			return err
+		}
+		write = map[bool]func(io.Writer) error{true: r.WriteText, false: r.WriteMarkdown}[o.format == "text"]
+	}
+	if o.out == "" || o.out == "-" {
+		return write(o.Out)
+	}
+	if err := atomicfile.Write(o.out, write); err != nil {
+		return err
+	}
+	fmt.Fprintln(o.ErrOut, "wrote", o.out)
+	return nil
 }
 
 // printCalibration says in two lines how the user's data and the suite's

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -21,17 +19,21 @@ import (
 	"github.com/beluga-nlp/beluga/train"
 )
 
+// trainOptions are beluga train's flags and streams, and the run spec an
+// execution completes them into.
+type trainOptions struct {
+	commandOptions
+	specFile, out, heldOut, hyperFrom string
+	search                            bool
+	gridLR, gridEpochs                []float64
+	gridBatch                         []int
+
+	spec train.RunSpec
+}
+
 // NewCmdTrain builds beluga train.
 func NewCmdTrain() *cobra.Command {
-	var (
-		specFile, out, heldOut, hyperFrom string
-		// flagged holds the parsed spec flags; each execution builds its
-		// spec afresh from them (runSpec), so nothing carries over.
-		flagged            train.RunSpec
-		search             bool
-		gridLR, gridEpochs []float64
-		gridBatch          []int
-	)
+	o := &trainOptions{}
 	cmd := &cobra.Command{
 		Use:   "train",
 		Short: "Train and evaluate one run (configuration × method × fold) from flags or a YAML spec",
@@ -53,109 +55,133 @@ eval_limit and hyper.loss are spec-only.`,
   beluga train --spec run.yaml --method l2 --search --out runs/l2
   beluga train --spec run.yaml --method l2 --held-out class:Negation --hyper-from runs/l2 --out runs/l2-negation`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := runSpec(cmd.Flags(), specFile)
-			if err != nil {
-				return err
-			}
-			if heldOut != "" {
-				kind, name, ok := cutFold(heldOut)
-				if !ok {
-					return fmt.Errorf("--held-out %q: want KIND:NAME with KIND func, class or type", heldOut)
-				}
-				spec.HeldOut = &train.FoldSpec{Kind: kind, Name: name}
-			}
-			if hyperFrom != "" {
-				b, err := os.ReadFile(filepath.Join(hyperFrom, "spec.json"))
-				if err != nil {
-					return fmt.Errorf("--hyper-from: %w", err)
-				}
-				var chosen train.RunSpec
-				if err := json.Unmarshal(b, &chosen); err != nil {
-					return fmt.Errorf("--hyper-from %s: %w", hyperFrom, err)
-				}
-				spec.Hyper = chosen.Hyper
-			}
-			// What neither the flags nor the file set is the profile's for
-			// the task and configuration, as in beluga run.
-			if err := spec.FillDefaults(); err != nil {
-				return err
-			}
-			spec.ProbeHyper.Epochs = train.LPFTEpochs
-			// Refuse bad flags before the run directory is touched.
-			if err := spec.Validate(); err != nil {
-				return err
-			}
-			defaults, err := spec.Defaults()
-			if err != nil {
-				return err
-			}
-			grid := defaults.Grid(spec.Method)
-			if len(gridLR) > 0 {
-				grid.LR = gridLR
-			}
-			if len(gridBatch) > 0 {
-				grid.BatchSize = gridBatch
-			}
-			if len(gridEpochs) > 0 {
-				grid.Epochs = gridEpochs
-			}
-			var res *train.Result
-			err = experiments.RunOne(cmd.Context(), out, spec, func(ctx context.Context, dir string) error {
-				if search {
-					best, trials, err := experiments.Search(ctx, spec, grid, dir)
-					if err != nil {
-						return err
-					}
-					spec.Hyper = best
-					fmt.Fprintf(cmd.OutOrStdout(), "chose lr %g, batch size %d, epochs %g from %d trials on T_val\n", best.LR, best.BatchSize, best.Epochs, len(trials))
-				}
-				var err error
-				res, err = train.Run(ctx, spec, dir)
-				return err
-			})
-			if errors.Is(err, experiments.ErrAlreadyDone) {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s is already done (remove it to train again)\n", out)
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			iid, score := "none", "none"
-			if res.IIDScore != nil {
-				iid = metricsLine(res.IIDMetrics)
-			}
-
-			if res.SuiteScore != nil {
-				score = fmt.Sprintf("%.1f%%", 100**res.SuiteScore)
-				if res.G != nil {
-					score += fmt.Sprintf(", G %.1f", 100**res.G)
-				}
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: i.i.d. %s, T_test pass rate %s (%d steps, %.0f s)\n",
-				out, iid, score, res.Steps, res.Seconds)
-			for _, set := range slices.Sorted(maps.Keys(res.IIDEval)) {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: evaluation set %s: %s\n", out, set, metricsLine(res.IIDEval[set]))
-			}
-			return nil
-		},
+		RunE: runE(o),
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&specFile, "spec", "", "YAML run spec (fields as train.RunSpec)")
-	fl.StringVarP(&out, "out", "o", "", "run directory to write")
+	fl.StringVar(&o.specFile, "spec", "", "YAML run spec (fields as train.RunSpec)")
+	fl.StringVarP(&o.out, "out", "o", "", "run directory to write")
+	// The spec's flags hold their values here; each execution's complete
+	// builds its spec afresh from the ones given (runSpec), so nothing
+	// carries over between executions.
+	var flagged train.RunSpec
 	bindTrainFlags(fl, &flagged)
-	fl.StringVar(&heldOut, "held-out", "", "held-out fold KIND:NAME, e.g. class:Negation, type:DIR, func:reducers")
-	fl.BoolVar(&search, "search", false, "choose the suite phase's lr, batch size and epochs on T_val first (BeLUGA's grid and objective)")
-	fl.Float64SliceVar(&gridLR, "grid-lr", nil, "learning rates to search (default BeLUGA's)")
-	fl.IntSliceVar(&gridBatch, "grid-batch-size", nil, "batch sizes to search (default BeLUGA's for the task)")
-	fl.Float64SliceVar(&gridEpochs, "grid-epochs", nil, "epochs to search (default BeLUGA's)")
-	fl.StringVar(&hyperFrom, "hyper-from", "", "reuse the suite-phase hyper-parameters of this run directory (held-out runs reuse the full run's)")
+	fl.StringVar(&o.heldOut, "held-out", "", "held-out fold KIND:NAME, e.g. class:Negation, type:DIR, func:reducers")
+	fl.BoolVar(&o.search, "search", false, "choose the suite phase's lr, batch size and epochs on T_val first (BeLUGA's grid and objective)")
+	fl.Float64SliceVar(&o.gridLR, "grid-lr", nil, "learning rates to search (default BeLUGA's)")
+	fl.IntSliceVar(&o.gridBatch, "grid-batch-size", nil, "batch sizes to search (default BeLUGA's for the task)")
+	fl.Float64SliceVar(&o.gridEpochs, "grid-epochs", nil, "epochs to search (default BeLUGA's)")
+	fl.StringVar(&o.hyperFrom, "hyper-from", "", "reuse the suite-phase hyper-parameters this done run directory trained with (its search's choice when it searched; held-out runs reuse the full run's)")
 	enumFlag(cmd, "method", train.MethodNames()...)
-	enumFlag(cmd, "configuration", configurationNames()...)
+	enumFlag(cmd, "configuration", train.ConfigurationNames()...)
 	enumFlag(cmd, "model-kind", pretrained.SourceKinds()...)
 	enumFlag(cmd, "correct", slices.Sorted(maps.Keys(train.Corrections))...)
 	cmd.MarkFlagRequired("out")
 	return cmd
+}
+
+// complete builds the run spec: the flags' defaults, the YAML file, the
+// flags given, the held-out fold, the reused hyper-parameters, then what
+// the profile supplies for the task and configuration.
+func (o *trainOptions) complete(cmd *cobra.Command, _ []string) error {
+	spec, err := runSpec(cmd.Flags(), o.specFile)
+	if err != nil {
+		return err
+	}
+	if o.heldOut != "" {
+		kind, name, ok := cutFold(o.heldOut)
+		if !ok {
+			return fmt.Errorf("--held-out %q: want KIND:NAME with KIND func, class or type", o.heldOut)
+		}
+		spec.HeldOut = &train.FoldSpec{Kind: kind, Name: name}
+	}
+	if o.hyperFrom != "" {
+		if spec.Hyper, err = experiments.TrainedHyper(o.hyperFrom); err != nil {
+			return fmt.Errorf("--hyper-from: %w", err)
+		}
+	}
+	// What neither the flags nor the file set is the profile's for
+	// the task and configuration, as in beluga run.
+	if err := spec.FillDefaults(); err != nil {
+		return err
+	}
+	o.spec = spec
+	return nil
+}
+
+// validate refuses bad flags before the run directory is touched.
+func (o *trainOptions) validate() error { return o.spec.Validate() }
+
+// run trains (after the search, with --search) into --out and prints the
+// scores.
+func (o *trainOptions) run(ctx context.Context) error {
+	grid, err := o.grid()
+	if err != nil {
+		return err
+	}
+	spec := o.spec
+	var res *train.Result
+	err = experiments.RunOne(ctx, o.out, spec, func(ctx context.Context, dir string) error {
+		if o.search {
+			best, trials, err := experiments.Search(ctx, spec, grid, dir)
+			if err != nil {
+				return err
+			}
+			spec.Hyper = best
+			fmt.Fprintf(o.Out, "chose lr %g, batch size %d, epochs %g from %d trials on T_val\n", best.LR, best.BatchSize, best.Epochs, len(trials))
+		}
+		var err error
+		res, err = train.Run(ctx, spec, dir)
+		return err
+	})
+	if errors.Is(err, experiments.ErrAlreadyDone) {
+		fmt.Fprintf(o.Out, "%s is already done (remove it to train again)\n", o.out)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	o.printResult(res)
+	return nil
+}
+
+// grid is the search grid: BeLUGA's for the method, with each --grid-*
+// flag given in place of its axis.
+func (o *trainOptions) grid() (train.Grid, error) {
+	defaults, err := o.spec.Defaults()
+	if err != nil {
+		return train.Grid{}, err
+	}
+	grid := defaults.Grid(o.spec.Method)
+	if len(o.gridLR) > 0 {
+		grid.LR = o.gridLR
+	}
+	if len(o.gridBatch) > 0 {
+		grid.BatchSize = o.gridBatch
+	}
+	if len(o.gridEpochs) > 0 {
+		grid.Epochs = o.gridEpochs
+	}
+	return grid, nil
+}
+
+// printResult prints a run's i.i.d. metrics, T_test pass rate and
+// evaluation sets.
+func (o *trainOptions) printResult(res *train.Result) {
+	iid, score := "none", "none"
+	if res.IIDScore != nil {
+		iid = metricsLine(res.IIDMetrics)
+	}
+	if res.SuiteScore != nil {
+		score = fmt.Sprintf("%.1f%%", 100**res.SuiteScore)
+		if res.G != nil {
+			score += fmt.Sprintf(", G %.1f", 100**res.G)
+		}
+	}
+	fmt.Fprintf(o.Out, "%s: i.i.d. %s, T_test pass rate %s (%d steps, %.0f s)\n",
+		o.out, iid, score, res.Steps, res.Seconds)
+	for _, set := range slices.Sorted(maps.Keys(res.IIDEval)) {
+		fmt.Fprintf(o.Out, "%s: evaluation set %s: %s\n", o.out, set, metricsLine(res.IIDEval[set]))
+	}
 }
 
 // metricsLine prints i.i.d. metrics, accuracy first, in percent.
@@ -211,7 +237,7 @@ func bindTrainFlags(fl *pflag.FlagSet, spec *train.RunSpec) {
 	fl.StringVar(&spec.Model.Tokenizer, "tokenizer", "", "any tokenizer for bert-tiny instead of --vocab: a tokenizer.json (beluga tokenizer train), vocab.txt, SentencePiece .model or model directory")
 	fl.StringVar(&spec.Model.GloVe, "glove", "", "GloVe vectors for wordvec")
 	fl.IntVar(&spec.Model.Hidden, "hidden", 128, "pooler width of wordvec")
-	fl.StringVar(&spec.Configuration, "configuration", train.ConfigIID, strings.Join(configurationNames(), ", ")+" (t: the suite alone; Table 3's spellings such as IID-IID+T too)")
+	fl.StringVar(&spec.Configuration, "configuration", train.ConfigIID, strings.Join(train.ConfigurationNames(), ", ")+" (t: the suite alone; Table 3's spellings such as IID-IID+T too)")
 	fl.StringVar(&spec.Method, "method", "vanilla", strings.Join(train.MethodNames(), ", "))
 	fl.IntVar(&spec.ProbeHyper.BatchSize, "probe-batch-size", 0, "lp-ft: batch size of the linear-probing phase "+profileDefault(func(d train.RunDefaults) any { return d.ProbeHyper.BatchSize }))
 	fl.Float64Var(&spec.ProbeHyper.LR, "probe-lr", 0, "lp-ft: learning rate of the linear-probing phase "+profileDefault(func(d train.RunDefaults) any { return d.ProbeHyper.LR }))
@@ -228,15 +254,6 @@ func bindTrainFlags(fl *pflag.FlagSet, spec *train.RunSpec) {
 	fl.Float64Var(&spec.IIDHyper.LR, "iid-lr", 0, "learning rate of the IID configuration "+profileDefault(func(d train.RunDefaults) any { return d.IIDHyper.LR }))
 	fl.IntVar(&spec.MaxLength, "max-length", 0, "truncate encodings to this many tokens "+profileDefault(func(d train.RunDefaults) any { return d.MaxLength }))
 	fl.Uint64Var(&spec.Seed, "seed", 42, "seed of initialisation, batching and dropout")
-}
-
-// configurationNames lists package train's names of the configurations.
-func configurationNames() []string {
-	var names []string
-	for _, c := range train.Configurations {
-		names = append(names, c.Name)
-	}
-	return names
 }
 
 // profileDefault says what a profile-supplied flag defaults to, per task

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 
@@ -14,7 +13,7 @@ import (
 
 // verifyOptions are beluga verify's flags and argument.
 type verifyOptions struct {
-	arg, store string
+	storeArg
 }
 
 // NewCmdVerify builds beluga verify.
@@ -34,19 +33,17 @@ it).`,
 		Example: `  beluga verify quickstart-out
   beluga verify specs/sent-full.yaml`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.arg = args[0]
-			return o.run(cmd.Context(), cmd.OutOrStdout())
-		},
+		RunE: runE(o),
 	}
-	cmd.Flags().StringVarP(&o.store, "store", "o", "", "run store directory (default: the spec's out)")
+	o.addStoreFlag(cmd.Flags(), "o")
 	return cmd
 }
 
-func (o *verifyOptions) run(ctx context.Context, w io.Writer) error {
+func (o *verifyOptions) run(ctx context.Context) error {
+	w := o.Out
 	// A store that is not there has nothing to verify: "0 checked" would
 	// read as a clean bill of health.
-	sw, err := readSweep(ctx, o.arg, o.store)
+	sw, err := o.read(ctx)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/experiments/experimentstest"
 	"github.com/beluga-nlp/beluga/inputcheck"
+	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/report"
 	"github.com/beluga-nlp/beluga/suites"
 	"github.com/beluga-nlp/beluga/train"
@@ -212,7 +213,7 @@ func TestBadCaseFile(t *testing.T) {
 	}
 }
 
-// Sanity flags recorded in result.json (experiments.Flag: kind, reason,
+// Sanity flags recorded in result.json (metrics.Flag: kind, reason,
 // figures) are shown as the run's warnings; a result without them has none.
 func TestWarningsFromResult(t *testing.T) {
 	dir := t.TempDir()
@@ -256,7 +257,7 @@ func TestFlaggedCells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Flags = []experiments.Flag{{Kind: experiments.FlagConstantIID, Reason: "predicts positive for all 300 examples"}}
+	res.Flags = []metrics.Flag{{Kind: metrics.FlagConstantIID, Reason: "predicts positive for all 300 examples"}}
 	if err := experiments.WriteResult(store.RunDir(seen.ID()), res); err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func TestFlaggedCells(t *testing.T) {
 		t.Errorf("%d flagged cells, footnotes %q", flagged, src.View.Footnotes)
 	}
 	for _, r := range src.View.Runs {
-		if r.ID == seen.ID() && (len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], experiments.FlagConstantIID+": ")) {
+		if r.ID == seen.ID() && (len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], metrics.FlagConstantIID+": ")) {
 			t.Errorf("run %s warnings %q", r.ID, r.Warnings)
 		}
 	}

@@ -1,21 +1,21 @@
-package experiments
+package metrics
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"strings"
-
-	"github.com/beluga-nlp/beluga/metrics"
-	"github.com/beluga-nlp/beluga/train"
 )
 
-// A run's outputs are checked after training for what makes its scores
-// meaningless as a result: a model that predicts (nearly) one class for
-// everything — it scores the majority share on i.i.d. data and passes every
-// INV test — or a suite loss that never fell below where it started (the
-// suite was not learnt). Such a run keeps its scores, but carries a Flag
-// that status and tables show and that keeps its cells from being bold.
+// A model's outputs are checked for what makes its scores meaningless as a
+// result: a model that predicts (nearly) one class for everything — it
+// scores the majority share on i.i.d. data and passes every INV test — or,
+// for a model trained on the suite, a suite loss that never fell below
+// where it started (the suite was not learnt). A trained run (package
+// experiments) or a tested model (package modeltest) keeps its scores but
+// carries a Flag that status, tables and the test page show, and that
+// keeps its cells from being bold. The checks read only predictions and
+// losses, so that training runs and beluga test ask the same ones.
 
 // Kinds of Flag.
 const (
@@ -53,15 +53,31 @@ type Flag struct {
 	Figures map[string]float64 `json:"figures"`
 }
 
-// Sanity checks a finished run's predictions and training curve.
-func Sanity(res *train.Result) []Flag {
+// SanityInput is what the sanity checks read.
+type SanityInput struct {
+	// IIDPredicted and IIDGold are the predicted and gold class names of
+	// the i.i.d. test examples, when there are any.
+	IIDPredicted, IIDGold []string
+	// Suite holds the suite verdicts (an input's Pred and Label are read;
+	// span answers, without a PredClass, are left out).
+	Suite *Result
+	// SuiteLosses are the training losses of the suite batches in step
+	// order (a model trained on the suite); i.i.d. batches are not among
+	// them. Non-finite losses are skipped.
+	SuiteLosses []float64
+}
+
+// Sanity checks a model's predictions and, when it was trained on the
+// suite, its suite losses; it returns the flags raised, in the order
+// constant i.i.d., constant suite, suite not learnt.
+func Sanity(in SanityInput) []Flag {
 	var flags []Flag
-	if f, ok := constantFlag(FlagConstantIID, "i.i.d. test examples", classNames(res.Labels, res.IIDPredicted), classNames(res.Labels, res.IIDGold)); ok {
+	if f, ok := constantFlag(FlagConstantIID, "i.i.d. test examples", in.IIDPredicted, in.IIDGold); ok {
 		flags = append(flags, f)
 	}
-	if res.Suite != nil {
+	if in.Suite != nil {
 		var preds, gold []string
-		for _, c := range res.Suite.Cases {
+		for _, c := range in.Suite.Cases {
 			for _, in := range c.Inputs {
 				if in.PredClass == nil {
 					continue // a span answer, not a class
@@ -76,21 +92,10 @@ func Sanity(res *train.Result) []Flag {
 			flags = append(flags, f)
 		}
 	}
-	if f, ok := lossFlag(res.Curve); ok {
+	if f, ok := lossFlag(in.SuiteLosses); ok {
 		flags = append(flags, f)
 	}
 	return flags
-}
-
-func classNames(labels []string, cs []int) []string {
-	out := make([]string, len(cs))
-	for i, c := range cs {
-		out[i] = fmt.Sprint(c)
-		if c >= 0 && c < len(labels) {
-			out[i] = labels[c]
-		}
-	}
-	return out
 }
 
 // constantFlag flags preds whose most frequent value makes NearlyConstant
@@ -146,24 +151,24 @@ func mostFrequent(xs []string) (string, int) {
 	return best, counts[best]
 }
 
-// lossFlag flags a curve whose suite batches' loss, averaged over windows
-// of LossWindow, never fell below the first window's mean.
-func lossFlag(curve []train.CurvePoint) (Flag, bool) {
+// lossFlag flags suite losses that, averaged over windows of LossWindow,
+// never fell below the first window's mean.
+func lossFlag(all []float64) (Flag, bool) {
 	var losses []float64
-	for _, p := range curve {
-		if p.Kind == "iid" || p.Kind == "span-iid" || math.IsNaN(p.Loss) || math.IsInf(p.Loss, 0) {
+	for _, l := range all {
+		if math.IsNaN(l) || math.IsInf(l, 0) {
 			continue
 		}
-		losses = append(losses, p.Loss)
+		losses = append(losses, l)
 	}
 	windows := len(losses) / LossWindow
 	if windows < 2 {
 		return Flag{}, false
 	}
-	start := metrics.Mean(losses[:LossWindow])
+	start := Mean(losses[:LossWindow])
 	lowest := math.Inf(1)
 	for w := 1; w < windows; w++ {
-		lowest = min(lowest, metrics.Mean(losses[w*LossWindow:(w+1)*LossWindow]))
+		lowest = min(lowest, Mean(losses[w*LossWindow:(w+1)*LossWindow]))
 	}
 	if lowest < start {
 		return Flag{}, false

@@ -104,7 +104,7 @@ func gemm(kn *Kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 		}
 		if parallel {
 			ParallelFor(g.colPanels-first, max(1, (1<<14)/(kb*nr)), pack)
-			ParallelFor(tasks, 1, run)
+			parallelEach(tasks, run)
 		} else {
 			pack(0, g.colPanels-first)
 			run(0, tasks)
@@ -355,7 +355,25 @@ func ParallelFor(n, grain int, fn func(lo, hi int)) {
 		fn(0, n)
 		return
 	}
-	step := max(grain, (n+4*workers-1)/(4*workers))
+	runRanges(n, max(grain, (n+4*workers-1)/(4*workers)), workers, fn)
+}
+
+// parallelEach calls fn over [0, n) one element at a time, handed out to
+// at most GOMAXPROCS goroutines as they ask: for elements of work large
+// enough that waiting for the last of four ranges a goroutine would cost
+// more than handing them out one by one (the products' tasks).
+func parallelEach(n int, fn func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		fn(0, n)
+		return
+	}
+	runRanges(n, 1, workers, fn)
+}
+
+// runRanges calls fn over [0, n) in ranges of step, on the caller's
+// goroutine and workers-1 others, each taking the next range when done.
+func runRanges(n, step, workers int, fn func(lo, hi int)) {
 	ranges := (n + step - 1) / step
 	var next atomic.Int64
 	work := func() {

@@ -302,17 +302,16 @@ func packAPanel(ap []float32, trans bool, a []float32, lda int, alpha float32, i
 		}
 		return
 	}
-	if rows == 12 && mr == 12 {
-		// Twelve rows at once: sequential writes, twelve read streams.
-		row := func(i int) []float32 { return a[(i0+i)*lda+l0 : (i0+i)*lda+l0+kb] }
-		r0, r1, r2, r3, r4, r5 := row(0), row(1), row(2), row(3), row(4), row(5)
-		r6, r7, r8, r9, r10, r11 := row(6), row(7), row(8), row(9), row(10), row(11)
-		dst := ap[:12*kb]
-		for l := range r0 {
-			d := (*[12]float32)(dst[12*l : 12*l+12])
-			d[0], d[1], d[2], d[3] = alpha*r0[l], alpha*r1[l], alpha*r2[l], alpha*r3[l]
-			d[4], d[5], d[6], d[7] = alpha*r4[l], alpha*r5[l], alpha*r6[l], alpha*r7[l]
-			d[8], d[9], d[10], d[11] = alpha*r8[l], alpha*r9[l], alpha*r10[l], alpha*r11[l]
+	if rows == mr && mr%6 == 0 {
+		// Six rows at a time: six read streams, each packed row's six
+		// floats written together.
+		for i := 0; i < mr; i += 6 {
+			row := func(j int) []float32 { return a[(i0+i+j)*lda+l0 : (i0+i+j)*lda+l0+kb] }
+			r0, r1, r2, r3, r4, r5 := row(0), row(1), row(2), row(3), row(4), row(5)
+			for l := range r0 {
+				d := (*[6]float32)(ap[l*mr+i : l*mr+i+6])
+				d[0], d[1], d[2], d[3], d[4], d[5] = alpha*r0[l], alpha*r1[l], alpha*r2[l], alpha*r3[l], alpha*r4[l], alpha*r5[l]
+			}
 		}
 		return
 	}

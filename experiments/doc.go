@@ -39,4 +39,11 @@
 // trials); Shard slices a sweep for job arrays, a search's trials among
 // them. TrainRunner trains a run with package train; a search run trains
 // nothing, it picks the best of its trials' scores (train.Best).
+//
+// Sweep.Execute is the whole of a sweep's execution as beluga run and
+// beluga quickstart do it: OpenSweep (a spec file) or SweepOf (a spec made
+// in memory) expands the sweep; Execute checks it before any run starts
+// (Sweep.Check: the trainer's preflight, the inputs' contents), refuses
+// runs whose IDs are provisional, records the sweep in its store and
+// executes the runs not done, of one shard when asked.
 package experiments

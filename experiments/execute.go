@@ -160,225 +160,271 @@ var depPoll = 2 * time.Second
 // written.
 func Execute(ctx context.Context, store *Store, runs []Run, runner Runner, opts Options) (Summary, error) {
 	start := time.Now()
-	log := opts.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	jobs := max(opts.Jobs, 1)
-	waitDeps := opts.WaitDeps
-	if waitDeps <= 0 {
-		waitDeps = DefaultWaitDeps
-	}
 	if err := os.MkdirAll(store.Dir, 0o755); err != nil {
 		return Summary{}, fmt.Errorf("run store: %w", err)
 	}
-	byID := map[string]Run{}
-	searchOf := map[string]string{} // a trial's search
-	for _, r := range append(slices.Clone(opts.Sweep), runs...) {
-		byID[r.ID()] = r
-		for _, t := range r.Trials {
-			searchOf[t] = r.ID()
-		}
-	}
-	sum := Summary{Total: len(runs)}
-	// The runs to do, each after the missing runs it needs; a run's ID is a
-	// hash of its spec, computed once here.
-	type job struct {
-		r  Run
-		id string
-	}
-	var todo []job
-	deps := map[string][]string{}
-	queued := map[string]bool{}
-	// done remembers the runs found done, so that a dependency is checked
-	// against its files once, not every time the queue is looked at.
-	done := map[string]bool{}
-	var missingDep error
-	var add func(r Run, wanted bool)
-	add = func(r Run, wanted bool) {
-		id := r.ID()
-		if queued[id] {
-			if wanted {
-				sum.Total--
-			}
-			return
-		}
-		queued[id] = true
-		// A trial of a done search is not needed: a store whose searches
-		// ran their trials in one run (before trials were runs) keeps
-		// them in the search's SearchFile.
-		if store.State(id) == Done || (r.Score == ScoreTrial && searchOf[id] != "" && store.State(searchOf[id]) == Done) {
-			done[id] = true
-			if wanted {
-				sum.Skipped++
-			}
-			return
-		}
-		for _, d := range r.Needs() {
-			deps[id] = append(deps[id], d)
-			dr, ok := byID[d]
-			if !ok {
-				if store.State(d) != Done {
-					missingDep = errors.Join(missingDep, fmt.Errorf("run %s (%s) needs run %s, which is not in the sweep", id, r.Label(), d))
-				}
-				continue
-			}
-			add(dr, false)
-		}
-		if !wanted {
-			sum.Total++
-		}
-		todo = append(todo, job{r, id})
-	}
+	s := newScheduler(store, runner, opts, runs)
 	for _, r := range runs {
-		add(r, true)
+		s.add(r, true)
 	}
-	if missingDep != nil {
-		return sum, missingDep
+	if s.missingDep != nil {
+		return s.sum, s.missingDep
 	}
 	if opts.Progress != nil {
-		opts.Progress.Start(len(todo))
+		opts.Progress.Start(len(s.todo))
 		defer opts.Progress.Stop()
 	}
-	type outcome struct {
-		job
-		ran bool
-		err error
-		dt  time.Duration
+	s.loop(ctx)
+	s.sum.Elapsed = time.Since(start)
+	if s.fatal != nil {
+		return s.sum, s.fatal
 	}
-	var (
-		fatal     error
-		results   = make(chan outcome)
-		ctx2, cf  = context.WithCancel(ctx)
-		failed    = map[string]string{} // run ID → why, for its dependents
-		elsewhere = map[string]bool{}   // runs another process held when we tried them
-		pending   = todo
-		running   = 0
-		waiting   time.Time
-	)
-	defer cf()
-	finish := func(o outcome) {
-		id := o.id
-		err := o.err
-		switch {
-		case errors.Is(err, errAlreadyDone):
-			sum.Skipped++
-		case errors.Is(err, errClaimed):
-			sum.Busy++
-			elsewhere[id] = true
-			log.Info("run busy elsewhere", "id", id, "run", o.r.Label())
-		case err != nil && ctx2.Err() != nil:
-			// Cancelled: the run stays incomplete and is redone next time.
-		case err != nil && !o.ran:
-			fatal = errors.Join(fatal, err)
-			cf()
-		case err != nil:
-			failed[id] = err.Error()
-			sum.Failed = append(sum.Failed, FailedRun{ID: id, Spec: o.r, Error: err})
-			log.Error("run failed", "id", id, "run", o.r.Label(), "err", err)
-		default:
-			sum.Ran++
-			done[id] = true
-			log.Info("run done", "id", id, "run", o.r.Label(), "seconds", o.dt.Round(time.Millisecond).Seconds())
-		}
-		if opts.Progress != nil && !errors.Is(err, errClaimed) && !errors.Is(err, errAlreadyDone) {
-			opts.Progress.Finished(o.r, err)
+	if err := ctx.Err(); err != nil {
+		return s.sum, err
+	}
+	return s.sum, nil
+}
+
+// job is a run Execute executes, with its ID: a hash of its spec, computed
+// once.
+type job struct {
+	r  Run
+	id string
+}
+
+// outcome is how a job's execution ended; ran says whether the runner was
+// called (executeOne).
+type outcome struct {
+	job
+	ran bool
+	err error
+	dt  time.Duration
+}
+
+// scheduler is one Execute: the runs to do, each after the missing runs
+// it needs, and the pool of workers that executes them.
+type scheduler struct {
+	store    *Store
+	runner   Runner
+	opts     Options
+	log      *slog.Logger
+	jobs     int
+	waitDeps time.Duration
+
+	byID     map[string]Run    // every run of the sweep, by ID
+	searchOf map[string]string // a trial's search
+	sum      Summary
+
+	// The plan (add).
+	todo       []job
+	deps       map[string][]string
+	queued     map[string]bool
+	missingDep error
+	// done remembers the runs found done, so that a dependency is checked
+	// against its files once, not every time the queue is looked at.
+	done map[string]bool
+
+	// The execution (loop).
+	cancel    context.CancelFunc
+	ctx       context.Context
+	fatal     error
+	results   chan outcome
+	failed    map[string]string // run ID → why, for its dependents
+	elsewhere map[string]bool   // runs another process held when we tried them
+	pending   []job
+	running   int
+}
+
+func newScheduler(store *Store, runner Runner, opts Options, runs []Run) *scheduler {
+	s := &scheduler{store: store, runner: runner, opts: opts, log: opts.Logger, jobs: max(opts.Jobs, 1), waitDeps: opts.WaitDeps,
+		byID: map[string]Run{}, searchOf: map[string]string{}, sum: Summary{Total: len(runs)},
+		deps: map[string][]string{}, queued: map[string]bool{}, done: map[string]bool{},
+		results: make(chan outcome), failed: map[string]string{}, elsewhere: map[string]bool{}}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.waitDeps <= 0 {
+		s.waitDeps = DefaultWaitDeps
+	}
+	for _, r := range append(slices.Clone(opts.Sweep), runs...) {
+		s.byID[r.ID()] = r
+		for _, t := range r.Trials {
+			s.searchOf[t] = r.ID()
 		}
 	}
-	// ready says whether a run can start now, or why it never will. A
-	// dependency this sweep queued is waited for until it is done or fails
-	// here; one another process held is followed in the store, and taken
-	// back when that process gave it up.
-	ready := func(j job) (bool, error) {
-		for _, d := range deps[j.id] {
-			if why, ok := failed[d]; ok {
-				return false, fmt.Errorf("needs run %s, which failed: %s", d, why)
-			}
-			if done[d] {
-				continue
-			}
-			switch store.State(d) {
-			case Done:
-				done[d] = true
-				continue
-			case Failed:
-				if elsewhere[d] {
-					return false, fmt.Errorf("needs run %s, which failed: %s", d, store.FailureReason(d))
-				}
-			case Incomplete, Missing, Damaged:
-				if elsewhere[d] {
-					// Its process died or let it go: run it here.
-					delete(elsewhere, d)
-					for _, q := range todo {
-						if q.id == d {
-							pending = append(pending, q)
-						}
-					}
-				}
-			}
-			return false, nil
+	return s
+}
+
+// add plans r, after the runs it needs that are not done; wanted says r
+// is one of the runs Execute was given (a dependency is counted in the
+// total when it is planned).
+func (s *scheduler) add(r Run, wanted bool) {
+	id := r.ID()
+	if s.queued[id] {
+		if wanted {
+			s.sum.Total--
 		}
-		return true, nil
+		return
 	}
+	s.queued[id] = true
+	// A trial of a done search is not needed: a store whose searches ran
+	// their trials in one run (before trials were runs) keeps them in the
+	// search's SearchFile.
+	if s.store.State(id) == Done || (r.Score == ScoreTrial && s.searchOf[id] != "" && s.store.State(s.searchOf[id]) == Done) {
+		s.done[id] = true
+		if wanted {
+			s.sum.Skipped++
+		}
+		return
+	}
+	for _, d := range r.Needs() {
+		s.deps[id] = append(s.deps[id], d)
+		dr, ok := s.byID[d]
+		if !ok {
+			if s.store.State(d) != Done {
+				s.missingDep = errors.Join(s.missingDep, fmt.Errorf("run %s (%s) needs run %s, which is not in the sweep", id, r.Label(), d))
+			}
+			continue
+		}
+		s.add(dr, false)
+	}
+	if !wanted {
+		s.sum.Total++
+	}
+	s.todo = append(s.todo, job{r, id})
+}
+
+// loop starts every job as soon as a worker is free and the runs it needs
+// are done, until none is left, the context is cancelled or a job failed
+// for the store's sake.
+func (s *scheduler) loop(ctx context.Context) {
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	defer s.cancel()
+	s.pending = s.todo
+	var waiting time.Time
 	for {
-		if ctx2.Err() == nil {
-			var still []job
-			for i := 0; i < len(pending); i++ { // ready may append to pending
-				j := pending[i]
-				if running == jobs {
-					still = append(still, j)
-					continue
-				}
-				ok, err := ready(j)
-				switch {
-				case err != nil:
-					finish(outcome{job: j, ran: true, err: err})
-				case ok:
-					running++
-					go func(j job) {
-						t0 := time.Now()
-						ran, err := executeOne(ctx2, store, j.r, runner, opts.Progress)
-						results <- outcome{j, ran, err, time.Since(t0)}
-					}(j)
-				default:
-					still = append(still, j)
-				}
-			}
-			pending = still
+		if s.ctx.Err() == nil {
+			s.startReady()
 		}
-		if running == 0 && (len(pending) == 0 || ctx2.Err() != nil) {
-			break
+		if s.running == 0 && (len(s.pending) == 0 || s.ctx.Err() != nil) {
+			return
 		}
-		if running == 0 {
+		if s.running == 0 {
 			// Everything left waits on runs other processes hold.
 			if waiting.IsZero() {
 				waiting = time.Now()
 			}
-			if time.Since(waiting) > waitDeps {
-				for _, j := range pending {
-					finish(outcome{job: j, ran: true, err: fmt.Errorf("waited %s for its dependencies, held by other processes", waitDeps)})
+			if time.Since(waiting) > s.waitDeps {
+				for _, j := range s.pending {
+					s.finish(outcome{job: j, ran: true, err: fmt.Errorf("waited %s for its dependencies, held by other processes", s.waitDeps)})
 				}
-				break
+				return
 			}
 			select {
 			case <-time.After(depPoll):
-			case <-ctx2.Done():
+			case <-s.ctx.Done():
 			}
 			continue
 		}
 		waiting = time.Time{}
-		o := <-results
-		running--
-		finish(o)
+		o := <-s.results
+		s.running--
+		s.finish(o)
 	}
-	sum.Elapsed = time.Since(start)
-	if fatal != nil {
-		return sum, fatal
+}
+
+// startReady starts the pending jobs that can start, as many as there are
+// free workers, and fails those that never will.
+func (s *scheduler) startReady() {
+	var still []job
+	for i := 0; i < len(s.pending); i++ { // ready may append to pending
+		j := s.pending[i]
+		if s.running == s.jobs {
+			still = append(still, j)
+			continue
+		}
+		ok, err := s.ready(j)
+		switch {
+		case err != nil:
+			s.finish(outcome{job: j, ran: true, err: err})
+		case ok:
+			s.running++
+			go func(j job) {
+				t0 := time.Now()
+				ran, err := executeOne(s.ctx, s.store, j.r, s.runner, s.opts.Progress)
+				s.results <- outcome{j, ran, err, time.Since(t0)}
+			}(j)
+		default:
+			still = append(still, j)
+		}
 	}
-	if err := ctx.Err(); err != nil {
-		return sum, err
+	s.pending = still
+}
+
+// ready says whether a run can start now, or why it never will. A
+// dependency this sweep queued is waited for until it is done or fails
+// here; one another process held is followed in the store, and taken back
+// when that process gave it up.
+func (s *scheduler) ready(j job) (bool, error) {
+	for _, d := range s.deps[j.id] {
+		if why, ok := s.failed[d]; ok {
+			return false, fmt.Errorf("needs run %s, which failed: %s", d, why)
+		}
+		if s.done[d] {
+			continue
+		}
+		switch s.store.State(d) {
+		case Done:
+			s.done[d] = true
+			continue
+		case Failed:
+			if s.elsewhere[d] {
+				return false, fmt.Errorf("needs run %s, which failed: %s", d, s.store.FailureReason(d))
+			}
+		case Incomplete, Missing, Damaged:
+			if s.elsewhere[d] {
+				// Its process died or let it go: run it here.
+				delete(s.elsewhere, d)
+				for _, q := range s.todo {
+					if q.id == d {
+						s.pending = append(s.pending, q)
+					}
+				}
+			}
+		}
+		return false, nil
 	}
-	return sum, nil
+	return true, nil
+}
+
+// finish records how a job ended: in the summary, the log and the
+// progress display.
+func (s *scheduler) finish(o outcome) {
+	id, err := o.id, o.err
+	switch {
+	case errors.Is(err, errAlreadyDone):
+		s.sum.Skipped++
+	case errors.Is(err, errClaimed):
+		s.sum.Busy++
+		s.elsewhere[id] = true
+		s.log.Info("run busy elsewhere", "id", id, "run", o.r.Label())
+	case err != nil && s.ctx.Err() != nil:
+		// Cancelled: the run stays incomplete and is redone next time.
+	case err != nil && !o.ran:
+		s.fatal = errors.Join(s.fatal, err)
+		s.cancel()
+	case err != nil:
+		s.failed[id] = err.Error()
+		s.sum.Failed = append(s.sum.Failed, FailedRun{ID: id, Spec: o.r, Error: err})
+		s.log.Error("run failed", "id", id, "run", o.r.Label(), "err", err)
+	default:
+		s.sum.Ran++
+		s.done[id] = true
+		s.log.Info("run done", "id", id, "run", o.r.Label(), "seconds", o.dt.Round(time.Millisecond).Seconds())
+	}
+	if s.opts.Progress != nil && !errors.Is(err, errClaimed) && !errors.Is(err, errAlreadyDone) {
+		s.opts.Progress.Finished(o.r, err)
+	}
 }
 
 // errAlreadyDone is returned by executeOne when another process finished the

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/models/hub"
@@ -38,6 +39,8 @@ type Inputs struct {
 
 	opened map[string]openedSuite
 	dirs   map[string]Input // directories digested, by path
+
+	lazy sync.Mutex // guards Digests' creation by concurrent runs
 }
 
 type openedSuite struct {
@@ -53,6 +56,8 @@ type FoldLister interface {
 }
 
 func (in *Inputs) digests() *Digests {
+	in.lazy.Lock()
+	defer in.lazy.Unlock()
 	if in.Digests == nil {
 		in.Digests = &Digests{}
 	}

@@ -145,26 +145,79 @@ func Migrate(ctx context.Context, s *Store, in *Inputs) (*Migration, error) {
 	if err != nil {
 		return nil, err
 	}
+	sweep, err := legacySweep(ctx, s, in)
+	if err != nil {
+		return nil, err
+	}
+	resolved, err := resolveLegacyRuns(ctx, s, in, ids, m)
+	if err != nil {
+		return m, err
+	}
+	assumed := map[string]Input{}
+	for _, old := range legacyOrder(resolved, sweep.runs) {
+		r := resolved[old]
+		moved, err := moveLegacyRun(s, m, old, r)
+		if err != nil {
+			return m, err
+		}
+		if !moved {
+			continue
+		}
+		for _, x := range r.Inputs {
+			assumed[x.Field+"\x00"+x.Path] = x
+		}
+		sweep.add(r)
+	}
+	for _, k := range slices.Sorted(maps.Keys(assumed)) {
+		m.Assumed = append(m.Assumed, assumed[k])
+	}
+	if len(m.Failed) == 0 {
+		if err := writeJSON(filepath.Join(s.Dir, SweepFile), sweep.runs); err != nil {
+			return m, err
+		}
+	}
+	return m, nil
+}
+
+// migratedSweep is the store's sweep as Migrate rewrites it: each run once,
+// in the order first added.
+type migratedSweep struct {
+	runs []Run
+	in   map[string]bool
+}
+
+func (w *migratedSweep) add(r Run) {
+	if !w.in[r.ID()] {
+		w.in[r.ID()] = true
+		w.runs = append(w.runs, r)
+	}
+}
+
+// legacySweep is the store's legacy SweepFile, its runs resolved as today's
+// (none when the store has no SweepFile of the legacy form).
+func legacySweep(ctx context.Context, s *Store, in *Inputs) (*migratedSweep, error) {
+	w := &migratedSweep{runs: []Run{}, in: map[string]bool{}}
 	var sweep []legacyRun
 	if b, err := os.ReadFile(filepath.Join(s.Dir, SweepFile)); err == nil && legacyRecord(b) {
 		if err := json.Unmarshal(b, &sweep); err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(s.Dir, SweepFile), err)
 		}
 	}
-	assumed := map[string]Input{}
-	resolved := map[string]Run{} // old ID → new run
-	newSweep := []Run{}
-	inSweep := map[string]bool{}
 	for _, l := range sweep {
 		r, err := l.run(ctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("%s: run %s %s %s %s %s: %w", SweepFile, l.Task, l.Configuration, l.Method, l.Score, l.Fold, err)
 		}
-		if !inSweep[r.ID()] {
-			inSweep[r.ID()] = true
-			newSweep = append(newSweep, r)
-		}
+		w.add(r)
 	}
+	return w, nil
+}
+
+// resolveLegacyRuns is today's run of every finished legacy run directory
+// among ids, by its old ID. An unfinished one is removed (m.Removed) unless
+// a live process holds it; one that cannot be resolved is said (m.Failed).
+func resolveLegacyRuns(ctx context.Context, s *Store, in *Inputs, ids []string, m *Migration) (map[string]Run, error) {
+	resolved := map[string]Run{} // old ID → new run
 	for _, id := range ids {
 		dir := s.RunDir(id)
 		b, err := os.ReadFile(filepath.Join(dir, SpecFile))
@@ -180,7 +233,7 @@ func Migrate(ctx context.Context, s *Store, in *Inputs) (*Migration, error) {
 				continue
 			}
 			if err := os.RemoveAll(dir); err != nil {
-				return m, err
+				return nil, err
 			}
 			m.Removed = append(m.Removed, id)
 			continue
@@ -197,9 +250,14 @@ func Migrate(ctx context.Context, s *Store, in *Inputs) (*Migration, error) {
 		}
 		resolved[id] = r
 	}
-	// Old runs in the sweep's order, then the others by directory.
+	return resolved, nil
+}
+
+// legacyOrder is the old IDs of resolved in the order they are moved: the
+// runs of the sweep in its order, then the others by directory.
+func legacyOrder(resolved map[string]Run, sweep []Run) []string {
 	order := map[string]int{}
-	for i, r := range newSweep {
+	for i, r := range sweep {
 		order[r.ID()] = i
 	}
 	olds := slices.Sorted(maps.Keys(resolved))
@@ -216,43 +274,32 @@ func Migrate(ctx context.Context, s *Store, in *Inputs) (*Migration, error) {
 		}
 		return 0
 	})
-	for _, old := range olds {
-		r := resolved[old]
-		id := r.ID()
-		m.Order = append(m.Order, old)
-		if prev, ok := m.Moved[old]; ok && prev == id {
-			continue
-		}
-		if taken := slices.ContainsFunc(slices.Collect(maps.Values(m.Moved)), func(x string) bool { return x == id }); taken || (id != old && exists(s.RunDir(id))) {
-			// Another old run computed the same: keep the first.
-			if err := os.RemoveAll(s.RunDir(old)); err != nil {
-				return m, err
-			}
-			m.Merged[old] = id
-			continue
-		}
-		if err := rekey(s, old, r); err != nil {
-			m.Failed[old] = err.Error()
-			continue
-		}
-		m.Moved[old], m.Labels[id] = id, r.Label()
-		for _, x := range r.Inputs {
-			assumed[x.Field+"\x00"+x.Path] = x
-		}
-		if !inSweep[id] {
-			inSweep[id] = true
-			newSweep = append(newSweep, r)
-		}
+	return olds
+}
+
+// moveLegacyRun moves the old run to r's ID (rekey), or merges it into the
+// run that already computes the same; moved says it was moved now. A run
+// that cannot be re-keyed is said (m.Failed); the error is the store's.
+func moveLegacyRun(s *Store, m *Migration, old string, r Run) (moved bool, err error) {
+	id := r.ID()
+	m.Order = append(m.Order, old)
+	if prev, ok := m.Moved[old]; ok && prev == id {
+		return false, nil
 	}
-	for _, k := range slices.Sorted(maps.Keys(assumed)) {
-		m.Assumed = append(m.Assumed, assumed[k])
-	}
-	if len(m.Failed) == 0 {
-		if err := writeJSON(filepath.Join(s.Dir, SweepFile), newSweep); err != nil {
-			return m, err
+	if taken := slices.ContainsFunc(slices.Collect(maps.Values(m.Moved)), func(x string) bool { return x == id }); taken || (id != old && exists(s.RunDir(id))) {
+		// Another old run computed the same: keep the first.
+		if err := os.RemoveAll(s.RunDir(old)); err != nil {
+			return false, err
 		}
+		m.Merged[old] = id
+		return false, nil
 	}
-	return m, nil
+	if err := rekey(s, old, r); err != nil {
+		m.Failed[old] = err.Error()
+		return false, nil
+	}
+	m.Moved[old], m.Labels[id] = id, r.Label()
+	return true, nil
 }
 
 // rekey rewrites a finished legacy run's records for r — spec.json, the

@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/beluga-nlp/beluga/datasets"
 	"github.com/beluga-nlp/beluga/metrics"
@@ -32,9 +33,13 @@ type TrainRunner struct {
 	// Inputs, when set, is what expanded the sweep: its suites (which the
 	// preflight checks read rather than open again) and its digests.
 	Inputs *Inputs
+
+	lazy sync.Mutex // guards Inputs' creation by concurrent runs
 }
 
 func (r *TrainRunner) inputs() *Inputs {
+	r.lazy.Lock()
+	defer r.lazy.Unlock()
 	if r.Inputs == nil {
 		r.Inputs = &Inputs{Data: r.Cache}
 	}

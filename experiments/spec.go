@@ -499,14 +499,20 @@ func (s *Spec) Validate() error {
 		if err != nil {
 			return fmt.Errorf("field configurations[%d]: unknown configuration %q (want %s, or IID for the baseline alone)", i, c, strings.Join(Configurations, ", "))
 		}
-		if tc.Name == train.ConfigIID {
-			// The baseline, always run: [IID] asks for it alone.
-			for _, t := range s.Tasks {
-				if !t.hasIID() {
-					return fmt.Errorf("field configurations[%d]: IID trains on i.i.d. data, which task %s does not have (declare its train and dev files, or run configuration T)", i, t.Name)
+		for _, t := range s.Tasks {
+			if tc.UsesIID() && !t.hasIID() {
+				uses := "trains on"
+				if tc.Prompt {
+					uses = "draws demonstrations from"
 				}
+				return fmt.Errorf("field configurations[%d]: %s %s i.i.d. data, which task %s does not have (declare its train and dev files, or run configuration T only)", i, c, uses, t.Name)
 			}
-			continue
+		}
+		if tc.Prompt && s.Prompt == nil {
+			return fmt.Errorf("field configurations[%d]: %s asks a language model: set prompt (its model or endpoint, templates and verbalizers)", i, c)
+		}
+		if tc.Name == train.ConfigIID {
+			continue // the baseline, always run: [IID] asks for it alone
 		}
 		configs = append(configs, tc.Display)
 	}
@@ -522,23 +528,6 @@ func (s *Spec) Validate() error {
 	for i, m := range s.Methods {
 		if _, ok := train.LookupMethod(m); !ok {
 			return fmt.Errorf("field methods[%d]: unknown method %q (want one of %s)", i, m, strings.Join(train.MethodNames(), ", "))
-		}
-	}
-	for _, t := range s.Tasks {
-		for i, c := range s.Configurations {
-			ci, _ := train.LookupConfiguration(c)
-			if ci.UsesIID() && !t.hasIID() {
-				uses := "trains on"
-				if ci.Prompt {
-					uses = "draws demonstrations from"
-				}
-				return fmt.Errorf("field configurations[%d]: %s %s i.i.d. data, which task %s does not have (declare its train and dev files, or run configuration T only)", i, c, uses, t.Name)
-			}
-		}
-	}
-	for i, c := range s.Configurations {
-		if ci, _ := train.LookupConfiguration(c); ci.Prompt && s.Prompt == nil {
-			return fmt.Errorf("field configurations[%d]: %s asks a language model: set prompt (its model or endpoint, templates and verbalizers)", i, c)
 		}
 	}
 	if len(s.Configurations) > 0 && len(s.Methods) == 0 {

@@ -54,3 +54,13 @@ func TestScoreRegistry(t *testing.T) {
 		t.Error("the baseline's score holds something out")
 	}
 }
+
+// A configuration's error names its place in the spec as written: the IID
+// baseline, which validation drops from the list, used to shift the
+// places of those after it.
+func TestConfigurationErrorNamesItsPlace(t *testing.T) {
+	_, err := ParseSpec([]byte("tasks: [{name: SENT}]\nmodel: {name: bert-tiny}\nconfigurations: [IID, 0-shot]\nmethods: [vanilla]\n"))
+	if err == nil || !strings.Contains(err.Error(), "configurations[1]: 0-shot asks a language model") {
+		t.Errorf("got %v, want configurations[1]: 0-shot asks a language model", err)
+	}
+}

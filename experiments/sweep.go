@@ -249,9 +249,10 @@ type SweepOptions struct {
 	// Shard, when set, executes only its slice of the runs; the sweep is
 	// recorded whole, so that every shard records the same list.
 	Shard *Shard
-	// Record is what the store records as the sweep's spec (SweepsFile):
-	// empty, the spec's file, made absolute; a spec made in memory names
-	// what made it ("beluga quickstart --task SENT").
+	// Record is what the store records as the sweep's spec (SweepsFile);
+	// empty, the spec's file made absolute, or the name of a spec made in
+	// memory. A command that made the spec names itself ("beluga
+	// quickstart --task SENT").
 	Record string
 	// Runner executes each run (nil: a TrainRunner on the sweep's store
 	// and inputs). The checks before any run starts are the trainer's
@@ -322,12 +323,16 @@ func (sw *Sweep) Execute(ctx context.Context, opts SweepOptions) (Summary, error
 		}
 	}
 	record := opts.Record
-	if record == "" {
+	switch {
+	case record != "":
+	case sw.File != "":
 		abs, err := filepath.Abs(sw.File)
 		if err != nil {
 			return Summary{}, err
 		}
 		record = abs
+	default:
+		record = sw.Spec.Name
 	}
 	if err := sw.Store.RecordSweep(sw.Runs, record); err != nil {
 		return Summary{}, err

@@ -89,18 +89,12 @@ func ReadCasePredictions(s *suites.Suite, split suites.Split, t CaseTable) ([]Pr
 		}
 	}
 	out := make([]Prediction, 0, scored)
-	for _, f := range s.Functionalities {
-		for i := range f.Cases {
-			c := f.Cases[i]
-			if split != "" && c.Split != split {
-				continue
-			}
-			class, ok := byCase[c]
-			if !ok {
-				return nil, &PredictionError{File: t.Path, Field: t.ID, Msg: fmt.Sprintf("no prediction for case %d (%q); every scored case needs one", c.ID, f.Name)}
-			}
-			out = append(out, Prediction{Class: class, Conf: 1})
+	for f, c := range s.CasesIn(split) {
+		class, ok := byCase[c]
+		if !ok {
+			return nil, &PredictionError{File: t.Path, Field: t.ID, Msg: fmt.Sprintf("no prediction for case %d (%q); every scored case needs one", c.ID, f.Name)}
 		}
+		out = append(out, Prediction{Class: class, Conf: 1})
 	}
 	return out, nil
 }

@@ -191,12 +191,8 @@ type ScoreOptions struct {
 // ScoredInputs counts the inputs Score expects predictions for.
 func ScoredInputs(s *suites.Suite, split suites.Split) int {
 	n := 0
-	for _, f := range s.Functionalities {
-		for _, c := range f.Cases {
-			if split == "" || c.Split == split {
-				n += len(c.Inputs)
-			}
-		}
+	for _, c := range s.CasesIn(split) {
+		n += len(c.Inputs)
 	}
 	return n
 }
@@ -229,10 +225,7 @@ func Score(s *suites.Suite, preds []Prediction, opt ScoreOptions) (*Result, erro
 			fr.Tolerance = opt.tolerance(f.Expect)
 		}
 		expect := Describe(f.Expect, s.Labels)
-		for _, c := range f.Cases {
-			if opt.Split != "" && c.Split != opt.Split {
-				continue
-			}
+		for c := range f.CasesIn(opt.Split) {
 			cp := preds[next : next+len(c.Inputs)]
 			next += len(c.Inputs)
 			if squash {

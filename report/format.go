@@ -564,12 +564,12 @@ func (t *Table) WritePassRatesCSV(w io.Writer) error {
 		cw.Write(head)
 		for i, r := range t.Rows {
 			scores := t.Scores
-			if i == 0 && r.Configuration == "IID" {
+			if i == 0 && r.Configuration == experiments.ConfigIID {
 				scores = scores[:1]
 			}
 			for _, score := range scores {
 				name := score
-				if i == 0 && r.Configuration == "IID" {
+				if i == 0 && r.Configuration == experiments.ConfigIID {
 					name = "standard"
 				}
 				rec := []string{task, r.Configuration, r.methodColumn(), name}

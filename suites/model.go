@@ -30,6 +30,7 @@ package suites
 
 import (
 	"encoding/json"
+	"iter"
 )
 
 // Split names a part of BeLUGA's per-functionality split of test cases.
@@ -239,6 +240,34 @@ func (s *Suite) Classes() []string {
 		}
 	}
 	return out
+}
+
+// CasesIn yields, in suite order, the cases of split with their
+// functionality — every case when split is empty: the one rule by which
+// scoring (which cases a split's predictions answer), training and the
+// checks read a split of a suite.
+func (s *Suite) CasesIn(split Split) iter.Seq2[*Functionality, *Case] {
+	return func(yield func(*Functionality, *Case) bool) {
+		for _, f := range s.Functionalities {
+			for c := range f.CasesIn(split) {
+				if !yield(f, c) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// CasesIn yields the functionality's cases of split in order (every case
+// when split is empty).
+func (f *Functionality) CasesIn(split Split) iter.Seq[*Case] {
+	return func(yield func(*Case) bool) {
+		for _, c := range f.Cases {
+			if (split == "" || c.Split == split) && !yield(c) {
+				return
+			}
+		}
+	}
 }
 
 // NumCases counts the test cases of the suite.

@@ -34,14 +34,9 @@ import (
 // split is empty), in suite order.
 func Inputs(s *suites.Suite, split suites.Split) []predict.Input {
 	var inputs []predict.Input
-	for _, f := range s.Functionalities {
-		for _, c := range f.Cases {
-			if split != "" && c.Split != split {
-				continue
-			}
-			for _, in := range c.Inputs {
-				inputs = append(inputs, predict.NewInput(in.Text, in.Pair, in.IsPair))
-			}
+	for _, c := range s.CasesIn(split) {
+		for _, in := range c.Inputs {
+			inputs = append(inputs, predict.NewInput(in.Text, in.Pair, in.IsPair))
 		}
 	}
 	return inputs

@@ -112,10 +112,7 @@ func BuildSuiteData(s *suites.Suite, split suites.Split, fold *splits.Fold, tk T
 			}
 		}
 		env := string(tt) + "/" + f.Name
-		for _, c := range f.Cases {
-			if split != "" && c.Split != split {
-				continue
-			}
+		for c := range f.CasesIn(split) {
 			if fold != nil && fold.HoldsOut(f, c) {
 				continue
 			}

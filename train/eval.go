@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/beluga-nlp/beluga/datasets"
@@ -14,6 +15,7 @@ import (
 	"github.com/beluga-nlp/beluga/models/predict"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
+	"github.com/beluga-nlp/beluga/suitescore"
 )
 
 // evaluate scores the i.i.d. test set (when the run has one) by the task's
@@ -66,10 +68,7 @@ func (p *classRun) evaluate(ctx context.Context, evalLimit int, outDir string) (
 			}
 		}
 		sr.Restrict(func(f string, id int) bool { return holds[f][id] })
-		if err := sr.WriteJSON(filepath.Join(outDir, "results.json")); err != nil {
-			return nil, err
-		}
-		if err := sr.WriteCases(filepath.Join(outDir, "cases.jsonl")); err != nil {
+		if err := writeSuiteResult(sr, outDir); err != nil {
 			return nil, err
 		}
 	}
@@ -113,7 +112,7 @@ func evalIIDTo(ctx context.Context, m predictFunc, task *Task, test []datasets.E
 	var buf, lines bytes.Buffer
 	enc := json.NewEncoder(&lines)
 	for i, o := range outs {
-		preds[i] = argmax(o.Probs)
+		preds[i] = metrics.Argmax(o.Probs)
 		if o.Probs == nil {
 			preds[i] = -1 // a prompted model's unparsed answer: wrong, never a label
 		}
@@ -146,77 +145,20 @@ func evalIIDTo(ctx context.Context, m predictFunc, task *Task, test []datasets.E
 	return scores, preds, err
 }
 
-// evalSuite predicts every input of the T_test cases of s in suite order,
-// writes the predictions as BeLUGA writes them and scores them: a 2-class
-// sentiment model squashed to CheckList's three classes (pred_and_softmax),
-// two classes as P(second class) (binary_conf), more as class and
-// probabilities in the suite's label order (pred_and_softmax).
+// evalSuite predicts every input of the T_test cases of s in suite order
+// and scores them (suitescore.Run, as beluga test does), reading the
+// model's probabilities as BeLUGA does (suiteReading); it writes the
+// predictions as BeLUGA writes them, the results and the case verdicts,
+// and scores the constant predictors beside them.
 func evalSuite(ctx context.Context, m predictFunc, task *Task, s *suites.Suite, outDir string) (*metrics.Result, []ConstantScore, error) {
-	var inputs []predict.Input
-	for _, f := range s.Functionalities {
-		for _, c := range f.Cases {
-			if c.Split != suites.SplitTest {
-				continue
-			}
-			for _, in := range c.Inputs {
-				inputs = append(inputs, predict.NewInput(in.Text, in.Pair, in.IsPair))
-			}
-		}
-	}
-	outs, err := m(ctx, inputs)
+	read, err := suiteReading(task, s)
 	if err != nil {
 		return nil, nil, err
 	}
-	squash := task.squashes(s)
-	var toSuite []int
-	if !squash {
-		if toSuite, err = task.suiteClasses(s); err != nil {
-			return nil, nil, err
-		}
-	}
-	// prediction turns the model's probabilities into a scored prediction
-	// and its line in BeLUGA's prediction file.
-	prediction := func(out []float32, buf *bytes.Buffer) metrics.Prediction {
-		if out == nil {
-			buf.WriteString("-1\n") // a prompted model's unparsed answer
-			return metrics.Prediction{Class: -1}
-		}
-		var probs []float64
-		if !squash {
-			probs = make([]float64, len(s.Labels))
-			for c, p := range out {
-				probs[toSuite[c]] = float64(p)
-			}
-		}
-		switch {
-		case squash:
-			// BeLUGA squashes its float32 model's softmax at float32.
-			pr := metrics.Squash32(out[1], metrics.SquashCheckList)
-			p := pr.Probs
-			fmt.Fprintf(buf, "%d %g %g %g\n", pr.Class, p[0], p[1], p[2])
-			return pr
-		case len(out) == 2 && len(s.Labels) == 2:
-			p1 := probs[1]
-			pr := metrics.Prediction{Probs: []float64{1 - p1, p1}}
-			if p1 > 0.5 {
-				pr.Class = 1
-			}
-			fmt.Fprintf(buf, "%g\n", p1)
-			return pr
-		default:
-			pr := metrics.Prediction{Class: toSuite[argmax(out)], Probs: probs}
-			buf.WriteString(strconv.Itoa(pr.Class))
-			for _, p := range probs {
-				fmt.Fprintf(buf, " %g", p)
-			}
-			buf.WriteByte('\n')
-			return pr
-		}
-	}
-	preds := make([]metrics.Prediction, len(outs))
-	var buf bytes.Buffer
-	for i, o := range outs {
-		preds[i] = prediction(o.Probs, &buf)
+	opt := metrics.ScoreOptions{Split: suites.SplitTest}
+	sc, err := suitescore.Run(ctx, s, m, read.Read, opt)
+	if err != nil {
+		return nil, nil, err
 	}
 	// What predicting one task label for every input scores: the constant
 	// baselines of reports, computed rather than trained.
@@ -224,22 +166,32 @@ func evalSuite(ctx context.Context, m predictFunc, task *Task, s *suites.Suite, 
 	for c, label := range task.Labels {
 		onehot := make([]float32, len(task.Labels))
 		onehot[c] = 1
-		p := prediction(onehot, &bytes.Buffer{})
-		same := make([]metrics.Prediction, len(outs))
-		for i := range same {
-			same[i] = p
-		}
-		r, err := metrics.Score(s, same, metrics.ScoreOptions{Split: suites.SplitTest})
+		r, err := metrics.Score(s, slices.Repeat([]metrics.Prediction{read.Read(onehot)}, len(sc.Predictions)), opt)
 		if err != nil {
 			return nil, nil, err
 		}
 		constant = append(constant, ConstantScore{Label: label, Suite: r})
 	}
+	var buf bytes.Buffer
+	for _, p := range sc.Predictions {
+		read.WriteLine(&buf, p)
+	}
 	if err := atomicfile.WriteFile(filepath.Join(outDir, "suite_predictions.txt"), buf.Bytes()); err != nil {
 		return nil, nil, err
 	}
-	r, err := scoreSuite(s, preds, outDir)
-	return r, constant, err
+	return sc.Result, constant, writeSuiteResult(sc.Result, outDir)
+}
+
+// suiteReading is how a run reads its model's probabilities on s
+// (suitescore.BeLUGA): a 2-class sentiment model squashed to CheckList's
+// three classes, two classes as P(second class), more as class and
+// probabilities in the suite's label order.
+func suiteReading(task *Task, s *suites.Suite) (suitescore.BeLUGA, error) {
+	if task.squashes(s) {
+		return suitescore.BeLUGA{Labels: len(s.Labels), Squash: true}, nil
+	}
+	toSuite, err := task.suiteClasses(s)
+	return suitescore.BeLUGA{Labels: len(s.Labels), ToSuite: toSuite}, err
 }
 
 // ConstantScore is what predicting one label for every input scores on
@@ -256,8 +208,13 @@ func scoreSuite(s *suites.Suite, preds []metrics.Prediction, outDir string) (*me
 	if err != nil {
 		return nil, err
 	}
+	return r, writeSuiteResult(r, outDir)
+}
+
+// writeSuiteResult writes a run's suite results and case verdicts.
+func writeSuiteResult(r *metrics.Result, outDir string) error {
 	if err := r.WriteJSON(filepath.Join(outDir, "results.json")); err != nil {
-		return nil, err
+		return err
 	}
-	return r, r.WriteCases(filepath.Join(outDir, "cases.jsonl"))
+	return r.WriteCases(filepath.Join(outDir, "cases.jsonl"))
 }

@@ -11,8 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/models/predict"
+	"github.com/beluga-nlp/beluga/models/pretrained"
 	"github.com/beluga-nlp/beluga/suites"
+	"github.com/beluga-nlp/beluga/suitescore"
 )
 
 var updateEval = flag.Bool("update-evalsuite", false, "rewrite testdata/evalsuite")
@@ -103,4 +106,61 @@ func firstDiff(got, want []byte) string {
 		}
 	}
 	return "lengths differ"
+}
+
+// A run's evaluation and beluga test score a model on a suite by one path
+// (suitescore.Run) and differ only in how they read its probabilities;
+// with real models (each family's tiny checkpoint, its classes in the
+// suite's order) on a two-label suite and on a 3-way sentiment suite
+// (squashed), every case gets the same verdict and every input the same
+// predicted label from evalSuite as from beluga test's reading
+// (suitescore.PredictJSONL, the model's classes in the suite's order).
+func TestEvalSuiteScoresAsBelugaTest(t *testing.T) {
+	type testCase struct {
+		model, suite string
+		labels       []string
+	}
+	var cases []testCase
+	for _, model := range []string{"bert", "bert-fp16", "distilbert", "electra", "roberta", "deberta-v2"} {
+		cases = append(cases, testCase{model, "tiny_qqp.jsonl", []string{"not duplicate", "duplicate"}},
+			testCase{model, "tiny_suite.jsonl", []string{"negative", "positive"}})
+	}
+	for _, tc := range cases {
+		t.Run(tc.model+"/"+tc.suite, func(t *testing.T) {
+			ctx := context.Background()
+			m, err := pretrained.Load(ctx, filepath.Join("..", "models", "testdata", "hfsaved", tc.model), pretrained.Options{MaxLength: 128})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := func(ctx context.Context, inputs []predict.Input) ([]predict.Output, error) {
+				return predict.RunContext(ctx, m.Classifier, m.Tokenizer, inputs, 64)
+			}
+			s, err := suites.Open(filepath.Join("testdata", tc.suite))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := evalSuite(ctx, run, &Task{Name: "t", Labels: tc.labels, MFTLoss: "ce"}, s, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := suitescore.Run(ctx, s, run, suitescore.PredictJSONL([]int{0, 1}), metrics.ScoreOptions{Split: suites.SplitTest})
+			if err != nil {
+				t.Fatal(err)
+			}
+			verdicts := func(r *metrics.Result) string {
+				var b strings.Builder
+				for _, c := range r.Cases {
+					fmt.Fprintf(&b, "%s/%d %s", c.Functionality, c.Case, c.Verdict)
+					for _, in := range c.Inputs {
+						fmt.Fprintf(&b, " %q", in.Pred)
+					}
+					b.WriteByte('\n')
+				}
+				return b.String()
+			}
+			if g, w := verdicts(got), verdicts(want.Result); g != w || len(got.Cases) == 0 {
+				t.Errorf("a run's evaluation:\n%s\nbeluga test's:\n%s", g, w)
+			}
+		})
+	}
 }

@@ -118,18 +118,13 @@ func exampleRows(xs []datasets.Example) []inputcheck.Row {
 // cases for the empty split), each placed at its functionality and case.
 func suiteRows(s *suites.Suite, split suites.Split) []inputcheck.Row {
 	var rows []inputcheck.Row
-	for _, f := range s.Functionalities {
-		for _, c := range f.Cases {
-			if split != "" && c.Split != split {
-				continue
+	for f, c := range s.CasesIn(split) {
+		for i, in := range c.Inputs {
+			where := fmt.Sprintf("suite %s functionality %q case %d", s.Name, f.Name, c.ID)
+			if len(c.Inputs) > 1 {
+				where += fmt.Sprintf(" input %d", i)
 			}
-			for i, in := range c.Inputs {
-				where := fmt.Sprintf("suite %s functionality %q case %d", s.Name, f.Name, c.ID)
-				if len(c.Inputs) > 1 {
-					where += fmt.Sprintf(" input %d", i)
-				}
-				rows = append(rows, inputcheck.Row{Text: in.Text, Pair: in.Pair, Where: where})
-			}
+			rows = append(rows, inputcheck.Row{Text: in.Text, Pair: in.Pair, Where: where})
 		}
 	}
 	return rows

@@ -25,6 +25,15 @@ type taskKind interface {
 	prepare(ctx context.Context, spec RunSpec) (kindRun, error)
 }
 
+// asKindRun returns a prepared run as a kindRun: nil, not an interface
+// holding a nil pointer, when preparing it failed.
+func asKindRun[R kindRun](r R, err error) (kindRun, error) {
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // A kindRun is a run of some kind ready to train.
 type kindRun interface {
 	// batches is what training draws from: the model, its rows and the

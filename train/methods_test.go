@@ -272,29 +272,55 @@ func TestIIDThenTStartsFromTheIIDModel(t *testing.T) {
 	}
 }
 
+// A search trains every grid point and chooses the one with the best
+// objective, the sum of its parts: classification's MFT accuracy, INV and
+// DIR pass rates; READ's span objective (MFT accuracy and INV pass).
 func TestSearchPicksTheBestObjective(t *testing.T) {
-	spec := tinySpec(ConfigIIDPlusT)
-	grid := Grid{LR: []float64{1e-6, 5e-2}, BatchSize: []int{4}, Epochs: []float64{3}}
-	best, trials, err := Search(context.Background(), spec, grid)
-	if err != nil {
-		t.Fatal(err)
+	read := tinyReadSpec(ConfigIIDPlusT)
+	read.MaxSteps = 2
+	tests := []struct {
+		name  string
+		spec  RunSpec
+		grid  Grid
+		parts func(Trial) []float64
+	}{
+		{"sentiment", tinySpec(ConfigIIDPlusT), Grid{LR: []float64{1e-6, 5e-2}, BatchSize: []int{4}, Epochs: []float64{3}},
+			func(tr Trial) []float64 { return []float64{tr.MFTAcc, tr.INVPass, tr.DIRPass} }},
+		{"read", read, Grid{LR: []float64{1e-3, 1e-6}, BatchSize: []int{2}, Epochs: []float64{1}},
+			func(tr Trial) []float64 { return []float64{tr.MFTAcc, tr.INVPass} }},
 	}
-	if len(trials) != 2 {
-		t.Fatalf("%d trials, want 2", len(trials))
-	}
-	top := trials[0]
-	for _, tr := range trials {
-		if tr.Objective > top.Objective {
-			top = tr
-		}
-		if math.Abs(tr.Objective-(tr.MFTAcc+tr.INVPass+tr.DIRPass)) > 1e-12 {
-			t.Errorf("objective %g is not the sum of its parts %+v", tr.Objective, tr)
-		}
-	}
-	if best != top.Hyper {
-		t.Errorf("chose %+v, best trial %+v", best, top)
-	}
-	if top.MFTAcc == 0 && top.INVPass == 0 && top.DIRPass == 0 {
-		t.Error("no validation score: the tiny suite's validation cases were not used")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			best, trials, err := Search(context.Background(), tc.spec, tc.grid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(trials) != 2 {
+				t.Fatalf("%d trials, want 2", len(trials))
+			}
+			top, scored := trials[0], false
+			for _, tr := range trials {
+				if tr.Objective > top.Objective {
+					top = tr
+				}
+				sum := 0.0
+				for _, p := range tc.parts(tr) {
+					if p < 0 || p > 1 {
+						t.Errorf("trial %+v: a part of its objective is out of [0, 1]", tr)
+					}
+					sum += p
+					scored = scored || p > 0
+				}
+				if math.Abs(tr.Objective-sum) > 1e-12 {
+					t.Errorf("objective %g is not the sum of its parts %+v", tr.Objective, tr)
+				}
+			}
+			if best != top.Hyper {
+				t.Errorf("chose %+v, best trial %+v", best, top)
+			}
+			if !scored {
+				t.Error("no validation score: the tiny suite's validation cases were not used")
+			}
+		})
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/beluga-nlp/beluga/models/spans"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
+	"github.com/beluga-nlp/beluga/suitescore"
 )
 
 // Reading comprehension (BeLUGA's READ) trains a span model
@@ -103,11 +104,7 @@ func (spanTaskKind) checkFold(k splits.FoldKind) error {
 }
 
 func (spanTaskKind) prepare(ctx context.Context, spec RunSpec) (kindRun, error) {
-	p, err := prepareRead(ctx, spec)
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
+	return asKindRun(prepareRead(ctx, spec))
 }
 
 // readRun is a READ run ready to train.
@@ -328,10 +325,7 @@ func BuildSpanSuiteData(ctx context.Context, s *suites.Suite, split suites.Split
 			return nil, fmt.Errorf("functionality %q: task %s trains no %s tests (BeLUGA has none for SQuAD)", f.Name, TaskRead, tt)
 		}
 		env := string(tt) + "/" + f.Name
-		for _, c := range f.Cases {
-			if split != "" && c.Split != split {
-				continue
-			}
+		for c := range f.CasesIn(split) {
 			exs := make([]datasets.QAExample, len(c.Inputs))
 			for i, in := range c.Inputs {
 				if !in.IsPair {
@@ -420,19 +414,17 @@ func evalSQuAD(ctx context.Context, p *readRun, path string) (em, f1 float64, co
 }
 
 // evalSpanSuite answers every input of the T_test cases of s in suite
-// order, writes CheckList's pred_only file (BeLUGA's SQuAD predictions) and
+// order (suitescore.Inputs: a context and its question), writes
+// CheckList's pred_only file (BeLUGA's SQuAD predictions) and
 // scores what it reads back, as CheckList reads it.
 func evalSpanSuite(ctx context.Context, p *readRun, s *suites.Suite, outDir string) (*metrics.Result, error) {
 	var exs []datasets.QAExample
-	for _, f := range s.Functionalities {
-		for _, c := range f.Cases {
-			if c.Split != suites.SplitTest {
-				continue
-			}
-			for _, in := range c.Inputs {
-				exs = append(exs, datasets.QAExample{Context: in.Text, Question: in.Pair})
-			}
+	for _, in := range suitescore.Inputs(s, suites.SplitTest) {
+		ex := datasets.QAExample{Context: in.Text}
+		if in.TextPair != nil {
+			ex.Question = *in.TextPair
 		}
+		exs = append(exs, ex)
 	}
 	answers, err := predictAnswers(ctx, p, exs)
 	if err != nil {
@@ -482,10 +474,10 @@ func spanObjective(m *models.SpanBERT, val *SuiteData, length int, seed uint64) 
 		start, end := 0, 0
 		for i, r := range val.MFT {
 			s, e := row(ls, i)
-			if argmax(s) == r.Span[0] {
+			if metrics.Argmax(s) == r.Span[0] {
 				start++
 			}
-			if argmax(e) == r.Span[1] {
+			if metrics.Argmax(e) == r.Span[1] {
 				end++
 			}
 		}
@@ -515,10 +507,10 @@ func spanObjective(m *models.SpanBERT, val *SuiteData, length int, seed uint64) 
 			a := p.Aligns[picked[i]]
 			os, oe := row(ls, 2*i)
 			ps, pe := row(ls, 2*i+1)
-			if argmax(gather(ps, a.Pert)) == argmax(gather(os, a.Orig)) {
+			if metrics.Argmax(gather(ps, a.Pert)) == metrics.Argmax(gather(os, a.Orig)) {
 				start++
 			}
-			if argmax(gather(pe, a.Pert)) == argmax(gather(oe, a.Orig)) {
+			if metrics.Argmax(gather(pe, a.Pert)) == metrics.Argmax(gather(oe, a.Orig)) {
 				end++
 			}
 		}

@@ -100,11 +100,7 @@ func (classTaskKind) check(s *RunSpec) error {
 func (classTaskKind) checkFold(splits.FoldKind) error { return nil }
 
 func (classTaskKind) prepare(ctx context.Context, spec RunSpec) (kindRun, error) {
-	p, err := prepare(ctx, spec)
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
+	return asKindRun(prepare(ctx, spec))
 }
 
 // classRun is a classification run ready to train.

@@ -184,7 +184,7 @@ func objective(m models.Model, val *SuiteData, seed uint64, form string) (Trial,
 		k := len(z) / len(gold)
 		preds := make([]int, len(gold))
 		for i := range preds {
-			preds[i] = argmax(z[k*i : k*i+k])
+			preds[i] = metrics.Argmax(z[k*i : k*i+k])
 		}
 		t.DIRAcc, t.DIRF1 = metrics.Accuracy(preds, gold), metrics.F1(preds, gold, 1)
 	}
@@ -232,7 +232,7 @@ func mftScores(z []float32, rows []Row, form string) (acc, f1 float64) {
 	right := 0
 	for i, r := range rows {
 		if form != "sentiment" {
-			if argmax(z[k*i:k*i+k]) == argmax(r.Target) {
+			if metrics.Argmax(z[k*i:k*i+k]) == metrics.Argmax(r.Target) {
 				right++
 			}
 			continue
@@ -292,21 +292,10 @@ func softTargetClass(y []float64) int {
 	return 2
 }
 
-// argmax is the first index of the largest value.
-func argmax[T float32 | float64](xs []T) int {
-	best := 0
-	for i, x := range xs {
-		if x > xs[best] {
-			best = i
-		}
-	}
-	return best
-}
-
 // softmax of logits, in float64.
 func softmax(z []float32) []float64 {
 	out := make([]float64, len(z))
-	m := z[argmax(z)]
+	m := z[metrics.Argmax(z)]
 	sum := 0.0
 	for i, x := range z {
 		out[i] = math.Exp(float64(x - m))

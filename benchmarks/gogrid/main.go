@@ -199,7 +199,7 @@ func run(dataDir, shape string, steps, evalN int, label string) error {
 		len(iidRows), len(folds[0].data.MFT), len(folds[0].data.INV), len(folds[0].data.DIR), all, valInputs, len(folds)-1)
 	dataOf := func(config string, s *train.SuiteData) train.Data {
 		d := train.Data{Suite: s}
-		if config != train.ConfigIIDThenT {
+		if train.MustConfiguration(config).IID {
 			d.IID = iidRows
 		}
 		return d
@@ -286,11 +286,11 @@ func run(dataDir, shape string, steps, evalN int, label string) error {
 		if err != nil {
 			return nil, err
 		}
-		return mt.Phases(hp, train.Hyper{Epochs: train.LPFTEpochs, BatchSize: 8, LR: 1e-3}), nil
+		return mt.Phases(hp, train.BeLUGA.Classification.ProbeHyper), nil
 	}
 	hyperOf := func(config, method string) train.Hyper {
 		plus := 0
-		if config != train.ConfigIIDThenT {
+		if train.MustConfiguration(config).IID {
 			plus = 1
 		}
 		if method == "lp-ft" {
@@ -321,7 +321,7 @@ func run(dataDir, shape string, steps, evalN int, label string) error {
 			return openSecs + cachedTokSecs
 		}
 		s := openSecs + tokSecs["suite"] + tokSecs["dev"]
-		if config != train.ConfigIIDThenT {
+		if train.MustConfiguration(config).IID {
 			s += tokSecs["train"]
 		}
 		return s
@@ -441,7 +441,7 @@ func run(dataDir, shape string, steps, evalN int, label string) error {
 			// one search run, as before, the 18 trials ran in turn.
 			chain, what := longestTrial+longestRun, fmt.Sprintf("%s %s: its search's longest trial %.1f h, then its longest run %.1f h", config, method, longestTrial/3600, longestRun/3600)
 			serial, serialWhat := searchSecs+longestRun, fmt.Sprintf("%s %s: search of 18 trials in turn %.1f h, then its longest run %.1f h", config, method, searchSecs/3600, longestRun/3600)
-			if config == train.ConfigIIDThenT || config == train.ConfigIIDThenIT {
+			if train.MustConfiguration(config).FromIID {
 				chain, what = chain+b, "the IID baseline, then "+what
 				serial, serialWhat = serial+b, "the IID baseline, then "+serialWhat
 			}

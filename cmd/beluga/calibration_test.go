@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -16,15 +14,7 @@ func TestReportCalibration(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, msg)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readCSV(t, out)
 	if len(recs) != 5 || recs[0][6] != "ece_iid" || recs[1][6] != "" || recs[1][13] != "single neutral words" || recs[1][14] != "0" {
 		t.Errorf("calibration csv: %q", recs)
 	}

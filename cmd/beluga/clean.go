@@ -52,13 +52,18 @@ beluga status STORE say which). Run directories stay.`,
 	return cmd
 }
 
-func (o *cleanOptions) validate() error {
+// complete turns the flags into the states of the runs to remove.
+func (o *cleanOptions) complete(cmd *cobra.Command, args []string) error {
 	if o.incomplete {
 		o.states = append(o.states, experiments.Incomplete, experiments.Failed)
 	}
 	if o.damaged {
 		o.states = append(o.states, experiments.Damaged)
 	}
+	return o.storeArg.complete(cmd, args)
+}
+
+func (o *cleanOptions) validate() error {
 	if len(o.states) == 0 && !o.sweeps {
 		return errors.New("say what to clean: --incomplete, --damaged, --sweeps or several")
 	}

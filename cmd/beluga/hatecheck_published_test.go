@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -85,15 +84,7 @@ func TestHateCheckPublishedNumbers(t *testing.T) {
 // printed.
 func readPublishedAccuracy(t *testing.T, path string) map[string]map[string]string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, path)
 	out := map[string]map[string]string{}
 	for _, model := range rows[0][1:] {
 		out[model] = map[string]string{}

@@ -11,6 +11,7 @@ import (
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/splits"
 	"github.com/beluga-nlp/beluga/suites"
+	"github.com/beluga-nlp/beluga/suitescore"
 )
 
 // suiteInputsOptions are beluga suite inputs' flags and streams.
@@ -47,33 +48,22 @@ func (o *suiteInputsOptions) validate() (err error) {
 	return err
 }
 
-// run writes the inputs of the scored cases in suite order.
+// run writes the inputs of the scored cases in suite order
+// (suitescore.Inputs, the inputs beluga test and a run predict).
 func (o *suiteInputsOptions) run(context.Context) error {
 	s, err := suites.Open(o.args[0])
 	if err != nil {
 		return err
 	}
-	sp := o.sp
-	if splits.Ensure(s, sp) {
+	if splits.Ensure(s, o.sp) {
 		slog.Info("suite carries no split; assigning BeLUGA's", "seed", splits.BeLUGASeed)
 	}
 	return atomicfile.Write(o.out, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
-		for _, f := range s.Functionalities {
-			for _, c := range f.Cases {
-				if sp != "" && c.Split != sp {
-					continue
-				}
-				for _, in := range c.Inputs {
-					o := map[string]string{"text": in.Text}
-					if in.IsPair {
-						o["text_pair"] = in.Pair
-					}
-					if err := enc.Encode(o); err != nil {
-						return err
-					}
-				}
+		for _, in := range suitescore.Inputs(s, o.sp) {
+			if err := enc.Encode(in); err != nil {
+				return err
 			}
 		}
 		return nil

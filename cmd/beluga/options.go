@@ -42,7 +42,7 @@ func runE(o options) func(*cobra.Command, []string) error {
 }
 
 // commandOptions are what every options struct embeds: the streams and
-// arguments of the execution (set by commandRunE).
+// arguments of the execution (set by runE).
 type commandOptions struct {
 	ioStreams
 	args []string

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/internal/shareddata"
 	"github.com/beluga-nlp/beluga/specs"
 )
 
@@ -42,5 +45,28 @@ func TestQuickstartUnknownTask(t *testing.T) {
 	code, out := beluga(t, "quickstart", "--task", "PARA", "-o", t.TempDir())
 	if code == 0 || !strings.Contains(out, "want SENT or READ") {
 		t.Errorf("exit %d, output %q: want a refusal naming the tasks", code, out)
+	}
+}
+
+// TestQuickstartRefusesProvisionalRuns: quickstart executes its sweep as
+// beluga run does (experiments.Sweep.Execute). Offline, with a hub
+// checkpoint not in the hub cache, its runs' IDs are provisional: it says
+// so once and writes no store. (Its own pipeline recorded the sweep and
+// failed every run, into directories named by provisional IDs.)
+func TestQuickstartRefusesProvisionalRuns(t *testing.T) {
+	data := shareddata.Path(t, "data")
+	t.Setenv("BELUGA_DATA", t.TempDir())
+	t.Setenv("HF_HUB_CACHE", t.TempDir())
+	t.Setenv("HF_HUB_OFFLINE", "1")
+	store := filepath.Join(t.TempDir(), "qs")
+	out, err := execute(t, "quickstart", "-o", store, "--from", data, "--checkpoint", "google/bert_uncased_L-2_H-128_A-2")
+	if err == nil || !strings.Contains(err.Error(), "checkpoint not fetched") || !strings.Contains(err.Error(), "provisional") {
+		t.Fatalf("quickstart offline with an absent checkpoint: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "failed") {
+		t.Errorf("runs were started:\n%s", out)
+	}
+	if _, err := os.Stat(store); !os.IsNotExist(err) {
+		t.Errorf("the store was written: %v", err)
 	}
 }

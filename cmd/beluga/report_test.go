@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -19,25 +18,27 @@ import (
 	"github.com/beluga-nlp/beluga/report/tfevents"
 )
 
-// syntheticSweep writes into dir an experiment spec of SENT (IID+T vanilla,
-// seen and type scores, the given seeds) and runs it with the synthetic
-// runner into dir/store; it returns the spec's path, its store and runs.
-// extra is YAML added to the spec (seeds: [1, 2]).
-func syntheticSweep(t *testing.T, dir, name, extra string) (string, *experiments.Store, []experiments.Run) {
-	t.Helper()
-	spec := filepath.Join(dir, "spec.yaml")
-	yaml := `name: ` + name + `
-out: store
+// syntheticSpec is a SENT spec of the synthetic model (the IID baseline,
+// IID+T vanilla seen and held out by test type) storing into out.
+func syntheticSpec(name, out string) string {
+	return `name: ` + name + `
+out: ` + out + `
 tasks:
   - {name: SENT, data: sst2, suite: sentiment, folds: {type: [MFT, DIR, INV]}}
 model: {name: synthetic}
 configurations: [IID+T]
 methods: [vanilla]
 scores: [seen, type]
-` + extra
-	if err := os.WriteFile(spec, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`
+}
+
+// syntheticSweep writes into dir an experiment spec of SENT (IID+T vanilla,
+// seen and type scores, the given seeds) and runs it with the synthetic
+// runner into dir/store; it returns the spec's path, its store and runs.
+// extra is YAML added to the spec (seeds: [1, 2]).
+func syntheticSweep(t *testing.T, dir, name, extra string) (string, *experiments.Store, []experiments.Run) {
+	t.Helper()
+	spec := writeFile(t, filepath.Join(dir, "spec.yaml"), syntheticSpec(name, "store")+extra)
 	s, runs, err := loadRuns(spec, "")
 	if err != nil {
 		t.Fatal(err)
@@ -60,15 +61,7 @@ func TestReportSeedsIntervalsComparisons(t *testing.T) {
 	if !strings.Contains(out, " ± ") || !strings.Contains(out, "[") {
 		t.Errorf("report with seeds and --ci:\n%s", out)
 	}
-	f, err := os.Open(cmp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readCSV(t, cmp)
 	if h := strings.Join(recs[0], ","); !strings.HasPrefix(h, "task,config,method,score,number,functionality") || !strings.HasSuffix(h, "p,q,ci95_lo,ci95_hi") {
 		t.Errorf("comparisons header %s", h)
 	}
@@ -156,15 +149,7 @@ func TestReportSpecWithoutStore(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "specs", "spec.yaml")
 	os.MkdirAll(filepath.Dir(spec), 0o755)
-	os.WriteFile(spec, []byte(`name: cli-nostore
-out: elsewhere-out
-tasks:
-  - {name: SENT, data: sst2, suite: sentiment, folds: {type: [MFT, DIR, INV]}}
-model: {name: synthetic}
-configurations: [IID+T]
-methods: [vanilla]
-scores: [seen, type]
-`), 0o644)
+	writeFile(t, spec, syntheticSpec("cli-nostore", "elsewhere-out"))
 	for _, args := range [][]string{
 		{"report", spec, "--trials", "10"},
 		{"report", spec, "--format", "html", "-o", filepath.Join(dir, "report.html")},

@@ -79,6 +79,17 @@ job arrays and Kubernetes Indexed Jobs writing into one shared store.`,
 	return cmd
 }
 
+func (o *runOptions) complete(cmd *cobra.Command, args []string) error {
+	if o.shard != "" {
+		sh, err := experiments.ParseShard(o.shard)
+		if err != nil {
+			return err
+		}
+		o.sel = &sh
+	}
+	return o.storeArg.complete(cmd, args)
+}
+
 // validate checks the flags before anything is read, fetched or trained.
 func (o *runOptions) validate() error {
 	if o.jobs < 1 {
@@ -86,13 +97,6 @@ func (o *runOptions) validate() error {
 	}
 	if o.staleAfter <= 0 || o.waitDeps <= 0 {
 		return fmt.Errorf("--stale-after and --wait-deps must be positive durations")
-	}
-	if o.shard != "" {
-		sh, err := experiments.ParseShard(o.shard)
-		if err != nil {
-			return err
-		}
-		o.sel = &sh
 	}
 	if st, err := os.Stat(o.arg); err == nil && st.IsDir() {
 		return fmt.Errorf("%s is a directory: beluga run takes an experiment spec (a store's runs are run from the spec that lists them)", o.arg)

@@ -131,13 +131,8 @@ func TestRunStatusReportPlotClean(t *testing.T) {
 // A suite its task does not fit is refused before any run starts, naming
 // the spec field, the suite file, the functionality and the case.
 func TestRunRefusesASuiteTheTaskDoesNotFit(t *testing.T) {
-	td, err := filepath.Abs("../../train/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	spec := filepath.Join(dir, "spec.yaml")
-	os.WriteFile(spec, []byte(`out: store
+	td, dir := trainTestdata(t), t.TempDir()
+	spec := writeFile(t, filepath.Join(dir, "spec.yaml"), `out: store
 tasks:
   - name: INTENT
     labels: [greeting, question]
@@ -145,8 +140,8 @@ tasks:
 model: {name: wordvec, options: {glove: `+filepath.Join(td, "intent_glove.txt")+`}}
 configurations: [T]
 scores: [seen]
-`), 0o644)
-	_, err = execute(t, "run", spec)
+`)
+	_, err := execute(t, "run", spec)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -200,12 +195,9 @@ func TestDryRunListsGridValues(t *testing.T) {
 func TestUnreadAxisDoesNotMultiplyRuns(t *testing.T) {
 	data := shareddata.Path(t, "data")
 	t.Setenv("BELUGA_DATA", t.TempDir())
-	b, err := os.ReadFile(filepath.Join("..", "..", "specs", "quickstart.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	yaml := strings.Replace(string(b), "  lr: [0.001]\n", "  lr: [0.001]\n  probe_lr: [0.001, 0.0005]\n", 1)
-	if yaml == string(b) {
+	b := shippedSpec(t, "quickstart.yaml")
+	yaml := strings.Replace(b, "  lr: [0.001]\n", "  lr: [0.001]\n  probe_lr: [0.001, 0.0005]\n", 1)
+	if yaml == b {
 		t.Fatal("specs/quickstart.yaml has no grid line lr: [0.001] to add the axis after")
 	}
 	spec := filepath.Join(t.TempDir(), "quickstart.yaml")

@@ -216,13 +216,8 @@ configurations: [T]
 // data) stays one row of status's listing per run, and run's summary
 // indents its continuation lines under the run they belong to.
 func TestMultiLineFailuresKeepOneRowPerRun(t *testing.T) {
-	td, err := filepath.Abs("../../train/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	spec := filepath.Join(dir, "spec.yaml")
-	os.WriteFile(spec, []byte(`out: store
+	td, dir := trainTestdata(t), t.TempDir()
+	spec := writeFile(t, filepath.Join(dir, "spec.yaml"), `out: store
 tasks:
   - name: INTENT
     labels: [greeting, question, complaint]
@@ -233,8 +228,8 @@ tasks:
 model: {kind: wordvec, glove: `+filepath.Join(td, "tiny_glove.txt")+`}
 configurations: [T]
 scores: [seen]
-`), 0o644)
-	_, err = execute(t, "run", spec)
+`)
+	_, err := execute(t, "run", spec)
 	if err == nil {
 		t.Fatal("the runs did not fail")
 	}

@@ -3,10 +3,10 @@ package main
 import "testing"
 
 // Every command that reads a run store names it --store (report, serve,
-// plot, failures, and run, status, clean); --out stays accepted where it
-// was the store's first name.
+// plot, failures, and run, status, clean, verify); --out stays accepted
+// where -o is the store.
 func TestStoreFlagIsOneName(t *testing.T) {
-	for _, args := range [][]string{{"run"}, {"status"}, {"clean"}, {"report"}, {"serve"}, {"plot", "heatmap"}, {"plot", "learning-curve"}, {"failures"}} {
+	for _, args := range [][]string{{"run"}, {"status"}, {"clean"}, {"verify"}, {"report"}, {"serve"}, {"plot", "heatmap"}, {"plot", "learning-curve"}, {"failures"}} {
 		cmd, _, err := NewCmdBeluga().Find(args)
 		if err != nil {
 			t.Fatal(err)
@@ -15,7 +15,7 @@ func TestStoreFlagIsOneName(t *testing.T) {
 			t.Errorf("beluga %v has no --store", args)
 		}
 	}
-	for _, name := range []string{"run", "status", "clean"} {
+	for _, name := range []string{"run", "status", "clean", "verify"} {
 		cmd, _, err := NewCmdBeluga().Find([]string{name})
 		if err != nil {
 			t.Fatal(err)

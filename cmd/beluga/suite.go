@@ -113,7 +113,7 @@ func (o *suiteImportHateCheckOptions) run(context.Context) error {
 	if err != nil {
 		return err
 	}
-	printImportWarnings(o.ErrOut, res.Warnings)
+	printWarnings(o.ErrOut, "", res.Warnings)
 	return o.save(res.Suite)
 }
 
@@ -165,7 +165,7 @@ func (o *suiteImportTableOptions) run(context.Context) error {
 	if err != nil {
 		return err
 	}
-	printImportWarnings(o.ErrOut, res.Warnings)
+	printWarnings(o.ErrOut, "", res.Warnings)
 	if err := suites.Save(o.out, res.Suite); err != nil {
 		return err
 	}
@@ -209,14 +209,7 @@ func (o *suiteStatsOptions) run(context.Context) error {
 	if err != nil {
 		return err
 	}
-	problems := suites.TextProblems(s)
-	for i, p := range problems {
-		if i == maxWarnings {
-			fmt.Fprintf(o.ErrOut, "warning: … and %d more\n", len(problems)-maxWarnings)
-			break
-		}
-		fmt.Fprintf(o.ErrOut, "warning: suite %s: %s\n", path, p)
-	}
+	printWarnings(o.ErrOut, "suite "+path+": ", suites.TextProblems(s))
 	st := suites.Summarise(s)
 	st.Scripts = suites.Scripts(s)
 	if err := writeStats(o.Out, st, o.format); err != nil {
@@ -307,19 +300,19 @@ func parseFilters(in []string) ([]suites.Filter, error) {
 	return out, nil
 }
 
-// maxWarnings caps the warnings an import prints one by one.
+// maxWarnings caps the warnings a command prints one by one.
 const maxWarnings = 10
 
-// printImportWarnings prints an import's warnings (texts kept as they are
-// that are likely wrong), the first maxWarnings with their lines, then how
-// many more.
-func printImportWarnings(w io.Writer, warnings []*suites.LineError) {
+// printWarnings prints warnings about a suite's texts (an import's lines
+// kept as they are that are likely wrong, a suite's odd texts), each after
+// prefix: the first maxWarnings, then how many more.
+func printWarnings[W any](w io.Writer, prefix string, warnings []W) {
 	for i, x := range warnings {
 		if i == maxWarnings {
 			fmt.Fprintf(w, "warning: … and %d more\n", len(warnings)-maxWarnings)
 			break
 		}
-		fmt.Fprintf(w, "warning: %s\n", x)
+		fmt.Fprintf(w, "warning: %s%v\n", prefix, x)
 	}
 }
 

@@ -41,17 +41,7 @@ func TestTrainHonoursTheProfile(t *testing.T) {
 	// spec.
 	args := []string{"train", "--spec", specFile, "--task", "sentiment", "--configuration", "iid+t", "--method", "lp-ft",
 		"--suite", filepath.Join(dir, "missing.jsonl"), "--iid-train", "train.tsv", "--iid-dev", "dev.tsv", "--out", out}
-	if _, err := execute(t, args...); err == nil {
-		t.Fatal("a missing suite was not refused")
-	}
-	b, err := os.ReadFile(filepath.Join(out, "spec.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got train.RunSpec
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
+	got := recordedSpec(t, out, args...)
 	want := train.RunSpec{Profile: other.Name, Task: "sentiment", Configuration: train.ConfigIIDPlusT, Method: "lp-ft"}
 	if err := want.FillDefaults(); err != nil {
 		t.Fatal(err)
@@ -63,4 +53,23 @@ func TestTrainHonoursTheProfile(t *testing.T) {
 	if e := got.Effective(); e.Hyper.Epochs != 2.5 || e.ProbeHyper.Epochs != 2.5 {
 		t.Errorf("LP-FT trains %v and %v epochs, want the profile's probing epochs, 2.5, for each phase", e.ProbeHyper.Epochs, e.Hyper.Epochs)
 	}
+}
+
+// recordedSpec runs beluga train with args, which name a missing suite so
+// that the run fails after recording its resolved spec in out, and returns
+// that spec.
+func recordedSpec(t *testing.T, out string, args ...string) train.RunSpec {
+	t.Helper()
+	if _, err := execute(t, args...); err == nil {
+		t.Fatal("a missing suite was not refused")
+	}
+	b, err := os.ReadFile(filepath.Join(out, "spec.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got train.RunSpec
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	return got
 }

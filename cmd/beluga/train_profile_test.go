@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -34,17 +32,7 @@ func TestTrainTakesTheProfilesDefaults(t *testing.T) {
 			if tc.config != "iid+t" {
 				args = append(args, "--from-iid", t.TempDir())
 			}
-			if _, err := execute(t, args...); err == nil {
-				t.Fatal("a missing suite was not refused")
-			}
-			b, err := os.ReadFile(filepath.Join(out, "spec.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got train.RunSpec
-			if err := json.Unmarshal(b, &got); err != nil {
-				t.Fatal(err)
-			}
+			got := recordedSpec(t, out, args...)
 			if got.MaxLength != tc.maxLength || got.Hyper != tc.hyper || got.ProbeHyper != tc.probe {
 				t.Errorf("beluga train recorded max_length %d, hyper %+v, probe %+v; want %d, %+v, %+v", got.MaxLength, got.Hyper, got.ProbeHyper, tc.maxLength, tc.hyper, tc.probe)
 			}

@@ -1,7 +1,6 @@
 package experimentstest
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"testing"
@@ -9,28 +8,24 @@ import (
 	"github.com/beluga-nlp/beluga/experiments"
 )
 
-// TrainSweep parses a spec, checks it with package train's runner, expands
-// it and executes every run into a fresh store, failing t on any error:
-// the real pipeline, for tests that train tiny models end to end.
+// TrainSweep parses a spec and executes every run into a fresh store as
+// beluga run does (experiments.Sweep.Execute: the trainer's checks, then
+// the runs, two at a time), failing t on any error: the real pipeline, for
+// tests that train tiny models end to end.
 func TrainSweep(t testing.TB, yaml string) (*experiments.Store, []experiments.Run) {
 	t.Helper()
 	spec, err := experiments.ParseSpec([]byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := &experiments.Store{Dir: t.TempDir()}
-	runner := &experiments.TrainRunner{Store: store}
-	if err := runner.Check(spec); err != nil {
-		t.Fatal(err)
-	}
-	runs, err := experiments.Expand(context.Background(), spec, &experiments.Inputs{})
+	spec.Out = t.TempDir()
+	sw, err := experiments.SweepOf(t.Context(), spec, &experiments.Inputs{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	sum, err := experiments.Execute(context.Background(), store, runs, runner, experiments.Options{Jobs: 2, Logger: quiet})
-	if err != nil || sum.Err() != nil {
-		t.Fatal(err, sum.Err())
+	if _, err := sw.Execute(t.Context(), experiments.SweepOptions{Options: experiments.Options{Jobs: 2, Logger: quiet}}); err != nil {
+		t.Fatal(err)
 	}
-	return store, runs
+	return sw.Store, sw.Runs
 }

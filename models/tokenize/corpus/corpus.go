@@ -83,16 +83,11 @@ func Suite(path string, split suites.Split, stratify string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	for _, f := range s.Functionalities {
-		for _, c := range f.Cases {
-			if c.Split != split {
-				continue
-			}
-			for _, in := range c.Inputs {
-				out = append(out, in.Text)
-				if in.IsPair {
-					out = append(out, in.Pair)
-				}
+	for _, c := range s.CasesIn(split) {
+		for _, in := range c.Inputs {
+			out = append(out, in.Text)
+			if in.IsPair {
+				out = append(out, in.Pair)
 			}
 		}
 	}

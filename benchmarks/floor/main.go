@@ -4,7 +4,11 @@
 // of the step (recorded from a real step, then replayed on every backend
 // and kernel path), and the step itself (benchmarks/gostep's), printed as a
 // multiple of its GEMM floor: the time the step's products alone would take
-// at the best measured rate.
+// at the best measured rate. Two floors: the best engine per shape on any
+// kernel path (what the machine can do), and on the step's own path
+// (BELUGA_KERNELS=avx2 on an AVX-512 CPU: what the avx2 kernels can do, so
+// that the step's multiple is its overhead on that path); each engine's
+// rate is also given as a share of its path's FMA peak.
 //
 //	go run ./benchmarks/floor [-models tiny,mini,base] [-steps N]
 //	go run ./benchmarks/floor -paths    # the kernel paths this CPU has

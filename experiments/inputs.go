@@ -157,6 +157,12 @@ func (in *Inputs) checkpoint(ctx context.Context, field, value string) (Input, e
 	if err != nil {
 		return Input{}, err
 	}
+	return hubInput(field, value, id), nil
+}
+
+// hubInput is the input of a checkpoint a spec names by hub id (value)
+// whose identity the hub cache or listing gave.
+func hubInput(field, value string, id hub.Identity) Input {
 	x := Input{Field: field, Path: id.Dir, Name: value, Commit: id.Commit, Files: id.Files, SHA256: id.Digest()}
 	switch {
 	case x.Path != "":
@@ -171,7 +177,7 @@ func (in *Inputs) checkpoint(ctx context.Context, field, value string) (Input, e
 		sum := sha256.Sum256([]byte("pending hub checkpoint " + id.Repo + "@" + id.Revision))
 		x.SHA256 = "pending-" + hex.EncodeToString(sum[:])
 	}
-	return x, nil
+	return x
 }
 
 // checkpointDir is the local snapshot of a hub checkpoint input, at the

@@ -139,7 +139,7 @@ func Migrate(ctx context.Context, s *Store, in *Inputs) (*Migration, error) {
 	m := &Migration{Moved: map[string]string{}, Labels: map[string]string{}, Merged: map[string]string{}, Failed: map[string]string{},
 		Damaged: map[string]string{}}
 	if !s.legacyForm() {
-		return m, rekeyStore(s, m)
+		return m, rekeyStore(ctx, s, in, m)
 	}
 	ids, err := s.Dirs()
 	if err != nil {
@@ -386,18 +386,23 @@ func (m *Migration) AssumedLines() []string {
 }
 
 // rekeyStore re-keys a store of today's records whose IDs an earlier rule
-// computed (ErrRekey): every record — sweep.json's and each run
+// computed (ErrRekey), or whose hub checkpoints an older beluga identified
+// by their files' digest (olderHubInput: given their commit through the hub
+// cache, hubIdentityOf): every record — sweep.json's and each run
 // directory's spec.json — gets the ID of what it computes, the runs it
-// needs (its IID baseline, its searches) by their new IDs; nothing is
+// needs (its IID baseline, its searches) by their new IDs; nothing else is
 // digested again, as the records hold their inputs' digests. A finished
 // run is checked against its done marker first: one whose files are what
 // done recorded is moved to its new ID with a new done; a damaged one is
 // moved without done (Migration.Damaged); two old runs that are one
 // computation are one run (the first kept, Migration.Merged); a run not
 // finished is removed (beluga run redoes it). It is safe to run again.
-func rekeyStore(s *Store, m *Migration) error {
+func rekeyStore(ctx context.Context, s *Store, in *Inputs, m *Migration) error {
 	records, sweepOrder, err := s.currentRecords(m)
 	if err != nil {
+		return err
+	}
+	if err := in.rehubRecords(ctx, records, m); err != nil {
 		return err
 	}
 	resolved, err := resolveRecords(records)
@@ -418,6 +423,9 @@ func rekeyStore(s *Store, m *Migration) error {
 	}
 	taken := map[string]string{} // new ID → the old run moved there
 	for _, old := range dirs {
+		if _, failed := m.Failed[old]; failed {
+			continue // its hub checkpoint's commit is not known: left as it is
+		}
 		rec, r := records[old], resolved[old]
 		id := r.ID()
 		dir := s.RunDir(old)

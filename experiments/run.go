@@ -538,6 +538,9 @@ func fieldValue(s *train.RunSpec, path string) (string, error) {
 		return strconv.FormatBool(f.Bool()), nil
 	case reflect.Uint64:
 		return strconv.FormatUint(f.Uint(), 10), nil
+	case reflect.String:
+		// A named choice swept as an axis (prompt.template).
+		return f.String(), nil
 	}
 	return strconv.FormatInt(f.Int(), 10), nil
 }

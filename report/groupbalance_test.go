@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/beluga-nlp/beluga/experiments"
 	"github.com/beluga-nlp/beluga/experiments/experimentstest"
 	"github.com/beluga-nlp/beluga/splits"
 )
@@ -82,21 +81,7 @@ scores: [seen, "meta:group"]
 	}
 	// g0 has 40 of the suite's 120 cases with a group but 10 of T_test's 60.
 	bal := []splits.GroupBalance{{Value: "g0", Suite: 40, Train: 25, Validation: 5, Test: 10}, {Value: "g1", Suite: 40, Test: 25}, {Value: "g2", Suite: 40, Test: 25}}
-	for _, r := range runs {
-		if r.Score != experimentstest.MetaScore {
-			continue
-		}
-		dir := store.RunDir(r.ID())
-		res, err := experiments.ReadResult(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.GroupBalance = bal
-		if err := experiments.WriteResult(dir, res); err != nil {
-			t.Fatal(err)
-		}
-		experimentstest.Reseal(t, dir)
-	}
+	experimentstest.RecordGroupBalance(t, store, runs, bal)
 	main2, groups2 := write()
 	note := "IID+T: Vanilla group=g0: 10 of 60 T_test cases (16.7%), 40 of 120 suite cases (33.3%)"
 	for _, tc := range []struct{ name, text, cell string }{{"Table 3", main2, "T_group=g0 SENT"}, {"per-group view", groups2, "| g0 |"}} {

@@ -121,17 +121,10 @@ func (t *Table) WriteGroupsMarkdown(w io.Writer) error {
 		b.WriteString("\n")
 		for _, l := range lines[i:j] {
 			val := func(c Cell, r *Row) string {
-				s := num(c.Value)
-				if s == "" {
-					return "–"
+				if r == nil {
+					return t.valueText(c, "")
 				}
-				if r != nil {
-					s += cellMarks(r, c)
-				}
-				if t.seeds() {
-					s += " ± " + dash(num(c.SE()))
-				}
-				return s
+				return t.valueText(c, cellMarks(r, c))
 			}
 			trivial := "–"
 			if !math.IsNaN(l.Trivial) {
@@ -159,6 +152,21 @@ func (t *Table) WriteGroupsMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// valueText writes a value of a table beside Table 3 (the per-group and
+// per-template tables) as Table 3 writes a cell: the value, its footnote
+// marks, and ± its standard error over several replicates; – for none.
+func (t *Table) valueText(c Cell, marks string) string {
+	s := num(c.Value)
+	if s == "" {
+		return "–"
+	}
+	s += marks
+	if t.seeds() {
+		s += " ± " + dash(num(c.SE()))
+	}
+	return s
 }
 
 // groupNote says what a per-group table's whole-column line is computed

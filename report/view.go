@@ -89,3 +89,18 @@ func SplitHeader(h string) (measure, task string) { return splitHeader(h) }
 // Replicate names the seed × grid point a run belongs to, as the table
 // pairs runs with the baseline's (before Table.Replicates shortens names).
 func Replicate(r experiments.Run) string { return replicate(r) }
+
+// Marks returns a row's cell's footnote markers in the column as Table 3
+// writes them: CellMarks, and a metadata group column's skew mark
+// (splits.SkewMark).
+func (c Column) Marks(r *Row) string { return c.marks(r, c.Cell(r)) }
+
+// GroupMarks returns the marks of a per-group line's case count as the
+// per-group tables write them: splits.SkewMark for a group whose share of
+// T_test is skewed, splits.SmallMark for one with few T_test cases.
+func GroupMarks(l GroupLine) string { return groupMarks(l) }
+
+// GroupFootnotes explains the marks of the per-group tables' lines (their
+// flags, MarkTrivial, and the skewed and small groups with their counts)
+// as the Markdown per-group view does.
+func (t *Table) GroupFootnotes(lines []GroupLine) []string { return t.groupFootnotes(lines) }

@@ -48,6 +48,13 @@ model) is moved without done and said, never vouched for; a run whose
 spec.json cannot be read is said; two old runs that are one computation now
 (they differed in a setting neither reads) become one.
 
+A checkpoint named by hub id (model: {checkpoint: org/name}) that an older
+beluga recorded by the digest of its files, without its commit, is given its
+commit from the hub cache: the snapshot of that repository whose files have
+that digest (offline; a commit is never guessed). A run whose checkpoint no
+cached snapshot matches is said and left as it is: fetch the commit it read
+and migrate again.
+
 A search that trained its trials one after another inside itself (before
 each trial was a run of its own) gets its trial runs from its record
 (hp_search.json holds every trial's point and scores), so that the store
@@ -75,7 +82,7 @@ func (o *migrateOptions) validate() error {
 func (o *migrateOptions) run(ctx context.Context) error {
 	stdout, stderr := o.Out, o.ErrOut
 	s := &experiments.Store{Dir: o.arg}
-	if !s.Legacy() {
+	if !s.NeedsMigrate() {
 		return splitSearches(s, stdout)
 	}
 	in, err := newInputs(o.from, false)

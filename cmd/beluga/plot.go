@@ -21,7 +21,7 @@ func NewCmdPlot() *cobra.Command {
 		Use:   "plot",
 		Short: "Draw BeLUGA's figures from a run store",
 	}
-	cmd.AddCommand(newCmdPlotHeatmap(), newCmdPlotCurves(), newCmdPlotLearningCurve())
+	cmd.AddCommand(NewCmdPlotHeatmap(), NewCmdPlotCurves(), NewCmdPlotLearningCurve())
 	return cmd
 }
 
@@ -68,7 +68,7 @@ type heatmapOptions struct {
 	width float64
 }
 
-func newCmdPlotHeatmap() *cobra.Command {
+func NewCmdPlotHeatmap() *cobra.Command {
 	o := &heatmapOptions{}
 	cmd := &cobra.Command{
 		Use:   "heatmap SPEC|DIR -o FIG.png|svg|pdf",
@@ -107,7 +107,7 @@ type learningCurveOptions struct {
 	metric string
 }
 
-func newCmdPlotLearningCurve() *cobra.Command {
+func NewCmdPlotLearningCurve() *cobra.Command {
 	o := &learningCurveOptions{}
 	cmd := &cobra.Command{
 		Use:   "learning-curve SPEC|DIR -o FIG.png|svg|pdf",
@@ -147,7 +147,7 @@ type curvesOptions struct {
 	dir, out, events string // dir: the run's directory, or its curve.jsonl
 }
 
-func newCmdPlotCurves() *cobra.Command {
+func NewCmdPlotCurves() *cobra.Command {
 	o := &curvesOptions{}
 	cmd := &cobra.Command{
 		Use:   "curves RUN -o FIG.png|svg|pdf",

@@ -24,6 +24,7 @@ type reportOptions struct {
 	format, out                             string
 	pvalues, passRates, comparisons, spread string
 	groups, curve, sizes, calibration       string
+	templates                               string
 	swing                                   float64
 	baselines, mixedInputs, swingSet        bool
 }
@@ -94,7 +95,10 @@ train_size), the spec's baseline: or --baseline ROW ("IID train_size=1000",
 the seen run's i.i.d. score, as BeLUGA computes it (--g-accuracy seen), or the
 fold runs' own (--g-accuracy fold). --learning-curve writes a sweep over
 train_size as a table, a column per size, every declared i.i.d. metric and the
-suite score, mean +- SE over seeds.`,
+suite score, mean +- SE over seeds. --templates writes a sweep over
+prompt.template (docs/prompting.md) as a table, a column per template with
+that template's row's value in each of Table 3's columns, then the mean,
+minimum, maximum and range across templates.`,
 		Example: `  beluga report specs/quickstart.yaml
   beluga report runs/sent-full --format latex -o table3.tex
   beluga report specs/sent-full.yaml --format csv -o table3.csv --pass-rates pass-rates.csv
@@ -104,7 +108,8 @@ suite score, mean +- SE over seeds.`,
   beluga report runs/sent-full --partial                      # while its sweep is running
   beluga report runs/two-seeds --spread swings.csv --swing 20
   beluga report specs/hatecheck-identout.yaml --groups groups.md
-  beluga report specs/learning-curve.yaml --learning-curve learning-curve.md`,
+  beluga report specs/learning-curve.yaml --learning-curve learning-curve.md
+  beluga report runs/prompted --templates templates.md       # after a sweep over prompt.template`,
 		Args: cobra.ExactArgs(1),
 		RunE: runE(o),
 	}
@@ -128,6 +133,7 @@ func (o *reportOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.sizes, "sizes", "", "per-run sizes (.md or .csv; - for Markdown on standard output): the i.i.d. rows and suite cases each run trained on, a held-out run's beside its seen run's")
 	fs.StringVar(&o.groups, "groups", "", "per-group tables (.md or .csv; - for Markdown on standard output): per held-out fold, baseline, constant, seen, held out and gap on the group's cases")
 	fs.StringVar(&o.curve, "learning-curve", "", "learning-curve table of a sweep over train_size (.md or .csv; -: Markdown on standard output)")
+	fs.StringVar(&o.templates, "templates", "", "per-template table of a sweep over prompt.template (.md or .csv; -: Markdown on standard output): each template's value per prompted row and column, with the mean, min, max and range across templates")
 	fs.BoolVar(&o.mixedInputs, "mixed-inputs", false, "write the table of runs of one task that read different versions of an input")
 }
 
@@ -149,12 +155,12 @@ func (o *reportOptions) validate() error {
 	if o.spread == "" && o.swingSet {
 		return fmt.Errorf("--swing needs --spread FILE")
 	}
-	for flag, path := range map[string]string{"groups": o.groups, "learning-curve": o.curve, "sizes": o.sizes, "calibration": o.calibration} {
+	for flag, path := range map[string]string{"groups": o.groups, "learning-curve": o.curve, "sizes": o.sizes, "calibration": o.calibration, "templates": o.templates} {
 		if ext := strings.ToLower(filepath.Ext(path)); path != "" && path != "-" && ext != ".md" && ext != ".markdown" && ext != ".csv" {
 			return fmt.Errorf("--%s %s: want a .md or .csv file (or - for Markdown on standard output)", flag, path)
 		}
 	}
-	if err := atomicfile.Writable(o.out, o.pvalues, o.comparisons, o.passRates, o.spread, o.groups, o.curve, o.sizes, o.calibration); err != nil {
+	if err := atomicfile.Writable(o.out, o.pvalues, o.comparisons, o.passRates, o.spread, o.groups, o.curve, o.sizes, o.calibration, o.templates); err != nil {
 		return err
 	}
 	return nil
@@ -227,6 +233,7 @@ func (o *reportOptions) writeTables(ctx context.Context, tab *report.Table) erro
 		path    string
 		md, csv func(io.Writer) error
 	}{{o.groups, tab.WriteGroupsMarkdown, tab.WriteGroupsCSV}, {o.curve, tab.WriteLearningCurveMarkdown, tab.WriteLearningCurveCSV},
+		{o.templates, tab.WriteTemplatesMarkdown, tab.WriteTemplatesCSV},
 		{o.sizes, func(w io.Writer) error { return o.writeSizes(ctx, w, false) }, func(w io.Writer) error { return o.writeSizes(ctx, w, true) }},
 		{o.calibration, func(w io.Writer) error { return o.writeCalibration(ctx, w, false) }, func(w io.Writer) error { return o.writeCalibration(ctx, w, true) }}} {
 		if f.path == "" {

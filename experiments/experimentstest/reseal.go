@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/experiments"
+	"github.com/beluga-nlp/beluga/splits"
 )
 
 // Reseal writes a finished run's done marker anew, vouching for its files
@@ -45,5 +46,27 @@ func Reseal(tb testing.TB, dir string) {
 	}
 	if err := os.WriteFile(filepath.Join(dir, experiments.DoneFile), b, 0o644); err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// RecordGroupBalance records bal as the split counts (splits.GroupBalance)
+// of every run of runs held out by MetaScore, resealing each: what a
+// held-out metadata run of today records, in a store of fake runs.
+func RecordGroupBalance(tb testing.TB, store *experiments.Store, runs []experiments.Run, bal []splits.GroupBalance) {
+	tb.Helper()
+	for _, r := range runs {
+		if r.Score != MetaScore {
+			continue
+		}
+		dir := store.RunDir(r.ID())
+		res, err := experiments.ReadResult(dir)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		res.GroupBalance = bal
+		if err := experiments.WriteResult(dir, res); err != nil {
+			tb.Fatal(err)
+		}
+		Reseal(tb, dir)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"image/png"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,7 +18,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/beluga-nlp/beluga/experiments"
-	"github.com/beluga-nlp/beluga/experiments/experimentstest"
 	"github.com/beluga-nlp/beluga/report"
 )
 
@@ -374,23 +371,7 @@ func TestServeInBrowser(t *testing.T) {
 // mean ± standard error and the bootstrap interval, its hover each seed's
 // value and the paired t-test's p-value: package report's numbers.
 func TestSeedsAndIntervalsInBrowser(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "sweep.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := experiments.ParseSpec(append(b, "seeds: [1, 2]\n"...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := experiments.Expand(context.Background(), spec, &experiments.Inputs{Folds: experimentstest.FoldLister{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := &experiments.Store{Dir: t.TempDir()}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if sum, err := experiments.Execute(context.Background(), store, runs, caseRunner{}, experiments.Options{Jobs: 2, Logger: quiet}); err != nil || sum.Err() != nil {
-		t.Fatal(err, sum.Err())
-	}
+	store, runs := sweepIn(t, sweepYAML(t, "seeds: [1, 2]\n"), t.TempDir(), caseRunner{})
 	opt := report.Options{Trials: 100, CI: 95, Resamples: 100}
 	src, err := Build(store, runs, Options{Report: opt})
 	if err != nil {
@@ -499,23 +480,7 @@ func TestServeLatestRequestWins(t *testing.T) {
 // lacks per row, and marks the cells they leave incomplete (§) — the
 // baseline's every cell, here; without --partial no page is made.
 func TestPartialNoticeInBrowser(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "sweep.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := experiments.ParseSpec(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := experiments.Expand(context.Background(), spec, &experiments.Inputs{Folds: experimentstest.FoldLister{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := &experiments.Store{Dir: t.TempDir()}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if sum, err := experiments.Execute(context.Background(), store, runs, caseRunner{}, experiments.Options{Jobs: 2, Logger: quiet}); err != nil || sum.Err() != nil {
-		t.Fatal(err, sum.Err())
-	}
+	store, runs := sweepIn(t, sweepYAML(t, ""), t.TempDir(), caseRunner{})
 	var base experiments.Run
 	for _, r := range runs {
 		if r.Score == experiments.ScoreIID && r.Task == "SENT" {

@@ -16,7 +16,9 @@
 //     p-value against the IID baseline over cases (McNemar's exact test for
 //     i.i.d., approximate randomisation for G), the paired t-test's over
 //     seeds, the bootstrap interval when asked
-//     (report.Options.CI), the significance mark (report.Table.Mark) and the
+//     (report.Options.CI), the significance mark (report.Table.Mark), the
+//     footnote marks the Markdown table writes (report.Column.Marks: flags,
+//     a constant predictor's §, a skewed held-out group's ‖) and the
 //     runs it comes from: the baseline's all from its i.i.d. run; a trained
 //     row's i.i.d. score from its seen run, and its G of a score from the
 //     seen run (i.i.d. part) and that score's runs (suite part).
@@ -28,6 +30,12 @@
 //     result.json verdicts), the run that scored it — for a held-out score,
 //     the run whose fold held the functionality out — and its colour
 //     (report.Rocket).
+//   - View.Groups: the per-group tables (report.Table.GroupLines), each
+//     line's case count with the report's balance marks (report.GroupMarks:
+//     ‖ skewed share of T_test, # few T_test cases) and, in
+//     View.GroupFootnotes, the report's explanation with the counts
+//     (report.Table.GroupFootnotes): one definition of the marks, the
+//     report's.
 //   - View.Funcs: every functionality with its task, class and type (from
 //     the results) and description (from the suite file the trainer read,
 //     train_spec.json's suite, when it is still there).

@@ -166,11 +166,24 @@ func TestMain(m *testing.M) {
 
 func fixtureIn(t testing.TB, dir string) (*experiments.Store, []experiments.Run) {
 	t.Helper()
+	return sweepIn(t, sweepYAML(t, ""), dir, caseRunner{oldFormat: "lp"})
+}
+
+// sweepYAML is testdata/sweep.yaml with more YAML appended.
+func sweepYAML(t testing.TB, more string) string {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "sweep.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := experiments.ParseSpec(b)
+	return string(b) + more
+}
+
+// sweepIn expands a spec (folds from experimentstest.FoldLister) and
+// executes its runs with runner into a store in dir.
+func sweepIn(t testing.TB, yaml, dir string, runner experiments.Runner) (*experiments.Store, []experiments.Run) {
+	t.Helper()
+	spec, err := experiments.ParseSpec([]byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,8 +193,7 @@ func fixtureIn(t testing.TB, dir string) (*experiments.Store, []experiments.Run)
 	}
 	store := &experiments.Store{Dir: dir}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	sum, err := experiments.Execute(context.Background(), store, runs, caseRunner{oldFormat: "lp"}, experiments.Options{Jobs: 2, Logger: quiet})
-	if err != nil || sum.Err() != nil {
+	if sum, err := experiments.Execute(context.Background(), store, runs, runner, experiments.Options{Jobs: 2, Logger: quiet}); err != nil || sum.Err() != nil {
 		t.Fatal(err, sum.Err())
 	}
 	return store, runs

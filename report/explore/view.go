@@ -74,8 +74,10 @@ type View struct {
 	Baseline      int    `json:"baseline"`
 	BaselineLabel string `json:"baseline_label,omitempty"`
 	// Groups are the per-group tables (report.Table.GroupLines), one per
-	// task and held-out score.
-	Groups []GroupTableView `json:"groups"`
+	// task and held-out score; GroupFootnotes explain their marks
+	// (report.Table.GroupFootnotes).
+	Groups         []GroupTableView `json:"groups"`
+	GroupFootnotes []string         `json:"group_footnotes,omitempty"`
 	// Test is a test report (FromTest): the page draws its sections
 	// instead of Table 3, the heatmap and the group tables.
 	Test *report.TestReport `json:"test,omitempty"`
@@ -95,23 +97,26 @@ type GroupTableView struct {
 // GroupLineView is one line of a per-group table: every value on the
 // group's cases, as report.GroupLine holds them, with each value's marks
 // (flags, MarkTrivial), the gap's p-value and intervals when asked.
+// CasesMarks are the group's balance marks (report.GroupMarks: skewed
+// share of T_test, few T_test cases).
 type GroupLineView struct {
-	Row       int    `json:"row"`
-	Group     string `json:"group"`
-	Cases     int    `json:"cases"`
-	Baseline  Num    `json:"baseline"`
-	Trivial   Num    `json:"constant"`
-	TrivialBy string `json:"constant_by,omitempty"`
-	Seen      Num    `json:"seen"`
-	SeenMarks string `json:"seen_marks,omitempty"`
-	Held      Num    `json:"held"`
-	HeldMarks string `json:"held_marks,omitempty"`
-	HeldLo    Num    `json:"held_lo"`
-	HeldHi    Num    `json:"held_hi"`
-	Gap       Num    `json:"gap"`
-	GapP      Num    `json:"gap_p"`
-	GapLo     Num    `json:"gap_lo"`
-	GapHi     Num    `json:"gap_hi"`
+	Row        int    `json:"row"`
+	Group      string `json:"group"`
+	Cases      int    `json:"cases"`
+	CasesMarks string `json:"cases_marks,omitempty"`
+	Baseline   Num    `json:"baseline"`
+	Trivial    Num    `json:"constant"`
+	TrivialBy  string `json:"constant_by,omitempty"`
+	Seen       Num    `json:"seen"`
+	SeenMarks  string `json:"seen_marks,omitempty"`
+	Held       Num    `json:"held"`
+	HeldMarks  string `json:"held_marks,omitempty"`
+	HeldLo     Num    `json:"held_lo"`
+	HeldHi     Num    `json:"held_hi"`
+	Gap        Num    `json:"gap"`
+	GapP       Num    `json:"gap_p"`
+	GapLo      Num    `json:"gap_lo"`
+	GapHi      Num    `json:"gap_hi"`
 }
 
 // RowSummary names a table row (configuration × method).
@@ -158,9 +163,11 @@ type CellView struct {
 	Mark int            `json:"mark,omitempty"`
 	Best bool           `json:"best,omitempty"`
 	Runs []string       `json:"runs,omitempty"`
-	// FlagMarks are the footnote marks of the sanity flags of the runs
-	// behind the cell (report.Row.Flags), Flags each flag as "run kind:
-	// reason"; a flagged cell is never bold.
+	// FlagMarks are the cell's footnote marks as Table 3 writes them
+	// (report.Column.Marks): the sanity flags of the runs behind the cell
+	// (report.Row.Flags), MarkTrivial, and a metadata group column's skew
+	// mark; Flags are the flags as "run kind: reason"; a flagged cell is
+	// never bold.
 	FlagMarks string   `json:"flag_marks,omitempty"`
 	Flags     []string `json:"flags,omitempty"`
 }
@@ -405,7 +412,7 @@ func build(store *experiments.Store, tab *report.Table, runs []experiments.Run, 
 				}
 			}
 			if fs := c.Flags(r); !math.IsNaN(val) || report.Incomplete(fs) {
-				cv.FlagMarks = report.CellMarks(r, c.Cell(r))
+				cv.FlagMarks = c.Marks(r)
 				for _, f := range fs {
 					cv.Flags = append(cv.Flags, f.Run+" "+f.Kind+": "+f.Reason)
 				}
@@ -480,7 +487,9 @@ func build(store *experiments.Store, tab *report.Table, runs []experiments.Run, 
 		v.BaselineLabel = b.Label()
 	}
 	v.Groups = []GroupTableView{}
-	for _, l := range tab.GroupLines() {
+	lines := tab.GroupLines()
+	v.GroupFootnotes = tab.GroupFootnotes(lines)
+	for _, l := range lines {
 		if n := len(v.Groups); n == 0 || v.Groups[n-1].Task != l.Task || v.Groups[n-1].Score != l.Score {
 			name, cases := tab.CaseSet(l.Task, l.Score, "")
 			if name == "" {
@@ -490,7 +499,7 @@ func build(store *experiments.Store, tab *report.Table, runs []experiments.Run, 
 				Note: "Suite scores (T_test pass rates, %) on each group's cases; the first line of a row is the whole column, on " + name + ". Gap = seen − held out; p: approximate randomisation of the seen run against the held-out folds on the same cases."})
 		}
 		g := &v.Groups[len(v.Groups)-1]
-		g.Lines = append(g.Lines, GroupLineView{Row: slices.Index(tab.Rows, l.Row), Group: l.Group, Cases: l.Cases,
+		g.Lines = append(g.Lines, GroupLineView{Row: slices.Index(tab.Rows, l.Row), Group: l.Group, Cases: l.Cases, CasesMarks: report.GroupMarks(l),
 			Baseline: Num(l.Baseline.Value), Trivial: Num(l.Trivial), TrivialBy: l.TrivialBy,
 			Seen: Num(l.Seen.Value), SeenMarks: report.CellMarks(l.Row, l.Seen), Held: Num(l.HeldOut.Value), HeldMarks: report.CellMarks(l.Row, l.HeldOut),
 			HeldLo: Num(l.HeldOut.CI.Lo), HeldHi: Num(l.HeldOut.CI.Hi), Gap: Num(l.Gap.Value), GapP: Num(l.Gap.P), GapLo: Num(l.Gap.CI.Lo), GapHi: Num(l.Gap.CI.Hi)})

@@ -365,13 +365,14 @@
         const mark = m => m ? "<sup class='flag'>" + esc(m) + "</sup>" : "";
         const gap = l.gap === null ? "–" : (l.gap > 0 ? "+" : "") + num(l.gap);
         h += "<tr" + (l.group === "" ? " class='total'" : "") + "><th scope='row'>" + esc(view.rows[l.row].label) + "</th><td>" + esc(l.group === "" ? "(all folds)" : l.group) + "</td>" +
-          "<td class='num'>" + l.cases + "</td><td class='num'>" + num(l.baseline) + "</td><td class='num' title='" + esc(l.constant_by || "") + "'>" + num(l.constant) + "</td>" +
+          "<td class='num'>" + l.cases + mark(l.cases_marks) + "</td><td class='num'>" + num(l.baseline) + "</td><td class='num' title='" + esc(l.constant_by || "") + "'>" + num(l.constant) + "</td>" +
           "<td class='num'>" + num(l.seen) + mark(l.seen_marks) + "</td><td class='num'>" + num(l.held) + mark(l.held_marks) + (view.ci && l.held_lo !== null ? " [" + num(l.held_lo) + ", " + num(l.held_hi) + "]" : "") + "</td>" +
           "<td class='num'>" + gap + "</td><td class='num'>" + (l.gap_p === null ? "–" : Number(l.gap_p).toPrecision(3)) + "</td>" +
           (view.ci ? "<td>" + (l.gap_lo === null ? "–" : "[" + num(l.gap_lo) + ", " + num(l.gap_hi) + "]") + "</td>" : "") + "</tr>";
       }
       h += "</tbody></table>";
     });
+    if (view.group_footnotes && view.group_footnotes.length) h += "<div id='group-footnotes'>" + view.group_footnotes.map(f => "<p class='warn'>" + esc(f) + "</p>").join("") + "</div>";
     return h;
   }
   function showTip(e, html) { tip.innerHTML = html; tip.style.display = "block"; moveTip(e); }

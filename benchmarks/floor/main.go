@@ -4,7 +4,11 @@
 // of the step (recorded from a real step, then replayed on every backend
 // and kernel path), and the step itself (benchmarks/gostep's), printed as a
 // multiple of its GEMM floor: the time the step's products alone would take
-// at the best measured rate.
+// at the best measured rate. Two floors: the best engine per shape on any
+// kernel path (what the machine can do), and on the step's own path
+// (BELUGA_KERNELS=avx2 on an AVX-512 CPU: what the avx2 kernels can do, so
+// that the step's multiple is its overhead on that path); each engine's
+// rate is also given as a share of its path's FMA peak.
 //
 //	go run ./benchmarks/floor [-models tiny,mini,base] [-steps N]
 //	go run ./benchmarks/floor -paths    # the kernel paths this CPU has
@@ -102,10 +106,10 @@ func run(names []string, steps int) error {
 		return err
 	}
 	for _, l := range loops {
-		one := fmaPeak(l, 1)
-		all := fmaPeak(l, procs)
-		peaks[l.name] = all
-		fmt.Printf("fma peak %-12s 1 core %6.1f GFLOP/s, %d cores %6.1f GFLOP/s\n", l.name, one, procs, all)
+		one, _ := fmaPeak(l, 1)
+		all, allCPU := fmaPeak(l, procs)
+		peaks[l.name] = rate{all, allCPU}
+		fmt.Printf("fma peak %-12s 1 core %6.1f GFLOP/s, %d cores %6.1f GFLOP/s; from CPU time %6.1f GFLOP/s\n", l.name, one, procs, all, allCPU)
 	}
 	for _, n := range names {
 		sh, ok := shapes[n]
@@ -119,26 +123,32 @@ func run(names []string, steps int) error {
 	return nil
 }
 
-// peaks are the FMA peaks of the kernel paths on all cores, GFLOP/s.
-var peaks = map[string]float64{}
+// peaks are the FMA peaks of the kernel paths on all cores, GFLOP/s, from
+// the wall clock and from CPU time.
+var peaks = map[string]rate{}
+
+// rate is a rate from the wall clock and from CPU time, GFLOP/s.
+type rate struct{ wall, cpu float64 }
 
 // fmaPeak runs the loop on procs goroutines at once and returns the
-// best GFLOP/s of five rounds.
-func fmaPeak(l fmaLoop, procs int) float64 {
+// best GFLOP/s of five rounds, from the wall clock and from the CPU time
+// used (divided by procs, as the products' rates are: on a loaded machine
+// the wall clock counts the time other processes held the cores).
+func fmaPeak(l fmaLoop, procs int) (wall, cpu float64) {
 	const iters = 20_000_000
-	best := 0.0
 	for round := 0; round < 5; round++ {
 		var wg sync.WaitGroup
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuSeconds()
 		for p := 0; p < procs; p++ {
 			wg.Add(1)
 			go func() { defer wg.Done(); l.run(iters) }()
 		}
 		wg.Wait()
 		flops := float64(procs) * iters * float64(l.chains) * float64(l.lanes) * 2
-		best = max(best, flops/time.Since(start).Seconds()/1e9)
+		wall = max(wall, flops/time.Since(start).Seconds()/1e9)
+		cpu = max(cpu, flops/((cpuSeconds()-cpu0)/float64(procs))/1e9)
 	}
-	return best
+	return wall, cpu
 }
 
 // gemmCall is one product of a step, as the models asked the backend.
@@ -282,13 +292,14 @@ func (f *floorSum) add(n float64, shape floorSum) {
 }
 
 // ofPeak is a product's rate as a share of its kernel path's FMA peak on
-// all cores (from the wall clock and from CPU time), where the path has one.
+// all cores, from the wall clock and from CPU time (each against the peak
+// measured the same way), where the path has one.
 func ofPeak(path string, wall, cpu float64) string {
 	p, ok := peaks[path]
-	if !ok || p == 0 {
+	if !ok || p.wall == 0 || p.cpu == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" = %.0f%% (CPU time %.0f%%) of the %s FMA peak", 100*wall/p, 100*cpu/p, path)
+	return fmt.Sprintf(" = %.0f%% (CPU time %.0f%%) of the %s FMA peak", 100*wall/p.wall, 100*cpu/p.cpu, path)
 }
 
 // withBF16 is -bf16: the bf16 step and floor beside fp32's.

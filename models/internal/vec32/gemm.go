@@ -57,22 +57,24 @@ func gemm(kn *Kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 		scaleBlock(c, ldc, beta, 0, m, 0, n)
 		return
 	}
-	g := &sgemm{kn: kn, transA: transA, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, beta: beta, c: c, ldc: ldc}
+	g := &sgemm{kn: kn, transA: transA, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
 	mr, nr := kn.mr, kn.nr
 	g.panels, g.colPanels = (m+mr-1)/mr, (n+nr-1)/nr
-	kBlocks := (k + sgemmKC - 1) / sgemmKC
-	// BLIS's loop order: B is packed whole, block of k by block, in panels
-	// of nr columns (bp[l0·colPanels·nr + q·kb·nr]); each task packs its
-	// block of A (mcRows rows, a block of k at a time) into micro-panels
-	// of mr rows, which stay in L2, and runs the kernel over them for one
-	// panel of B after another: each panel of B is read from L1 by every
-	// micro-panel of the block, A's micro-panels stream from L2.
-	g.bp = packs.get(k * g.colPanels * nr)
-	packAll := func(lo, hi int) {
-		for t := lo; t < hi; t++ {
-			l0, q := sgemmKC*(t/g.colPanels), t%g.colPanels
-			kn.packB(g.bp[l0*g.colPanels*nr:], transB, b, ldb, l0, min(sgemmKC, k-l0), n, nr, q, q+1)
-		}
+	// BLIS's loop order, one block of k after another (in order: that
+	// fixes the bits): the block of B is packed in panels of nr columns
+	// (bp[q·kb·nr]), shared by the cores; each task packs its block of A
+	// (mcRows rows) into micro-panels of mr rows, which stay in L2, and
+	// runs the kernel over them for one panel of B after another: each
+	// panel of B is read from L1 by every micro-panel of the block (on
+	// AVX2; AVX-512's order is the other way round, see task).
+	g.bp = packs.get(min(sgemmKC, k) * g.colPanels * nr)
+	// Where the kernel streams B past a micro-panel of A kept in L1, an
+	// untransposed B is read where it lies (rows contiguous), all but its
+	// edge panel.
+	g.inPlaceB = !transB && kn.aInL1
+	first := 0
+	if g.inPlaceB {
+		first = n / nr
 	}
 	// The work is split into tasks of one block of rows by a chunk of
 	// column panels. Where rows are few, the blocks shrink (down to
@@ -89,20 +91,24 @@ func gemm(kn *Kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 		g.chunk = max(1, g.colPanels*g.rowBlocks/(4*procs))
 	}
 	tasks := g.rowBlocks * ((g.colPanels + g.chunk - 1) / g.chunk)
-	run := func(lo, hi int) {
-		ap, tile := packs.get(g.mcPanels*mr*min(sgemmKC, k)), packs.get(mr*nr)
-		for t := lo; t < hi; t++ {
-			g.task(t, ap, tile)
+	for l0 := 0; l0 < k; l0 += sgemmKC {
+		kb := min(sgemmKC, k-l0)
+		pack := func(lo, hi int) { kn.packB(g.bp, transB, b, ldb, l0, kb, n, nr, first+lo, first+hi) }
+		run := func(lo, hi int) {
+			ap, tile := packs.get(g.mcPanels*mr*kb), packs.get(mr*nr)
+			for t := lo; t < hi; t++ {
+				g.task(t, l0, kb, ap, tile)
+			}
+			packs.put(tile)
+			packs.put(ap)
 		}
-		packs.put(tile)
-		packs.put(ap)
-	}
-	if parallel {
-		ParallelFor(kBlocks*g.colPanels, max(1, (1<<14)/(sgemmKC*nr)), packAll)
-		ParallelFor(tasks, 1, run)
-	} else {
-		packAll(0, kBlocks*g.colPanels)
-		run(0, tasks)
+		if parallel {
+			ParallelFor(g.colPanels-first, max(1, (1<<14)/(kb*nr)), pack)
+			parallelEach(tasks, run)
+		} else {
+			pack(0, g.colPanels-first)
+			run(0, tasks)
+		}
 	}
 	packs.put(g.bp)
 }
@@ -114,66 +120,91 @@ type sgemm struct {
 	transA                     bool
 	m, n, k                    int
 	alpha, beta                float32
-	a, c, bp                   []float32
-	lda, ldc                   int
+	a, b, c, bp                []float32
+	lda, ldb, ldc              int
+	inPlaceB                   bool
 	panels, colPanels          int
 	mcPanels, rowBlocks, chunk int
 }
 
-// task runs task t: its block of rows by its chunk of columns, over every
-// block of k in order; ap holds its packed A, tile an edge block of C.
-func (g *sgemm) task(t int, ap, tile []float32) {
-	kn, m, n, k, a, lda, c, ldc := g.kn, g.m, g.n, g.k, g.a, g.lda, g.c, g.ldc
-	mr, nr := kn.mr, kn.nr
+// task runs task t: its block of rows by its chunk of columns, for the
+// block of k from l0; ap holds its packed A, tile an edge block of C.
+func (g *sgemm) task(t, l0, kb int, ap, tile []float32) {
+	kn, m, a, lda := g.kn, g.m, g.a, g.lda
+	mr := kn.mr
 	rb, cc := t%g.rowBlocks, t/g.rowBlocks
 	p0, p1 := rb*g.mcPanels, min(g.panels, (rb+1)*g.mcPanels)
 	q0, q1 := cc*g.chunk, min(g.colPanels, (cc+1)*g.chunk)
-	// An untransposed A with alpha 1 is read where it lies (alpha·a is a
-	// then: the same bits as packed), its rows contiguous along k.
-	inPlaceA := !g.transA && g.alpha == 1
-	for l0 := 0; l0 < k; l0 += sgemmKC {
-		kb := min(sgemmKC, k-l0)
-		if !inPlaceA {
-			kn.packA(ap, g.transA, a, lda, g.alpha, mr*p0, min(m, mr*p1)-mr*p0, l0, kb)
-		} else if last := mr * (p1 - 1); m-last < mr {
-			// Only an edge micro-panel is packed.
-			kn.packA(ap[(p1-1-p0)*mr*kb:], false, a, lda, g.alpha, last, m-last, l0, kb)
-		}
-		for q := q0; q < q1; q++ {
-			j0 := nr * q
-			cols := min(nr, n-j0)
-			bq := &g.bp[l0*g.colPanels*nr+q*kb*nr]
-			for p := p0; p < p1; p++ {
-				i0 := mr * p
-				rows := min(mr, m-i0)
-				aq, as, ak := &ap[(p-p0)*mr*kb], 4, 4*mr
-				if inPlaceA && rows == mr {
-					aq, as, ak = &a[i0*lda+l0], 4*lda, 4
-				}
-				// A whole block with beta 0 is set by the kernel (fresh)
-				// without reading C; otherwise beta·C is applied by the
-				// task that owns the block, just before its first products
-				// are added.
-				fresh := l0 == 0 && g.beta == 0 && rows == mr && cols == nr
-				if l0 == 0 && !fresh {
-					scaleBlock(c, ldc, g.beta, i0, rows, j0, cols)
-				}
-				if rows == mr && cols == nr {
-					kn.gemm(kb, aq, as, ak, bq, 4*nr, &c[i0*ldc+j0], ldc, fresh)
-					continue
-				}
-				// An edge block: C's part in a zero-padded tile, so that
-				// each element is summed as in a whole block.
-				clear(tile)
-				for i := 0; i < rows; i++ {
-					copy(tile[i*nr:i*nr+cols], c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols])
-				}
-				kn.gemm(kb, aq, as, ak, bq, 4*nr, &tile[0], nr, false)
-				for i := 0; i < rows; i++ {
-					copy(c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols], tile[i*nr:i*nr+cols])
-				}
+	// A with alpha 1 is read where it lies (alpha·a is a then: the same
+	// bits as packed) when its micro-panel's reads stream: an untransposed
+	// A's rows are contiguous along k; a transposed A's micro-panel (mr
+	// floats a row, rows lda apart) only where it is kept in L1, its
+	// strided reads paid once (packing it first would pay them apart from
+	// the FMAs).
+	inPlaceA := g.alpha == 1 && (!g.transA || kn.aInL1)
+	if !inPlaceA {
+		kn.packA(ap, g.transA, a, lda, g.alpha, mr*p0, min(m, mr*p1)-mr*p0, l0, kb)
+	} else if last := mr * (p1 - 1); m-last < mr {
+		// Only an edge micro-panel is packed.
+		kn.packA(ap[(p1-1-p0)*mr*kb:], g.transA, a, lda, g.alpha, last, m-last, l0, kb)
+	}
+	// The tile's loop order: for AVX2's 6×16 a panel of B (16 KiB)
+	// is kept in L1 across the block's micro-panels of A; AVX-512's
+	// 12×32 panel of B (32 KiB) is not, and keeps a micro-panel of A
+	// (12 KiB) in L1 across the chunk's panels of B instead.
+	if kn.aInL1 {
+		for p := p0; p < p1; p++ {
+			for q := q0; q < q1; q++ {
+				g.block(ap, tile, p, p0, q, l0, kb, inPlaceA)
 			}
 		}
+		return
+	}
+	for q := q0; q < q1; q++ {
+		for p := p0; p < p1; p++ {
+			g.block(ap, tile, p, p0, q, l0, kb, inPlaceA)
+		}
+	}
+}
+
+// block adds the products of block kb of k (from l0) for micro-panel p of
+// A (packed in ap from panel p0, or read in place) and panel q of B to C.
+func (g *sgemm) block(ap, tile []float32, p, p0, q, l0, kb int, inPlaceA bool) {
+	kn, c, ldc := g.kn, g.c, g.ldc
+	mr, nr := kn.mr, kn.nr
+	j0, i0 := nr*q, mr*p
+	cols, rows := min(nr, g.n-j0), min(mr, g.m-i0)
+	bq, bs := &g.bp[q*kb*nr], 4*nr
+	if g.inPlaceB && cols == nr {
+		bq, bs = &g.b[l0*g.ldb+j0], 4*g.ldb
+	}
+	aq, as, ak := &ap[(p-p0)*mr*kb], 4, 4*mr
+	switch {
+	case inPlaceA && rows == mr && g.transA:
+		aq, as, ak = &g.a[l0*g.lda+i0], 4, 4*g.lda
+	case inPlaceA && rows == mr:
+		aq, as, ak = &g.a[i0*g.lda+l0], 4*g.lda, 4
+	}
+	// A whole block with beta 0 is set by the kernel (fresh) without
+	// reading C; otherwise beta·C is applied by the task that owns the
+	// block, just before its first products are added.
+	fresh := l0 == 0 && g.beta == 0 && rows == mr && cols == nr
+	if l0 == 0 && !fresh {
+		scaleBlock(c, ldc, g.beta, i0, rows, j0, cols)
+	}
+	if rows == mr && cols == nr {
+		kn.gemm(kb, aq, as, ak, bq, bs, &c[i0*ldc+j0], ldc, fresh)
+		return
+	}
+	// An edge block: C's part in a zero-padded tile, so that each element
+	// is summed as in a whole block.
+	clear(tile)
+	for i := 0; i < rows; i++ {
+		copy(tile[i*nr:i*nr+cols], c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols])
+	}
+	kn.gemm(kb, aq, as, ak, bq, bs, &tile[0], nr, false)
+	for i := 0; i < rows; i++ {
+		copy(c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols], tile[i*nr:i*nr+cols])
 	}
 }
 
@@ -271,17 +302,16 @@ func packAPanel(ap []float32, trans bool, a []float32, lda int, alpha float32, i
 		}
 		return
 	}
-	if rows == 12 && mr == 12 {
-		// Twelve rows at once: sequential writes, twelve read streams.
-		row := func(i int) []float32 { return a[(i0+i)*lda+l0 : (i0+i)*lda+l0+kb] }
-		r0, r1, r2, r3, r4, r5 := row(0), row(1), row(2), row(3), row(4), row(5)
-		r6, r7, r8, r9, r10, r11 := row(6), row(7), row(8), row(9), row(10), row(11)
-		dst := ap[:12*kb]
-		for l := range r0 {
-			d := (*[12]float32)(dst[12*l : 12*l+12])
-			d[0], d[1], d[2], d[3] = alpha*r0[l], alpha*r1[l], alpha*r2[l], alpha*r3[l]
-			d[4], d[5], d[6], d[7] = alpha*r4[l], alpha*r5[l], alpha*r6[l], alpha*r7[l]
-			d[8], d[9], d[10], d[11] = alpha*r8[l], alpha*r9[l], alpha*r10[l], alpha*r11[l]
+	if rows == mr && mr%6 == 0 {
+		// Six rows at a time: six read streams, each packed row's six
+		// floats written together.
+		for i := 0; i < mr; i += 6 {
+			row := func(j int) []float32 { return a[(i0+i+j)*lda+l0 : (i0+i+j)*lda+l0+kb] }
+			r0, r1, r2, r3, r4, r5 := row(0), row(1), row(2), row(3), row(4), row(5)
+			for l := range r0 {
+				d := (*[6]float32)(ap[l*mr+i : l*mr+i+6])
+				d[0], d[1], d[2], d[3], d[4], d[5] = alpha*r0[l], alpha*r1[l], alpha*r2[l], alpha*r3[l], alpha*r4[l], alpha*r5[l]
+			}
 		}
 		return
 	}
@@ -324,7 +354,25 @@ func ParallelFor(n, grain int, fn func(lo, hi int)) {
 		fn(0, n)
 		return
 	}
-	step := max(grain, (n+4*workers-1)/(4*workers))
+	runRanges(n, max(grain, (n+4*workers-1)/(4*workers)), workers, fn)
+}
+
+// parallelEach calls fn over [0, n) one element at a time, handed out to
+// at most GOMAXPROCS goroutines as they ask: for elements of work large
+// enough that waiting for the last of four ranges a goroutine would cost
+// more than handing them out one by one (the products' tasks).
+func parallelEach(n int, fn func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		fn(0, n)
+		return
+	}
+	runRanges(n, 1, workers, fn)
+}
+
+// runRanges calls fn over [0, n) in ranges of step, on the caller's
+// goroutine and workers-1 others, each taking the next range when done.
+func runRanges(n, step, workers int, fn func(lo, hi int)) {
 	ranges := (n + step - 1) / step
 	var next atomic.Int64
 	work := func() {

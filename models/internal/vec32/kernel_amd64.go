@@ -129,7 +129,7 @@ var avx2Kernels = &Kernels{name: PathAVX2, mr: 6, nr: 16, gemm: sgemmKernel6x16,
 // at a time, then one block of 8 on the AVX2 kernel, so that every element
 // gets the instructions it gets on the avx2 path; the other element-wise
 // kernels round each operation as the Go loops do, at any width.
-var avx512Kernels = &Kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel12x32, packATrans: packATrans12, packBRows: packBRowsAVX512, lanes: 16, fmaPeak: fmaPeakAVX512,
+var avx512Kernels = &Kernels{name: PathAVX512, mr: 12, nr: 32, gemm: sgemmKernel12x32, packATrans: packATrans12, packBRows: packBRowsAVX512, aInL1: true, lanes: 16, fmaPeak: fmaPeakAVX512,
 	geluF: func(y, x []float32) int {
 		n := len(x) &^ 15
 		if n > 0 {

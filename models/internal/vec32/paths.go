@@ -41,6 +41,9 @@ type Kernels struct {
 	// transposed A, kb rows of its storage from a (lda floats apart):
 	// ap[p·mr·kb + l·mr + i] = a[l·lda + p·mr + i].
 	packATrans func(ap, a *float32, lda, kb, panels int)
+	// aInL1: the kernel runs over a block's panels of B for each of its
+	// micro-panels of A (kept in L1), not the other way round.
+	aInL1 bool
 	// packBRows packs a whole panel of an untransposed B: kb rows of nr
 	// floats, ldb apart, into panel.
 	packBRows func(panel, b *float32, ldb, kb int)

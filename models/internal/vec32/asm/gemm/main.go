@@ -197,11 +197,7 @@ func packATrans(mr int) {
 	TEXT(fmt.Sprintf("packATrans%d", mr), NOSPLIT, "func(ap, a *float32, lda, kb, panels int)")
 	Doc(fmt.Sprintf("ap[p·%d·kb + l·%d + i] = a[l·lda + p·%d + i] for l < kb, i < %d, p < panels (> 0).", mr, mr, mr, mr))
 	ap, a, lda, kb, panel := RDI, RSI, R8, R9, R11
-	Load(Param("ap"), ap)
-	Load(Param("a"), a)
-	Load(Param("lda"), lda)
-	SHLQ(U8(2), lda) // bytes
-	Load(Param("kb"), kb)
+	packArgs("ap", "a", "lda", ap, a, lda, kb)
 	IMUL3Q(U32(4*mr), kb, panel) // a micro-panel in bytes
 	TESTQ(kb, kb)
 	JZ(LabelRef("adone"))
@@ -244,11 +240,7 @@ func packBRows(w asm.Width) {
 	TEXT("packBRows"+w.Suffix, NOSPLIT, "func(panel, b *float32, ldb, kb int)")
 	Doc(fmt.Sprintf("panel[l·%d + j] = b[l·ldb + j] for l < kb, j < %d.", 2*w.Lanes, 2*w.Lanes))
 	panel, b, ldb, kb := RDI, RSI, R8, R9
-	Load(Param("panel"), panel)
-	Load(Param("b"), b)
-	Load(Param("ldb"), ldb)
-	SHLQ(U8(2), ldb) // bytes
-	Load(Param("kb"), kb)
+	packArgs("panel", "b", "ldb", panel, b, ldb, kb)
 	TESTQ(kb, kb)
 	JZ(LabelRef("bdone"))
 	Label("brow")
@@ -265,6 +257,16 @@ func packBRows(w asm.Width) {
 	RET()
 }
 
+// packArgs loads a packer's arguments: the destination and the source,
+// the source's row stride (in floats, turned into bytes) and kb.
+func packArgs(dst, src, ld string, d, s, l, kb GPPhysical) {
+	Load(Param(dst), d)
+	Load(Param(src), s)
+	Load(Param(ld), l)
+	SHLQ(U8(2), l) // bytes
+	Load(Param("kb"), kb)
+}
+
 // packBTrans packs a transposed B's full panel for the kernels:
 // panel[l·nr + j] = b[j·ldb + l] for j < nr and l < kb (multiples of 8), by
 // 8×8 blocks transposed in YMM registers (the scalar loop gathers one
@@ -272,11 +274,7 @@ func packBRows(w asm.Width) {
 func packBTrans() {
 	TEXT("packBTransAVX", NOSPLIT, "func(panel, b *float32, ldb, kb, nr int)")
 	panel, b, ldb, kb, row := RDI, RSI, R8, R9, R10
-	Load(Param("panel"), panel)
-	Load(Param("b"), b)
-	Load(Param("ldb"), ldb)
-	SHLQ(U8(2), ldb) // bytes
-	Load(Param("kb"), kb)
+	packArgs("panel", "b", "ldb", panel, b, ldb, kb)
 	SHRQ(U8(3), kb) // blocks of l
 	Load(Param("nr"), row)
 	SHLQ(U8(2), row) // a packed row in bytes

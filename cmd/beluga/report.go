@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -179,32 +180,24 @@ func (o *reportOptions) run(ctx context.Context) error {
 	if lines := tab.Partial(); len(lines) > 0 {
 		fmt.Fprintf(o.ErrOut, "partial report: the table lacks these runs of its sweep (cells marked %s):\n  %s\n", report.MarkIncomplete, strings.Join(lines, "\n  "))
 	}
-	if err := o.write(o.out, write); err != nil {
-		return err
-	}
+	outs := []output{{o.out, write}}
 	pvalues := o.pvalues
 	// A side file is named after a file, never a device or FIFO (-o
 	// /dev/null would make /dev/null-pvalues.csv).
 	if pvalues == "" && o.out != "" && o.out != "-" && atomicfile.Regular(o.out) {
 		pvalues = strings.TrimSuffix(o.out, filepath.Ext(o.out)) + "-pvalues.csv"
 	}
-	for _, f := range []struct {
-		path  string
-		write func(io.Writer) error
-	}{
+	for _, f := range []output{
 		{pvalues, tab.WritePValuesCSV},
 		{o.comparisons, tab.WriteComparisonsCSV},
 		{o.spread, func(w io.Writer) error { return tab.WriteSpreadCSV(w, o.swing) }},
 		{o.passRates, tab.WritePassRatesCSV},
 	} {
-		if f.path == "" {
-			continue
-		}
-		if err := o.write(f.path, f.write); err != nil {
-			return err
+		if f.path != "" {
+			outs = append(outs, f)
 		}
 	}
-	return o.writeTables(ctx, tab)
+	return o.writeAll(append(outs, o.sideTables(ctx, tab)...))
 }
 
 // formatted is Table 3 of the store and what writes it in --format.
@@ -225,10 +218,17 @@ func (o *reportOptions) formatted(ctx context.Context, opt report.Options) (*rep
 	return tab, write, nil
 }
 
-// writeTables writes the tables beside Table 3 that a flag asks for, each
-// in the format its file's extension names (- : Markdown on standard
+// output is one file of a report, or standard output ("" or -).
+type output struct {
+	path  string
+	write func(io.Writer) error
+}
+
+// sideTables are the tables beside Table 3 that a flag asks for, each in
+// the format its file's extension names (- : Markdown on standard
 // output).
-func (o *reportOptions) writeTables(ctx context.Context, tab *report.Table) error {
+func (o *reportOptions) sideTables(ctx context.Context, tab *report.Table) []output {
+	var outs []output
 	for _, f := range []struct {
 		path    string
 		md, csv func(io.Writer) error
@@ -243,7 +243,29 @@ func (o *reportOptions) writeTables(ctx context.Context, tab *report.Table) erro
 		if strings.EqualFold(filepath.Ext(f.path), ".csv") {
 			write = f.csv
 		}
-		if err := o.write(f.path, write); err != nil {
+		outs = append(outs, output{f.path, write})
+	}
+	return outs
+}
+
+// writeAll makes every output in memory before it writes any, so that a
+// table the store cannot give (a learning curve of a sweep without sizes,
+// templates of one without the axis) fails the command with nothing of
+// the report written.
+func (s ioStreams) writeAll(outs []output) error {
+	made := make([][]byte, len(outs))
+	for i, f := range outs {
+		var b bytes.Buffer
+		if err := f.write(&b); err != nil {
+			return err
+		}
+		made[i] = b.Bytes()
+	}
+	for i, f := range outs {
+		if err := s.write(f.path, func(w io.Writer) error {
+			_, err := w.Write(made[i])
+			return err
+		}); err != nil {
 			return err
 		}
 	}

@@ -293,3 +293,27 @@ func TestReportGroupsCurveBaselineFlags(t *testing.T) {
 		t.Error("a refused --groups file was written")
 	}
 }
+
+// A side table the store cannot give fails beluga report with nothing of
+// the report written: not Table 3, not its p-values, not another side
+// table asked for beside it.
+func TestReportWritesNothingWhenASideTableFails(t *testing.T) {
+	for _, side := range [][]string{
+		{"--templates", "templates.md"},   // the quickstart swept no prompt.template
+		{"--learning-curve", "curve.csv"}, // nor train_size
+	} {
+		dir := t.TempDir()
+		args := []string{"report", "testdata/quickstart-store", "-o", filepath.Join(dir, "table.md"), "--groups", filepath.Join(dir, "groups.md")}
+		args = append(args, side[0], filepath.Join(dir, side[1]))
+		if out, err := execute(t, args...); err == nil {
+			t.Errorf("beluga report %s on a store without it: no error\n%s", side[0], out)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			t.Errorf("beluga report %s failed but wrote %v", side[0], names)
+		}
+	}
+}

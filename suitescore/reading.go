@@ -3,6 +3,7 @@ package suitescore
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/beluga-nlp/beluga/metrics"
@@ -36,7 +37,9 @@ func PredictJSONL(match []int) Reading {
 //
 //   - Squash: a two-way sentiment model's P(positive) squashed to
 //     CheckList's three classes at float32, as BeLUGA's float32 model
-//     does (metrics.Squash32; pred_and_softmax);
+//     does (metrics.Squash32; pred_and_softmax); P(positive) is the
+//     model class c whose ToSuite[c] is 1, the suite's second
+//     model_label (ToSuite nil: class 1);
 //   - two model classes on two labels: binary_conf, P(second class),
 //     class 1 when it is above 0.5;
 //   - otherwise the probabilities placed in the suite's label order
@@ -57,7 +60,11 @@ func (b BeLUGA) Read(out []float32) metrics.Prediction {
 		return metrics.Prediction{Class: -1}
 	}
 	if b.Squash {
-		return metrics.Squash32(out[1], metrics.SquashCheckList)
+		positive := 1
+		if b.ToSuite != nil {
+			positive = slices.Index(b.ToSuite, 1)
+		}
+		return metrics.Squash32(out[positive], metrics.SquashCheckList)
 	}
 	probs := make([]float64, b.Labels)
 	for c, p := range out {

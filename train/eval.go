@@ -187,8 +187,8 @@ func evalSuite(ctx context.Context, m predictFunc, task *Task, s *suites.Suite, 
 // three classes, two classes as P(second class), more as class and
 // probabilities in the suite's label order.
 func suiteReading(task *Task, s *suites.Suite) (suitescore.BeLUGA, error) {
-	if task.squashes(s) {
-		return suitescore.BeLUGA{Labels: len(s.Labels), Squash: true}, nil
+	if modelLabel, ok := task.squash(s); ok {
+		return suitescore.BeLUGA{Labels: len(s.Labels), Squash: true, ToSuite: modelLabel}, nil
 	}
 	toSuite, err := task.suiteClasses(s)
 	return suitescore.BeLUGA{Labels: len(s.Labels), ToSuite: toSuite}, err

@@ -235,10 +235,22 @@ func (t *Task) target(s *suites.Suite, label string) ([]float64, error) {
 	return nil, fmt.Errorf("suite label %q is not a label of task %s (%s) and suite_labels does not map it", name, t.Name, strings.Join(t.Labels, ", "))
 }
 
-// squashes says whether predictions are scored as CheckList scores a
-// 2-class sentiment model on its 3-class suite: squashed (pred_and_softmax).
-func (t *Task) squashes(s *suites.Suite) bool {
-	return len(s.Labels) == 3 && slices.Equal(s.ModelLabels, t.Labels)
+// squash says whether predictions are scored as CheckList scores a
+// 2-class sentiment model on its 3-class suite, squashed
+// (pred_and_softmax), and then which of the suite's two model_labels each
+// task class is. The task's labels are the model_labels in any order,
+// matched by name, as beluga test matches a model's classes.
+func (t *Task) squash(s *suites.Suite) (modelLabel []int, ok bool) {
+	if len(s.Labels) != 3 || len(s.ModelLabels) != 2 || len(t.Labels) != 2 {
+		return nil, false
+	}
+	modelLabel = make([]int, 2)
+	for c, l := range t.Labels {
+		if modelLabel[c] = slices.Index(s.ModelLabels, l); modelLabel[c] < 0 {
+			return nil, false
+		}
+	}
+	return modelLabel, modelLabel[0] != modelLabel[1]
 }
 
 // suiteClasses maps each task class onto the suite's label of the same
@@ -265,7 +277,7 @@ func (t *Task) CheckSuite(s *suites.Suite) error {
 	if k, ok := builtinKind(s.Task); ok && k == KindSpan {
 		return fmt.Errorf("suite %s is a reading-comprehension suite (answers, not classes): task %s is a classification task", s.Name, t.Name)
 	}
-	if !t.squashes(s) {
+	if _, squashed := t.squash(s); !squashed {
 		if _, err := t.suiteClasses(s); err != nil {
 			return err
 		}

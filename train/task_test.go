@@ -179,3 +179,41 @@ func TestClassificationTaskRefusesSpanSuite(t *testing.T) {
 		}
 	}
 }
+
+// A 2-class sentiment task is squashed onto CheckList's 3-class suite as
+// CheckList squashes it whatever order the task lists its labels in: the
+// suite's model_labels are matched by name, as beluga test matches a
+// model's classes. A task listing [positive, negative] used to be read as
+// a 2-way argmax that never predicts neutral.
+func TestSquashMatchesModelLabelsByName(t *testing.T) {
+	s := &suites.Suite{Name: "sentiment", Labels: []string{"negative", "neutral", "positive"}, ModelLabels: []string{"negative", "positive"}}
+	for _, tc := range []struct {
+		labels []string
+		out    []float32 // the model's probabilities, in the task's order
+		want   int       // the suite class
+	}{
+		{[]string{"negative", "positive"}, []float32{0.1, 0.9}, 2},
+		{[]string{"negative", "positive"}, []float32{0.5, 0.5}, 1},
+		{[]string{"positive", "negative"}, []float32{0.9, 0.1}, 2},
+		{[]string{"positive", "negative"}, []float32{0.1, 0.9}, 0},
+		{[]string{"positive", "negative"}, []float32{0.5, 0.5}, 1},
+	} {
+		task := &Task{Name: "SENT", Labels: tc.labels}
+		read, err := suiteReading(task, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !read.Squash {
+			t.Errorf("task labels %v: not squashed", tc.labels)
+			continue
+		}
+		if got := read.Read(tc.out); got.Class != tc.want {
+			t.Errorf("task labels %v, probabilities %v: suite class %d, want %d", tc.labels, tc.out, got.Class, tc.want)
+		}
+	}
+	for _, labels := range [][]string{{"negative", "negative"}, {"negative", "other"}, {"negative", "neutral", "positive"}} {
+		if _, ok := (&Task{Labels: labels}).squash(s); ok {
+			t.Errorf("task labels %v squash", labels)
+		}
+	}
+}

@@ -415,22 +415,12 @@ func (o *reportOptions) writeSizes(ctx context.Context, w io.Writer, csv bool) e
 // runTest writes the test report of a folder beluga test wrote: the same
 // page beluga test writes (html), or its Markdown.
 func (o *reportOptions) runTest() error {
-	var write func(io.Writer) error
-	switch o.format {
-	case "html":
-		src, err := explore.FromTestDirs(o.arg)
-		if err != nil {
-			return err
-		}
-		write = src.WriteHTML
-	case "md", "markdown":
-		r, _, err := report.ReadTestReport(o.arg)
-		if err != nil {
-			return err
-		}
-		write = r.WriteMarkdown
-	default:
+	if o.format != "html" && o.format != "md" && o.format != "markdown" {
 		return fmt.Errorf("%s is a folder beluga test wrote: its report is --format md or html, not %s", o.arg, o.format)
+	}
+	write, err := testReport(o.format, o.arg)
+	if err != nil {
+		return err
 	}
 	return o.write(o.out, write)
 }

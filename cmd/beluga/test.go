@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/beluga-nlp/beluga/datasets"
-	"github.com/beluga-nlp/beluga/internal/atomicfile"
 	"github.com/beluga-nlp/beluga/modeltest"
 	"github.com/beluga-nlp/beluga/report"
 	"github.com/beluga-nlp/beluga/report/explore"
@@ -203,28 +202,32 @@ func (o *testCompareOptions) validate() error {
 
 // run reads both folders and writes the comparison in --format.
 func (o *testCompareOptions) run(context.Context) error {
-	var write func(io.Writer) error
-	if o.format == "html" {
-		src, err := explore.FromTestDirs(o.args...)
-		if err != nil {
-			return err
-		}
-		write = src.WriteHTML
-	} else {
-		r, _, err := report.ReadTestReport(o.args...)
-		if err != nil {
-			return err
-		}
-		write = map[bool]func(io.Writer) error{true: r.WriteText, false: r.WriteMarkdown}[o.format == "text"]
-	}
-	if o.out == "" || o.out == "-" {
-		return write(o.Out)
-	}
-	if err := atomicfile.Write(o.out, write); err != nil {
+	write, err := testReport(o.format, o.args...)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintln(o.ErrOut, "wrote", o.out)
-	return nil
+	return o.write(o.out, write)
+}
+
+// testReport reads the folders beluga test wrote and returns what writes
+// their report in format: html (the page beluga test writes), text (the
+// table) or Markdown (anything else: md, markdown).
+func testReport(format string, dirs ...string) (func(io.Writer) error, error) {
+	if format == "html" {
+		src, err := explore.FromTestDirs(dirs...)
+		if err != nil {
+			return nil, err
+		}
+		return src.WriteHTML, nil
+	}
+	r, _, err := report.ReadTestReport(dirs...)
+	if err != nil {
+		return nil, err
+	}
+	if format == "text" {
+		return r.WriteText, nil
+	}
+	return r.WriteMarkdown, nil
 }
 
 // printCalibration says in two lines how the user's data and the suite's

@@ -205,7 +205,7 @@ func loadModel(ctx context.Context, opt Options, maxLength int) (*pretrained.Mod
 	if err != nil {
 		return nil, err
 	}
-	logLoad(m, maxLength)
+	logLoad(ctx, m, maxLength)
 	if len(m.Report.Initialised) > 0 && !opt.AllowUntrainedHead {
 		return nil, untrainedHead(opt.Model, m.Report)
 	}
@@ -389,8 +389,12 @@ func untrainedHead(model string, rep models.LoadReport) error {
 // model's directory, its weights file and the dtype its config.json
 // names, the checkpoint's tensors left unused, the parameters initialised
 // and the buffers checked, the tokenizer, the maximum length and the
-// labels.
-func logLoad(m *pretrained.Model, maxLength int) {
+// labels. Its stat and read of the checkpoint's files serve only that
+// line: without -v they are not done.
+func logLoad(ctx context.Context, m *pretrained.Model, maxLength int) {
+	if !slog.Default().Enabled(ctx, slog.LevelDebug) {
+		return
+	}
 	weights, dtype := "(inside the archive)", ""
 	for _, name := range checkpoint.WeightFiles {
 		if _, err := os.Stat(filepath.Join(m.Dir, name)); err == nil {

@@ -521,36 +521,29 @@ func squadClean(s string) string {
 	return strings.TrimRight(s, ".")
 }
 
-// MarshalText names the mode in results: checklist or corrected.
-func (m TripletMode) MarshalText() ([]byte, error) {
-	return []byte([...]string{"checklist", "corrected"}[m]), nil
-}
+// modeNames name a TripletMode's and a SquashMode's values in results, in
+// their order: CheckList's behaviour, then the corrected one.
+var modeNames = [...]string{"checklist", "corrected"}
 
 // MarshalText names the mode in results: checklist or corrected.
-func (m SquashMode) MarshalText() ([]byte, error) {
-	return []byte([...]string{"checklist", "corrected"}[m]), nil
-}
+func (m TripletMode) MarshalText() ([]byte, error) { return []byte(modeNames[m]), nil }
+
+// MarshalText names the mode in results: checklist or corrected.
+func (m SquashMode) MarshalText() ([]byte, error) { return []byte(modeNames[m]), nil }
 
 // UnmarshalText reads checklist or corrected.
-func (m *TripletMode) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "checklist":
-		*m = TripletCheckList
-	case "corrected":
-		*m = TripletCorrected
-	default:
-		return fmt.Errorf("triplet mode %q: want checklist or corrected", b)
+func (m *TripletMode) UnmarshalText(b []byte) error { return unmarshalMode(m, "triplet", b) }
+
+// UnmarshalText reads checklist or corrected.
+func (m *SquashMode) UnmarshalText(b []byte) error { return unmarshalMode(m, "squash", b) }
+
+// unmarshalMode sets *m to the mode modeNames names b; what names the
+// kind of mode in the error.
+func unmarshalMode[M TripletMode | SquashMode](m *M, what string, b []byte) error {
+	i := slices.Index(modeNames[:], string(b))
+	if i < 0 {
+		return fmt.Errorf("%s mode %q: want checklist or corrected", what, b)
 	}
+	*m = M(i)
 	return nil
-}
-
-// UnmarshalText reads checklist or corrected.
-func (m *SquashMode) UnmarshalText(b []byte) error {
-	for _, c := range []SquashMode{0, 1} {
-		if t, _ := c.MarshalText(); string(t) == string(b) {
-			*m = c
-			return nil
-		}
-	}
-	return fmt.Errorf("squash mode %q: want checklist or corrected", b)
 }

@@ -223,3 +223,32 @@ func TestScoreFloat32(t *testing.T) {
 		}
 	}
 }
+
+// TestModesReadWhatTheyWrite: a result's triplet and squash modes are read
+// back from the names they are written with, and another name is refused
+// naming the kind of mode.
+func TestModesReadWhatTheyWrite(t *testing.T) {
+	type opts struct {
+		Triplet TripletMode `json:"triplet"`
+		Squash  SquashMode  `json:"squash"`
+	}
+	for _, in := range []opts{{TripletCheckList, SquashCheckList}, {TripletCorrected, SquashCorrected}, {TripletCorrected, SquashCheckList}} {
+		b, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out opts
+		if err := json.Unmarshal(b, &out); err != nil || out != in {
+			t.Errorf("%s read back as %+v (%v), want %+v", b, out, err, in)
+		}
+	}
+	for _, tc := range []struct{ json, want string }{
+		{`{"triplet":"faithful"}`, `triplet mode "faithful": want checklist or corrected`},
+		{`{"squash":"Corrected"}`, `squash mode "Corrected": want checklist or corrected`},
+	} {
+		var out opts
+		if err := json.Unmarshal([]byte(tc.json), &out); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.json, err, tc.want)
+		}
+	}
+}

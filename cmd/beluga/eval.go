@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding"
 	"fmt"
 	"math"
 	"strconv"
@@ -166,10 +167,10 @@ func (f *scoreFlags) options(fl *pflag.FlagSet) (metrics.ScoreOptions, error) {
 	if opt.Split, err = parseSplit(f.split); err != nil {
 		return opt, err
 	}
-	if opt.Squash, err = parseMode(f.squash, "squash", metrics.SquashCheckList, metrics.SquashCorrected); err != nil {
+	if err := parseMode(f.squash, "squash", &opt.Squash); err != nil {
 		return opt, err
 	}
-	if opt.Triplet, err = parseMode(f.triplet, "triplet", metrics.TripletCheckList, metrics.TripletCorrected); err != nil {
+	if err := parseMode(f.triplet, "triplet", &opt.Triplet); err != nil {
 		return opt, err
 	}
 	if err := checkFlag("labels", f.labels, "beluga", "checklist"); err != nil {
@@ -197,16 +198,14 @@ func parseSplit(s string) (suites.Split, error) {
 	return suites.Split(s), nil
 }
 
-// parseMode maps "checklist" / "corrected" to a faithful or corrected mode.
-func parseMode[M any](s, flag string, faithful, corrected M) (M, error) {
-	switch s {
-	case "checklist":
-		return faithful, nil
-	case "corrected":
-		return corrected, nil
+// parseMode reads --flag's "checklist" or "corrected" into a faithful or
+// corrected mode (metrics.SquashMode, metrics.TripletMode), as results
+// name them.
+func parseMode(s, flag string, mode encoding.TextUnmarshaler) error {
+	if mode.UnmarshalText([]byte(s)) != nil {
+		return checkFlag(flag, s, "checklist", "corrected")
 	}
-	var zero M
-	return zero, checkFlag(flag, s, "checklist", "corrected")
+	return nil
 }
 
 // quotedList quotes names for a help text: "a", "b".

@@ -62,10 +62,7 @@ func writeCalibration(out string, c *report.TestCalibration, cases []metrics.Cas
 	if c == nil {
 		return nil, nil
 	}
-	steps := []struct {
-		name string
-		fn   func(string) error
-	}{
+	steps := []fileStep{
 		{CalibrationFile, func(p string) error { return report.WriteTestCalibration(p, c) }},
 		{CalibrationMarkdown, func(p string) error {
 			return atomicfile.Write(p, func(w io.Writer) error { return c.WriteMarkdown(w, "## ") })
@@ -73,18 +70,7 @@ func writeCalibration(out string, c *report.TestCalibration, cases []metrics.Cas
 		{CalibrationFigure, func(p string) error { return c.WriteCalibrationFigure(p, cases) }},
 	}
 	if dataOuts != nil {
-		steps = append(steps, struct {
-			name string
-			fn   func(string) error
-		}{DataPredictionsFile, func(p string) error { return predict.WriteOutputs(p, dataOuts) }})
+		steps = append(steps, fileStep{DataPredictionsFile, func(p string) error { return predict.WriteOutputs(p, dataOuts) }})
 	}
-	var files []string
-	for _, st := range steps {
-		path := filepath.Join(out, st.name)
-		if err := st.fn(path); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		files = append(files, path)
-	}
-	return files, nil
+	return writeFiles(out, steps)
 }

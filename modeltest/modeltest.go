@@ -233,10 +233,7 @@ func writeFolder(out string, s *suites.Suite, rep *Report, info *report.TestInfo
 		return err
 	}
 	res := rep.Result
-	steps := []struct {
-		name string
-		fn   func(string) error
-	}{
+	files, err := writeFiles(out, []fileStep{
 		{PredictionsFile, func(p string) error { return predict.WriteOutputs(p, outs) }},
 		{InfoFile, func(p string) error { return report.WriteTestInfo(p, info) }},
 		{ResultsFile, res.WriteJSON},
@@ -249,15 +246,30 @@ func writeFolder(out string, s *suites.Suite, rep *Report, info *report.TestInfo
 			}
 			return atomicfile.Write(p, src.WriteHTML)
 		}},
-	}
+	})
+	rep.Files = append(rep.Files, files...)
+	return err
+}
+
+// fileStep is one file of a test folder: its name and what writes it at
+// a path.
+type fileStep struct {
+	name  string
+	write func(path string) error
+}
+
+// writeFiles writes each step's file into out, in order, and returns
+// their paths; the first that fails stops it, named in the error.
+func writeFiles(out string, steps []fileStep) ([]string, error) {
+	var files []string
 	for _, st := range steps {
 		path := filepath.Join(out, st.name)
-		if err := st.fn(path); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+		if err := st.write(path); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		rep.Files = append(rep.Files, path)
+		files = append(files, path)
 	}
-	return nil
+	return files, nil
 }
 
 // testInfo is what test.json records.

@@ -70,18 +70,7 @@ func gemmBF16(kern bf16Micro, pk bf16Packer, parallel, transA, transB bool, m, n
 	if m == 0 || n == 0 {
 		return
 	}
-	if beta != 1 {
-		for i := 0; i < m; i++ {
-			row := c[i*ldc : i*ldc+n]
-			if beta == 0 {
-				clear(row)
-				continue
-			}
-			for j := range row {
-				row[j] *= beta
-			}
-		}
-	}
+	scaleBlock(c, ldc, beta, 0, m, 0, n)
 	if k == 0 || alpha == 0 {
 		return
 	}

@@ -116,14 +116,9 @@ func gemmBF16(kern bf16Micro, pk bf16Packer, parallel, transA, transB bool, m, n
 					}
 					// An edge block: C's part in a zero-padded tile, so
 					// that each element is summed as in a whole block.
-					clear(tile)
-					for i := 0; i < rows; i++ {
-						copy(tile[i*nr:i*nr+cols], c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols])
-					}
+					loadTile(tile, nr, c, ldc, i0, rows, j0, cols)
 					kern(kp, ap, rs, ks, bq, tile, nr)
-					for i := 0; i < rows; i++ {
-						copy(c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols], tile[i*nr:i*nr+cols])
-					}
+					storeTile(c, ldc, tile, nr, i0, rows, j0, cols)
 				}
 			}
 			packs.put(tile)

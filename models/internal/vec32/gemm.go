@@ -198,11 +198,23 @@ func (g *sgemm) block(ap, tile []float32, p, p0, q, l0, kb int, inPlaceA bool) {
 	}
 	// An edge block: C's part in a zero-padded tile, so that each element
 	// is summed as in a whole block.
+	loadTile(tile, nr, c, ldc, i0, rows, j0, cols)
+	kn.gemm(kb, aq, as, ak, bq, bs, &tile[0], nr, false)
+	storeTile(c, ldc, tile, nr, i0, rows, j0, cols)
+}
+
+// loadTile copies C's rows [i0, i0+rows) × columns [j0, j0+cols) into the
+// top left of tile (rows nr apart), the rest of tile zeroed: an edge block
+// of C for a micro-kernel that writes whole blocks.
+func loadTile(tile []float32, nr int, c []float32, ldc, i0, rows, j0, cols int) {
 	clear(tile)
 	for i := 0; i < rows; i++ {
 		copy(tile[i*nr:i*nr+cols], c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols])
 	}
-	kn.gemm(kb, aq, as, ak, bq, bs, &tile[0], nr, false)
+}
+
+// storeTile copies the edge block loadTile took from C back into it.
+func storeTile(c []float32, ldc int, tile []float32, nr, i0, rows, j0, cols int) {
 	for i := 0; i < rows; i++ {
 		copy(c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols], tile[i*nr:i*nr+cols])
 	}

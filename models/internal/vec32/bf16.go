@@ -1,9 +1,6 @@
 package vec32
 
-import (
-	"math"
-	"runtime"
-)
+import "math"
 
 // The bf16 product: C = alpha·op(A)·op(B) + beta·C with float32 operands
 // and result, the operands rounded to bfloat16 (the upper half of a
@@ -78,10 +75,7 @@ func gemmBF16(kern bf16Micro, pk bf16Packer, parallel, transA, transB bool, m, n
 	panels := (m + mr - 1) / mr
 	colPanels := (n + nr - 1) / nr
 	// Tasks are one row panel by a chunk of column panels, as in gemm.
-	chunk := colPanels
-	if procs := runtime.GOMAXPROCS(0); parallel && panels < 4*procs {
-		chunk = max(1, colPanels*panels/(4*procs))
-	}
+	chunk := colChunk(parallel, panels, colPanels)
 	chunks := (colPanels + chunk - 1) / chunk
 	grain := max(1, (1<<18)/(mr*min(bf16KC, k)*chunk*nr+1))
 	for l0 := 0; l0 < k; l0 += bf16KC {

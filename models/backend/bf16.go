@@ -11,12 +11,16 @@ import "github.com/beluga-nlp/beluga/models/internal/vec32"
 // the products summed in float32 (vec32's GemmBF16). On b's kernel path
 // avx512, on a CPU with AVX512_BF16, it runs on VDPBF16PS; elsewhere on a
 // portable kernel with the same bits.
-func BF16(b Backend) Backend {
+func BF16(b Backend) Backend { return bf16Backend{b, kernelsOf(b)} }
+
+// kernelsOf is the kernels of b's kernel path, the portable ones for a
+// backend off the CPU's kernel paths.
+func kernelsOf(b Backend) *vec32.Kernels {
 	kn, err := vec32.Lookup(b.Kernels())
 	if err != nil {
-		kn = portable // a backend off the CPU's kernel paths
+		return portable
 	}
-	return bf16Backend{b, kn}
+	return kn
 }
 
 type bf16Backend struct {
@@ -33,10 +37,4 @@ func (b bf16Backend) Gemm(parallel, transA, transB bool, m, n, k int, alpha floa
 // BF16Kernel names the kernel the bf16 product runs on with b's kernel
 // path: "avx512_bf16" (VDPBF16PS) or "go" (the portable kernel, the same
 // bits).
-func BF16Kernel(b Backend) string {
-	kn, err := vec32.Lookup(b.Kernels())
-	if err != nil {
-		kn = portable
-	}
-	return kn.BF16Path()
-}
+func BF16Kernel(b Backend) string { return kernelsOf(b).BF16Path() }

@@ -79,6 +79,16 @@ func numElements(shape []int, limit int) (int, error) {
 	return n, nil
 }
 
+// heldBytes is what gather allocates for n elements of d: float32 for a
+// floating-point tensor, int64 for a buffer. The readers add it up to
+// check against their limits before gathering anything.
+func (d dtype) heldBytes(n int) float64 {
+	if d.float {
+		return 4 * float64(n)
+	}
+	return 8 * float64(n)
+}
+
 // gather reads the elements of a strided view of b (dtype d, elements from
 // offset with the given strides, in row-major order of shape) into a
 // Tensor or a Buffer; a nil stride is the contiguous layout. The caller has checked that every index falls

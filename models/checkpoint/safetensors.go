@@ -95,11 +95,7 @@ func decodeSafetensors(b []byte, lim limits) (*State, error) {
 		if stop-begin != count*d.size {
 			return nil, fmt.Errorf("tensor %q: %d bytes for shape %v of %s", e.name, stop-begin, e.Shape, e.DType)
 		}
-		width := 4
-		if !d.float {
-			width = 8
-		}
-		need += float64(count) * float64(width)
+		need += d.heldBytes(count)
 		tensors = append(tensors, tensor{e.name, e.stEntry, d, count})
 	}
 	if end != len(data) {

@@ -793,11 +793,7 @@ func materialise(obj any, order binary.ByteOrder, lim limits, rootBytes func(roo
 		}
 		seen[t] = name
 		n, _ := numElements(t.shape, maxTensorElements) // checked by rebuildTensor
-		width := 4                                      // float32
-		if !t.storage.dtype.float {
-			width = 8 // int64
-		}
-		need += float64(n) * float64(width)
+		need += t.storage.dtype.heldBytes(n)
 		values += float64(n)
 		if rootBytes != nil && !roots[t.storage.root] {
 			roots[t.storage.root] = true

@@ -151,6 +151,18 @@ func (r *Resolver) authorise(req *http.Request) {
 	}
 }
 
+// request is a request to the hub or its storage as beluga sends every
+// one: with its User-Agent, and authorised (authorise).
+func (r *Resolver) request(ctx context.Context, method, target string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, target, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("User-Agent", "beluga")
+	r.authorise(req)
+	return req, nil
+}
+
 // head asks the hub about a file, following relative redirects (a renamed
 // repository) but not absolute ones (the storage of LFS files), whose
 // headers carry the file's metadata.
@@ -159,13 +171,11 @@ func (r *Resolver) head(ctx context.Context, repo, rev, name string) (fileMeta, 
 	noFollow := *r.client()
 	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	for hops := 0; ; hops++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodHead, target, nil)
+		req, err := r.request(ctx, http.MethodHead, target)
 		if err != nil {
 			return fileMeta{}, err
 		}
 		req.Header.Set("Accept-Encoding", "identity")
-		req.Header.Set("User-Agent", "beluga")
-		r.authorise(req)
 		resp, err := noFollow.Do(req)
 		if err != nil {
 			return fileMeta{}, fmt.Errorf("%s: %w (offline? set HF_HUB_OFFLINE=1 and use a cached or local model)", target, err)
@@ -288,12 +298,10 @@ func (r *Resolver) fetchFile(ctx context.Context, ref Ref, commit, name string, 
 // fetchBlob downloads meta.Location into blob through blob.incomplete,
 // checking the size and, where the ETag is a content hash, the content.
 func (r *Resolver) fetchBlob(ctx context.Context, name, blob string, meta fileMeta) (err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, meta.Location, nil)
+	req, err := r.request(ctx, http.MethodGet, meta.Location)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("User-Agent", "beluga")
-	r.authorise(req)
 	resp, err := r.client().Do(req)
 	if err != nil {
 		return fmt.Errorf("download %s: %w", name, err)

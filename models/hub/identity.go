@@ -97,12 +97,10 @@ func cachedFiles(dir string) map[string]string {
 // listed asks the hub for the revision's commit and its files' blobs.
 func (r *Resolver) listed(ctx context.Context, id Identity) (Identity, error) {
 	target := r.endpoint() + "/api/models/" + id.Repo + "/revision/" + url.PathEscape(id.Revision) + "?blobs=true"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	req, err := r.request(ctx, http.MethodGet, target)
 	if err != nil {
 		return id, err
 	}
-	req.Header.Set("User-Agent", "beluga")
-	r.authorise(req)
 	resp, err := r.client().Do(req)
 	if err != nil {
 		return id, fmt.Errorf("model %s: %s: %w (offline? set HF_HUB_OFFLINE=1: runs are then listed with the checkpoint not fetched)", id.Repo, target, err)

@@ -1,9 +1,6 @@
 package vec32
 
-import (
-	"math"
-	"runtime"
-)
+import "math"
 
 // The bf16 product: C = alpha·op(A)·op(B) + beta·C with float32 operands
 // and result, the operands rounded to bfloat16 (the upper half of a
@@ -70,18 +67,7 @@ func gemmBF16(kern bf16Micro, pk bf16Packer, parallel, transA, transB bool, m, n
 	if m == 0 || n == 0 {
 		return
 	}
-	if beta != 1 {
-		for i := 0; i < m; i++ {
-			row := c[i*ldc : i*ldc+n]
-			if beta == 0 {
-				clear(row)
-				continue
-			}
-			for j := range row {
-				row[j] *= beta
-			}
-		}
-	}
+	scaleBlock(c, ldc, beta, 0, m, 0, n)
 	if k == 0 || alpha == 0 {
 		return
 	}
@@ -89,10 +75,7 @@ func gemmBF16(kern bf16Micro, pk bf16Packer, parallel, transA, transB bool, m, n
 	panels := (m + mr - 1) / mr
 	colPanels := (n + nr - 1) / nr
 	// Tasks are one row panel by a chunk of column panels, as in gemm.
-	chunk := colPanels
-	if procs := runtime.GOMAXPROCS(0); parallel && panels < 4*procs {
-		chunk = max(1, colPanels*panels/(4*procs))
-	}
+	chunk := colChunk(parallel, panels, colPanels)
 	chunks := (colPanels + chunk - 1) / chunk
 	grain := max(1, (1<<18)/(mr*min(bf16KC, k)*chunk*nr+1))
 	for l0 := 0; l0 < k; l0 += bf16KC {
@@ -127,14 +110,9 @@ func gemmBF16(kern bf16Micro, pk bf16Packer, parallel, transA, transB bool, m, n
 					}
 					// An edge block: C's part in a zero-padded tile, so
 					// that each element is summed as in a whole block.
-					clear(tile)
-					for i := 0; i < rows; i++ {
-						copy(tile[i*nr:i*nr+cols], c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols])
-					}
+					loadTile(tile, nr, c, ldc, i0, rows, j0, cols)
 					kern(kp, ap, rs, ks, bq, tile, nr)
-					for i := 0; i < rows; i++ {
-						copy(c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols], tile[i*nr:i*nr+cols])
-					}
+					storeTile(c, ldc, tile, nr, i0, rows, j0, cols)
 				}
 			}
 			packs.put(tile)

@@ -86,10 +86,7 @@ func gemm(kn *Kernels, parallel, transA, transB bool, m, n, k int, alpha float32
 		g.mcPanels = max(min(g.mcPanels, g.panels/(4*procs)), min(g.mcPanels, minPanels))
 	}
 	g.rowBlocks = (g.panels + g.mcPanels - 1) / g.mcPanels
-	g.chunk = g.colPanels
-	if parallel && g.rowBlocks < 4*procs {
-		g.chunk = max(1, g.colPanels*g.rowBlocks/(4*procs))
-	}
+	g.chunk = colChunk(parallel, g.rowBlocks, g.colPanels)
 	tasks := g.rowBlocks * ((g.colPanels + g.chunk - 1) / g.chunk)
 	for l0 := 0; l0 < k; l0 += sgemmKC {
 		kb := min(sgemmKC, k-l0)
@@ -198,14 +195,37 @@ func (g *sgemm) block(ap, tile []float32, p, p0, q, l0, kb int, inPlaceA bool) {
 	}
 	// An edge block: C's part in a zero-padded tile, so that each element
 	// is summed as in a whole block.
+	loadTile(tile, nr, c, ldc, i0, rows, j0, cols)
+	kn.gemm(kb, aq, as, ak, bq, bs, &tile[0], nr, false)
+	storeTile(c, ldc, tile, nr, i0, rows, j0, cols)
+}
+
+// loadTile copies C's rows [i0, i0+rows) × columns [j0, j0+cols) into the
+// top left of tile (rows nr apart), the rest of tile zeroed: an edge block
+// of C for a micro-kernel that writes whole blocks.
+func loadTile(tile []float32, nr int, c []float32, ldc, i0, rows, j0, cols int) {
 	clear(tile)
 	for i := 0; i < rows; i++ {
 		copy(tile[i*nr:i*nr+cols], c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols])
 	}
-	kn.gemm(kb, aq, as, ak, bq, bs, &tile[0], nr, false)
+}
+
+// storeTile copies the edge block loadTile took from C back into it.
+func storeTile(c []float32, ldc int, tile []float32, nr, i0, rows, j0, cols int) {
 	for i := 0; i < rows; i++ {
 		copy(c[(i0+i)*ldc+j0:(i0+i)*ldc+j0+cols], tile[i*nr:i*nr+cols])
 	}
+}
+
+// colChunk is how many column panels a task of a product takes: all of
+// them, unless parallel and the blocks of rows are fewer than four for
+// every core; then the columns are split so that there are about that many
+// tasks.
+func colChunk(parallel bool, rowBlocks, colPanels int) int {
+	if procs := runtime.GOMAXPROCS(0); parallel && rowBlocks < 4*procs {
+		return max(1, colPanels*rowBlocks/(4*procs))
+	}
+	return colPanels
 }
 
 // mcRows is the rows of A a task packs at a time: a block of 144 rows by

@@ -78,3 +78,15 @@ func TestHostileCheckListArchive(t *testing.T) {
 		t.Logf("refused: %v", err)
 	})
 }
+
+// TestHostileNumpyStringWidth: a numpy "U" dtype whose width times four
+// overflows int is refused, not decoded past its data (a panic before).
+func TestHostileNumpyStringWidth(t *testing.T) {
+	p := "\x80\x04" + sbu("numpy") + sbu("scalar") + "\x93" +
+		sbu("numpy") + sbu("dtype") + "\x93" + sbu("U4611686018427387905") + "\x85R" +
+		"C\x08\x01\x01\x01\x01\x01\x01\x01\x01" + "\x86R."
+	_, err := unpickle([]byte(p))
+	if err == nil || !strings.Contains(err.Error(), "numpy dtype") {
+		t.Fatalf("error %v, want the dtype refused", err)
+	}
+}

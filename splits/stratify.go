@@ -25,26 +25,23 @@ import (
 // the one grouping rule, as Assign's is, stratified by functionality and
 // value.
 func AssignStratified(s *suites.Suite, seed uint32, col string) {
+	// Each case's value, decoded from its meta once for the strata and
+	// the groups' strata alike.
+	value := map[*suites.Case]string{}
 	for _, f := range s.Functionalities {
 		cases := slices.Clone(f.Cases)
 		sort.SliceStable(cases, func(i, j int) bool { return cases[i].ID < cases[j].ID })
-		values := map[string]int{}
-		var names []string
-		for _, c := range cases {
-			v, _ := CaseMeta(c, col)
-			if _, ok := values[v]; !ok {
-				values[v] = 0
-				names = append(names, v)
-			}
-		}
-		slices.Sort(names)
-		for i, v := range names {
-			values[v] = i
-		}
-		strata := make([]int, len(cases))
+		names := make([]string, len(cases))
 		for i, c := range cases {
-			v, _ := CaseMeta(c, col)
-			strata[i] = values[v]
+			names[i], _ = CaseMeta(c, col)
+			value[c] = names[i]
+		}
+		vals := slices.Clone(names)
+		slices.Sort(names)
+		names = slices.Compact(names)
+		strata := make([]int, len(cases))
+		for i, v := range vals {
+			strata[i], _ = slices.BinarySearch(names, v)
 		}
 		n := len(cases)
 		valTest := (n + 1) / 2
@@ -53,8 +50,7 @@ func AssignStratified(s *suites.Suite, seed uint32, col string) {
 		setSplits(train, val, test, func(i int, sp suites.Split) { cases[i].Split = sp })
 	}
 	assignGroups(s, seed, func(f *suites.Functionality, c *suites.Case) string {
-		v, _ := CaseMeta(c, col)
-		return f.Name + "\x00" + v
+		return f.Name + "\x00" + value[c]
 	})
 }
 

@@ -79,7 +79,7 @@ func ImportCheckList(path string) (*Suite, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checklist suite %s: %w", name, err)
 	}
-	s, err := suiteFromPickle(obj)
+	s, err := suiteFromPickle(obj, len(raw))
 	if err != nil {
 		return nil, fmt.Errorf("checklist suite %s: %w", name, err)
 	}
@@ -155,7 +155,8 @@ func unpickle(data []byte) (any, error) {
 	return pickle.Unpickle(data, checklistAllow)
 }
 
-func suiteFromPickle(obj any) (*Suite, error) {
+// suiteFromPickle reads the suite a pickle of size bytes holds.
+func suiteFromPickle(obj any, size int) (*Suite, error) {
 	root, ok := obj.(*pickle.Object)
 	if !ok || root.Class.Name != "TestSuite" {
 		return nil, fmt.Errorf("not a CheckList TestSuite (found %s)", describe(obj))
@@ -178,8 +179,9 @@ func suiteFromPickle(obj any) (*Suite, error) {
 	if task != "" {
 		s.Labels, s.ModelLabels = taskLabels[task].labels, taskLabels[task].model
 	}
+	meta := &metaJSON{budget: size * unpickleBytes}
 	for i, name := range names {
-		f, err := functionalityFromPickle(task, name, tests.Value(i))
+		f, err := functionalityFromPickle(task, name, tests.Value(i), meta)
 		if err != nil {
 			return nil, fmt.Errorf("test %q: %w", name, err)
 		}
@@ -219,7 +221,7 @@ func guessTask(names []string) string {
 	return best
 }
 
-func functionalityFromPickle(task, name string, v any) (*Functionality, error) {
+func functionalityFromPickle(task, name string, v any, mj *metaJSON) (*Functionality, error) {
 	t, ok := v.(*pickle.Object)
 	if !ok {
 		return nil, fmt.Errorf("not a test object (found %s)", describe(v))
@@ -285,7 +287,7 @@ func functionalityFromPickle(task, name string, v any) (*Functionality, error) {
 			return nil, fmt.Errorf("case %d labels: %w", i, err)
 		}
 		if i < len(meta) && meta[i] != nil {
-			m, err := jsonValue(meta[i])
+			m, err := mj.value(meta[i], 0)
 			if err != nil {
 				return nil, fmt.Errorf("case %d meta: %w", i, err)
 			}
@@ -458,8 +460,36 @@ func scalarLabel(v any) (Label, error) {
 	return Label{}, fmt.Errorf("label is %s, want a class or an answer", describe(v))
 }
 
-// jsonValue converts an unpickled value to plain JSON-encodable Go values.
-func jsonValue(v any) (any, error) {
+// metaJSON converts cases' meta to plain JSON-encodable Go values. The
+// pickle's memo shares values, so a few bytes can make a list that holds
+// itself, or a chain of lists each holding the one before twice (2^n values
+// from n×8 bytes), or a list naming one long string a million times: the
+// conversion refuses nesting deeper than maxMetaDepth (encoding/json's
+// decoder's limit) and counts what it makes — 8 bytes a value and a slot,
+// and each string's bytes — against budget, unpickleBytes a byte of the
+// pickle for the whole suite, before it makes it.
+type metaJSON struct{ budget int }
+
+const maxMetaDepth = 10000
+
+func (mj *metaJSON) spend(n int) error {
+	if mj.budget -= n; mj.budget < 0 {
+		return fmt.Errorf("meta would take more than %d bytes a byte of the pickle (values shared many times over)", unpickleBytes)
+	}
+	return nil
+}
+
+func (mj *metaJSON) value(v any, depth int) (any, error) {
+	if depth > maxMetaDepth {
+		return nil, fmt.Errorf("meta nested more than %d deep (a value that holds itself?)", maxMetaDepth)
+	}
+	n := 8
+	if s, ok := v.(string); ok {
+		n += len(s)
+	}
+	if err := mj.spend(n); err != nil {
+		return nil, err
+	}
 	switch x := v.(type) {
 	case nil, string, bool, int64:
 		return x, nil
@@ -469,31 +499,34 @@ func jsonValue(v any) (any, error) {
 		}
 		return x, nil
 	case *pickle.List:
-		return jsonSlice(x.Items)
+		return mj.slice(x.Items, depth)
 	case pickle.Tuple:
-		return jsonSlice(x)
+		return mj.slice(x, depth)
 	case *ndarray:
-		return jsonSlice(x.values)
+		return mj.slice(x.values, depth)
 	case *pickle.Dict:
-		return jsonDict(x)
+		return mj.dict(x, depth)
 	case *pickle.Object:
 		// A Munch (a dict subclass) holds its items; other objects their
 		// attributes.
 		if x.Items != nil {
-			return jsonDict(x.Items)
+			return mj.dict(x.Items, depth)
 		}
 		if x.Attrs != nil {
-			return jsonDict(x.Attrs)
+			return mj.dict(x.Attrs, depth)
 		}
 		return map[string]any{}, nil
 	}
 	return nil, fmt.Errorf("cannot represent %s as JSON", describe(v))
 }
 
-func jsonSlice(xs []any) (any, error) {
+func (mj *metaJSON) slice(xs []any, depth int) (any, error) {
+	if err := mj.spend(8 * len(xs)); err != nil {
+		return nil, err
+	}
 	out := make([]any, len(xs))
 	for i, x := range xs {
-		j, err := jsonValue(x)
+		j, err := mj.value(x, depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -502,10 +535,13 @@ func jsonSlice(xs []any) (any, error) {
 	return out, nil
 }
 
-func jsonDict(d *pickle.Dict) (any, error) {
+func (mj *metaJSON) dict(d *pickle.Dict, depth int) (any, error) {
+	if err := mj.spend(8 * d.Len()); err != nil {
+		return nil, err
+	}
 	m := make(map[string]any, d.Len())
 	for i := 0; i < d.Len(); i++ {
-		j, err := jsonValue(d.Value(i))
+		j, err := mj.value(d.Value(i), depth+1)
 		if err != nil {
 			return nil, err
 		}

@@ -118,7 +118,7 @@ func FuzzImportPickle(f *testing.F) {
 		if err != nil {
 			return
 		}
-		s, err := suiteFromPickle(obj)
+		s, err := suiteFromPickle(obj, len(data))
 		if err != nil {
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/beluga-nlp/beluga/internal/hostiletest"
+	"github.com/beluga-nlp/beluga/internal/pickle"
 )
 
 // sbu is pickle's SHORT_BINUNICODE s.
@@ -77,4 +78,70 @@ func TestHostileCheckListArchive(t *testing.T) {
 		}
 		t.Logf("refused: %v", err)
 	})
+}
+
+// TestHostileNumpyStringWidth: a numpy "U" dtype whose width times four
+// overflows int is refused, not decoded past its data (a panic before).
+func TestHostileNumpyStringWidth(t *testing.T) {
+	p := "\x80\x04" + sbu("numpy") + sbu("scalar") + "\x93" +
+		sbu("numpy") + sbu("dtype") + "\x93" + sbu("U4611686018427387905") + "\x85R" +
+		"C\x08\x01\x01\x01\x01\x01\x01\x01\x01" + "\x86R."
+	_, err := unpickle([]byte(p))
+	if err == nil || !strings.Contains(err.Error(), "numpy dtype") {
+		t.Fatalf("error %v, want the dtype refused", err)
+	}
+}
+
+// metaSuite is a CheckList TestSuite pickle with one MFT test of one case
+// whose meta is the pickle ops in meta (leaving one value on the stack).
+func metaSuite(meta string) []byte {
+	return []byte("\x80\x02cchecklist.test_suite\nTestSuite\n)\x81}(" + sbu("tests") +
+		"ccollections\nOrderedDict\n)R" + sbu("t1") + "cchecklist.test_types\nMFT\n)\x81}(" +
+		sbu("data") + "]" + sbu("a") + "a" + sbu("labels") + "K\x00" + sbu("meta") + "]" + meta + "a" +
+		"ubsub.")
+}
+
+// TestHostileCheckListMeta: a case's meta that the memo makes hold itself,
+// or double at each of 40 levels (2^40 values from 370 bytes), is refused
+// before it is converted past what the pickle's size allows; a plain one
+// still reads.
+func TestHostileCheckListMeta(t *testing.T) {
+	bomb := "]" + sbu("x") + "a"
+	for range 40 {
+		bomb += "q\x000(h\x00h\x00l" // memoize, pop, [it, it]
+	}
+	for _, tc := range []struct{ name, meta, want string }{
+		{"plain", "}(" + sbu("k") + sbu("v") + "u", ""},
+		{"holds itself", "]q\x00h\x00a", "case 0 meta: meta "},
+		{"doubling", bomb, "meta would take more than 10 bytes a byte of the pickle"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := metaSuite(tc.meta)
+			obj, err := unpickle(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := suiteFromPickle(obj, len(data))
+			if tc.want == "" {
+				if err != nil || string(s.Functionalities[0].Cases[0].Meta) != `{"k":"v"}` {
+					t.Fatalf("plain meta: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestMetaDepth: a value that holds itself is refused at maxMetaDepth
+// even when the budget would allow more.
+func TestMetaDepth(t *testing.T) {
+	l := &pickle.List{}
+	l.Items = []any{l}
+	_, err := (&metaJSON{budget: 1 << 30}).value(l, 0)
+	if err == nil || !strings.Contains(err.Error(), "meta nested more than 10000 deep") {
+		t.Fatalf("error %v, want the depth refused", err)
+	}
 }

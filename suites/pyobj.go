@@ -209,6 +209,9 @@ func (d *dtype) decode(raw []byte, n int) ([]any, error) {
 	// pickle's size before anything is allocated.
 	width := size
 	if d.kind[0] == 'U' {
+		if size > math.MaxInt/4 { // 4 × size would wrap round to a small width
+			return nil, fmt.Errorf("numpy dtype %q", d.kind)
+		}
 		width = 4 * size
 	}
 	if d.kind == "b1" {

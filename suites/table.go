@@ -218,16 +218,6 @@ func lineError(re *datasets.RowError) *LineError {
 	return &LineError{File: re.File, Line: re.Line, Field: re.Field, Err: err}
 }
 
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
 var trailingInt = regexp.MustCompile(`(\d+)$`)
 
 // caseNumber reads a whole number: an integer, or a float-formatted one

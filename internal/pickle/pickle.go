@@ -237,8 +237,12 @@ func TypeName(v any) string {
 }
 
 // Describe prints a value briefly for an error message: scalars and short
-// tuples in full, anything else by its type.
-func Describe(v any) string {
+// tuples in full, anything else by its type. Tuples nested deeper than
+// eight print as (…): a pickle nests one more a byte, and an error about a
+// hostile one must not recurse as deep as the file is long.
+func Describe(v any) string { return describe(v, 0) }
+
+func describe(v any, depth int) string {
 	switch x := v.(type) {
 	case string:
 		return strconv.Quote(x)
@@ -247,13 +251,16 @@ func Describe(v any) string {
 	case *big.Int:
 		return x.String()
 	case Tuple:
-		parts := make([]string, 0, len(x))
+		if depth == 8 {
+			return "(…)"
+		}
+		parts := make([]string, 0, min(len(x), 9))
 		for i, e := range x {
 			if i == 8 {
 				parts = append(parts, "…")
 				break
 			}
-			parts = append(parts, Describe(e))
+			parts = append(parts, describe(e, depth+1))
 		}
 		return "(" + strings.Join(parts, ", ") + ")"
 	case *Global:

@@ -3,6 +3,7 @@ package pickle
 import (
 	"encoding/binary"
 	"errors"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -115,4 +116,22 @@ func FuzzMachine(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDescribeDeepTuple: a tuple nested once a byte, a million deep, is
+// described to depth eight, not recursed through (a stack overflow under
+// a 64 MiB stack before).
+func TestDescribeDeepTuple(t *testing.T) {
+	defer debug.SetMaxStack(debug.SetMaxStack(64 << 20))
+	v, err := Unpickle([]byte(")"+strings.Repeat("\x85", 1_000_000)+"."), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Repeat("(", 8) + "(…)" + strings.Repeat(")", 8)
+	if got := Describe(v); got != want {
+		t.Fatalf("Describe = %q, want %q", got, want)
+	}
+	if got := Describe(Tuple{int64(1), "a", Tuple{}}); got != `(1, "a", ())` {
+		t.Fatalf("Describe = %q", got)
+	}
 }

@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/metrics"
 )
 
 // Client asks an Endpoint, through its request cache when it has one.
@@ -133,7 +134,7 @@ func (c *Client) answer(ctx context.Context, r Request) (Answer, error) {
 				return Answer{}, fmt.Errorf("option %q: %w", o, err)
 			}
 		}
-		return Answer{LogLik: ll, Label: argmax(ll)}, nil
+		return Answer{LogLik: ll, Label: metrics.Argmax(ll)}, nil
 	case ModeNext:
 		b, err := c.do(ctx, call{"/v1/completions", map[string]any{"model": c.E.Model, "prompt": prompt,
 			"max_tokens": 1, "logprobs": c.topLogprobs(), "temperature": 0}})
@@ -430,7 +431,7 @@ func firstTokenAnswer(top map[string]float64, options []string) Answer {
 	if !found {
 		return Answer{Label: -1}
 	}
-	return Answer{LogLik: ll, Label: argmax(ll)}
+	return Answer{LogLik: ll, Label: metrics.Argmax(ll)}
 }
 
 // ParseAnswer reads a generated answer as a label: the option it starts

@@ -102,13 +102,12 @@ type StepProgress interface {
 // runSteps is what a progress display knows of a running run: its place
 // among the sweep's runs started, its steps and when it made them.
 type runSteps struct {
-	r            Run
-	n            int // 1-based: the nth run started
-	step, total  int
-	first        time.Time // when its first step was reported
-	firstStep    int
-	last         time.Time
-	startedAtRun time.Time
+	r           Run
+	n           int // 1-based: the nth run started
+	step, total int
+	first       time.Time // when its first step was reported
+	firstStep   int
+	last        time.Time
 }
 
 // eta is the time the run's remaining steps take at its measured step
@@ -147,7 +146,7 @@ func (s *steps) began(r Run) {
 		s.running = map[string]*runSteps{}
 	}
 	s.started++
-	s.running[r.ID()] = &runSteps{r: r, n: s.started, startedAtRun: time.Now()}
+	s.running[r.ID()] = &runSteps{r: r, n: s.started}
 }
 
 func (s *steps) step(r Run, step, total int) {

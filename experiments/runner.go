@@ -385,16 +385,26 @@ func (r *TrainRunner) chosen(id string) (train.Hyper, error) {
 // readChoice reads the hyper-parameters a search chose from dir's
 // SearchFile; ok is false when dir holds none (its run did not search).
 func readChoice(dir string) (h train.Hyper, ok bool, err error) {
+	rec, err := readSearch(dir)
+	if err != nil {
+		return h, false, err
+	}
+	return rec.Chosen, true, nil
+}
+
+// readSearch reads dir's SearchFile; a file that is not there is
+// fs.ErrNotExist, unwrapped.
+func readSearch(dir string) (SearchRecord, error) {
 	var rec SearchRecord
 	path := filepath.Join(dir, SearchFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return h, false, err
+		return rec, err
 	}
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return h, false, fmt.Errorf("%s: %w", path, err)
+		return rec, fmt.Errorf("%s: %w", path, err)
 	}
-	return rec.Chosen, true, nil
+	return rec, nil
 }
 
 // TrainedHyper reads the suite-phase hyper-parameters (hyper) the done run
@@ -501,6 +511,12 @@ func funcResults(r *metrics.Result) []FuncResult {
 	return out
 }
 
+// samePoint says whether two hyper-parameters are one point of a search's
+// grid: the same epochs, batch size and learning rate.
+func samePoint(a, b train.Hyper) bool {
+	return a.Epochs == b.Epochs && a.BatchSize == b.BatchSize && a.LR == b.LR
+}
+
 // TrialFile is what a search's trial writes: its point of the grid and
 // its validation scores (train.Trial).
 const TrialFile = "trial.json"
@@ -527,7 +543,7 @@ func (r *TrainRunner) search(run Run, dir string) error {
 		if err := json.Unmarshal(b, &trials[i]); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		if h, p := trials[i].Hyper, points[i]; h.Epochs != p.Epochs || h.BatchSize != p.BatchSize || h.LR != p.LR {
+		if h, p := trials[i].Hyper, points[i]; !samePoint(h, p) {
 			return fmt.Errorf("%s: a trial of lr %g, batch %d, epochs %g, not the search's point %d (lr %g, batch %d, epochs %g)",
 				path, h.LR, h.BatchSize, h.Epochs, i+1, p.LR, p.BatchSize, p.Epochs)
 		}

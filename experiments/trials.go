@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,22 +56,18 @@ func (s *Store) splitSearch(id string, r Run) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	path := filepath.Join(s.RunDir(id), SearchFile)
-	b, err := os.ReadFile(path)
+	rec, err := readSearch(s.RunDir(id))
 	if err != nil {
 		return 0, err
 	}
-	var rec SearchRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
-	}
+	path := filepath.Join(s.RunDir(id), SearchFile)
 	if len(rec.Trials) != len(runs) {
 		return 0, fmt.Errorf("%s: %d trials, its grid has %d points", path, len(rec.Trials), len(runs))
 	}
 	n := 0
 	for i, t := range runs {
 		h, p := rec.Trials[i].Hyper, t.Train.Hyper
-		if h.Epochs != p.Epochs || h.BatchSize != p.BatchSize || h.LR != p.LR {
+		if !samePoint(h, p) {
 			return n, fmt.Errorf("%s: trial %d is of lr %g, batch %d, epochs %g, the grid's point %d of lr %g, batch %d, epochs %g",
 				path, i+1, h.LR, h.BatchSize, h.Epochs, i+1, p.LR, p.BatchSize, p.Epochs)
 		}

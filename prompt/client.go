@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -22,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
+	"github.com/beluga-nlp/beluga/metrics"
 )
 
 // Client asks an Endpoint, through its request cache when it has one.
@@ -50,16 +52,8 @@ func (c *Client) Identity() string {
 	return fmt.Sprintf("endpoint:%s model=%s mode=%s top_logprobs=%d max_tokens=%d", c.E.URL, c.E.Model, c.E.Mode, c.topLogprobs(), c.maxTokens())
 }
 
-func (c *Client) topLogprobs() int { return cmpOr(c.E.TopLogprobs, 20) }
-func (c *Client) maxTokens() int   { return cmpOr(c.E.MaxTokens, 8) }
-
-func cmpOr[T comparable](v, d T) T {
-	var zero T
-	if v == zero {
-		return d
-	}
-	return v
-}
+func (c *Client) topLogprobs() int { return cmp.Or(c.E.TopLogprobs, 20) }
+func (c *Client) maxTokens() int   { return cmp.Or(c.E.MaxTokens, 8) }
 
 // call is one HTTP request of an Answer: its path and body.
 type call struct {
@@ -76,7 +70,7 @@ func (c *Client) Score(ctx context.Context, reqs []Request) ([]Answer, error) {
 	defer cancel()
 	work := make(chan int)
 	var wg sync.WaitGroup
-	for range cmpOr(c.E.Concurrency, 4) {
+	for range cmp.Or(c.E.Concurrency, 4) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -133,7 +127,7 @@ func (c *Client) answer(ctx context.Context, r Request) (Answer, error) {
 				return Answer{}, fmt.Errorf("option %q: %w", o, err)
 			}
 		}
-		return Answer{LogLik: ll, Label: argmax(ll)}, nil
+		return Answer{LogLik: ll, Label: metrics.Argmax(ll)}, nil
 	case ModeNext:
 		b, err := c.do(ctx, call{"/v1/completions", map[string]any{"model": c.E.Model, "prompt": prompt,
 			"max_tokens": 1, "logprobs": c.topLogprobs(), "temperature": 0}})
@@ -177,9 +171,9 @@ func (c *Client) do(ctx context.Context, cl call) ([]byte, error) {
 	if b, ok := c.cached(key, cl.path, body); ok {
 		return b, nil
 	}
-	backoff := cmpOr(c.E.Backoff, 500*time.Millisecond)
+	backoff := cmp.Or(c.E.Backoff, 500*time.Millisecond)
 	var last error
-	for attempt := 0; attempt <= cmpOr(c.E.Retries, 3); attempt++ {
+	for attempt := 0; attempt <= cmp.Or(c.E.Retries, 3); attempt++ {
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
@@ -208,7 +202,7 @@ func (c *Client) do(ctx context.Context, cl call) ([]byte, error) {
 
 // send is one attempt; retry says whether another may succeed.
 func (c *Client) send(ctx context.Context, path string, body []byte) (b []byte, retry bool, err error) {
-	ctx, cancel := context.WithTimeout(ctx, cmpOr(c.E.Timeout, 60*time.Second))
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(c.E.Timeout, 60*time.Second))
 	defer cancel()
 	url := strings.TrimSuffix(c.E.URL, "/") + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
@@ -430,7 +424,7 @@ func firstTokenAnswer(top map[string]float64, options []string) Answer {
 	if !found {
 		return Answer{Label: -1}
 	}
-	return Answer{LogLik: ll, Label: argmax(ll)}
+	return Answer{LogLik: ll, Label: metrics.Argmax(ll)}
 }
 
 // ParseAnswer reads a generated answer as a label: the option it starts

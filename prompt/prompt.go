@@ -36,6 +36,7 @@ package prompt
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"regexp"
@@ -97,7 +98,7 @@ func (s *Spec) Validate(labels []string) error {
 		}
 	}
 	if s.Template != "" && !names[s.Template] {
-		return fmt.Errorf("prompt.template: %q is none of the templates (%s)", s.Template, strings.Join(slices.Sorted(mapsKeys(names)), ", "))
+		return fmt.Errorf("prompt.template: %q is none of the templates (%s)", s.Template, strings.Join(slices.Sorted(maps.Keys(names)), ", "))
 	}
 	seen := map[string]string{}
 	for _, l := range labels {
@@ -125,16 +126,6 @@ func (s *Spec) Validate(labels []string) error {
 		return s.Endpoint.validate()
 	}
 	return nil
-}
-
-func mapsKeys(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // Scored are the templates a run scores: the one Template names, else all.

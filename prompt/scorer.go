@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/beluga-nlp/beluga/metrics"
 	"github.com/beluga-nlp/beluga/models"
 	"github.com/beluga-nlp/beluga/models/pretrained"
 )
@@ -83,18 +84,8 @@ func (s *LocalScorer) Score(ctx context.Context, reqs []Request) ([]Answer, erro
 			return nil, fmt.Errorf("scoring %d prompts in process: %w", len(items), err)
 		}
 		for j, i := range idx {
-			out[i] = Answer{LogLik: ll[j], Label: argmax(ll[j])}
+			out[i] = Answer{LogLik: ll[j], Label: metrics.Argmax(ll[j])}
 		}
 	}
 	return out, nil
-}
-
-func argmax(xs []float64) int {
-	best := 0
-	for i, x := range xs {
-		if x > xs[best] {
-			best = i
-		}
-	}
-	return best
 }

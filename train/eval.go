@@ -53,10 +53,7 @@ func (p *classRun) evaluate(ctx context.Context, evalLimit int, outDir string) (
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sr, constant, err := evalSuite(ctx, eval, p.task, scored, outDir)
-	if err != nil {
-		return nil, err
-	}
+	var keep func(string, int) bool
 	if p.fold != nil && p.fold.ByMeta() {
 		// The fold's functionalities keep their other values' cases, which
 		// other folds answer for.
@@ -67,10 +64,11 @@ func (p *classRun) evaluate(ctx context.Context, evalLimit int, outDir string) (
 				holds[f.Name][c.ID] = p.fold.HoldsOut(f, c)
 			}
 		}
-		sr.Restrict(func(f string, id int) bool { return holds[f][id] })
-		if err := writeSuiteResult(sr, outDir); err != nil {
-			return nil, err
-		}
+		keep = func(f string, id int) bool { return holds[f][id] }
+	}
+	sr, constant, err := evalSuite(ctx, eval, p.task, scored, keep, outDir)
+	if err != nil {
+		return nil, err
 	}
 	out.Suite, out.Constant = sr, constant
 	out.IIDEval, out.IIDEvalCorrect, err = evalSets(ctx, eval, p.task, p.evalSets, outDir)
@@ -149,8 +147,10 @@ func evalIIDTo(ctx context.Context, m predictFunc, task *Task, test []datasets.E
 // and scores them (suitescore.Run, as beluga test does), reading the
 // model's probabilities as BeLUGA does (suiteReading); it writes the
 // predictions as BeLUGA writes them, the results and the case verdicts,
-// and scores the constant predictors beside them.
-func evalSuite(ctx context.Context, m predictFunc, task *Task, s *suites.Suite, outDir string) (*metrics.Result, []ConstantScore, error) {
+// and scores the constant predictors beside them. keep, when set, is the
+// cases the run answers for (metrics.Result.Restrict): the others are
+// filtered before the results are written.
+func evalSuite(ctx context.Context, m predictFunc, task *Task, s *suites.Suite, keep func(functionality string, caseID int) bool, outDir string) (*metrics.Result, []ConstantScore, error) {
 	read, err := suiteReading(task, s)
 	if err != nil {
 		return nil, nil, err
@@ -178,6 +178,9 @@ func evalSuite(ctx context.Context, m predictFunc, task *Task, s *suites.Suite, 
 	}
 	if err := atomicfile.WriteFile(filepath.Join(outDir, "suite_predictions.txt"), buf.Bytes()); err != nil {
 		return nil, nil, err
+	}
+	if keep != nil {
+		sc.Result.Restrict(keep)
 	}
 	return sc.Result, constant, writeSuiteResult(sc.Result, outDir)
 }

@@ -60,7 +60,7 @@ func TestEvalSuiteGolden(t *testing.T) {
 			}
 			task := &Task{Name: tc.name, Labels: tc.labels, MFTLoss: "ce"}
 			dir := t.TempDir()
-			_, constant, err := evalSuite(context.Background(), cycledPredictor(tc.probs), task, s, dir)
+			_, constant, err := evalSuite(context.Background(), cycledPredictor(tc.probs), task, s, nil, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +139,7 @@ func TestEvalSuiteScoresAsBelugaTest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _, err := evalSuite(ctx, run, &Task{Name: "t", Labels: tc.labels, MFTLoss: "ce"}, s, t.TempDir())
+			got, _, err := evalSuite(ctx, run, &Task{Name: "t", Labels: tc.labels, MFTLoss: "ce"}, s, nil, t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}

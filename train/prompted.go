@@ -213,8 +213,8 @@ func suiteDemos(s *suites.Suite, fold *splits.Fold, task *Task) ([]prompt.Demo, 
 		if kinds[tr.Kind].rows == nil {
 			continue // compared inputs (INV, DIR): no label of their own
 		}
-		for _, c := range f.Cases {
-			if c.Split != suites.SplitTrain || (fold != nil && fold.HoldsOut(f, c)) {
+		for c := range f.CasesIn(suites.SplitTrain) {
+			if fold != nil && fold.HoldsOut(f, c) {
 				continue
 			}
 			for i, in := range c.Inputs {

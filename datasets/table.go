@@ -17,6 +17,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/beluga-nlp/beluga/internal/memlimit"
 )
 
 // Dialect says how a table file is cut into rows and cells. It is the one
@@ -164,7 +166,9 @@ func readFrom(r io.Reader, path string) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		r = zr
+		// The whole decompressed file is held: refused once it outgrows
+		// the memory limit, not when the allocation fails.
+		r = memlimit.Reader(zr, "decompressing "+path, 1)
 	}
 	b, err := io.ReadAll(r)
 	if err != nil {

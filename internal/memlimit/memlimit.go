@@ -9,6 +9,7 @@ package memlimit
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"runtime/debug"
@@ -104,4 +105,28 @@ func Bytes(n float64) string {
 		return fmt.Sprintf("%.3g EiB", n)
 	}
 	return fmt.Sprintf("%.1f %s", n, units[i])
+}
+
+// Reader reads r, failing with Check's error as soon as what it has
+// yielded, times perByte, would pass the limit: the size of a compressed
+// stream is known only as it is read, and a few megabytes of gzip can
+// inflate to more than the machine holds.
+func Reader(r io.Reader, what string, perByte float64) io.Reader {
+	return &limitedReader{r: r, what: what, perByte: perByte}
+}
+
+type limitedReader struct {
+	r       io.Reader
+	what    string
+	perByte float64
+	n       int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	if cerr := Check(fmt.Sprintf("%s (%s decompressed so far)", l.what, Bytes(float64(l.n))), float64(l.n)*l.perByte); cerr != nil {
+		return n, cerr
+	}
+	return n, err
 }

@@ -297,6 +297,10 @@ func labelled(in CaseInput) bool {
 	return in.Label != "" && in.PredClass != nil && *in.PredClass >= 0 && *in.PredClass < len(in.Probs)
 }
 
+// AnyLabelled reports whether some line can be measured (labelled): what
+// CalibrateInputs needs not to fail for want of lines.
+func AnyLabelled(ins []CaseInput) bool { return slices.ContainsFunc(ins, labelled) }
+
 // calibrateInputs is CalibrateInputs with the classes of the label names
 // given (learnt from a larger set of lines than those measured).
 func calibrateInputs(ins []CaseInput, class map[string]int, bins int, b Binning) (c Calibration, err error) {

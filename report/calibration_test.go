@@ -314,3 +314,34 @@ func TestTestCalibration(t *testing.T) {
 		t.Errorf("no probabilities: section %+v (%v)", c, err)
 	}
 }
+
+// TestCalibrationLinesUnmeasurable gives every run i.i.d. lines with a
+// gold label but a predicted class outside their probabilities: lines
+// metrics.CalibrateInputs cannot measure, so the column is not measured
+// (N 0, NaN) rather than the whole table failing for want of lines.
+func TestCalibrationLinesUnmeasurable(t *testing.T) {
+	store, runs := sweep(t)
+	k := 2
+	b, _ := json.Marshal(metrics.CaseInput{Text: "x", Label: "positive", Pred: "positive", PredClass: &k, Probs: []float64{0.4, 0.6}})
+	for _, r := range runs {
+		dir := filepath.Join(store.RunDir(r.ID()), "train")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "iid_predictions.jsonl"), append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines, err := CalibrationLines(store, runs, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) == 0 {
+		t.Fatal("no lines")
+	}
+	for _, l := range lines {
+		if l.IID.N != 0 || !math.IsNaN(l.IID.ECE) || !math.IsNaN(l.IIDMass.ECE) {
+			t.Errorf("%s %s %s: i.i.d. N %d ECE %v, want none measured", l.Task, l.Configuration, l.Score, l.IID.N, l.IID.ECE)
+		}
+	}
+}

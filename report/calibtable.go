@@ -131,7 +131,7 @@ func CalibrationLines(store *experiments.Store, runs []experiments.Run, bins int
 			into *metrics.Calibration
 		}{{a.iid, metrics.EqualWidth, &l.IID}, {a.iid, metrics.EqualMass, &l.IIDMass}, {a.test, metrics.EqualWidth, &l.Test}, {a.test, metrics.EqualMass, &l.TestMass}} {
 			*m.into = metrics.Calibration{ECE: math.NaN(), Brier: math.NaN()}
-			if !hasLabelled(m.ins) {
+			if !metrics.AnyLabelled(m.ins) {
 				continue
 			}
 			if *m.into, err = metrics.CalibrateInputs(m.ins, bins, m.b); err != nil {
@@ -202,15 +202,6 @@ func (w *WorstGroup) UnmarshalJSON(b []byte) error {
 	}
 	*w = WorstGroup{Name: j.Name, Passed: j.Passed, Scored: j.Scored, Rate: num(j.Rate), Lo: num(j.Lo), Hi: num(j.Hi)}
 	return nil
-}
-
-func hasLabelled(ins []metrics.CaseInput) bool {
-	for _, in := range ins {
-		if in.Label != "" && in.PredClass != nil && len(in.Probs) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // readInputLines reads a file of prediction lines (metrics.CaseInput);

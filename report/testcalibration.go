@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/beluga-nlp/beluga/internal/atomicfile"
@@ -120,13 +122,11 @@ func (c *TestCalibration) WriteMarkdown(w io.Writer, heading string) error {
 	if len(c.Tests) > 0 {
 		head("Calibration per test (labelled inputs)")
 		b.WriteString("| test | capability | n | accuracy | confidence | ECE | Brier |\n|---|---|---:|---:|---:|---:|---:|\n")
-		rows := append([]metrics.FunctionalityCalibration(nil), c.Tests[1:]...)
+		rows := slices.Clone(c.Tests[1:])
 		// Worst calibrated first: where confidence misleads most.
-		for i := 1; i < len(rows); i++ {
-			for j := i; j > 0 && rows[j].Calibration.ECE > rows[j-1].Calibration.ECE; j-- {
-				rows[j], rows[j-1] = rows[j-1], rows[j]
-			}
-		}
+		slices.SortStableFunc(rows, func(x, y metrics.FunctionalityCalibration) int {
+			return cmp.Compare(y.Calibration.ECE, x.Calibration.ECE)
+		})
 		for _, f := range append(c.Tests[:1:1], rows...) {
 			k := f.Calibration
 			brier := "–"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,5 +57,29 @@ func TestTestReportCalibrationSection(t *testing.T) {
 	if got.Model != "m" || k.N != 2 || k.ECE != want.ECE || !sameFloat(k.Brier, want.Brier) || !math.IsNaN(k.Brier) || !math.IsNaN(k.Bins[0].Confidence) || k.Bins[6].N != 1 || k.Bins[8].N != 1 ||
 		got.Worst.Name != "a" || got.Worst.Lo != cal.Worst.Lo || got.SVG != cal.SVG {
 		t.Errorf("read back %+v, wrote %+v", got, cal)
+	}
+}
+
+// TestCalibrationPerTestOrder: the per-test table lists all labelled
+// inputs first, then the tests worst calibrated (largest ECE) first, equal
+// ECEs in suite order.
+func TestCalibrationPerTestOrder(t *testing.T) {
+	test := func(name string, ece float64) metrics.FunctionalityCalibration {
+		return metrics.FunctionalityCalibration{Functionality: name, Calibration: metrics.Calibration{N: 1, ECE: ece, Brier: math.NaN()}}
+	}
+	c := &TestCalibration{Tests: []metrics.FunctionalityCalibration{test(metrics.AllLabelledInputs, 0.2),
+		test("low", 0.1), test("high", 0.4), test("mid", 0.2), test("mid too", 0.2)}}
+	var b bytes.Buffer
+	if err := c.WriteMarkdown(&b, "## "); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if f := strings.Split(l, " | "); len(f) > 2 && strings.HasPrefix(l, "| ") && f[2] == "1" {
+			got = append(got, strings.TrimPrefix(f[0], "| "))
+		}
+	}
+	if want := []string{metrics.AllLabelledInputs, "high", "mid", "mid too", "low"}; !slices.Equal(got, want) {
+		t.Errorf("order %q, want %q:\n%s", got, want, b.String())
 	}
 }

@@ -545,7 +545,9 @@ func writeTestTable(w io.Writer, r *TestReport, md bool) error {
 	}
 	title := "Tests"
 	if two {
-		title = "Tests: fail rates of A and B, McNemar's exact p over the cases, Benjamini–Hochberg q over the tests"
+		// The fail rates rest on different cases where the models filter
+		// different ones; p rests on the cases both scored.
+		title = "Tests: fail rates of A and B, each over the cases that model did not filter; McNemar's exact p over the cases both scored, Benjamini–Hochberg q over the tests"
 	}
 	return writeGrid(w, md, "## "+title, "", 3, head, rows)
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -41,5 +42,40 @@ func TestTestReportScoreNoteAndGrid(t *testing.T) {
 	}
 	if r.Tests[1].Stats[0].FailRate == nil || *r.Tests[1].Stats[0].FailRate != 50 {
 		t.Errorf("fail rate of b: %v, want 2 of the 4 cases not filtered", r.Tests[1].Stats[0].FailRate)
+	}
+}
+
+// TestTestReportTwoModelsSayWhatOn: two models that filter different
+// cases of a test each get their fail rate over their own unfiltered
+// cases, McNemar's p over the cases both scored, and the Markdown table
+// says so.
+func TestTestReportTwoModelsSayWhatOn(t *testing.T) {
+	verdicts := func(vs ...metrics.Verdict) []metrics.CaseVerdict {
+		var out []metrics.CaseVerdict
+		for i, v := range vs {
+			out = append(out, metrics.CaseVerdict{Functionality: "a", Case: i, Verdict: v})
+		}
+		return out
+	}
+	a := verdicts(metrics.Fail, metrics.Fail, metrics.Pass, metrics.Filtered)
+	b := verdicts(metrics.Pass, metrics.Filtered, metrics.Pass, metrics.Pass)
+	model := func(name string, failed, filtered int, cases []metrics.CaseVerdict) TestModel {
+		res := &metrics.Result{Task: "t", Functionalities: []metrics.FunctionalityResult{{Name: "a", Class: "Vocabulary", Type: suites.MFT, Cases: 4, Filtered: filtered, Failed: failed}}}
+		return TestModel{Info: &TestInfo{Model: name, Suite: "s.jsonl"}, Result: res, Cases: cases}
+	}
+	r, err := NewTestReport("t", model("A", 2, 1, a), model("B", 0, 1, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := r.Tests[0]
+	if *row.Stats[0].FailRate != 200.0/3 || *row.Stats[1].FailRate != 0 || row.Flips != 1 || row.P == nil || *row.P != 1 {
+		t.Errorf("row %+v: want A 2 of 3, B 0 of 3, one flip over the 2 cases both scored", row)
+	}
+	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if want := "## Tests: fail rates of A and B, each over the cases that model did not filter; McNemar's exact p over the cases both scored"; !strings.Contains(md.String(), want) {
+		t.Errorf("markdown lacks %q:\n%s", want, md.String())
 	}
 }

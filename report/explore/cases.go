@@ -511,14 +511,7 @@ func (cs *CaseSet) Select(q Query) Page {
 		if rc := cs.Runs[focus]; rc != nil && rc.Worst != nil {
 			worst = rc.Worst[i]
 		}
-		seen := map[byte]bool{}
-		for _, r := range q.Runs {
-			if rc := cs.Runs[r]; rc != nil {
-				seen[rc.V[i]] = true
-			}
-		}
-		flip := q.FlipsFirst && seen[experiments.Pass] && seen[experiments.Fail]
-		hits = append(hits, hit{i, fails, flip, worst})
+		hits = append(hits, hit{i, fails, q.FlipsFirst && cs.flips(q.Runs, i), worst})
 	}
 	sort.SliceStable(hits, func(a, b int) bool {
 		if hits[a].flip != hits[b].flip {
@@ -571,6 +564,18 @@ func metaValue(meta json.RawMessage, key string) string {
 		return s
 	}
 	return fmt.Sprint(v)
+}
+
+// flips reports whether, of runs, one passes case i and another fails it.
+func (cs *CaseSet) flips(runs []string, i int) bool {
+	pass, fail := false, false
+	for _, r := range runs {
+		if rc := cs.Runs[r]; rc != nil {
+			pass = pass || rc.V[i] == experiments.Pass
+			fail = fail || rc.V[i] == experiments.Fail
+		}
+	}
+	return pass && fail
 }
 
 // facets are the splits and the metadata values of cs's cases, sorted.

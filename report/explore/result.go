@@ -23,7 +23,10 @@ type TestRun struct {
 // cases are read from the models' case files by the same code that reads
 // a store's (Source.Cases), one column per model. runs follow r.Models.
 func FromTest(r *report.TestReport, runs []TestRun) (*Source, error) {
-	if r == nil || len(runs) != len(r.Models) {
+	if r == nil {
+		return nil, fmt.Errorf("explore: no test report")
+	}
+	if len(runs) != len(r.Models) {
 		return nil, fmt.Errorf("explore: a test report of %d models with %d case files", len(r.Models), len(runs))
 	}
 	task := r.Task

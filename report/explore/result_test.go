@@ -119,3 +119,21 @@ func TestTestReportInBrowser(t *testing.T) {
 		t.Errorf("title %q, marked input %q", title, marked)
 	}
 }
+
+// TestFromTestRefuses: no report, or case files that do not follow its
+// models, is an error, never a panic.
+func TestFromTestRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		r    *report.TestReport
+		runs []TestRun
+		want string
+	}{
+		{"no report", nil, nil, "no test report"},
+		{"case files", &report.TestReport{Models: []string{"a", "b"}}, []TestRun{{}}, "2 models with 1 case files"},
+	} {
+		if _, err := FromTest(tc.r, tc.runs); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

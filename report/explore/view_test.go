@@ -154,6 +154,9 @@ func TestSelect(t *testing.T) {
 		{"failing first", Query{Runs: []string{"base", "held"}}, "3715", 4},
 		{"failing first, focus base", Query{Runs: []string{"held", "base"}}, "1537", 4},
 		{"failing first, by count", Query{Runs: []string{"held", "base"}, Focus: "held"}, "3715", 4},
+		// Two models compared: the cases one passes and the other fails
+		// first (5: base fails, held filtered it).
+		{"flips first", Query{Runs: []string{"held", "base"}, FlipsFirst: true}, "1375", 4},
 		{"verdict of the last run", Query{Runs: []string{"base", "held"}, Verdict: "F"}, "37", 2},
 		{"verdict of a named run", Query{Runs: []string{"base", "held"}, Focus: "base", Verdict: "F"}, "15", 2},
 		{"filtered", Query{Runs: []string{"base", "held"}, Verdict: "-"}, "5", 1},

@@ -175,7 +175,7 @@
     if (two) cols.push(["fa", "Fails A", 1], ["fb", "Fails B", 1], ["ra", "Fail rate A", 1], ["rb", "Fail rate B", 1], ["d", "B − A", 1], ["p", "p", 1], ["q", "q", 1], ["flips", "Flips", 1]);
     else cols.push(["filtered", "Filtered", 1], ["fails", "Fails", 1], ["rate", "Fail rate", 1]);
     let h = "<section id='test-table-section'><h2>Tests</h2><p class='muted'>Click a column to sort; a test's name opens its failing cases, worst first." +
-      (two ? " p: McNemar's exact test over the cases both models scored; q: Benjamini–Hochberg over the tests." : "") + "</p><table id='tests'><thead><tr>";
+      (two ? " Fail rates: each model's over the cases it did not filter; p: McNemar's exact test over the cases both models scored; q: Benjamini–Hochberg over the tests." : "") + "</p><table id='tests'><thead><tr>";
     for (const [k, label, isNum] of cols) h += "<th scope='col' data-key='" + k + "' data-num='" + isNum + "'" + (isNum ? " class='num'" : "") + " aria-sort='none'><button type='button'>" + esc(label) + "</button></th>";
     h += "</tr></thead><tbody>";
     r.tests.forEach((t, i) => {

@@ -204,7 +204,7 @@ func (c *Client) do(ctx context.Context, cl call) ([]byte, error) {
 func (c *Client) send(ctx context.Context, path string, body []byte) (b []byte, retry bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(c.E.Timeout, 60*time.Second))
 	defer cancel()
-	url := strings.TrimSuffix(c.E.URL, "/") + path
+	url := c.url(path)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, false, err
@@ -247,6 +247,10 @@ func (c *Client) wait(ctx context.Context) error {
 		return nil
 	}
 }
+
+// url is where a call to path goes: the endpoint's URL without its
+// trailing slash, then path; the cache records it with each entry.
+func (c *Client) url(path string) string { return strings.TrimSuffix(c.E.URL, "/") + path }
 
 // cacheKey is the content key of a call: the endpoint's URL and mode, the
 // path and the body (the model's name, the prompt, the options asked).
@@ -305,7 +309,7 @@ func (c *Client) cached(key, path string, body []byte) ([]byte, bool) {
 		return nil, false
 	}
 	var asked bytes.Buffer
-	if e.URL != strings.TrimSuffix(c.E.URL, "/")+path || json.Compact(&asked, e.Request) != nil || !bytes.Equal(asked.Bytes(), body) {
+	if e.URL != c.url(path) || json.Compact(&asked, e.Request) != nil || !bytes.Equal(asked.Bytes(), body) {
 		slog.Warn("request cache: entry records another request, asking again", "file", p)
 		return nil, false
 	}
@@ -319,7 +323,7 @@ func (c *Client) store(key, path string, body, resp []byte) error {
 	if !json.Valid(resp) {
 		return fmt.Errorf("response is not JSON: %s", clip(string(resp)))
 	}
-	b, err := json.Marshal(cacheEntry{URL: strings.TrimSuffix(c.E.URL, "/") + path, Request: body, Response: resp})
+	b, err := json.Marshal(cacheEntry{URL: c.url(path), Request: body, Response: resp})
 	if err != nil {
 		return err
 	}

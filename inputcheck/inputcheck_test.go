@@ -107,6 +107,8 @@ func TestNormalise(t *testing.T) {
 		{"@user @url 😀 ok", "user ok"},
 		{"@Alice_99 Du bist https://t.co/xY1 SO dumm!!", "user du bist url so dumm"},
 		{"@bob du BIST www.example.org/a so dumm", "user du bist url so dumm"},
+		{"@bob du BIST Http://Example.org/a so dumm", "user du bist url so dumm"},
+		{"@bob du BIST Www.example.org/a so dumm", "user du bist url so dumm"},
 		{"3,000 Fans at 10:30 on 1.5.2018", "0 fans at 0 on 0"},
 		{"Ça me plaît", "ca me plait"},
 	} {

@@ -158,13 +158,25 @@ func placeholders(s string) string {
 	if strings.Contains(s, "@") {
 		s = mentionRE.ReplaceAllLiteralString(s, "@user")
 	}
-	if strings.Contains(s, "http") || strings.Contains(s, "HTTP") || strings.Contains(s, "www.") || strings.Contains(s, "WWW.") {
+	if containsFold(s, "http") || containsFold(s, "www.") {
 		s = urlRE.ReplaceAllLiteralString(s, " url ")
 	}
 	if strings.IndexFunc(s, unicode.IsDigit) >= 0 {
 		s = numberRE.ReplaceAllLiteralString(s, "0")
 	}
 	return s
+}
+
+// containsFold says whether s holds the ASCII text sub in any case, as
+// urlRE matches it, without the copy strings.ToLower would make of every
+// text.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // isASCII says whether s is ASCII, which every normal form leaves as is

@@ -284,6 +284,7 @@ type Machine struct {
 	stack []any
 	marks []int
 	memo  map[int64]any
+	built int // state items BUILD has copied (at most one a byte)
 }
 
 // New makes a Machine reading data from its start, naming only the globals
@@ -701,7 +702,17 @@ func (u *Machine) step(op byte) (done bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		return false, build(obj, state)
+		n, err := build(obj, state)
+		if err != nil {
+			return false, err
+		}
+		// Each state item a pickle really holds costs it bytes; one dict
+		// got from the memo again and again would make BUILD's copies
+		// grow with the square of the pickle's size.
+		if u.built += n; u.built > len(u.data) {
+			return false, fmt.Errorf("BUILD has copied %d state items out of a %d-byte pickle: one state dict used again and again", u.built, len(u.data))
+		}
+		return false, nil
 	case 'Q': // BINPERSID
 		pid, err := u.pop()
 		if err != nil {
@@ -852,8 +863,9 @@ func (u *Machine) callGlobal(fn any, args Tuple) (any, error) {
 }
 
 // build is BUILD: set obj's state. Plain objects and dicts keep it as
-// data; a caller's value takes it through its SetState.
-func build(obj, state any) error {
+// data; a caller's value takes it through its SetState. copied counts the
+// state items set as an object's attributes.
+func build(obj, state any) (copied int, err error) {
 	switch x := obj.(type) {
 	case *Object:
 		x.State = state
@@ -871,18 +883,19 @@ func build(obj, state any) error {
 			}
 			for i := range d.keys {
 				if err := x.Attrs.Set(d.keys[i], d.vals[i]); err != nil {
-					return err
+					return copied, err
 				}
 			}
+			copied += len(d.keys)
 		}
-		return nil
+		return copied, nil
 	case *Dict:
 		x.State = state
-		return nil
+		return 0, nil
 	case Builder:
-		return x.SetState(state)
+		return 0, x.SetState(state)
 	}
-	return fmt.Errorf("BUILD of %s with %s", TypeName(obj), TypeName(state))
+	return 0, fmt.Errorf("BUILD of %s with %s", TypeName(obj), TypeName(state))
 }
 
 func (u *Machine) persistentLoad(pid any) error {

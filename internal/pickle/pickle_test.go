@@ -3,6 +3,7 @@ package pickle
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -133,5 +134,30 @@ func TestDescribeDeepTuple(t *testing.T) {
 	}
 	if got := Describe(Tuple{int64(1), "a", Tuple{}}); got != `(1, "a", ())` {
 		t.Fatalf("Describe = %q", got)
+	}
+}
+
+// A state dict got from the memo and BUILT onto an object again and again
+// (three bytes a time) would make the copies grow with the square of the
+// pickle's size, a hang rather than a crash: BUILD may copy at most one
+// state item a byte of the pickle.
+func TestBuildOfOneStateDictAgainAndAgainIsRefused(t *testing.T) {
+	var p strings.Builder
+	p.WriteString("\x80\x04" + str("pkg") + str("Thing") + "\x93)\x81}\x94(")
+	for i := range 1000 {
+		p.WriteString(str(fmt.Sprintf("k%d", i)) + "K\x01")
+	}
+	p.WriteString("ub")
+	honest := p.String() + "."
+	for range 3000 {
+		p.WriteString("h\x00b")
+	}
+	p.WriteString(".")
+	if _, err := Unpickle([]byte(honest), testAllow); err != nil {
+		t.Fatalf("one BUILD of a 1000-item state: %v", err)
+	}
+	_, err := Unpickle([]byte(p.String()), testAllow)
+	if err == nil || !strings.Contains(err.Error(), "BUILD has copied") {
+		t.Fatalf("3000 BUILDs of one 1000-item state dict: %v, want refused", err)
 	}
 }
